@@ -1,0 +1,106 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A rank's program: the plain-data step lists the runtime engine executes.
+ * Every algorithm (Themis phases, rings, torus phases, synthesized
+ * schedules) compiles to this form; the engine knows nothing else.
+ *
+ * Buffers, all indexed in elements of the call's datatype:
+ *   input   the user's send data (the engine passes recvbuf when in place,
+ *           offset to the rank's block for allgather)
+ *   work    where the steps run: the output buffer when work_is_output,
+ *           otherwise engine scratch of work_count elements
+ *   output  the user's receive buffer
+ * Execution: copy_in (input -> work), then the ops, then copy_out
+ * (work -> output).
+ *
+ * Ops live on queues (one per dimension, ring, ...).  Each queue starts its
+ * ops strictly in the listed order, at most `inflight` at a time, and an op
+ * starts only once its `dep` op completed.  Every rank of a queue's group
+ * lists the group's ops in the same order, so messages never cross-match.
+ * Steps of one op run in order; a step with after_prev set waits until the
+ * previous step of its op completed, otherwise it starts with it.  A
+ * message is identified by (op index, step index) on both sides: the
+ * sender's op/step numbering equals the receiver's for the same transfer.
+ */
+#ifndef THEMIS_PLAN_H
+#define THEMIS_PLAN_H
+
+#include "simulator.h"
+
+typedef enum {
+    THEMIS_RECV_NONE = 0,
+    THEMIS_RECV_COPY = 1,   /* receive straight into work[recv_off] */
+    THEMIS_RECV_REDUCE = 2  /* receive to temp, then work[recv_off] = temp op work */
+} themis_recv_mode_t;
+
+typedef struct {
+    int32_t send_peer;      /* communicator rank, -1 = no send */
+    int32_t recv_peer;      /* communicator rank, -1 = no receive */
+    uint64_t send_off, send_count;
+    uint64_t recv_off, recv_count;
+    uint32_t tag;           /* message id, equal on sender and receiver */
+    uint8_t recv_mode;      /* themis_recv_mode_t */
+    uint8_t after_prev;
+} themis_step_t;
+
+typedef struct {
+    uint32_t queue;
+    int32_t dep;            /* op index, -1 = none */
+    uint32_t first_step;
+    uint32_t nsteps;
+    uint32_t chunk;         /* for traces */
+    uint8_t phase;          /* themis_phase_t, for traces */
+} themis_op_t;
+
+typedef struct {
+    uint64_t src_off, dst_off, count;
+} themis_copy_t;
+
+typedef struct {
+    uint32_t nqueues;
+    uint32_t *queue_first;  /* [nqueues + 1], CSR into queue_ops */
+    uint32_t *queue_ops;    /* op indices in enforced start order */
+    uint32_t nops;
+    themis_op_t *ops;
+    uint32_t nsteps;
+    themis_step_t *steps;
+    uint64_t work_count;
+    int work_is_output;
+    uint32_t ncopy_in;
+    themis_copy_t *copy_in;
+    uint32_t ncopy_out;
+    themis_copy_t *copy_out;
+    uint64_t max_recv_count; /* largest REDUCE receive: temp buffer sizing */
+    uint32_t inflight;       /* per queue */
+} themis_program_t;
+
+/* Algorithm of one dimension's RS/AG phase. */
+typedef enum {
+    THEMIS_DIM_ALGO_RING = 0,   /* p-1 chained neighbour steps */
+    THEMIS_DIM_ALGO_DIRECT = 1  /* p-1 concurrent pairwise exchanges */
+} themis_dim_algo_t;
+
+typedef struct {
+    themis_coll_t coll;
+    int ndims;
+    uint32_t dim_size[THEMIS_MAX_DIMS];   /* dim 0 innermost */
+    themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
+    int rank;                             /* caller's communicator rank */
+    /* Linear coordinate index (sum c_i * stride_i, stride_0 = 1) to
+     * communicator rank; NULL means identity. */
+    const int *coord_to_rank;
+    uint64_t count;                       /* AR: elements; AG: elements per rank */
+    const uint64_t *recvcounts;           /* RS: [P] elements per rank */
+    uint32_t inflight;
+} themis_plan_request_t;
+
+/* Themis or baseline schedule + intra-dimension order -> this rank's program. */
+themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
+                                          const themis_schedule_t *sched,
+                                          const themis_intra_order_t *order,
+                                          themis_program_t *out);
+void themis_program_free(themis_program_t *p);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A multi-dimensional network: dimension 0 is the innermost (fastest
+ * varying rank coordinate, usually the highest bandwidth).
+ *
+ * Compact string: dimensions separated by '_' (or ','), each
+ *     KIND:SIZE:BANDWIDTH:LATENCY      e.g.  "sw:16:1200Gb:700ns_sw:64:800Gb:1700ns"
+ *   KIND      ring | biring | fc | sw
+ *   SIZE      integer >= 1 (number of peers on that dimension)
+ *   BANDWIDTH per-NPU aggregate, unidirectional: number + b|Kb|Mb|Gb|Tb
+ *             (bit/s, decimal; "mbit"/"gbit" as in tc are accepted too)
+ *   LATENCY   step latency: number + ps|ns|us|ms|s
+ * A preset name (see themis_topology_presets) is also a valid string.
+ *
+ * File format: one dimension per line, "KIND SIZE BANDWIDTH LATENCY",
+ * '#' starts a comment, blank lines ignored.
+ */
+#ifndef THEMIS_TOPOLOGY_H
+#define THEMIS_TOPOLOGY_H
+
+#include "themis_types.h"
+
+typedef enum {
+    THEMIS_DIM_RING = 0,   /* unidirectional ring: ring algorithm */
+    THEMIS_DIM_BIRING = 1, /* bidirectional ring: two counter-rotating rings */
+    THEMIS_DIM_FC = 2,     /* fully connected: direct algorithm */
+    THEMIS_DIM_SWITCH = 3  /* switch: halving-doubling (direct when small) */
+} themis_dim_kind_t;
+
+typedef struct {
+    uint32_t size;             /* peers on this dimension */
+    themis_dim_kind_t kind;
+    uint64_t bw_bps;           /* per-NPU aggregate bandwidth, bit/s, > 0 */
+    themis_time_t step_latency;/* ps */
+} themis_dim_t;
+
+typedef struct {
+    int ndims;
+    themis_dim_t dims[THEMIS_MAX_DIMS];
+} themis_topology_t;
+
+/* Error detail: 1-based line and column where parsing stopped. */
+typedef struct {
+    int line;
+    int column;
+    char message[160];
+} themis_parse_error_t;
+
+themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
+                                      themis_parse_error_t *err);
+themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
+                                          themis_parse_error_t *err);
+/* Canonical compact string (round-trips through themis_topology_parse). */
+int themis_topology_format(const themis_topology_t *topo, char *buf, size_t len);
+uint64_t themis_topology_npus(const themis_topology_t *topo);
+
+/* Value parsers shared with the MCA glue: "400Gb", "100mbit", "700ns". */
+themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char **end);
+themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end);
+
+const char *themis_dim_kind_name(themis_dim_kind_t kind);
+
+/* The six Table 2 topologies of themis.txt, by name ("2D-SW_SW", ...). */
+typedef struct {
+    const char *name;
+    const char *spec;
+} themis_topology_preset_t;
+extern const themis_topology_preset_t themis_topology_presets[];
+extern const int themis_topology_npresets;
+
+#endif

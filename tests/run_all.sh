@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The whole test suite: builds (installing missing packages), runs every
+# unit test and every MPI test, and ends with "N passed, M failed".
+# Every suite prints PASS:/FAIL:/SKIP: lines; this script counts them.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+log_dir=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}
+mkdir -p "$log_dir"
+
+passed=0; failed=0; skipped=0
+count() {   # count PASS/FAIL/SKIP lines of a suite's output file
+    local f=$1 p fl s
+    p=$(grep -c '^PASS: ' "$f" || true)
+    fl=$(grep -c '^FAIL: ' "$f" || true)
+    s=$(grep -c '^SKIP: ' "$f" || true)
+    passed=$((passed + p)); failed=$((failed + fl)); skipped=$((skipped + s))
+}
+run_suite() {  # name, command...: a suite that crashes or prints nothing fails
+    local name=$1; shift
+    local out="$log_dir/$name.log"
+    echo "== $name"
+    "$@" >"$out" 2>&1
+    local rc=$?
+    grep -E '^(PASS|FAIL|SKIP): ' "$out" | sed 's/^/   /'
+    grep -E '^FAIL: ' "$out" >/dev/null && grep -vE '^(PASS|SKIP): ' "$out" | tail -n 40 | sed 's/^/   | /'
+    if ! grep -qE '^(PASS|FAIL|SKIP): ' "$out" || { [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$out"; }; then
+        echo "FAIL: $name exited $rc without reporting a failure" | tee -a "$out"
+        tail -n 20 "$out" | sed 's/^/   | /'
+    fi
+    count "$out"
+}
+
+echo "== build"
+if ! bash tools/setup.sh >"$log_dir/build.log" 2>&1; then
+    tail -n 40 "$log_dir/build.log"
+    echo "FAIL: build"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+for t in tests/unit/test_*; do
+    [ -x "$t" ] && [ -f "$t.c" ] || continue
+    run_suite "$(basename "$t")" "$t"
+done
+for s in tests/mpi/run_*.sh tests/netbed/run_*.sh; do
+    [ -f "$s" ] || continue
+    run_suite "$(basename "$s" .sh)" bash "$s"
+done
+
+echo
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
