@@ -24,4 +24,4 @@ tests_unit_test_plan_LDADD = $(UNIT_LDADD)
 
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
-MPI_TEST_LDADD = $(OMPI_LIBS)
+MPI_TEST_LIBS = $(OMPI_LIBS)
