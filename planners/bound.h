@@ -9,7 +9,11 @@
  * half of that for RS or AG alone).  Minimise T subject to, for every k,
  *   fixed_k + sum_o x_o * bytes_k(o) / bw_k <= T,   sum_o x_o = 1.
  * The fixed delays are those of one chunk's pass (paper's Ideal ignores
- * idle time, not latency).
+ * idle time, not latency): fixed_k is one phase's steps x step latency,
+ * because no byte moves on k before the first phase's delay has passed,
+ * while later delays may overlap transfers when inflight > 1.  So the
+ * bound holds for every schedule the simulator can run.  Refused
+ * (THEMIS_ERR_UNSUPPORTED) above 5 dimensions (N! columns).
  */
 #ifndef THEMIS_BOUND_H
 #define THEMIS_BOUND_H

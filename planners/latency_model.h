@@ -6,7 +6,12 @@
  *     number_of_steps(kind, p) x step_latency  +  bytes_sent x per-byte latency
  * where B is the chunk size resident on the NPU before the phase:
  *     RS sends (p-1)/p x B,  AG sends (p-1) x B.
- * Steps: ring and biring p-1, fc 1, switch ceil(log2 p).
+ * Steps: ring and biring p-1, fc 1, switch ceil(log2 p); 0 when p = 1.
+ *
+ * Rounding (integers only): RS sends B - floor(B/p) = ceil((p-1)/p x B)
+ * (the busiest NPU when p does not divide B); RS leaves ceil(B/p); the
+ * transfer time is ceil(bytes x 8e12 / bw) ps, computed in 128 bits.
+ * Results beyond 64 bits saturate at UINT64_MAX.
  */
 #ifndef THEMIS_LATENCY_MODEL_H
 #define THEMIS_LATENCY_MODEL_H

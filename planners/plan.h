@@ -74,6 +74,10 @@ typedef struct {
     themis_copy_t *copy_out;
     uint64_t max_recv_count; /* largest REDUCE receive: temp buffer sizing */
     uint32_t inflight;       /* per queue */
+    /* Most REDUCE receives one op can have outstanding at once (1 for
+     * chained steps, p-1 for direct exchanges): receive temporaries per
+     * active op, each of max_recv_count elements. */
+    uint32_t max_op_reduce_recvs;
 } themis_program_t;
 
 /* Algorithm of one dimension's RS/AG phase. */
@@ -96,7 +100,15 @@ typedef struct {
     uint32_t inflight;
 } themis_plan_request_t;
 
-/* Themis or baseline schedule + intra-dimension order -> this rank's program. */
+/* Themis or baseline schedule + intra-dimension order -> this rank's program.
+ * One queue per dimension (order->entries[k] gives its start order), op
+ * index = chunk * nstages + stage, dep = the chunk's previous stage, tag =
+ * op * T + step with T = max(1, largest dimension size - 1).  Allreduce
+ * works in the output; reduce-scatter and allgather in scratch laid out so
+ * every stage's blocks are contiguous (see plan.c).  Any RS (or AG) order
+ * per chunk works; for allreduce the AG order must be the reverse of the
+ * chunk's RS order (THEMIS_ERR_UNSUPPORTED otherwise).  Inconsistent
+ * inputs give THEMIS_ERR_INVALID and leave *out empty. */
 themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
                                           const themis_schedule_t *sched,
                                           const themis_intra_order_t *order,

@@ -12,11 +12,25 @@
  *   allreduce:      N RS stages then N AG stages (AG order = reverse RS)
  *   reduce-scatter: N RS stages
  *   allgather:      N AG stages
+ * The first stage sees the whole chunk, except for allgather where each
+ * NPU starts with ceil(chunk/P) bytes; each stage then applies
+ * themis_lm_size_after.
+ *
+ * Algorithm 1 as implemented: the tracker starts at each dim's fixed delay
+ * times the phases the collective runs there (2 for allreduce); per chunk,
+ * if max - min load < threshold the chunk takes the baseline order
+ * (counted in nfallbacks), else dims sorted by ascending load (allgather:
+ * descending), ties by dim index; then every phase's
+ * themis_lm_phase_time at the chunk's size at that stage is added.
+ * Requires 1 <= nchunks <= min(bytes, THEMIS_MAX_CHUNKS) and a collective
+ * whose phase times sum below 2^62 ps, else THEMIS_ERR_INVALID.
  */
 #ifndef THEMIS_SCHEDULER_H
 #define THEMIS_SCHEDULER_H
 
 #include "topology.h"
+
+#define THEMIS_MAX_CHUNKS (1U << 22)
 
 typedef enum {
     THEMIS_SCHED_BASELINE = 0,
@@ -35,7 +49,9 @@ typedef struct {
     uint32_t nchunks;
     /* Threshold of Algorithm 1 in per mille of the paper's default (the
      * latency-model time of the chunk's RS/AG on the least-loaded
-     * dimension). 1000 = paper default, 0 = never fall back. */
+     * dimension; for allgather the AG whose result is the chunk, i.e. of
+     * ceil(chunk/p) bytes). 1000 = paper default, 0 = never fall back,
+     * UINT32_MAX = always (baseline). */
     uint32_t threshold_permille;
 } themis_sched_params_t;
 

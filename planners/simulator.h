@@ -11,6 +11,12 @@
  *   SCF:  smallest resident chunk first, ties by ready time, then chunk id.
  * The order in which each dimension starts phases is the intra-dimension
  * order that the runtime enforces (Sec. 4.6.2 of themis.txt).
+ *
+ * A phase holds its slot for the dimension's fixed delay (no bandwidth),
+ * then for its transfer (latency-model transfer time at full bandwidth,
+ * stretched by sharing).  Times are integer ps; a transfer's end is
+ * rounded up to a whole ps.  inflight is 1..32.  events[] is indexed by
+ * chunk * nstages + stage.
  */
 #ifndef THEMIS_SIMULATOR_H
 #define THEMIS_SIMULATOR_H

@@ -39,6 +39,11 @@ typedef enum {
 } themis_phase_t;
 
 const char *themis_status_string(themis_status_t st);
+/* "allreduce", "reduce_scatter", "allgather". */
 const char *themis_coll_name(themis_coll_t coll);
+/* Accepts the names above, "reduce-scatter", and "ar", "rs", "ag". */
+themis_status_t themis_coll_parse(const char *s, themis_coll_t *coll);
+/* "RS" or "AG". */
+const char *themis_phase_name(themis_phase_t phase);
 
 #endif

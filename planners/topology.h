@@ -13,9 +13,16 @@
  *             (bit/s, decimal; "mbit"/"gbit" as in tc are accepted too)
  *   LATENCY   step latency: number + ps|ns|us|ms|s
  * A preset name (see themis_topology_presets) is also a valid string.
+ * Kinds and preset names are case-insensitive ("switch" = "sw"); numbers
+ * may have a fraction ("1.5Gb") but must come to a whole bit/s or ps.
  *
  * File format: one dimension per line, "KIND SIZE BANDWIDTH LATENCY",
  * '#' starts a comment, blank lines ignored.
+ *
+ * themis_topology_parse takes either form: text whose only content is one
+ * token (surrounding blanks and comments allowed) is a compact string or
+ * preset name, anything else the line format.  load_file reads a file and
+ * parses it the same way.
  */
 #ifndef THEMIS_TOPOLOGY_H
 #define THEMIS_TOPOLOGY_H
@@ -41,7 +48,9 @@ typedef struct {
     themis_dim_t dims[THEMIS_MAX_DIMS];
 } themis_topology_t;
 
-/* Error detail: 1-based line and column where parsing stopped. */
+/* Error detail: 1-based line and column where parsing stopped (the start
+ * of the offending field, or of its unit for unit errors; for a missing
+ * field, just past the last one).  0:0 for I/O errors. */
 typedef struct {
     int line;
     int column;
@@ -52,11 +61,20 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
                                       themis_parse_error_t *err);
 themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
                                           themis_parse_error_t *err);
-/* Canonical compact string (round-trips through themis_topology_parse). */
+/* Canonical compact string (round-trips through themis_topology_parse),
+ * largest exact units, '_' separators.  Returns the length it needs, like
+ * snprintf (-1 on bad input). */
 int themis_topology_format(const themis_topology_t *topo, char *buf, size_t len);
 uint64_t themis_topology_npus(const themis_topology_t *topo);
+/* THEMIS_OK when topo is usable by the planners: 1..THEMIS_MAX_DIMS dims,
+ * sizes >= 1, bandwidths > 0, at most 2^31-1 NPUs, step latency <= 1 s.
+ * Otherwise THEMIS_ERR_INVALID with a reason in msg (may be NULL). */
+themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, size_t len);
 
-/* Value parsers shared with the MCA glue: "400Gb", "100mbit", "700ns". */
+/* Value parsers shared with the MCA glue: "400Gb", "100mbit", "700ns".
+ * With end == NULL the whole string must be the value; otherwise *end is
+ * set past the value (or at the offending character on error).  A
+ * bandwidth must be > 0. */
 themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char **end);
 themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end);
 

@@ -19,9 +19,34 @@ tests_unit_test_simulator_SOURCES = tests/unit/test_simulator.c tests/unit/unit.
 tests_unit_test_simulator_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_plan
-tests_unit_test_plan_SOURCES = tests/unit/test_plan.c tests/unit/unit.h
+tests_unit_test_plan_SOURCES = tests/unit/test_plan.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h
 tests_unit_test_plan_LDADD = $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_hamiltonian
+tests_unit_test_hamiltonian_SOURCES = tests/unit/test_hamiltonian.c tests/unit/unit.h
+tests_unit_test_hamiltonian_LDADD = $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_plan_torus
+tests_unit_test_plan_torus_SOURCES = tests/unit/test_plan_torus.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h
+tests_unit_test_plan_torus_LDADD = $(UNIT_LDADD)
 
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
+
+check_PROGRAMS += tests/mpi/coll_matrix
+tests_mpi_coll_matrix_SOURCES = tests/mpi/coll_matrix.c \
+    tests/mpi/themis_counters.c tests/mpi/themis_counters.h
+tests_mpi_coll_matrix_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_coll_matrix_LDADD = $(MPI_TEST_LIBS)
+
+# The engine without the component: coll_themis_engine.c compiled into an
+# MPI program with Open MPI's internal headers (tests/mpi/run_engine_harness.sh).
+check_PROGRAMS += tests/mpi/engine_harness
+tests_mpi_engine_harness_SOURCES = tests/mpi/engine_harness.c \
+    ompi/mca/coll/themis/coll_themis_engine.c ompi/mca/coll/themis/coll_themis_engine.h
+tests_mpi_engine_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi/mca/coll/themis \
+    -I$(top_srcdir)/ompi/mca/coll/themis/shim $(OMPI_CPPFLAGS)
+tests_mpi_engine_harness_LDADD = planners/libthemis_planners.la $(OMPI_LIBS) $(GLPK_LIBS)

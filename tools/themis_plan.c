@@ -1,0 +1,1400 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * themis-plan: command-line front end of the planners.
+ *   schedule   one schedule, human-readable or JSON (json-c)
+ *   simulate   baseline / Themis+FIFO / Themis+SCF / Ideal table (or CSV)
+ *   timeline   per-dimension activity PNG (Fig. 10 of themis.txt), gnuplot
+ *   presets    the Table 2 topologies
+ *   topo       parse and print a topology
+ * Exit status: 0 success, 1 runtime failure, 2 bad usage or input.
+ * Floating point appears only in what is printed; every number that feeds
+ * a schedule comes from the planners' integer arithmetic.
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bound.h"
+#include "latency_model.h"
+#include "scheduler.h"
+#include "simulator.h"
+#include "topology.h"
+#include "themis_plan_cmds.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+#define MAX_LIST 64              /* entries of --bytes / --chunks lists */
+#define MAX_CHUNKS (1u << 20)
+#define MAX_INFLIGHT 1024u
+#define DEFAULT_INFLIGHT 1u
+#define DEFAULT_CHUNKS 64u
+
+static const char *prog = "themis-plan";
+
+/* ------------------------------------------------------------ options */
+
+enum {
+    OPT_TOPO = 1 << 0,
+    OPT_TOPO_FILE = 1 << 1,
+    OPT_COLL = 1 << 2,
+    OPT_BYTES = 1 << 3,
+    OPT_CHUNKS = 1 << 4,
+    OPT_SCHEDULER = 1 << 5,
+    OPT_ORDER = 1 << 6,
+    OPT_INFLIGHT = 1 << 7,
+    OPT_THRESHOLD = 1 << 8,
+    OPT_JSON = 1 << 9,
+    OPT_CSV = 1 << 10,
+    OPT_PNG = 1 << 11,
+    OPT_HELP = 1 << 12
+};
+
+static const struct option long_options[] = {
+    {"topo", required_argument, NULL, OPT_TOPO},
+    {"topo-file", required_argument, NULL, OPT_TOPO_FILE},
+    {"coll", required_argument, NULL, OPT_COLL},
+    {"bytes", required_argument, NULL, OPT_BYTES},
+    {"chunks", required_argument, NULL, OPT_CHUNKS},
+    {"scheduler", required_argument, NULL, OPT_SCHEDULER},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"inflight", required_argument, NULL, OPT_INFLIGHT},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"png", required_argument, NULL, OPT_PNG},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}
+};
+
+typedef struct {
+    themis_topology_t topo;
+    int have_topo;
+    char topo_label[256];        /* what the user named: preset, spec or file */
+    themis_coll_t coll;
+    uint64_t bytes[MAX_LIST];
+    int nbytes;
+    uint32_t chunks[MAX_LIST];
+    int nchunks;
+    themis_sched_kind_t kind;
+    themis_order_policy_t order;
+    uint32_t inflight;
+    uint32_t threshold_permille;
+    int have_threshold;
+    const char *json_path;
+    int csv;
+    const char *png_path;
+    int help;
+} cli_opts_t;
+
+static const char *option_name(int id)
+{
+    for (int i = 0; NULL != long_options[i].name; i++) {
+        if (id == long_options[i].val) {
+            return long_options[i].name;
+        }
+    }
+    return "?";
+}
+
+/* Print a topology parse error with its position; for one-line text also
+ * echo the text with a caret under the column. */
+static void report_parse_error(const char *what, const char *text,
+                               const themis_parse_error_t *err)
+{
+    fprintf(stderr, "%s: %s: parse error at line %d, column %d: %s\n", prog, what,
+            err->line, err->column, err->message);
+    if (NULL != text && NULL == strchr(text, '\n') && err->line <= 1 && err->column >= 1
+        && (size_t) err->column <= strlen(text) + 1) {
+        fprintf(stderr, "  %s\n  %*s^\n", text, err->column - 1, "");
+    }
+}
+
+static int load_topology(cli_opts_t *o, const char *spec, const char *file)
+{
+    themis_parse_error_t err;
+    themis_status_t st;
+
+    memset(&err, 0, sizeof(err));
+    if (NULL != file) {
+        st = themis_topology_load_file(file, &o->topo, &err);
+        snprintf(o->topo_label, sizeof(o->topo_label), "%s", file);
+        if (THEMIS_ERR_IO == st) {
+            fprintf(stderr, "%s: cannot read topology file %s: %s\n", prog, file,
+                    '\0' != err.message[0] ? err.message : themis_status_string(st));
+            return EXIT_USAGE;
+        }
+        if (THEMIS_OK != st) {
+            report_parse_error(file, NULL, &err);
+            return EXIT_USAGE;
+        }
+    } else {
+        st = themis_topology_parse(spec, &o->topo, &err);
+        snprintf(o->topo_label, sizeof(o->topo_label), "%s", spec);
+        if (THEMIS_OK != st) {
+            report_parse_error("topology", spec, &err);
+            return EXIT_USAGE;
+        }
+    }
+    o->have_topo = 1;
+    return 0;
+}
+
+/* Sizes: an integer or decimal number and a unit.  KB/MB/GB/TB are decimal
+ * (as in the paper), KiB/MiB/GiB/TiB binary; no unit or B means bytes.  The
+ * result must be a whole number of bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    static const struct {
+        const char *unit;
+        uint64_t mult;
+    } units[] = {
+        {"", 1}, {"B", 1},
+        {"KB", 1000ull}, {"MB", 1000000ull}, {"GB", 1000000000ull}, {"TB", 1000000000000ull},
+        {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40}
+    };
+    uint64_t ipart = 0, fpart = 0, fscale = 1;
+    const char *p = s;
+    int ndigits = 0;
+
+    while (*p >= '0' && *p <= '9') {
+        if (ipart > (UINT64_MAX - 9) / 10) {
+            return -1;
+        }
+        ipart = ipart * 10 + (uint64_t) (*p - '0');
+        p++;
+        ndigits++;
+    }
+    if ('.' == *p) {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            if (fscale >= 1000000) {   /* more than 6 decimals: not a size */
+                return -1;
+            }
+            fpart = fpart * 10 + (uint64_t) (*p - '0');
+            fscale *= 10;
+            p++;
+            ndigits++;
+        }
+    }
+    if (0 == ndigits) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (0 != strcasecmp(p, units[i].unit)) {
+            continue;
+        }
+        uint64_t m = units[i].mult;
+        if (0 != ipart && ipart > UINT64_MAX / m) {
+            return -1;
+        }
+        /* fpart < 10^6 and m <= 2^40: the product fits in 64 bits */
+        if (0 != (fpart * m) % fscale) {
+            return -1;
+        }
+        uint64_t frac = fpart * m / fscale;
+        if (ipart * m > UINT64_MAX - frac) {
+            return -1;
+        }
+        *out = ipart * m + frac;
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    if ('\0' == *s || '-' == *s || '+' == *s) {
+        return -1;
+    }
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (0 != errno || '\0' != *end || v < min || v > max) {
+        return -1;
+    }
+    *out = (uint32_t) v;
+    return 0;
+}
+
+/* Comma-separated list; each item parsed by parse_one into out[i]. */
+static int parse_list(const char *s, const char *what, int (*parse_one)(const char *, void *),
+                      void *out, size_t elem, int *count)
+{
+    char buf[1024];
+    char *save = NULL;
+    int n = 0;
+
+    if (strlen(s) >= sizeof(buf)) {
+        fprintf(stderr, "%s: --%s: list too long\n", prog, what);
+        return -1;
+    }
+    strcpy(buf, s);
+    for (char *tok = strtok_r(buf, ",", &save); NULL != tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n >= MAX_LIST) {
+            fprintf(stderr, "%s: --%s: at most %d values\n", prog, what, MAX_LIST);
+            return -1;
+        }
+        if (0 != parse_one(tok, (char *) out + (size_t) n * elem)) {
+            return -1;
+        }
+        n++;
+    }
+    if (0 == n) {
+        fprintf(stderr, "%s: --%s: empty list\n", prog, what);
+        return -1;
+    }
+    *count = n;
+    return 0;
+}
+
+static int parse_one_size(const char *tok, void *out)
+{
+    uint64_t v;
+    if (0 != parse_size(tok, &v) || 0 == v) {
+        fprintf(stderr, "%s: bad size '%s' (want e.g. 1GB, 250MB, 4MiB, 65536; > 0)\n", prog,
+                tok);
+        return -1;
+    }
+    *(uint64_t *) out = v;
+    return 0;
+}
+
+static int parse_one_chunks(const char *tok, void *out)
+{
+    if (0 != parse_u32(tok, 1, MAX_CHUNKS, (uint32_t *) out)) {
+        fprintf(stderr, "%s: bad chunk count '%s' (1..%u)\n", prog, tok, MAX_CHUNKS);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses argv (argv[0] is the subcommand) into o; `allowed` is the mask of
+ * options the subcommand takes.  Positional arguments are left in
+ * argv[*first_pos .. argc-1]. Returns 0 or an exit status. */
+static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
+                         int *first_pos)
+{
+    const char *topo_spec = NULL, *topo_file = NULL;
+    int c;
+
+    memset(o, 0, sizeof(*o));
+    o->coll = THEMIS_COLL_ALLREDUCE;
+    o->kind = THEMIS_SCHED_THEMIS;
+    o->order = THEMIS_ORDER_SCF;
+    o->inflight = DEFAULT_INFLIGHT;
+    o->chunks[0] = DEFAULT_CHUNKS;
+    o->nchunks = 1;
+
+    optind = 1;
+    opterr = 0;
+    while (-1 != (c = getopt_long(argc, argv, ":h", long_options, NULL))) {
+        if ('h' == c) {
+            c = OPT_HELP;
+        }
+        if (':' == c) {
+            fprintf(stderr, "%s %s: option '%s' needs a value\n", prog, argv[0],
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if ('?' == c) {
+            fprintf(stderr, "%s %s: unknown option '%s' (try --help)\n", prog, argv[0],
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (0 == (allowed & (unsigned) c)) {
+            fprintf(stderr, "%s %s: option --%s does not apply here (try --help)\n", prog,
+                    argv[0], option_name(c));
+            return EXIT_USAGE;
+        }
+        switch (c) {
+        case OPT_TOPO:
+            topo_spec = optarg;
+            break;
+        case OPT_TOPO_FILE:
+            topo_file = optarg;
+            break;
+        case OPT_COLL:
+            if (THEMIS_OK != themis_coll_parse(optarg, &o->coll)) {
+                fprintf(stderr, "%s: bad --coll '%s' (allreduce|reduce_scatter|allgather)\n",
+                        prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_BYTES:
+            if (0 != parse_list(optarg, "bytes", parse_one_size, o->bytes, sizeof(o->bytes[0]),
+                                &o->nbytes)) {
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_CHUNKS:
+            if (0 != parse_list(optarg, "chunks", parse_one_chunks, o->chunks,
+                                sizeof(o->chunks[0]), &o->nchunks)) {
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_SCHEDULER:
+            if (THEMIS_OK != themis_sched_kind_parse(optarg, &o->kind)) {
+                fprintf(stderr, "%s: bad --scheduler '%s' (baseline|themis)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_ORDER:
+            if (THEMIS_OK != themis_order_policy_parse(optarg, &o->order)) {
+                fprintf(stderr, "%s: bad --order '%s' (fifo|scf)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_INFLIGHT:
+            if (0 != parse_u32(optarg, 1, MAX_INFLIGHT, &o->inflight)) {
+                fprintf(stderr, "%s: bad --inflight '%s' (1..%u)\n", prog, optarg,
+                        MAX_INFLIGHT);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_THRESHOLD:
+            if (0 != parse_u32(optarg, 0, 1000000, &o->threshold_permille)) {
+                fprintf(stderr, "%s: bad --threshold '%s' (per mille of the paper's default, "
+                        "0..1000000)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            o->have_threshold = 1;
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case OPT_CSV:
+            o->csv = 1;
+            break;
+        case OPT_PNG:
+            o->png_path = optarg;
+            break;
+        case OPT_HELP:
+            o->help = 1;
+            break;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    *first_pos = optind;
+    if (o->help) {
+        return 0;
+    }
+    if (NULL != topo_spec && NULL != topo_file) {
+        fprintf(stderr, "%s %s: give --topo or --topo-file, not both\n", prog, argv[0]);
+        return EXIT_USAGE;
+    }
+    if (NULL != topo_spec || NULL != topo_file) {
+        return load_topology(o, topo_spec, topo_file);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ formatting */
+
+static void format_size(uint64_t b, char *buf, size_t len)
+{
+    static const struct {
+        const char *unit;
+        uint64_t mult;
+    } units[] = {
+        {"TB", 1000000000000ull}, {"GB", 1000000000ull}, {"MB", 1000000ull}, {"KB", 1000ull},
+        {"TiB", 1ull << 40}, {"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"KiB", 1ull << 10}
+    };
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (b >= units[i].mult && 0 == b % units[i].mult) {
+            snprintf(buf, len, "%" PRIu64 "%s", b / units[i].mult, units[i].unit);
+            return;
+        }
+    }
+    snprintf(buf, len, "%" PRIu64 "B", b);
+}
+
+/* A display unit for times around `ref` picoseconds. */
+static const char *time_unit(themis_time_t ref, double *div)
+{
+    if (ref >= 1000000000000ull) {
+        *div = 1e12;
+        return "s";
+    }
+    if (ref >= 1000000000ull) {
+        *div = 1e9;
+        return "ms";
+    }
+    if (ref >= 1000000ull) {
+        *div = 1e6;
+        return "us";
+    }
+    *div = 1e3;
+    return "ns";
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return 0 == whole ? 0.0 : 100.0 * (double) part / (double) whole;
+}
+
+static void print_topology_header(FILE *f, const cli_opts_t *o)
+{
+    char spec[1024];
+
+    themis_topology_format(&o->topo, spec, sizeof(spec));
+    if (0 == strcmp(spec, o->topo_label)) {
+        fprintf(f, "topology: %s (%" PRIu64 " NPUs)\n", spec, themis_topology_npus(&o->topo));
+    } else {
+        fprintf(f, "topology: %s = %s (%" PRIu64 " NPUs)\n", o->topo_label, spec,
+                themis_topology_npus(&o->topo));
+    }
+}
+
+static int status_exit(themis_status_t st)
+{
+    return (THEMIS_ERR_INVALID == st || THEMIS_ERR_PARSE == st
+            || THEMIS_ERR_UNSUPPORTED == st) ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+static int need_topology(const cli_opts_t *o, const char *cmd)
+{
+    if (!o->have_topo) {
+        fprintf(stderr, "%s %s: --topo SPEC or --topo-file FILE is required (try --help)\n",
+                prog, cmd);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int need_single(const cli_opts_t *o, const char *cmd)
+{
+    if (o->nbytes > 1 || o->nchunks > 1) {
+        fprintf(stderr, "%s %s: --bytes and --chunks take one value here\n", prog, cmd);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ planning */
+
+/* The three simulated scheduling configurations of Table 3. */
+typedef struct {
+    const char *name;
+    themis_sched_kind_t kind;
+    themis_order_policy_t policy;
+} method_t;
+
+static const method_t methods[] = {
+    {"Baseline", THEMIS_SCHED_BASELINE, THEMIS_ORDER_FIFO},
+    {"Themis+FIFO", THEMIS_SCHED_THEMIS, THEMIS_ORDER_FIFO},
+    {"Themis+SCF", THEMIS_SCHED_THEMIS, THEMIS_ORDER_SCF}
+};
+#define NMETHODS ((int) (sizeof(methods) / sizeof(methods[0])))
+
+/* Build and simulate one schedule.  On success the caller frees both. */
+static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
+                                themis_sched_kind_t kind, themis_order_policy_t policy,
+                                int record_events, themis_schedule_t *sched,
+                                themis_sim_result_t *res)
+{
+    themis_sched_params_t sp;
+    themis_sim_params_t simp;
+    themis_status_t st;
+
+    if (bytes < nchunks) {
+        fprintf(stderr, "%s: %" PRIu64 " bytes cannot make %u chunks of at least one byte\n",
+                prog, bytes, nchunks);
+        return THEMIS_ERR_INVALID;
+    }
+    themis_sched_params_init(&sp, o->coll, bytes, nchunks, kind);
+    if (o->have_threshold) {
+        sp.threshold_permille = o->threshold_permille;
+    }
+    memset(sched, 0, sizeof(*sched));
+    memset(res, 0, sizeof(*res));
+    st = themis_schedule_build(&o->topo, &sp, sched);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "%s: building the %s schedule failed: %s\n", prog,
+                themis_sched_kind_name(kind), themis_status_string(st));
+        return st;
+    }
+    memset(&simp, 0, sizeof(simp));
+    simp.policy = policy;
+    simp.inflight = o->inflight;
+    simp.record_events = record_events;
+    st = themis_simulate(&o->topo, sched, &simp, res);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "%s: simulating the %s schedule (%s, inflight %u) failed: %s\n", prog,
+                themis_sched_kind_name(kind), themis_order_policy_name(policy), o->inflight,
+                themis_status_string(st));
+        themis_schedule_free(sched);
+        return st;
+    }
+    return THEMIS_OK;
+}
+
+/* Bandwidth-weighted utilization of the Ideal (LP bound) run, the same
+ * definition as the simulator's avg_util_ppm. */
+static double bound_util_pct(const themis_topology_t *topo, const themis_bound_t *b)
+{
+    double num = 0.0, den = 0.0;
+
+    if (0 == b->time) {
+        return 0.0;
+    }
+    for (int k = 0; k < topo->ndims; k++) {
+        double bw = (double) topo->dims[k].bw_bps;
+        double t = (double) themis_lm_transfer_time(&topo->dims[k], b->bytes[k]);
+        num += bw * t / (double) b->time;
+        den += bw;
+    }
+    return 0.0 == den ? 0.0 : 100.0 * num / den;
+}
+
+/* ------------------------------------------------------------ schedule */
+
+static void dims_of_phase(const themis_schedule_t *s, uint32_t chunk, themis_phase_t phase,
+                          char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (uint32_t st = 0; st < s->nstages; st++) {
+        const themis_stage_t *g = &s->stages[(size_t) chunk * s->nstages + st];
+        if (phase != g->phase || used >= len) {
+            continue;
+        }
+        used += (size_t) snprintf(buf + used, len - used, "%sd%u", 0 == used ? "" : ">",
+                                  (unsigned) g->dim);
+    }
+    if (0 == used) {
+        snprintf(buf, len, "-");
+    }
+}
+
+static void print_schedule_text(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
+                                const themis_schedule_t *s, const themis_sim_result_t *r,
+                                uint64_t hash)
+{
+    char sz[32], rs[64], ag[64];
+    double div;
+    const char *unit = time_unit(r->stats.total_time, &div);
+
+    format_size(bytes, sz, sizeof(sz));
+    print_topology_header(stdout, o);
+    printf("collective: %s, %s (%" PRIu64 " bytes) per NPU, %u chunks\n",
+           themis_coll_name(o->coll), sz, bytes, nchunks);
+    printf("scheduler: %s, intra-dimension order: %s, inflight %u",
+           themis_sched_kind_name(o->kind), themis_order_policy_name(o->order), o->inflight);
+    if (THEMIS_SCHED_THEMIS == o->kind) {
+        printf(", threshold fallbacks %u of %u chunks", s->nfallbacks, s->nchunks);
+    }
+    printf("\nsimulated time: %.3f %s, avg BW utilization %.1f%%\n",
+           (double) r->stats.total_time / div, unit, r->stats.avg_util_ppm / 1e4);
+    printf("\n%6s %14s  %-24s %s\n", "chunk", "bytes", "RS order", "AG order");
+    for (uint32_t c = 0; c < s->nchunks; c++) {
+        dims_of_phase(s, c, THEMIS_PHASE_RS, rs, sizeof(rs));
+        dims_of_phase(s, c, THEMIS_PHASE_AG, ag, sizeof(ag));
+        printf("%6u %14" PRIu64 "  %-24s %s\n", c, s->chunk_bytes[c], rs, ag);
+    }
+    printf("\nintra-dimension order (chunk.phase, in start order):\n");
+    for (int k = 0; k < r->order.ndims; k++) {
+        int col = printf("  d%d (%u):", k, r->order.count[k]);
+        for (uint32_t i = 0; i < r->order.count[k]; i++) {
+            const themis_order_entry_t *e = &r->order.entries[k][i];
+            const themis_stage_t *g = &s->stages[(size_t) e->chunk * s->nstages + e->stage];
+            char item[32];
+            int n = snprintf(item, sizeof(item), " %u.%s", e->chunk,
+                             themis_phase_name((themis_phase_t) g->phase));
+            if (col + n > 100) {
+                printf("\n         ");
+                col = 9;
+            }
+            fputs(item, stdout);
+            col += n;
+        }
+        printf("\n");
+    }
+    printf("\nschedule hash: 0x%016" PRIx64 "\n", hash);
+}
+
+static json_object *json_u64(uint64_t v)
+{
+    return json_object_new_uint64(v);
+}
+
+static json_object *schedule_to_json(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
+                                     const themis_schedule_t *s, const themis_sim_result_t *r,
+                                     uint64_t hash)
+{
+    char spec[1024], hex[32];
+    json_object *root = json_object_new_object();
+    json_object *jtopo = json_object_new_object();
+    json_object *jdims = json_object_new_array();
+    json_object *jchunks = json_object_new_array();
+
+    themis_topology_format(&o->topo, spec, sizeof(spec));
+    json_object_object_add(jtopo, "spec", json_object_new_string(spec));
+    json_object_object_add(jtopo, "npus", json_u64(themis_topology_npus(&o->topo)));
+    json_object_object_add(root, "topology", jtopo);
+    json_object_object_add(root, "collective", json_object_new_string(themis_coll_name(o->coll)));
+    json_object_object_add(root, "bytes", json_u64(bytes));
+    json_object_object_add(root, "nchunks", json_u64(nchunks));
+    json_object_object_add(root, "scheduler",
+                           json_object_new_string(themis_sched_kind_name(o->kind)));
+    json_object_object_add(root, "order",
+                           json_object_new_string(themis_order_policy_name(o->order)));
+    json_object_object_add(root, "inflight", json_u64(o->inflight));
+    json_object_object_add(root, "nfallbacks", json_u64(s->nfallbacks));
+    json_object_object_add(root, "simulated_time_ps", json_u64(r->stats.total_time));
+    json_object_object_add(root, "avg_util_ppm", json_u64(r->stats.avg_util_ppm));
+    /* A string: JSON readers often hold numbers as doubles (53-bit). */
+    snprintf(hex, sizeof(hex), "0x%016" PRIx64, hash);
+    json_object_object_add(root, "hash", json_object_new_string(hex));
+
+    for (uint32_t c = 0; c < s->nchunks; c++) {
+        json_object *jc = json_object_new_object();
+        json_object *jrs = json_object_new_array();
+        json_object *jag = json_object_new_array();
+        json_object *jst = json_object_new_array();
+        for (uint32_t st = 0; st < s->nstages; st++) {
+            const themis_stage_t *g = &s->stages[(size_t) c * s->nstages + st];
+            json_object *js = json_object_new_object();
+            json_object_array_add(THEMIS_PHASE_RS == g->phase ? jrs : jag,
+                                  json_object_new_int(g->dim));
+            json_object_object_add(js, "dim", json_object_new_int(g->dim));
+            json_object_object_add(js, "phase", json_object_new_string(
+                                       themis_phase_name((themis_phase_t) g->phase)));
+            json_object_object_add(js, "resident_bytes",
+                                   json_u64(themis_schedule_stage_bytes(&o->topo, s, c, st)));
+            json_object_array_add(jst, js);
+        }
+        json_object_object_add(jc, "id", json_u64(c));
+        json_object_object_add(jc, "bytes", json_u64(s->chunk_bytes[c]));
+        json_object_object_add(jc, "rs_order", jrs);
+        json_object_object_add(jc, "ag_order", jag);
+        json_object_object_add(jc, "stages", jst);
+        json_object_array_add(jchunks, jc);
+    }
+    json_object_object_add(root, "chunks", jchunks);
+
+    for (int k = 0; k < o->topo.ndims; k++) {
+        const themis_dim_t *d = &o->topo.dims[k];
+        json_object *jd = json_object_new_object();
+        json_object *jorder = json_object_new_array();
+        json_object_object_add(jd, "index", json_object_new_int(k));
+        json_object_object_add(jd, "kind", json_object_new_string(themis_dim_kind_name(d->kind)));
+        json_object_object_add(jd, "size", json_u64(d->size));
+        json_object_object_add(jd, "bw_bps", json_u64(d->bw_bps));
+        json_object_object_add(jd, "step_latency_ps", json_u64(d->step_latency));
+        json_object_object_add(jd, "busy_ps", json_u64(r->stats.busy[k]));
+        json_object_object_add(jd, "bytes_sent", json_u64(r->stats.bytes_sent[k]));
+        json_object_object_add(jd, "util_ppm", json_u64(r->stats.util_ppm[k]));
+        for (uint32_t i = 0; k < r->order.ndims && i < r->order.count[k]; i++) {
+            const themis_order_entry_t *e = &r->order.entries[k][i];
+            const themis_stage_t *g = &s->stages[(size_t) e->chunk * s->nstages + e->stage];
+            json_object *je = json_object_new_object();
+            json_object_object_add(je, "chunk", json_u64(e->chunk));
+            json_object_object_add(je, "stage", json_u64(e->stage));
+            json_object_object_add(je, "phase", json_object_new_string(
+                                       themis_phase_name((themis_phase_t) g->phase)));
+            json_object_array_add(jorder, je);
+        }
+        json_object_object_add(jd, "order", jorder);
+        json_object_array_add(jdims, jd);
+    }
+    json_object_object_add(root, "dims", jdims);
+    return root;
+}
+
+static void usage_schedule(FILE *f)
+{
+    fprintf(f,
+        "usage: %s schedule (--topo SPEC | --topo-file FILE) [options]\n"
+        "  Builds one schedule, simulates it for the intra-dimension order, and prints\n"
+        "  per chunk its size and RS/AG dimension orders, per dimension the start order,\n"
+        "  and the 64-bit schedule hash.\n"
+        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
+        "  --bytes SIZE          per-NPU vector size, e.g. 1GB, 250MB, 64MiB (default 1GB)\n"
+        "  --chunks N            chunks per collective (default %u)\n"
+        "  --scheduler baseline|themis   (default themis)\n"
+        "  --order fifo|scf      intra-dimension policy (default scf)\n"
+        "  --inflight N          phases at once per dimension (default %u)\n"
+        "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --json FILE|-         write the schedule as JSON instead of text\n",
+        prog, DEFAULT_CHUNKS, DEFAULT_INFLIGHT);
+}
+
+static int cmd_schedule(int argc, char **argv)
+{
+    cli_opts_t o;
+    themis_schedule_t sched;
+    themis_sim_result_t res;
+    themis_status_t st;
+    uint64_t hash, bytes;
+    int pos, rc;
+
+    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+                       | OPT_SCHEDULER | OPT_ORDER | OPT_INFLIGHT | OPT_THRESHOLD | OPT_JSON
+                       | OPT_HELP, &o, &pos);
+    if (o.help) {
+        usage_schedule(stdout);
+        return 0;
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    if (pos < argc) {
+        fprintf(stderr, "%s schedule: unexpected argument '%s'\n", prog, argv[pos]);
+        return EXIT_USAGE;
+    }
+    if (0 != (rc = need_topology(&o, "schedule")) || 0 != (rc = need_single(&o, "schedule"))) {
+        return rc;
+    }
+    bytes = o.nbytes > 0 ? o.bytes[0] : 1000000000ull;
+    st = plan_one(&o, bytes, o.chunks[0], o.kind, o.order, 0, &sched, &res);
+    if (THEMIS_OK != st) {
+        return status_exit(st);
+    }
+    hash = themis_schedule_hash(&sched, &res.order);
+    rc = 0;
+    if (NULL != o.json_path) {
+        json_object *root = schedule_to_json(&o, bytes, o.chunks[0], &sched, &res, hash);
+        int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                    | JSON_C_TO_STRING_NOSLASHESCAPE;
+        if (0 == strcmp("-", o.json_path)) {
+            const char *txt = json_object_to_json_string_ext(root, flags);
+            if (NULL == txt || EOF == puts(txt)) {
+                fprintf(stderr, "%s: writing JSON to stdout failed\n", prog);
+                rc = EXIT_RUNTIME;
+            }
+        } else if (0 != json_object_to_file_ext(o.json_path, root, flags)) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.json_path,
+                    json_util_get_last_err());
+            rc = EXIT_RUNTIME;
+        }
+        json_object_put(root);
+    } else {
+        print_schedule_text(&o, bytes, o.chunks[0], &sched, &res, hash);
+    }
+    themis_sim_result_free(&res);
+    themis_schedule_free(&sched);
+    return rc;
+}
+
+/* ------------------------------------------------------------ simulate */
+
+static void usage_simulate(FILE *f)
+{
+    fprintf(f,
+        "usage: %s simulate (--topo SPEC | --topo-file FILE) [options]\n"
+        "  Simulates Baseline, Themis+FIFO and Themis+SCF and computes Ideal (the LP lower\n"
+        "  bound of any dimension-by-dimension schedule) for every size and chunk count.\n"
+        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
+        "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
+        "  --chunks LIST         chunk counts, e.g. 64 (default) or 4,8,16\n"
+        "  --inflight N          phases at once per dimension (default %u)\n"
+        "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --csv                 machine-readable output, one row per method\n"
+        "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
+        "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
+        prog, DEFAULT_INFLIGHT);
+}
+
+typedef struct {
+    int have_time;           /* 0: Ideal not computable for this topology */
+    themis_time_t time;
+    double util_pct;
+    double busy_pct[THEMIS_MAX_DIMS];
+    int have_busy;
+    uint64_t hash;
+    int have_hash;
+} sim_row_t;
+
+static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
+                          sim_row_t rows[NMETHODS + 1])
+{
+    themis_bound_t bound;
+    themis_status_t st;
+
+    for (int m = 0; m < NMETHODS; m++) {
+        themis_schedule_t sched;
+        themis_sim_result_t res;
+        st = plan_one(o, bytes, nchunks, methods[m].kind, methods[m].policy, 0, &sched, &res);
+        if (THEMIS_OK != st) {
+            return status_exit(st);
+        }
+        memset(&rows[m], 0, sizeof(rows[m]));
+        rows[m].have_time = 1;
+        rows[m].time = res.stats.total_time;
+        rows[m].util_pct = res.stats.avg_util_ppm / 1e4;
+        for (int k = 0; k < o->topo.ndims; k++) {
+            rows[m].busy_pct[k] = pct(res.stats.busy[k], res.stats.total_time);
+        }
+        rows[m].have_busy = 1;
+        rows[m].hash = themis_schedule_hash(&sched, &res.order);
+        rows[m].have_hash = 1;
+        themis_sim_result_free(&res);
+        themis_schedule_free(&sched);
+    }
+    memset(&bound, 0, sizeof(bound));
+    memset(&rows[NMETHODS], 0, sizeof(rows[NMETHODS]));
+    st = themis_bound_compute(&o->topo, o->coll, bytes, &bound);
+    if (THEMIS_ERR_UNSUPPORTED == st) {
+        /* The LP enumerates dimension orders; too many dims is not an error
+         * of the simulation, so the table just lacks the Ideal row. */
+        fprintf(stderr, "%s: no Ideal bound for %d dimensions (LP too large)\n", prog,
+                o->topo.ndims);
+        return 0;
+    }
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "%s: computing the Ideal bound failed: %s\n", prog,
+                themis_status_string(st));
+        return status_exit(st);
+    }
+    rows[NMETHODS].have_time = 1;
+    rows[NMETHODS].time = bound.time;
+    rows[NMETHODS].util_pct = bound_util_pct(&o->topo, &bound);
+    return 0;
+}
+
+static int cmd_simulate(int argc, char **argv)
+{
+    cli_opts_t o;
+    sim_row_t rows[NMETHODS + 1];
+    int pos, rc;
+
+    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_HELP, &o, &pos);
+    if (o.help) {
+        usage_simulate(stdout);
+        return 0;
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    if (pos < argc) {
+        fprintf(stderr, "%s simulate: unexpected argument '%s'\n", prog, argv[pos]);
+        return EXIT_USAGE;
+    }
+    if (0 != (rc = need_topology(&o, "simulate"))) {
+        return rc;
+    }
+    if (0 == o.nbytes) {
+        static const uint64_t paper_sizes[] = {100000000ull, 250000000ull, 500000000ull,
+                                               1000000000ull};
+        for (int i = 0; i < 4; i++) {
+            o.bytes[i] = paper_sizes[i];
+        }
+        o.nbytes = 4;
+    }
+
+    if (o.csv) {
+        printf("topology,coll,bytes,chunks,inflight,method,time_ps,speedup,util_pct,hash");
+        for (int k = 0; k < o.topo.ndims; k++) {
+            printf(",busy_pct_d%d", k);
+        }
+        printf("\n");
+    } else {
+        print_topology_header(stdout, &o);
+        printf("collective: %s, inflight %u\n", themis_coll_name(o.coll), o.inflight);
+    }
+    for (int b = 0; b < o.nbytes; b++) {
+        for (int c = 0; c < o.nchunks; c++) {
+            char sz[32];
+            double div;
+            const char *unit;
+
+            rc = simulate_point(&o, o.bytes[b], o.chunks[c], rows);
+            if (0 != rc) {
+                return rc;
+            }
+            format_size(o.bytes[b], sz, sizeof(sz));
+            unit = time_unit(rows[0].time, &div);
+            if (!o.csv) {
+                printf("\n%s, %u chunks\n", sz, o.chunks[c]);
+                printf("  %-12s %12s %8s %7s  ", "method", "time", "speedup", "util");
+                for (int k = 0; k < o.topo.ndims; k++) {
+                    printf(" busy_d%d", k);
+                }
+                printf("  %s\n", "hash");
+            }
+            for (int m = 0; m <= NMETHODS; m++) {
+                const char *name = m < NMETHODS ? methods[m].name : "Ideal";
+                double speedup = 0 == rows[m].time ? 0.0
+                                 : (double) rows[0].time / (double) rows[m].time;
+                if (!rows[m].have_time) {
+                    if (o.csv) {
+                        printf("%s,%s,%" PRIu64 ",%u,%u,%s,,,,", o.topo_label,
+                               themis_coll_name(o.coll), o.bytes[b], o.chunks[c], o.inflight,
+                               name);
+                        for (int k = 0; k < o.topo.ndims; k++) {
+                            printf(",");
+                        }
+                        printf("\n");
+                    } else {
+                        printf("  %-12s %12s\n", name, "n/a");
+                    }
+                    continue;
+                }
+                if (o.csv) {
+                    printf("%s,%s,%" PRIu64 ",%u,%u,%s,%" PRIu64 ",%.4f,%.2f,", o.topo_label,
+                           themis_coll_name(o.coll), o.bytes[b], o.chunks[c], o.inflight, name,
+                           rows[m].time, speedup, rows[m].util_pct);
+                    if (rows[m].have_hash) {
+                        printf("0x%016" PRIx64, rows[m].hash);
+                    }
+                    for (int k = 0; k < o.topo.ndims; k++) {
+                        if (rows[m].have_busy) {
+                            printf(",%.2f", rows[m].busy_pct[k]);
+                        } else {
+                            printf(",");
+                        }
+                    }
+                    printf("\n");
+                    continue;
+                }
+                printf("  %-12s %9.3f %-2s %7.2fx %6.1f%%  ", name,
+                       (double) rows[m].time / div, unit, speedup, rows[m].util_pct);
+                for (int k = 0; k < o.topo.ndims; k++) {
+                    if (rows[m].have_busy) {
+                        printf(" %6.1f%%", rows[m].busy_pct[k]);
+                    } else {
+                        printf(" %7s", "-");
+                    }
+                }
+                if (rows[m].have_hash) {
+                    printf("  0x%016" PRIx64 "\n", rows[m].hash);
+                } else {
+                    printf("  %s\n", "(LP bound)");
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ timeline */
+
+static void usage_timeline(FILE *f)
+{
+    fprintf(f,
+        "usage: %s timeline (--topo SPEC | --topo-file FILE) --png OUT.png [options]\n"
+        "  Per-dimension activity over time (a dimension is active while at least one\n"
+        "  chunk phase runs on it) for Baseline, Themis+FIFO and Themis+SCF, stacked as in\n"
+        "  Fig. 10 of themis.txt.  Needs gnuplot (%s).\n"
+        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
+        "  --bytes SIZE          (default 1GB)\n"
+        "  --chunks N            (default %u)\n"
+        "  --inflight N          (default %u)\n"
+        "  --threshold PERMILLE  (default 1000)\n",
+        prog, THEMIS_GNUPLOT, DEFAULT_CHUNKS, DEFAULT_INFLIGHT);
+}
+
+typedef struct {
+    themis_time_t start, end;
+} interval_t;
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const interval_t *x = a, *y = b;
+    if (x->start != y->start) {
+        return x->start < y->start ? -1 : 1;
+    }
+    return x->end < y->end ? -1 : (x->end > y->end ? 1 : 0);
+}
+
+/* Union of the phase intervals of one dimension, written as gnuplot
+ * boxxyerror rows (x, y, dx, dy). */
+static int write_activity(FILE *f, const themis_sim_result_t *r, int dim, double div)
+{
+    interval_t *iv = malloc(sizeof(*iv) * (r->nevents ? r->nevents : 1));
+    uint32_t n = 0;
+
+    if (NULL == iv) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < r->nevents; i++) {
+        if (dim == r->events[i].dim && r->events[i].end > r->events[i].start) {
+            iv[n].start = r->events[i].start;
+            iv[n].end = r->events[i].end;
+            n++;
+        }
+    }
+    qsort(iv, n, sizeof(*iv), cmp_interval);
+    for (uint32_t i = 0; i < n;) {
+        themis_time_t s = iv[i].start, e = iv[i].end;
+        for (i++; i < n && iv[i].start <= e; i++) {
+            if (iv[i].end > e) {
+                e = iv[i].end;
+            }
+        }
+        fprintf(f, "%.6f %d %.6f 0.35\n", ((double) s + (double) e) / 2.0 / div, dim,
+                ((double) e - (double) s) / 2.0 / div);
+    }
+    free(iv);
+    return 0;
+}
+
+/* A path as a gnuplot single-quoted string ('' stands for a quote). */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; '\0' != *s; s++) {
+        if ('\'' == *s) {
+            fputc('\'', f);
+        }
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static int run_gnuplot(const char *script)
+{
+    pid_t pid = fork();
+    int status;
+
+    if (pid < 0) {
+        fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        return -1;
+    }
+    if (0 == pid) {
+        execl(THEMIS_GNUPLOT, "gnuplot", script, (char *) NULL);
+        fprintf(stderr, "%s: cannot run %s: %s (install gnuplot-nox)\n", prog, THEMIS_GNUPLOT,
+                strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0) {
+        if (EINTR != errno) {
+            fprintf(stderr, "%s: waitpid: %s\n", prog, strerror(errno));
+            return -1;
+        }
+    }
+    if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
+        fprintf(stderr, "%s: %s failed (status %d)\n", prog, THEMIS_GNUPLOT, status);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_timeline(int argc, char **argv)
+{
+    cli_opts_t o;
+    themis_schedule_t sched[NMETHODS];
+    themis_sim_result_t res[NMETHODS];
+    char dir[] = "/tmp/themis-plan-XXXXXX";
+    char dat[64], gp[64], sz[32];
+    themis_time_t tmax = 0;
+    uint64_t bytes;
+    FILE *f;
+    int pos, rc, nplanned = 0;
+    double div;
+    const char *unit;
+
+    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_HELP, &o, &pos);
+    if (o.help) {
+        usage_timeline(stdout);
+        return 0;
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    if (pos < argc) {
+        fprintf(stderr, "%s timeline: unexpected argument '%s'\n", prog, argv[pos]);
+        return EXIT_USAGE;
+    }
+    if (0 != (rc = need_topology(&o, "timeline")) || 0 != (rc = need_single(&o, "timeline"))) {
+        return rc;
+    }
+    if (NULL == o.png_path || '\0' == o.png_path[0]) {
+        fprintf(stderr, "%s timeline: --png OUT.png is required\n", prog);
+        return EXIT_USAGE;
+    }
+    if (NULL != strpbrk(o.png_path, "\n\r")) {
+        fprintf(stderr, "%s timeline: --png path must not contain a line break\n", prog);
+        return EXIT_USAGE;
+    }
+    bytes = o.nbytes > 0 ? o.bytes[0] : 1000000000ull;
+
+    for (int m = 0; m < NMETHODS; m++) {
+        themis_status_t st = plan_one(&o, bytes, o.chunks[0], methods[m].kind,
+                                      methods[m].policy, 1, &sched[m], &res[m]);
+        if (THEMIS_OK != st) {
+            rc = status_exit(st);
+            goto out;
+        }
+        nplanned++;
+        if (0 == res[m].nevents) {
+            fprintf(stderr, "%s: the simulator recorded no events for %s\n", prog,
+                    methods[m].name);
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+        if (res[m].stats.total_time > tmax) {
+            tmax = res[m].stats.total_time;
+        }
+    }
+    unit = time_unit(tmax, &div);
+
+    if (NULL == mkdtemp(dir)) {
+        fprintf(stderr, "%s: mkdtemp: %s\n", prog, strerror(errno));
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    snprintf(dat, sizeof(dat), "%s/activity.dat", dir);
+    snprintf(gp, sizeof(gp), "%s/timeline.gp", dir);
+
+    rc = EXIT_RUNTIME;
+    f = fopen(dat, "w");
+    if (NULL == f) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, dat, strerror(errno));
+        goto cleanup;
+    }
+    for (int m = 0; m < NMETHODS; m++) {
+        fprintf(f, "# %s\n", methods[m].name);
+        for (int k = 0; k < o.topo.ndims; k++) {
+            if (0 != write_activity(f, &res[m], k, div)) {
+                fclose(f);
+                fprintf(stderr, "%s: out of memory\n", prog);
+                goto cleanup;
+            }
+        }
+        fprintf(f, "\n\n");   /* gnuplot: next index */
+    }
+    if (0 != fclose(f)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
+        goto cleanup;
+    }
+
+    f = fopen(gp, "w");
+    if (NULL == f) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+        goto cleanup;
+    }
+    format_size(bytes, sz, sizeof(sz));
+    {
+        char spec[1024];
+        static const char *colors[] = {"#4c72b0", "#dd8452", "#55a868"};
+        int height = 180 + NMETHODS * (70 + 28 * o.topo.ndims);
+
+        themis_topology_format(&o.topo, spec, sizeof(spec));
+        fprintf(f, "set terminal pngcairo noenhanced size 1100,%d font 'sans,10'\n", height);
+        fprintf(f, "set output ");
+        gp_quote(f, o.png_path);
+        fprintf(f, "\nset multiplot layout %d,1 title ", NMETHODS);
+        {
+            char title[1400];
+            snprintf(title, sizeof(title),
+                     "Per-dimension activity: %s %s, %u chunks, inflight %u\\n%s", sz,
+                     themis_coll_name(o.coll), o.chunks[0], o.inflight, o.topo_label);
+            fprintf(f, "\"");
+            for (const char *p = title; '\0' != *p; p++) {
+                if ('"' == *p) {
+                    fputc('\\', f);
+                }
+                fputc(*p, f);
+            }
+            fprintf(f, "\"\n");
+        }
+        fprintf(f, "set xrange [0:%.6f]\n", (double) tmax / div);
+        /* dim 0 on top, as in Fig. 10 */
+        fprintf(f, "set yrange [%d.6:-0.6]\n", o.topo.ndims - 1);
+        fprintf(f, "set ytics (");
+        for (int k = 0; k < o.topo.ndims; k++) {
+            fprintf(f, "%s\"dim %d (%s:%u)\" %d", 0 == k ? "" : ", ", k,
+                    themis_dim_kind_name(o.topo.dims[k].kind), o.topo.dims[k].size, k);
+        }
+        fprintf(f, ")\nset xlabel 'time (%s)'\n", unit);
+        fprintf(f, "set grid xtics\nset style fill solid 1.0 noborder\nunset key\n");
+        for (int m = 0; m < NMETHODS; m++) {
+            fprintf(f, "set title \"%s: %.3f %s, avg BW utilization %.1f%%, busy", methods[m].name,
+                    (double) res[m].stats.total_time / div, unit,
+                    res[m].stats.avg_util_ppm / 1e4);
+            for (int k = 0; k < o.topo.ndims; k++) {
+                fprintf(f, " d%d %.0f%%", k,
+                        pct(res[m].stats.busy[k], res[m].stats.total_time));
+            }
+            fprintf(f, "\"\nplot ");
+            gp_quote(f, dat);
+            fprintf(f, " index %d using 1:2:3:4 with boxxyerror lc rgb '%s'\n", m, colors[m]);
+        }
+        fprintf(f, "unset multiplot\n");
+    }
+    if (0 != fclose(f)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
+        goto cleanup;
+    }
+    if (0 != run_gnuplot(gp)) {
+        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
+        goto out;
+    }
+    {
+        struct stat sb;
+        if (0 != stat(o.png_path, &sb) || 0 == sb.st_size) {
+            fprintf(stderr, "%s: gnuplot wrote no %s\n", prog, o.png_path);
+            goto cleanup;
+        }
+    }
+    print_topology_header(stdout, &o);
+    for (int m = 0; m < NMETHODS; m++) {
+        printf("%-12s %9.3f %s  util %5.1f%%  busy", methods[m].name,
+               (double) res[m].stats.total_time / div, unit, res[m].stats.avg_util_ppm / 1e4);
+        for (int k = 0; k < o.topo.ndims; k++) {
+            printf(" d%d %5.1f%%", k, pct(res[m].stats.busy[k], res[m].stats.total_time));
+        }
+        printf("\n");
+    }
+    printf("wrote %s\n", o.png_path);
+    rc = 0;
+
+cleanup:
+    unlink(dat);
+    unlink(gp);
+    rmdir(dir);
+out:
+    for (int m = 0; m < nplanned; m++) {
+        themis_sim_result_free(&res[m]);
+        themis_schedule_free(&sched[m]);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ presets, topo */
+
+static void print_dims(const themis_topology_t *t)
+{
+    printf("  %-4s %-7s %6s %12s %12s %6s %14s\n", "dim", "kind", "size", "bandwidth",
+           "step lat.", "steps", "fixed delay");
+    for (int k = 0; k < t->ndims; k++) {
+        const themis_dim_t *d = &t->dims[k];
+        printf("  d%-3d %-7s %6u %9.1f Gb %9.1f ns %6u %11.1f ns\n", k,
+               themis_dim_kind_name(d->kind), d->size, (double) d->bw_bps / 1e9,
+               (double) d->step_latency / 1e3, themis_lm_steps(d),
+               (double) themis_lm_fixed_delay(d) / 1e3);
+    }
+}
+
+static int cmd_presets(int argc, char **argv)
+{
+    if (argc > 1) {
+        if (0 == strcmp("--help", argv[1]) || 0 == strcmp("-h", argv[1])) {
+            printf("usage: %s presets\n  Lists the Table 2 topologies of themis.txt; each name "
+                   "is a valid --topo SPEC.\n", prog);
+            return 0;
+        }
+        fprintf(stderr, "%s presets: unexpected argument '%s'\n", prog, argv[1]);
+        return EXIT_USAGE;
+    }
+    printf("%-20s %6s  %s\n", "name", "NPUs", "spec");
+    for (int i = 0; i < themis_topology_npresets; i++) {
+        themis_topology_t t;
+        themis_parse_error_t err;
+        const themis_topology_preset_t *p = &themis_topology_presets[i];
+        if (THEMIS_OK != themis_topology_parse(p->spec, &t, &err)) {
+            fprintf(stderr, "%s: preset %s does not parse: %s\n", prog, p->name, err.message);
+            return EXIT_RUNTIME;
+        }
+        printf("%-20s %6" PRIu64 "  %s\n", p->name, themis_topology_npus(&t), p->spec);
+    }
+    return 0;
+}
+
+static int cmd_topo(int argc, char **argv)
+{
+    cli_opts_t o;
+    char spec[1024];
+    int pos, rc;
+
+    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_HELP, &o, &pos);
+    if (o.help) {
+        printf("usage: %s topo SPEC | --topo-file FILE\n"
+               "  Parses a topology and prints it.  SPEC is a preset name or\n"
+               "  KIND:SIZE:BANDWIDTH:LATENCY dimensions joined by '_', e.g.\n"
+               "  sw:16:1200Gb:700ns_sw:64:800Gb:1700ns (KIND ring|biring|fc|sw).\n"
+               "  Parse errors are reported with their position; exit status 2.\n", prog);
+        return 0;
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    if (pos < argc) {
+        if (o.have_topo || pos + 1 < argc) {
+            fprintf(stderr, "%s topo: give one SPEC or --topo-file FILE\n", prog);
+            return EXIT_USAGE;
+        }
+        rc = load_topology(&o, argv[pos], NULL);
+        if (0 != rc) {
+            return rc;
+        }
+    }
+    if (0 != (rc = need_topology(&o, "topo"))) {
+        return rc;
+    }
+    themis_topology_format(&o.topo, spec, sizeof(spec));
+    printf("spec: %s\nNPUs: %" PRIu64 "\ndims: %d (d0 innermost)\n", spec,
+           themis_topology_npus(&o.topo), o.topo.ndims);
+    print_dims(&o.topo);
+    return 0;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: %s COMMAND [options]     (%s COMMAND --help for details)\n"
+        "commands:\n"
+        "  schedule   print one schedule (text or --json FILE|-)\n"
+        "  simulate   Baseline / Themis+FIFO / Themis+SCF / Ideal table (or --csv)\n"
+        "  timeline   per-dimension activity PNG (--png OUT.png), as Fig. 10\n"
+        "  presets    list the Table 2 topologies\n"
+        "  topo       parse and print a topology\n"
+        "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
+        prog, prog);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        {"schedule", cmd_schedule},
+        {"simulate", cmd_simulate},
+        {"timeline", cmd_timeline},
+        {"presets", cmd_presets},
+        {"topo", cmd_topo}
+    };
+
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (0 == strcmp("--help", argv[1]) || 0 == strcmp("-h", argv[1])
+        || 0 == strcmp("help", argv[1])) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        if (0 == strcmp(cmds[i].name, argv[1])) {
+            return cmds[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,270 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Topology strings, files, presets and value parsers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "topology.h"
+#include "unit.h"
+
+/* Parses text that must fail; checks status and the reported position. */
+static void expect_error(const char *text, int line, int col, const char *needle)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    themis_status_t st = themis_topology_parse(text, &t, &e);
+    UNIT_CHECKF(THEMIS_ERR_PARSE == st, "'%s' parsed (status %d)", text, st);
+    UNIT_CHECKF(e.line == line && e.column == col, "'%s': got %d:%d (%s), want %d:%d", text,
+                e.line, e.column, e.message, line, col);
+    UNIT_CHECKF(NULL != strstr(e.message, needle), "'%s': message '%s' lacks '%s'", text,
+                e.message, needle);
+}
+
+static void test_presets_parse(void)
+{
+    UNIT_CHECK(6 == themis_topology_npresets);
+    for (int i = 0; i < themis_topology_npresets; i++) {
+        const char *name = themis_topology_presets[i].name;
+        themis_topology_t t;
+        themis_parse_error_t e;
+        UNIT_CHECKF(THEMIS_OK == themis_topology_parse(name, &t, &e), "%s: %s", name,
+                    e.message);
+        UNIT_CHECKF(1024 == themis_topology_npus(&t), "%s has %llu NPUs", name,
+                    (unsigned long long) themis_topology_npus(&t));
+        UNIT_CHECKF(t.ndims == name[0] - '0', "%s has %d dims", name, t.ndims);
+        UNIT_CHECK(THEMIS_OK == themis_topology_check(&t, NULL, 0));
+        /* Kinds follow the name: "2D-SW_SW" -> sw, sw. */
+        const char *p = strchr(name, '-') + 1;
+        for (int k = 0; k < t.ndims; k++) {
+            themis_dim_kind_t kind = t.dims[k].kind;
+            if (0 == strncmp(p, "SW", 2)) {
+                UNIT_CHECKF(THEMIS_DIM_SWITCH == kind, "%s dim %d", name, k);
+            } else if (0 == strncmp(p, "FC", 2)) {
+                UNIT_CHECKF(THEMIS_DIM_FC == kind, "%s dim %d", name, k);
+            } else {
+                UNIT_CHECKF(0 == strncmp(p, "Ring", 4) &&
+                                (THEMIS_DIM_RING == kind || THEMIS_DIM_BIRING == kind),
+                            "%s dim %d", name, k);
+            }
+            p = strchr(p, '_');
+            p = (NULL != p) ? p + 1 : "";
+        }
+        /* Bandwidth never increases outward, the outermost latency is the
+         * NIC's 1700 ns. */
+        for (int k = 1; k < t.ndims; k++) {
+            UNIT_CHECKF(t.dims[k].bw_bps <= t.dims[k - 1].bw_bps, "%s dim %d", name, k);
+        }
+        UNIT_CHECK(1700000 == t.dims[t.ndims - 1].step_latency);
+        /* The same string in another case is the same preset. */
+        char lower[64];
+        snprintf(lower, sizeof(lower), "%s", name);
+        for (char *c = lower; *c; c++) {
+            *c = (char) ((*c >= 'A' && *c <= 'Z') ? *c - 'A' + 'a' : *c);
+        }
+        themis_topology_t t2;
+        UNIT_CHECK(THEMIS_OK == themis_topology_parse(lower, &t2, &e));
+        UNIT_CHECK(0 == memcmp(&t, &t2, sizeof(t)));
+    }
+}
+
+static void test_preset_values(void)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("2D-SW_SW", &t, &e));
+    UNIT_CHECK(2 == t.ndims && 16 == t.dims[0].size && 64 == t.dims[1].size);
+    UNIT_CHECK(1200000000000ULL == t.dims[0].bw_bps && 800000000000ULL == t.dims[1].bw_bps);
+    UNIT_CHECK(700000 == t.dims[0].step_latency && 1700000 == t.dims[1].step_latency);
+
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("3D-FC_Ring_SW", &t, &e));
+    UNIT_CHECK(8 == t.dims[0].size && 16 == t.dims[1].size && 8 == t.dims[2].size);
+    UNIT_CHECK(THEMIS_DIM_FC == t.dims[0].kind && THEMIS_DIM_BIRING == t.dims[1].kind);
+    UNIT_CHECK(1400000000000ULL == t.dims[0].bw_bps && 400000000000ULL == t.dims[2].bw_bps);
+
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("4D-Ring_FC_Ring_SW", &t, &e));
+    UNIT_CHECK(4 == t.dims[0].size && 8 == t.dims[1].size && 4 == t.dims[2].size &&
+               8 == t.dims[3].size);
+    UNIT_CHECK(THEMIS_DIM_RING == t.dims[0].kind && THEMIS_DIM_BIRING == t.dims[2].kind);
+    UNIT_CHECK(3000000000000ULL == t.dims[0].bw_bps && 20000 == t.dims[0].step_latency);
+
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("4D-Ring_SW_SW_SW", &t, &e));
+    UNIT_CHECK(4 == t.dims[0].size && 4 == t.dims[1].size && 8 == t.dims[2].size);
+    UNIT_CHECK(2000000000000ULL == t.dims[0].bw_bps && 1600000000000ULL == t.dims[1].bw_bps);
+}
+
+static void test_compact_parse(void)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    UNIT_CHECK(THEMIS_OK ==
+               themis_topology_parse("ring:4:1.5Gb:0.5us,FC:2:100mbit:10ps_biring:3:7b:0s", &t, &e));
+    UNIT_CHECK(3 == t.ndims && 24 == themis_topology_npus(&t));
+    UNIT_CHECK(THEMIS_DIM_RING == t.dims[0].kind && 4 == t.dims[0].size);
+    UNIT_CHECK(1500000000ULL == t.dims[0].bw_bps && 500000 == t.dims[0].step_latency);
+    UNIT_CHECK(THEMIS_DIM_FC == t.dims[1].kind && 100000000ULL == t.dims[1].bw_bps &&
+               10 == t.dims[1].step_latency);
+    UNIT_CHECK(THEMIS_DIM_BIRING == t.dims[2].kind && 7 == t.dims[2].bw_bps &&
+               0 == t.dims[2].step_latency);
+    /* Surrounding whitespace and a trailing comment are fine. */
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("  sw:8:1Tb:1ms  # pod\n", &t, &e));
+    UNIT_CHECK(1 == t.ndims && 1000000000000ULL == t.dims[0].bw_bps &&
+               1000000000ULL == t.dims[0].step_latency);
+}
+
+static void test_format_roundtrip(void)
+{
+    const char *specs[] = {"ring:4:1.5Gb:0.5us_fc:2:100mbit:10ps_biring:3:7b:0s",
+                           "sw:1:1Kb:1s", "3D-SW_SW_SW_hetero"};
+    for (int i = 0; i < themis_topology_npresets + 3; i++) {
+        const char *s = (i < 3) ? specs[i] : themis_topology_presets[i - 3].spec;
+        themis_topology_t a, b;
+        themis_parse_error_t e;
+        char buf[256];
+        UNIT_CHECK(THEMIS_OK == themis_topology_parse(s, &a, &e));
+        int n = themis_topology_format(&a, buf, sizeof(buf));
+        UNIT_CHECKF(n > 0 && (size_t) n < sizeof(buf), "%s", s);
+        UNIT_CHECKF(THEMIS_OK == themis_topology_parse(buf, &b, &e), "%s -> %s: %s", s, buf,
+                    e.message);
+        UNIT_CHECKF(0 == memcmp(&a, &b, sizeof(a)), "%s -> %s", s, buf);
+        /* Length query without a buffer, and truncation keeps a NUL. */
+        UNIT_CHECK(n == themis_topology_format(&a, NULL, 0));
+        char small[8];
+        UNIT_CHECK(n == themis_topology_format(&a, small, sizeof(small)));
+        UNIT_CHECK(strlen(small) == sizeof(small) - 1);
+    }
+    themis_topology_t t;
+    themis_parse_error_t e;
+    char buf[128];
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("2D-SW_SW", &t, &e));
+    themis_topology_format(&t, buf, sizeof(buf));
+    UNIT_CHECKF(0 == strcmp(buf, "sw:16:1200Gb:700ns_sw:64:800Gb:1700ns"), "%s", buf);
+}
+
+static void test_file_format(void)
+{
+    char path[] = "/tmp/themis_topo_XXXXXX";
+    int fd = mkstemp(path);
+    UNIT_CHECK(fd >= 0);
+    if (fd < 0) {
+        return;
+    }
+    const char *text = "# a 3D test network\n"
+                       "\n"
+                       "sw     16  1200Gb  700ns   # node\n"
+                       "  ring  4   400gbit 1.7us\n"
+                       "fc 2 1Tb 20ns\n";
+    UNIT_CHECK((ssize_t) strlen(text) == write(fd, text, strlen(text)));
+    close(fd);
+    themis_topology_t t;
+    themis_parse_error_t e;
+    UNIT_CHECKF(THEMIS_OK == themis_topology_load_file(path, &t, &e), "%d:%d %s", e.line,
+                e.column, e.message);
+    UNIT_CHECK(3 == t.ndims && 128 == themis_topology_npus(&t));
+    UNIT_CHECK(THEMIS_DIM_RING == t.dims[1].kind && 400000000000ULL == t.dims[1].bw_bps &&
+               1700000 == t.dims[1].step_latency);
+
+    /* An error in the file reports the file's line and column. */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    const char *bad = "sw 16 1200Gb 700ns\n\n# x\nring 4 400Gb 1.7xs\n";
+    UNIT_CHECK((ssize_t) strlen(bad) == write(fd, bad, strlen(bad)));
+    close(fd);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_topology_load_file(path, &t, &e));
+    UNIT_CHECKF(4 == e.line && 17 == e.column, "%d:%d %s", e.line, e.column, e.message);
+    unlink(path);
+
+    UNIT_CHECK(THEMIS_ERR_IO == themis_topology_load_file("/nonexistent/topo", &t, &e));
+    UNIT_CHECK(NULL != strstr(e.message, "/nonexistent/topo"));
+}
+
+static void test_parse_errors(void)
+{
+    expect_error("xx:4:1Gb:1us", 1, 1, "unknown dimension kind 'xx'");
+    expect_error("sw:4:1Gb:1us_torus:4:1Gb:1us", 1, 14, "unknown dimension kind");
+    expect_error("sw:4:1Gb", 1, 9, "missing field LATENCY");
+    expect_error("sw:4", 1, 5, "missing field BANDWIDTH");
+    expect_error("sw:4:1GB:1us", 1, 7, "bad unit");
+    expect_error("sw:4:1Gbps:1us", 1, 7, "bad unit");
+    expect_error("sw:4:1Gb:10", 1, 12, "missing unit");
+    expect_error("sw:4:1Gb:10 us", 1, 13, "has no spaces");
+    expect_error("sw:4:Gb:1us", 1, 6, "expected a number");
+    expect_error("sw:4:1.5b:1us", 1, 6, "whole number");
+    expect_error("sw:4:0Gb:1us", 1, 6, "> 0");
+    expect_error("sw:0:1Gb:1us", 1, 4, "size must be an integer >= 1");
+    expect_error("sw:-2:1Gb:1us", 1, 4, "not an integer");
+    expect_error("sw:4:1Gb:1us:9", 1, 14, "too many fields");
+    expect_error("sw:4:1Gb:1001ms", 1, 10, "above 1 s");
+    expect_error("sw:4:1Gb:1us__sw:4:1Gb:1us", 1, 14, "empty dimension");
+    expect_error("sw:65536:1Gb:1us_sw:65536:1Gb:1us", 1, 21, "more than");
+    expect_error("", 1, 1, "empty topology");
+    expect_error("# only a comment\n\n", 1, 1, "empty topology");
+    expect_error("sw 4 1Gb 1us\nsw 4 1Gb\n", 2, 9, "missing field LATENCY");
+    expect_error("sw 4 1Gb 1us extra\n", 1, 14, "extra field");
+    expect_error("sw 4 1Gb 1us\n  mesh 4 1Gb 1us\n", 2, 3, "unknown dimension kind 'mesh'");
+    /* Nine dimensions: the ninth is reported. */
+    expect_error("sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_"
+                 "sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us",
+                 1, 105, "too many dimensions");
+    expect_error("fc 2 1Gb 1ns\nfc 2 1Gb 1ns\nfc 2 1Gb 1ns\nfc 2 1Gb 1ns\nfc 2 1Gb 1ns\n"
+                 "fc 2 1Gb 1ns\nfc 2 1Gb 1ns\nfc 2 1Gb 1ns\nfc 2 1Gb 1ns\n",
+                 9, 1, "too many dimensions");
+
+    themis_topology_t t;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_topology_parse(NULL, &t, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_topology_parse("bogus", &t, NULL));
+}
+
+static void test_value_parsers(void)
+{
+    uint64_t bps = 0;
+    themis_time_t ps = 0;
+    const char *end = NULL;
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("400Gb", &bps, NULL) &&
+               400000000000ULL == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("100mbit", &bps, NULL) && 100000000ULL == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("2.5Kb", &bps, NULL) && 2500 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("18446744073709551615b", &bps, NULL) &&
+               UINT64_MAX == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("18446744073709551616b", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("100000000Tb", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("400", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("400Gb ", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("0b", &bps, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("400Gb,next", &bps, &end) && ',' == *end);
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency("700ns", &ps, NULL) && 700000 == ps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency("1.25us", &ps, NULL) && 1250000 == ps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency("3s", &ps, NULL) && 3000000000000ULL == ps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("0.5ps", &ps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("5min", &ps, &end) && 'm' == *end);
+}
+
+static void test_check(void)
+{
+    themis_topology_t t;
+    char msg[96];
+    memset(&t, 0, sizeof(t));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_topology_check(&t, msg, sizeof(msg)));
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("sw:4:1Gb:1us", &t, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_topology_check(&t, msg, sizeof(msg)));
+    t.dims[0].bw_bps = 0;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_topology_check(&t, msg, sizeof(msg)));
+    UNIT_CHECK(NULL != strstr(msg, "dimension 0"));
+}
+
+int main(void)
+{
+    UNIT_RUN(test_presets_parse);
+    UNIT_RUN(test_preset_values);
+    UNIT_RUN(test_compact_parse);
+    UNIT_RUN(test_format_roundtrip);
+    UNIT_RUN(test_file_format);
+    UNIT_RUN(test_parse_errors);
+    UNIT_RUN(test_value_parsers);
+    UNIT_RUN(test_check);
+    UNIT_EXIT();
+}

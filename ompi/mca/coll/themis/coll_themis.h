@@ -1,0 +1,280 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * coll/themis: Open MPI 4.1 glue around the planners and the engine.
+ *
+ * Life of a communicator:
+ *   comm_query   intracommunicators of size >= 2 that are not our own
+ *                private communicators get a module (also when this
+ *                process's parameters are invalid: see below).
+ *   enable       saves the previous module's allreduce, reduce_scatter,
+ *                reduce_scatter_block and allgather (retained); every
+ *                fallback goes through these saved pointers.
+ *   first call   of any of the four collectives, whatever its size, runs
+ *                the lazy setup (coll_themis_module.c): local shape ->
+ *                ONE agreement allreduce -> private p2p communicator ->
+ *                optional probe.  Every rank calls the same collective
+ *                first (MPI ordering), so every rank takes part in setup.
+ *                On disagreement or error every rank steps aside for good.
+ *   later calls  eligible ones run a cached program on the engine; the
+ *                others go to the saved previous functions (counted).
+ *   disable/destruct  releases the saved modules, the private
+ *                communicator, cached programs and engine scratch.
+ *
+ * Invalid parameters: the process reports them once and keeps its module
+ * so that it still joins the agreement allreduce of every communicator and
+ * makes all ranks step aside together.  Returning no module instead would
+ * leave ranks with a differing parameter out of the agreement and
+ * mismatch the collectives of the others.
+ *
+ * Messages: errors use opal_show_help with help-mpi-coll-themis.txt (the
+ * launcher merges identical messages from many ranks).  The component adds
+ * its install directory ($pkgdatadir) and its source directory to the help
+ * search path at open, so the text is found installed or from a build
+ * tree.  Setup decisions are logged with opal_output_verbose on the
+ * component stream (coll_themis_verbose).
+ */
+#ifndef MCA_COLL_THEMIS_H
+#define MCA_COLL_THEMIS_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/coll.h"
+
+#include "coll_themis_engine.h"
+#include "plan.h"
+#include "scheduler.h"
+#include "simulator.h"
+#include "topology.h"
+
+BEGIN_C_DECLS
+
+#define MCA_COLL_THEMIS_HELP_FILE "help-mpi-coll-themis.txt"
+
+/* Info key that marks the private communicators of this component. */
+#define MCA_COLL_THEMIS_PRIVATE_INFO_KEY "ompi_comm_coll_themis_private"
+
+/* The four collectives, for counters and log messages. */
+typedef enum {
+    MCA_COLL_THEMIS_ALLREDUCE = 0,
+    MCA_COLL_THEMIS_REDUCE_SCATTER = 1,
+    MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK = 2,
+    MCA_COLL_THEMIS_ALLGATHER = 3,
+    MCA_COLL_THEMIS_NCOLLS = 4
+} mca_coll_themis_coll_id_t;
+
+/* coll_themis_allreduce_algorithm.  Only the implemented ones run; the
+ * others are recognised names whose allreduce calls fall back. */
+typedef enum {
+    MCA_COLL_THEMIS_ALGO_AUTO = 0,
+    MCA_COLL_THEMIS_ALGO_THEMIS = 1,
+    MCA_COLL_THEMIS_ALGO_RINGS = 2,
+    MCA_COLL_THEMIS_ALGO_TORUS2D = 3
+} mca_coll_themis_algorithm_t;
+
+/* Kind of link a dimension crosses; selects default rates. */
+typedef enum {
+    MCA_COLL_THEMIS_LEVEL_SOCKET = 0,   /* same NUMA domain or socket */
+    MCA_COLL_THEMIS_LEVEL_NODE = 1,     /* same node, across sockets */
+    MCA_COLL_THEMIS_LEVEL_NETWORK = 2   /* between nodes */
+} mca_coll_themis_level_t;
+
+/* Parsed and validated MCA parameters: identical on every rank that was
+ * given the same parameters, and hashed for the agreement. */
+typedef struct {
+    int ndims;                          /* declared dims, 0 = automatic */
+    uint32_t dims[THEMIS_MAX_DIMS];     /* innermost first */
+    int nbw;                            /* 0 = defaults, 1 = all dims, else per dim */
+    uint64_t bw_bps[THEMIS_MAX_DIMS];
+    int nlat;
+    themis_time_t lat_ps[THEMIS_MAX_DIMS];
+    int nkinds;
+    themis_dim_kind_t kinds[THEMIS_MAX_DIMS];
+    uint32_t chunks;
+    themis_sched_kind_t scheduler;
+    themis_order_policy_t order;
+    uint32_t inflight;
+    uint64_t min_bytes;
+    mca_coll_themis_algorithm_t algorithm;
+    bool probe;
+    uint32_t direct_max;
+} mca_coll_themis_config_t;
+
+typedef struct mca_coll_themis_component_t {
+    mca_coll_base_component_2_0_0_t super;
+
+    /* MCA parameter storage (owned by the MCA variable system) */
+    int priority;
+    char *dims_param;
+    char *bandwidths_param;
+    char *latencies_param;
+    char *kinds_param;
+    int chunks_param;
+    char *scheduler_param;
+    char *intra_order_param;
+    int inflight_param;
+    size_t min_bytes_param;
+    char *algorithm_param;
+    int verbose;
+    bool probe_param;
+    int direct_max_param;
+
+    int output;                         /* verbose stream */
+    bool config_ok;                     /* all parameters valid */
+    mca_coll_themis_config_t config;
+    uint64_t config_hash;
+} mca_coll_themis_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
+
+/* Shape of a communicator: rank = sum_i coord_i * place[i]. */
+typedef struct {
+    bool valid;                         /* false: no usable shape (reason says why) */
+    int ndims;
+    uint32_t size[THEMIS_MAX_DIMS];
+    int place[THEMIS_MAX_DIMS];
+    mca_coll_themis_level_t level[THEMIS_MAX_DIMS];
+    mca_coll_themis_level_t farthest;   /* farthest peer of this rank */
+    int local_ranks;                    /* ranks of the comm on this node */
+    char reason[200];
+} mca_coll_themis_shape_t;
+
+/* Plan cache: a small fixed table per communicator with least recently
+ * used replacement.  An application cycles through few message sizes per
+ * communicator; 16 programs bound the memory (each is O(steps) of one
+ * rank) while covering typical size sweeps. */
+#define MCA_COLL_THEMIS_PLAN_CACHE_SIZE 16
+
+typedef struct {
+    bool used;
+    themis_coll_t coll;
+    mca_coll_themis_algorithm_t algorithm;
+    uint64_t count;                     /* AR: elements; AG: per rank; RS: total */
+    uint64_t *recvcounts;               /* RS only: [comm size] */
+    size_t elem_size;
+    uint64_t last_use;
+    themis_program_t prog;
+} mca_coll_themis_plan_entry_t;
+
+typedef struct {
+    mca_coll_themis_plan_entry_t entries[MCA_COLL_THEMIS_PLAN_CACHE_SIZE];
+    uint64_t clock;
+} mca_coll_themis_plan_cache_t;
+
+typedef enum {
+    MCA_COLL_THEMIS_STATE_NEW = 0,      /* setup not run yet */
+    MCA_COLL_THEMIS_STATE_READY = 1,    /* themis path available */
+    MCA_COLL_THEMIS_STATE_ASIDE = 2     /* stepped aside for good */
+} mca_coll_themis_state_t;
+
+typedef struct mca_coll_themis_module_t {
+    mca_coll_base_module_t super;
+
+    /* The functions and modules that were in place before us. */
+    mca_coll_base_module_allreduce_fn_t prev_allreduce;
+    mca_coll_base_module_t *prev_allreduce_module;
+    mca_coll_base_module_reduce_scatter_fn_t prev_reduce_scatter;
+    mca_coll_base_module_t *prev_reduce_scatter_module;
+    mca_coll_base_module_reduce_scatter_block_fn_t prev_reduce_scatter_block;
+    mca_coll_base_module_t *prev_reduce_scatter_block_module;
+    mca_coll_base_module_allgather_fn_t prev_allgather;
+    mca_coll_base_module_t *prev_allgather_module;
+
+    mca_coll_themis_state_t state;
+    bool in_setup;                      /* re-entrancy guard */
+    bool warned_algorithm;
+
+    /* Private communicator for the engine's point-to-point. */
+    ompi_communicator_t *p2p_comm;
+    uint32_t p2p_cid;
+    int tag_ub;
+
+    themis_topology_t topo;
+    themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
+    int *coord_to_rank;                 /* NULL = identity */
+
+    mca_coll_themis_plan_cache_t cache;
+    mca_coll_themis_scratch_t scratch;
+} mca_coll_themis_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_themis_module_t);
+
+/* component / module */
+int mca_coll_themis_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_themis_comm_query(struct ompi_communicator_t *comm,
+                                                   int *priority);
+int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm);
+
+/* parameters */
+int mca_coll_themis_params_register(void);
+/* Parses the registered values into mca_coll_themis_component.config and
+ * reports bad values; returns true when all are valid. */
+bool mca_coll_themis_params_parse(void);
+const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a);
+bool mca_coll_themis_algorithm_implemented(mca_coll_themis_algorithm_t a);
+const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);
+
+/* 64-bit FNV-1a, fed 64-bit little-endian words. */
+#define MCA_COLL_THEMIS_FNV_OFFSET 14695981039346656037ULL
+uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v);
+
+/* performance variables */
+int mca_coll_themis_pvars_register(void);
+void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll);
+void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
+const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll);
+
+/* dimensions */
+void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
+                                const mca_coll_themis_config_t *cfg,
+                                mca_coll_themis_shape_t *shape);
+uint64_t mca_coll_themis_shape_hash(const mca_coll_themis_shape_t *shape);
+void mca_coll_themis_dims_single(mca_coll_themis_shape_t *shape, int comm_size,
+                                 mca_coll_themis_level_t level);
+/* Default rates of a dimension crossing `level`; `sharing` ranks share the
+ * node's network interface. */
+void mca_coll_themis_dims_default_rates(mca_coll_themis_level_t level, int sharing,
+                                        uint64_t *bw_bps, themis_time_t *lat_ps);
+/* Ping-pong probe of every dimension on p2p_comm, agreed on all ranks by
+ * one allreduce through the previous module.  Overwrites bw/lat. */
+int mca_coll_themis_dims_probe(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
+                               const mca_coll_themis_shape_t *shape, uint64_t *bw_bps,
+                               themis_time_t *lat_ps);
+
+/* plan cache */
+void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache);
+void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache);
+/* Finds or builds this rank's program; the pointer is valid until the next
+ * call on the same module.  OMPI_ERR_NOT_SUPPORTED: the planners refused
+ * the request (same on every rank, so the caller may fall back). */
+int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
+                             themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
+                             size_t elem_size, const themis_program_t **prog);
+
+/* collectives */
+int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
+                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                              struct ompi_communicator_t *comm,
+                              mca_coll_base_module_t *module);
+int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm,
+                                   mca_coll_base_module_t *module);
+int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                         struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                         struct ompi_communicator_t *comm,
+                                         mca_coll_base_module_t *module);
+int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                              void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                              struct ompi_communicator_t *comm,
+                              mca_coll_base_module_t *module);
+
+END_C_DECLS
+
+#endif

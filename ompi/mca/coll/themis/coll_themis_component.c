@@ -1,0 +1,136 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Component structure, open/close, and the per-communicator query.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/info.h"
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+
+#include "coll_themis.h"
+
+static int themis_open(void);
+static int themis_close(void);
+static int themis_register(void);
+
+mca_coll_themis_component_t mca_coll_themis_component = {
+    .super = {
+        .collm_version = {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "themis",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = themis_open,
+            .mca_close_component = themis_close,
+            .mca_register_component_params = themis_register,
+        },
+        .collm_data = {
+            MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .collm_init_query = mca_coll_themis_init_query,
+        .collm_comm_query = mca_coll_themis_comm_query,
+    },
+    .output = -1,
+};
+
+static int themis_register(void)
+{
+    int rc = mca_coll_themis_params_register();
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return mca_coll_themis_pvars_register();
+}
+
+static int themis_open(void)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+
+    c->output = opal_output_open(NULL);
+    opal_output_set_verbosity(c->output, c->verbose);
+
+    /* Installed help text, then the source tree's copy for uninstalled
+     * builds; opal_show_help tries the directories in order. */
+    (void) opal_show_help_add_dir(THEMIS_HELP_DIR);
+    (void) opal_show_help_add_dir(THEMIS_SRC_HELP_DIR);
+
+    c->config_ok = mca_coll_themis_params_parse();
+    if (c->config_ok) {
+        opal_output_verbose(1, c->output,
+                            "coll:themis: open: priority %d, dims '%s', chunks %u, "
+                            "scheduler %s, intra order %s, in flight %u, min_bytes %llu, "
+                            "allreduce algorithm %s, probe %d, direct_max %u",
+                            c->priority, NULL == c->dims_param ? "" : c->dims_param,
+                            c->config.chunks, themis_sched_kind_name(c->config.scheduler),
+                            themis_order_policy_name(c->config.order), c->config.inflight,
+                            (unsigned long long) c->config.min_bytes,
+                            mca_coll_themis_algorithm_name(c->config.algorithm),
+                            (int) c->config.probe, c->config.direct_max);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int themis_close(void)
+{
+    if (0 <= mca_coll_themis_component.output) {
+        opal_output_close(mca_coll_themis_component.output);
+        mca_coll_themis_component.output = -1;
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_themis_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    return OMPI_SUCCESS;
+}
+
+static bool is_private_comm(ompi_communicator_t *comm)
+{
+    char value[8];
+    int flag = 0;
+
+    if (NULL == comm->super.s_info) {
+        return false;
+    }
+    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY,
+                                      (int) sizeof(value) - 1, value, &flag)) {
+        return false;
+    }
+    return 0 != flag;
+}
+
+mca_coll_base_module_t *mca_coll_themis_comm_query(struct ompi_communicator_t *comm,
+                                                   int *priority)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    mca_coll_themis_module_t *m;
+
+    *priority = c->priority;
+    if (c->priority < 0) {
+        return NULL;
+    }
+    if (OMPI_COMM_IS_INTER(comm)) {
+        opal_output_verbose(20, c->output, "coll:themis: comm_query: %s is an intercommunicator",
+                            comm->c_name);
+        return NULL;
+    }
+    if (ompi_comm_size(comm) < 2) {
+        opal_output_verbose(20, c->output, "coll:themis: comm_query: %s has size %d",
+                            comm->c_name, ompi_comm_size(comm));
+        return NULL;
+    }
+    if (is_private_comm(comm)) {
+        return NULL;
+    }
+
+    m = OBJ_NEW(mca_coll_themis_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    return &m->super;
+}

@@ -1,0 +1,791 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The execution engine (see coll_themis_engine.h and planners/plan.h).
+ *
+ * One call: validate the program (no communication), size the scratch,
+ * copy_in, then an event loop that
+ *   - starts queue heads (strict queue order, at most `inflight` active
+ *     ops per queue, only once the op's dep completed),
+ *   - starts the steps of active ops (after_prev waits for the previous
+ *     step's completion, otherwise for its start),
+ *   - tests the outstanding requests, kept in a compact array (O(active));
+ *     the request test drives opal_progress itself when nothing completed,
+ *   - reduces a REDUCE receive into work as soon as it arrives,
+ * and finally copy_out.
+ *
+ * Receive temporaries are assigned statically: queue q owns
+ * min(inflight, ops on q) op slots of peak_q elements; an active op holds
+ * one slot, and each REDUCE step of the op has a fixed offset inside it
+ * (temp_layout_op()).  Nothing is allocated per step at run time.
+ */
+
+#include "ompi_config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll_themis_engine.h"
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/request/request.h"
+#include "opal/util/output.h"
+
+size_t mca_coll_themis_engine_max_message_bytes = (size_t) 1 << 30;
+
+#define ENGINE_ALIGN 64
+/* How long a failed run waits for cancelled requests before detaching. */
+#define ENGINE_DRAIN_NSEC 1000000000LL
+
+enum { OP_IDLE = 0, OP_ACTIVE = 1, OP_DONE = 2 };
+
+/* Who an outstanding request belongs to. */
+typedef struct {
+    uint32_t op;
+    uint32_t step;    /* absolute step index */
+    uint32_t piece;   /* which message of a split transfer */
+    uint32_t is_recv;
+} engine_owner_t;
+
+typedef struct {
+    const themis_program_t *prog;
+    ompi_communicator_t *comm;
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;
+    uint64_t tag_mod;          /* tag_ub + 1 */
+    size_t extent;
+    uint64_t piece_elems;      /* elements per PML message */
+    char *work;                /* buffer pointers: element i at + i * extent */
+    char *temp;
+    void *block;               /* the bookkeeping allocation */
+
+    /* per step */
+    uint64_t *temp_off;        /* REDUCE temporary offset inside the op slot */
+    uint32_t *remaining;       /* messages outstanding once started */
+    /* per op */
+    uint64_t *op_temp;         /* element offset of the op's slot in temp */
+    uint32_t *op_queue;
+    uint32_t *op_next;         /* next step to start, relative to first_step */
+    uint32_t *op_pending;      /* started steps not yet complete */
+    uint32_t *op_slot;
+    uint8_t *op_state;
+    /* per queue */
+    uint64_t *q_peak;          /* elements per op slot */
+    uint64_t *q_temp_base;     /* element offset of the queue's slots in temp */
+    uint32_t *q_next;          /* position in queue_ops of the next op to start */
+    uint32_t *q_active;
+    uint32_t *q_nslots;
+    uint32_t *q_nfree;
+    uint32_t *q_slot_first;    /* the queue's free-slot stack in q_free */
+    uint32_t *q_free;
+    uint32_t ops_done;
+
+    /* outstanding requests, compact */
+    size_t nactive, cap;
+    ompi_request_t **reqs;
+    engine_owner_t *owners;
+    int *indices;
+    ompi_status_public_t *statuses;
+    engine_owner_t *done;
+} engine_t;
+
+static int engine_bad(const char *why, uint64_t a, uint64_t b)
+{
+    opal_output_verbose(1, ompi_coll_base_framework.framework_output,
+                        "coll:themis:engine: bad program: %s (%llu, %llu)", why,
+                        (unsigned long long) a, (unsigned long long) b);
+    return OMPI_ERR_BAD_PARAM;
+}
+
+/* off + count <= limit without overflow. */
+static inline int range_ok(uint64_t off, uint64_t count, uint64_t limit)
+{
+    return off <= limit && count <= limit - off;
+}
+
+static inline char *elem_ptr(char *base, uint64_t off, size_t extent)
+{
+    return base + (size_t) off * extent;
+}
+
+static inline uint64_t npieces(const engine_t *e, uint64_t count)
+{
+    return (count + e->piece_elems - 1) / e->piece_elems;
+}
+
+static inline uint64_t piece_count(const engine_t *e, uint64_t total, uint64_t piece)
+{
+    uint64_t left = total - piece * e->piece_elems;
+    return left < e->piece_elems ? left : e->piece_elems;
+}
+
+static inline int step_has_send(const themis_step_t *s)
+{
+    return s->send_peer >= 0 && s->send_count > 0;
+}
+
+static inline int step_has_recv(const themis_step_t *s)
+{
+    return s->recv_peer >= 0 && s->recv_count > 0;
+}
+
+static inline int step_reduces(const themis_step_t *s)
+{
+    return step_has_recv(s) && THEMIS_RECV_REDUCE == s->recv_mode;
+}
+
+/* Bookkeeping arrays carved from one zeroed block; with base == NULL only
+ * the size is computed. */
+#define CARVE(field, n)                                                     \
+    do {                                                                    \
+        off = (off + 7) & ~(size_t) 7;                                      \
+        if (NULL != base) {                                                 \
+            e->field = (void *) (base + off);                               \
+        }                                                                   \
+        off += (size_t) (n) * sizeof(*e->field);                            \
+    } while (0)
+
+static size_t engine_carve(engine_t *e, char *base)
+{
+    const themis_program_t *p = e->prog;
+    size_t off = 0;
+    CARVE(temp_off, p->nsteps);
+    CARVE(remaining, p->nsteps);
+    CARVE(op_temp, p->nops);
+    CARVE(op_queue, p->nops);
+    CARVE(op_next, p->nops);
+    CARVE(op_pending, p->nops);
+    CARVE(op_slot, p->nops);
+    CARVE(op_state, p->nops);
+    CARVE(q_peak, p->nqueues);
+    CARVE(q_temp_base, p->nqueues);
+    CARVE(q_next, p->nqueues);
+    CARVE(q_active, p->nqueues);
+    CARVE(q_nslots, p->nqueues);
+    CARVE(q_nfree, p->nqueues);
+    CARVE(q_slot_first, p->nqueues);
+    /* No queue holds more slots than it has ops. */
+    CARVE(q_free, p->nops);
+    return off;
+}
+
+#undef CARVE
+
+/*
+ * REDUCE temporaries of one op, as a stack.  A step's temporary is live
+ * from its start until its receive is reduced.  When step j (after_prev)
+ * starts, step j-1 has completed, and since j-1 was the last step placed it
+ * sits on top of the stack: pop it.  Steps before j-1 may still be live and
+ * stay below.  Returns the op's peak in elements.
+ */
+static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *o,
+                               uint64_t *temp_off)
+{
+    uint64_t top = 0, peak = 0;
+    for (uint32_t j = 0; j < o->nsteps; ++j) {
+        uint32_t s = o->first_step + j;
+        const themis_step_t *st = &prog->steps[s];
+        if (j > 0 && st->after_prev && step_reduces(&prog->steps[s - 1])) {
+            top = temp_off[s - 1];
+        }
+        temp_off[s] = 0;
+        if (step_reduces(st)) {
+            temp_off[s] = top;
+            top += st->recv_count;
+            if (top > peak) {
+                peak = top;
+            }
+        }
+    }
+    return peak;
+}
+
+/*
+ * The cheap pass: everything the run indexes is checked here, so the event
+ * loop cannot go out of bounds or wait for an op that can never start.
+ */
+static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
+{
+    const themis_program_t *p = e->prog;
+    int size = ompi_comm_size(e->comm);
+
+    if ((p->nqueues > 0 && (NULL == p->queue_first || NULL == p->queue_ops))
+        || (p->nops > 0 && NULL == p->ops) || (p->nsteps > 0 && NULL == p->steps)
+        || (p->ncopy_in > 0 && NULL == p->copy_in)
+        || (p->ncopy_out > 0 && NULL == p->copy_out)) {
+        return engine_bad("missing array", p->nops, p->nsteps);
+    }
+    if (p->nops > 0 && (0 == p->nqueues || 0 == p->inflight)) {
+        return engine_bad("ops without queues or inflight", p->nqueues, p->inflight);
+    }
+    if (p->nqueues > 0
+        && (0 != p->queue_first[0] || p->nops != p->queue_first[p->nqueues])) {
+        return engine_bad("queue_first does not cover the ops", p->queue_first[0],
+                          p->queue_first[p->nqueues]);
+    }
+    if (p->work_is_output && p->work_count > 0 && NULL == a->output) {
+        return engine_bad("work is the output but output is NULL", p->work_count, 0);
+    }
+
+    /* Each op exactly once on a queue (op_state is the seen mark). */
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        if (p->queue_first[q] > p->queue_first[q + 1]) {
+            return engine_bad("queue_first decreases", q, p->queue_first[q]);
+        }
+        for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
+            uint32_t op = p->queue_ops[i];
+            if (op >= p->nops || OP_IDLE != e->op_state[op]) {
+                return engine_bad("queue lists an op twice or out of range", q, op);
+            }
+            e->op_state[op] = OP_ACTIVE;
+            e->op_queue[op] = q;
+        }
+    }
+
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        const themis_op_t *o = &p->ops[i];
+        if (o->dep < -1 || o->dep >= (int64_t) p->nops || o->dep == (int64_t) i) {
+            return engine_bad("bad dep", i, (uint64_t) (int64_t) o->dep);
+        }
+        if (!range_ok(o->first_step, o->nsteps, p->nsteps)) {
+            return engine_bad("op steps outside the step array", i, o->first_step);
+        }
+    }
+
+    for (uint32_t i = 0; i < p->nsteps; ++i) {
+        const themis_step_t *s = &p->steps[i];
+        if (s->send_peer < -1 || s->send_peer >= size) {
+            return engine_bad("send peer outside the communicator", i,
+                              (uint64_t) (int64_t) s->send_peer);
+        }
+        if (s->recv_peer < -1 || s->recv_peer >= size) {
+            return engine_bad("receive peer outside the communicator", i,
+                              (uint64_t) (int64_t) s->recv_peer);
+        }
+        if (s->send_peer >= 0 && !range_ok(s->send_off, s->send_count, p->work_count)) {
+            return engine_bad("send outside work", i, s->send_off);
+        }
+        if (s->recv_peer >= 0) {
+            if (!range_ok(s->recv_off, s->recv_count, p->work_count)) {
+                return engine_bad("receive outside work", i, s->recv_off);
+            }
+            if (THEMIS_RECV_COPY != s->recv_mode && THEMIS_RECV_REDUCE != s->recv_mode) {
+                return engine_bad("receive without a mode", i, s->recv_mode);
+            }
+            if (THEMIS_RECV_REDUCE == s->recv_mode && NULL == e->op) {
+                return engine_bad("REDUCE step without an op", i, 0);
+            }
+        }
+        uint64_t msgs = (step_has_send(s) ? npieces(e, s->send_count) : 0)
+            + (step_has_recv(s) ? npieces(e, s->recv_count) : 0);
+        if (msgs >= UINT32_MAX) {
+            return engine_bad("step splits into too many messages", i, msgs);
+        }
+    }
+
+    for (uint32_t i = 0; i < p->ncopy_in; ++i) {
+        if (!range_ok(p->copy_in[i].dst_off, p->copy_in[i].count, p->work_count)) {
+            return engine_bad("copy_in outside work", i, p->copy_in[i].dst_off);
+        }
+        if (p->copy_in[i].count > 0 && NULL == a->input) {
+            return engine_bad("copy_in without input", i, 0);
+        }
+    }
+    for (uint32_t i = 0; i < p->ncopy_out; ++i) {
+        if (!range_ok(p->copy_out[i].src_off, p->copy_out[i].count, p->work_count)) {
+            return engine_bad("copy_out outside work", i, p->copy_out[i].src_off);
+        }
+        if (p->copy_out[i].count > 0 && NULL == a->output) {
+            return engine_bad("copy_out without output", i, 0);
+        }
+    }
+
+    /*
+     * Local deadlock check: assuming every message completes, can every op
+     * start?  An op waits for its queue predecessor and its dep, so this is
+     * a cycle check on those edges.  Sweeps repeat only while a dep on
+     * another queue unblocks something: at most nops sweeps, usually 2.
+     */
+    memset(e->op_state, OP_IDLE, p->nops);
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        e->q_next[q] = p->queue_first[q];
+    }
+    uint32_t started = 0, before;
+    do {
+        before = started;
+        for (uint32_t q = 0; q < p->nqueues; ++q) {
+            while (e->q_next[q] < p->queue_first[q + 1]) {
+                uint32_t op = p->queue_ops[e->q_next[q]];
+                int32_t dep = p->ops[op].dep;
+                if (dep >= 0 && OP_DONE != e->op_state[dep]) {
+                    break;
+                }
+                e->op_state[op] = OP_DONE;
+                e->q_next[q]++;
+                started++;
+            }
+        }
+    } while (started != before);
+    if (started != p->nops) {
+        return engine_bad("ops wait on each other (dependency cycle)", started, p->nops);
+    }
+    memset(e->op_state, OP_IDLE, p->nops);
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        e->q_next[q] = p->queue_first[q];
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Temp slots per queue and the byte size of the work and temp regions. */
+static int layout_scratch(engine_t *e, ptrdiff_t true_extent, size_t *work_bytes,
+                          size_t *total_bytes)
+{
+    const themis_program_t *p = e->prog;
+    uint64_t temp_elems = 0;
+    uint32_t nslots = 0;
+
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        uint64_t peak = 0, add;
+        uint32_t nq = p->queue_first[q + 1] - p->queue_first[q];
+        for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
+            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], e->temp_off);
+            if (pk > peak) {
+                peak = pk;
+            }
+        }
+        e->q_nslots[q] = nq < p->inflight ? nq : p->inflight;
+        e->q_peak[q] = peak;
+        e->q_temp_base[q] = temp_elems;
+        e->q_slot_first[q] = nslots;
+        e->q_nfree[q] = e->q_nslots[q];
+        for (uint32_t k = 0; k < e->q_nslots[q]; ++k) {
+            e->q_free[nslots + k] = e->q_nslots[q] - 1 - k;
+        }
+        nslots += e->q_nslots[q];
+        if (__builtin_mul_overflow((uint64_t) e->q_nslots[q], peak, &add)
+            || __builtin_add_overflow(temp_elems, add, &temp_elems)) {
+            return engine_bad("temporaries overflow", q, peak);
+        }
+    }
+
+    /* n elements span (n - 1) * extent + true_extent bytes from the true
+     * lower bound; regions are rounded up to stay aligned. */
+    size_t span[2] = {0, 0};
+    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, temp_elems};
+    for (int r = 0; r < 2; ++r) {
+        size_t bytes;
+        if (0 == n[r]) {
+            continue;
+        }
+        if (n[r] - 1 > SIZE_MAX || __builtin_mul_overflow((size_t) (n[r] - 1), e->extent, &bytes)
+            || __builtin_add_overflow(bytes, (size_t) true_extent + ENGINE_ALIGN - 1, &bytes)) {
+            return engine_bad("scratch size overflows", n[r], e->extent);
+        }
+        span[r] = bytes / ENGINE_ALIGN * ENGINE_ALIGN;
+    }
+    if (__builtin_add_overflow(span[0], span[1], total_bytes)
+        || *total_bytes > (size_t) PTRDIFF_MAX) {
+        return engine_bad("scratch size overflows", span[0], span[1]);
+    }
+    *work_bytes = span[0];
+    return OMPI_SUCCESS;
+}
+
+static int scratch_reserve(mca_coll_themis_scratch_t *sc, size_t bytes)
+{
+    if (sc->size >= bytes) {
+        return OMPI_SUCCESS;
+    }
+    free(sc->base);
+    sc->base = malloc(bytes);
+    if (NULL == sc->base) {
+        sc->size = 0;
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    sc->size = bytes;
+    return OMPI_SUCCESS;
+}
+
+static int active_grow(engine_t *e)
+{
+    size_t cap = e->cap ? 2 * e->cap : 64;
+    ompi_request_t **r = realloc(e->reqs, cap * sizeof(*r));
+    if (NULL != r) {
+        e->reqs = r;
+    }
+    engine_owner_t *o = realloc(e->owners, cap * sizeof(*o));
+    if (NULL != o) {
+        e->owners = o;
+    }
+    engine_owner_t *d = realloc(e->done, cap * sizeof(*d));
+    if (NULL != d) {
+        e->done = d;
+    }
+    int *ix = realloc(e->indices, cap * sizeof(*ix));
+    if (NULL != ix) {
+        e->indices = ix;
+    }
+    ompi_status_public_t *st = realloc(e->statuses, cap * sizeof(*st));
+    if (NULL != st) {
+        e->statuses = st;
+    }
+    if (NULL == r || NULL == o || NULL == d || NULL == ix || NULL == st) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    e->cap = cap;
+    return OMPI_SUCCESS;
+}
+
+/* Post the messages of one side of a step (split at piece_elems). */
+static int post_side(engine_t *e, uint32_t op, uint32_t s, int is_recv, char *base,
+                     uint64_t count, int peer, int tag)
+{
+    engine_owner_t owner = {.op = op, .step = s, .is_recv = (uint32_t) is_recv};
+    uint64_t n = npieces(e, count);
+    for (uint64_t k = 0; k < n; ++k) {
+        ompi_request_t *req;
+        char *buf = elem_ptr(base, k * e->piece_elems, e->extent);
+        size_t cnt = (size_t) piece_count(e, count, k);
+        int rc;
+        if (e->nactive == e->cap && OMPI_SUCCESS != (rc = active_grow(e))) {
+            return rc;
+        }
+        if (is_recv) {
+            rc = MCA_PML_CALL(irecv(buf, cnt, e->dtype, peer, tag, e->comm, &req));
+        } else {
+            rc = MCA_PML_CALL(isend(buf, cnt, e->dtype, peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                    e->comm, &req));
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        owner.piece = (uint32_t) k;
+        e->reqs[e->nactive] = req;
+        e->owners[e->nactive] = owner;
+        e->nactive++;
+        e->remaining[s]++;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Post one step: its receive first, then its send. */
+static int step_start(engine_t *e, uint32_t op, uint32_t s)
+{
+    const themis_step_t *st = &e->prog->steps[s];
+    int tag = (int) ((uint64_t) st->tag % e->tag_mod);
+    int rc = OMPI_SUCCESS;
+
+    e->remaining[s] = 0;
+    if (step_has_recv(st)) {
+        char *base = step_reduces(st)
+            ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
+            : elem_ptr(e->work, st->recv_off, e->extent);
+        rc = post_side(e, op, s, 1, base, st->recv_count, st->recv_peer, tag);
+    }
+    if (OMPI_SUCCESS == rc && step_has_send(st)) {
+        rc = post_side(e, op, s, 0, elem_ptr(e->work, st->send_off, e->extent),
+                       st->send_count, st->send_peer, tag);
+    }
+    return rc;
+}
+
+static void op_complete(engine_t *e, uint32_t op)
+{
+    uint32_t q = e->op_queue[op];
+    e->op_state[op] = OP_DONE;
+    e->ops_done++;
+    e->q_active[q]--;
+    e->q_free[e->q_slot_first[q] + e->q_nfree[q]++] = e->op_slot[op];
+}
+
+/* Start every step of an active op that may start now. */
+static int op_advance(engine_t *e, uint32_t op)
+{
+    const themis_op_t *o = &e->prog->ops[op];
+    while (e->op_next[op] < o->nsteps) {
+        uint32_t s = o->first_step + e->op_next[op];
+        if (e->op_next[op] > 0 && e->prog->steps[s].after_prev && 0 != e->remaining[s - 1]) {
+            break;
+        }
+        int rc = step_start(e, op, s);
+        e->op_next[op]++;
+        if (0 != e->remaining[s]) {
+            e->op_pending[op]++;
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (e->op_next[op] == o->nsteps && 0 == e->op_pending[op]) {
+        op_complete(e, op);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Start queue heads until nothing more can start (an op without messages
+ * completes at once and may unblock others). */
+static int start_ops(engine_t *e)
+{
+    const themis_program_t *p = e->prog;
+    uint32_t done_before;
+    do {
+        done_before = e->ops_done;
+        for (uint32_t q = 0; q < p->nqueues; ++q) {
+            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->inflight) {
+                uint32_t op = p->queue_ops[e->q_next[q]];
+                int32_t dep = p->ops[op].dep;
+                if (dep >= 0 && OP_DONE != e->op_state[dep]) {
+                    break;
+                }
+                e->q_next[q]++;
+                e->q_active[q]++;
+                e->op_state[op] = OP_ACTIVE;
+                e->op_slot[op] = e->q_free[e->q_slot_first[q] + --e->q_nfree[q]];
+                e->op_temp[op] = e->q_temp_base[q] + (uint64_t) e->op_slot[op] * e->q_peak[q];
+                int rc = op_advance(e, op);
+                if (OMPI_SUCCESS != rc) {
+                    return rc;
+                }
+            }
+        }
+    } while (e->ops_done != done_before);
+    return OMPI_SUCCESS;
+}
+
+/*
+ * Test the outstanding requests once and move the completed ones to
+ * e->done (*ndone of them), keeping the active array compact.  A request
+ * that completed with an error is freed here and its error returned.
+ */
+static int test_active(engine_t *e, size_t *ndone)
+{
+    int outcount = 0, err = OMPI_SUCCESS;
+    int rc = ompi_request_test_some(e->nactive, e->reqs, &outcount, e->indices, e->statuses);
+
+    *ndone = 0;
+    if (OMPI_SUCCESS != rc && MPI_ERR_IN_STATUS != rc) {
+        return rc;
+    }
+    if (MPI_UNDEFINED == outcount || 0 == outcount) {
+        return OMPI_SUCCESS;
+    }
+    for (int k = 0; k < outcount; ++k) {
+        int i = e->indices[k];
+        if (MPI_REQUEST_NULL != e->reqs[i]) {
+            /* Completed with an error: test_some leaves it allocated. */
+            if (OMPI_SUCCESS == err) {
+                err = MPI_SUCCESS != e->statuses[k].MPI_ERROR ? e->statuses[k].MPI_ERROR
+                                                               : OMPI_ERROR;
+            }
+            ompi_request_free(&e->reqs[i]);
+        }
+        e->done[(*ndone)++] = e->owners[i];
+        e->reqs[i] = NULL;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < e->nactive; ++i) {
+        if (NULL != e->reqs[i]) {
+            e->reqs[w] = e->reqs[i];
+            e->owners[w] = e->owners[i];
+            w++;
+        }
+    }
+    e->nactive = w;
+    return err;
+}
+
+/* A message finished: reduce it if it is a REDUCE piece, then complete
+ * its step (and maybe its op) when it was the step's last message. */
+static int handle_done(engine_t *e, engine_owner_t d)
+{
+    const themis_step_t *st = &e->prog->steps[d.step];
+    if (d.is_recv && THEMIS_RECV_REDUCE == st->recv_mode) {
+        uint64_t off = (uint64_t) d.piece * e->piece_elems;
+        ompi_op_reduce(e->op,
+                       elem_ptr(e->temp, e->op_temp[d.op] + e->temp_off[d.step] + off,
+                                e->extent),
+                       elem_ptr(e->work, st->recv_off + off, e->extent),
+                       (size_t) piece_count(e, st->recv_count, d.piece), e->dtype);
+    }
+    if (0 == --e->remaining[d.step]) {
+        e->op_pending[d.op]--;
+        return op_advance(e, d.op);
+    }
+    return OMPI_SUCCESS;
+}
+
+static long long now_nsec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * After an error: cancel everything outstanding and drain.  A cancelled
+ * receive completes at once; a send cannot be cancelled by every PML and
+ * may wait for a peer that will never receive, so the drain is bounded and
+ * leftovers are detached (freed while active: the PML releases them when
+ * they finish).  Returns 1 when requests were detached.
+ */
+static int drain_after_error(engine_t *e)
+{
+    size_t ndone;
+    for (size_t i = 0; i < e->nactive; ++i) {
+        ompi_request_cancel(e->reqs[i]);
+    }
+    long long deadline = now_nsec() + ENGINE_DRAIN_NSEC;
+    while (e->nactive > 0 && now_nsec() < deadline) {
+        if (OMPI_SUCCESS != test_active(e, &ndone) && 0 == ndone) {
+            break;   /* the request test itself fails: stop waiting */
+        }
+    }
+    if (0 == e->nactive) {
+        return 0;
+    }
+    opal_output(0, "coll:themis:engine: %zu requests still active after an error; "
+                   "detaching them and abandoning the scratch", e->nactive);
+    for (size_t i = 0; i < e->nactive; ++i) {
+        ompi_request_free(&e->reqs[i]);
+    }
+    e->nactive = 0;
+    return 1;
+}
+
+/* Contiguous copy; skipped when source and destination are the same memory
+ * (in place).  memmove: a bad program may overlap them partially. */
+static void copy_elems(char *dst, const char *src, uint64_t count, size_t extent,
+                       ptrdiff_t true_lb)
+{
+    if (0 == count || dst == src) {
+        return;
+    }
+    memmove(dst + true_lb, src + true_lb, (size_t) count * extent);
+}
+
+static void engine_free(engine_t *e)
+{
+    free(e->block);
+    free(e->reqs);
+    free(e->owners);
+    free(e->done);
+    free(e->indices);
+    free(e->statuses);
+}
+
+int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
+{
+    engine_t e;
+    ptrdiff_t extent, true_lb, true_extent;
+    size_t work_bytes = 0, total_bytes = 0;
+    int rc;
+
+    if (NULL == args || NULL == args->prog || NULL == args->dtype || NULL == args->p2p_comm
+        || NULL == args->scratch || args->tag_ub < 0) {
+        return engine_bad("missing argument or negative tag_ub", 0, 0);
+    }
+    ompi_datatype_type_extent(args->dtype, &extent);
+    ompi_datatype_get_true_extent(args->dtype, &true_lb, &true_extent);
+    if (extent <= 0 || true_extent <= 0) {
+        return engine_bad("datatype without extent", (uint64_t) extent, 0);
+    }
+
+    memset(&e, 0, sizeof(e));
+    e.prog = args->prog;
+    e.comm = args->p2p_comm;
+    e.dtype = args->dtype;
+    e.op = args->op;
+    e.tag_mod = (uint64_t) args->tag_ub + 1;
+    e.extent = (size_t) extent;
+    e.piece_elems = mca_coll_themis_engine_max_message_bytes / e.extent;
+    if (e.piece_elems > INT_MAX) {
+        e.piece_elems = INT_MAX;
+    } else if (0 == e.piece_elems) {
+        e.piece_elems = 1;
+    }
+
+    e.block = calloc(1, engine_carve(&e, NULL) + 8);
+    if (NULL == e.block) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    engine_carve(&e, e.block);
+
+    rc = validate(&e, args);
+    if (OMPI_SUCCESS == rc) {
+        rc = layout_scratch(&e, true_extent, &work_bytes, &total_bytes);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = scratch_reserve(args->scratch, total_bytes);
+    }
+    if (OMPI_SUCCESS != rc) {
+        engine_free(&e);
+        return rc;
+    }
+    /* Buffer pointers are shifted by the true lower bound so that data
+     * starts at the region start. */
+    e.work = (char *) args->output;
+    if (NULL != args->scratch->base) {
+        if (!e.prog->work_is_output) {
+            e.work = args->scratch->base - true_lb;
+        }
+        e.temp = args->scratch->base + work_bytes - true_lb;
+    }
+
+    for (uint32_t i = 0; i < e.prog->ncopy_in; ++i) {
+        const themis_copy_t *c = &e.prog->copy_in[i];
+        copy_elems(elem_ptr(e.work, c->dst_off, e.extent),
+                   elem_ptr((char *) args->input, c->src_off, e.extent), c->count, e.extent,
+                   true_lb);
+    }
+
+    rc = start_ops(&e);
+    while (OMPI_SUCCESS == rc && e.ops_done < e.prog->nops) {
+        size_t ndone;
+        if (0 == e.nactive) {
+            /* validate() rules this out; never spin on it. */
+            rc = engine_bad("no op can make progress", e.ops_done, e.prog->nops);
+            break;
+        }
+        rc = test_active(&e, &ndone);
+        for (size_t k = 0; OMPI_SUCCESS == rc && k < ndone; ++k) {
+            rc = handle_done(&e, e.done[k]);
+        }
+        if (OMPI_SUCCESS == rc && ndone > 0) {
+            rc = start_ops(&e);
+        }
+    }
+
+    if (OMPI_SUCCESS != rc) {
+        if (drain_after_error(&e)) {
+            /* Detached requests may still touch the scratch: never reuse
+             * or free it. */
+            args->scratch->base = NULL;
+            args->scratch->size = 0;
+        }
+        engine_free(&e);
+        return rc;
+    }
+
+    for (uint32_t i = 0; i < e.prog->ncopy_out; ++i) {
+        const themis_copy_t *c = &e.prog->copy_out[i];
+        copy_elems(elem_ptr((char *) args->output, c->dst_off, e.extent),
+                   elem_ptr(e.work, c->src_off, e.extent), c->count, e.extent, true_lb);
+    }
+    engine_free(&e);
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch)
+{
+    if (NULL == scratch) {
+        return;
+    }
+    free(scratch->base);
+    scratch->base = NULL;
+    scratch->size = 0;
+}

@@ -18,8 +18,16 @@
 /*
  * Scratch owned by a module and reused across calls; grows on demand and
  * is freed by mca_coll_themis_engine_scratch_release.  Its size is bounded
- * by the plan: work_count elements (when the work buffer is not the output)
- * plus inflight x queues x max_recv_count elements of receive temporaries.
+ * by the plan, in elements of the call's datatype:
+ *   work_count (only when the work buffer is not the output)
+ * + sum over queues q of min(inflight, ops on q) x peak_q
+ * (each region 64-byte aligned), where peak_q is the largest number of
+ * REDUCE receive elements one op of q can have posted at once: a step's
+ * temporary is reused once a later step with after_prev starts right after
+ * it, so a chained op (ring) needs its largest receive and an op of
+ * concurrent steps (direct exchange) the sum of its receives.  peak_q is
+ * at most (REDUCE steps of the op) x max_recv_count; the engine computes it
+ * from the steps and does not rely on max_recv_count.
  */
 typedef struct mca_coll_themis_scratch_t {
     char *base;
@@ -37,8 +45,25 @@ typedef struct mca_coll_themis_engine_args_t {
     mca_coll_themis_scratch_t *scratch;
 } mca_coll_themis_engine_args_t;
 
-/* Returns OMPI_SUCCESS or an OMPI error; all requests are complete or
- * cancelled when it returns. */
+/*
+ * Largest PML message in bytes (default 1 GiB).  A transfer above it (or
+ * above INT_MAX elements) is split into consecutive messages with the same
+ * tag on both sides, matched in order; this keeps messages over 2 GiB away
+ * from transport limits.  Must be equal on all ranks of a communicator.
+ */
+extern size_t mca_coll_themis_engine_max_message_bytes;
+
+/*
+ * Returns OMPI_SUCCESS or an OMPI error; all requests are complete or
+ * cancelled when it returns.  OMPI_ERR_BAD_PARAM (before any communication)
+ * for a program that is inconsistent with itself or the communicator:
+ * offsets outside work, peers outside the communicator, an op missing from
+ * or repeated in the queues, local dependency cycles, REDUCE without op.
+ * Transfers of 0 elements are skipped on both sides.  If a transfer fails,
+ * the remaining requests are cancelled and drained; any that have not
+ * completed after a second are detached and the scratch is given up (left
+ * allocated, never reused) so that they cannot write into reused memory.
+ */
 int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
 
 void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch);

@@ -1,0 +1,483 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Module life cycle: enable (save the previous functions), lazy setup on
+ * the first call (agreement, private communicator, probe), and cleanup.
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/util/info.h"
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+#include "ompi/mca/pml/pml.h"
+
+#include "coll_themis.h"
+
+static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+static int themis_module_disable(mca_coll_base_module_t *module,
+                                 struct ompi_communicator_t *comm);
+static void themis_module_cleanup(mca_coll_themis_module_t *m);
+
+static void themis_module_construct(mca_coll_themis_module_t *m)
+{
+    m->prev_allreduce = NULL;
+    m->prev_allreduce_module = NULL;
+    m->prev_reduce_scatter = NULL;
+    m->prev_reduce_scatter_module = NULL;
+    m->prev_reduce_scatter_block = NULL;
+    m->prev_reduce_scatter_block_module = NULL;
+    m->prev_allgather = NULL;
+    m->prev_allgather_module = NULL;
+    m->state = MCA_COLL_THEMIS_STATE_NEW;
+    m->in_setup = false;
+    m->warned_algorithm = false;
+    m->p2p_comm = NULL;
+    m->p2p_cid = 0;
+    m->tag_ub = 0;
+    memset(&m->topo, 0, sizeof(m->topo));
+    memset(m->dim_algo, 0, sizeof(m->dim_algo));
+    m->coord_to_rank = NULL;
+    mca_coll_themis_plan_cache_init(&m->cache);
+    m->scratch.base = NULL;
+    m->scratch.size = 0;
+
+    m->super.coll_module_enable = themis_module_enable;
+    m->super.coll_module_disable = themis_module_disable;
+    m->super.coll_allreduce = mca_coll_themis_allreduce;
+    m->super.coll_reduce_scatter = mca_coll_themis_reduce_scatter;
+    m->super.coll_reduce_scatter_block = mca_coll_themis_reduce_scatter_block;
+    m->super.coll_allgather = mca_coll_themis_allgather;
+}
+
+static void themis_module_destruct(mca_coll_themis_module_t *m)
+{
+    themis_module_cleanup(m);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_themis_module_t, mca_coll_base_module_t, themis_module_construct,
+                   themis_module_destruct);
+
+#define THEMIS_SAVE_PREV(m, comm, coll)                                      \
+    do {                                                                     \
+        (m)->prev_##coll = (comm)->c_coll->coll_##coll;                      \
+        (m)->prev_##coll##_module = (comm)->c_coll->coll_##coll##_module;    \
+        if (NULL == (m)->prev_##coll || NULL == (m)->prev_##coll##_module) { \
+            missing = #coll;                                                 \
+        } else {                                                             \
+            OBJ_RETAIN((m)->prev_##coll##_module);                           \
+        }                                                                    \
+    } while (0)
+
+#define THEMIS_RELEASE_PREV(m, coll)                   \
+    do {                                               \
+        if (NULL != (m)->prev_##coll##_module) {       \
+            OBJ_RELEASE((m)->prev_##coll##_module);    \
+            (m)->prev_##coll##_module = NULL;          \
+        }                                              \
+        (m)->prev_##coll = NULL;                       \
+    } while (0)
+
+static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const char *missing = NULL;
+
+    THEMIS_SAVE_PREV(m, comm, allreduce);
+    THEMIS_SAVE_PREV(m, comm, reduce_scatter);
+    THEMIS_SAVE_PREV(m, comm, reduce_scatter_block);
+    THEMIS_SAVE_PREV(m, comm, allgather);
+    if (NULL != missing) {
+        /* Without a previous implementation there is nothing to fall back
+         * to: coll/themis must rank above a complete component. */
+        opal_output_verbose(1, mca_coll_themis_component.output,
+                            "coll:themis: %s: no lower-priority %s to fall back to; disabled",
+                            comm->c_name, missing);
+        THEMIS_RELEASE_PREV(m, allreduce);
+        THEMIS_RELEASE_PREV(m, reduce_scatter);
+        THEMIS_RELEASE_PREV(m, reduce_scatter_block);
+        THEMIS_RELEASE_PREV(m, allgather);
+        return OMPI_ERR_NOT_FOUND;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int themis_module_disable(mca_coll_base_module_t *module,
+                                 struct ompi_communicator_t *comm)
+{
+    themis_module_cleanup((mca_coll_themis_module_t *) module);
+    return OMPI_SUCCESS;
+}
+
+/* Idempotent: Open MPI may call disable once per function we provide and
+ * the destructor runs afterwards. */
+static void themis_module_cleanup(mca_coll_themis_module_t *m)
+{
+    THEMIS_RELEASE_PREV(m, allreduce);
+    THEMIS_RELEASE_PREV(m, reduce_scatter);
+    THEMIS_RELEASE_PREV(m, reduce_scatter_block);
+    THEMIS_RELEASE_PREV(m, allgather);
+
+    if (NULL != m->p2p_comm) {
+        /* At MPI_Finalize Open MPI releases leftover communicators in
+         * context-id order, so the private one may already be gone when
+         * its parent is destroyed: free it only while its slot still
+         * holds it (nothing creates communicators during finalize). */
+        if (opal_pointer_array_get_item(&ompi_mpi_communicators, (int) m->p2p_cid)
+            == (void *) m->p2p_comm) {
+            ompi_comm_free(&m->p2p_comm);
+        }
+        m->p2p_comm = NULL;
+    }
+    mca_coll_themis_plan_cache_clear(&m->cache);
+    mca_coll_themis_engine_scratch_release(&m->scratch);
+    free(m->coord_to_rank);
+    m->coord_to_rank = NULL;
+    m->state = MCA_COLL_THEMIS_STATE_ASIDE;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+/* Slots of the agreement vector, reduced with MPI_MAX as uint64. */
+enum {
+    AGREE_CFG = 0,         /* hash of the parameters */
+    AGREE_CFG_NOT,         /* its complement: equal everywhere iff max(h) == ~max(~h) */
+    AGREE_SHAPE,           /* hash of the local shape */
+    AGREE_SHAPE_NOT,
+    AGREE_FAIL,            /* 1 if a rank cannot take part */
+    AGREE_FARTHEST,        /* farthest peer level of any rank */
+    AGREE_LOCAL_RANKS,     /* most ranks of the comm on one node */
+    AGREE_LEVEL0,          /* per-dimension level, max over ranks */
+    AGREE_COUNT = AGREE_LEVEL0 + THEMIS_MAX_DIMS
+};
+
+static bool is_rank0(ompi_communicator_t *comm)
+{
+    return 0 == ompi_comm_rank(comm);
+}
+
+static void step_aside(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                       const char *topic, const char *why)
+{
+    m->state = MCA_COLL_THEMIS_STATE_ASIDE;
+    /* The decision is the same on every rank: one report is enough. */
+    if (NULL != topic && is_rank0(comm)) {
+        opal_show_help(MCA_COLL_THEMIS_HELP_FILE, topic, true, comm->c_name,
+                       ompi_comm_size(comm), why);
+    }
+    opal_output_verbose(1, mca_coll_themis_component.output,
+                        "coll:themis: %s (rank %d): stepping aside: %s", comm->c_name,
+                        ompi_comm_rank(comm), why);
+}
+
+static void format_shape(const mca_coll_themis_shape_t *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->ndims && used < len; ++i) {
+        int n = snprintf(buf + used, len - used, "%s%u(%s, place %d)", 0 == i ? "" : " x ",
+                         s->size[i], mca_coll_themis_level_name(s->level[i]), s->place[i]);
+        if (n < 0) {
+            break;
+        }
+        used += (size_t) n;
+    }
+}
+
+/* Drops dimensions of size 1 (they move no data) with their per-dim
+ * parameters, keeping positions of lists given per dimension. */
+static void drop_unit_dims(mca_coll_themis_shape_t *s, uint64_t *bw, themis_time_t *lat,
+                           themis_dim_kind_t *kind)
+{
+    int out = 0;
+    for (int i = 0; i < s->ndims; ++i) {
+        if (1 == s->size[i]) {
+            continue;
+        }
+        s->size[out] = s->size[i];
+        s->place[out] = s->place[i];
+        s->level[out] = s->level[i];
+        bw[out] = bw[i];
+        lat[out] = lat[i];
+        kind[out] = kind[i];
+        ++out;
+    }
+    s->ndims = out;
+}
+
+static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
+{
+    opal_info_t *info = OBJ_NEW(opal_info_t);
+    void *attr = NULL;
+    int flag = 0, rc;
+
+    if (NULL == info) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* Keep coll/themis off the duplicate (Open MPI honours this key at
+     * selection) and mark it so that comm_query refuses it regardless. */
+    opal_info_set(info, "ompi_comm_coll_preference", "^themis");
+    opal_info_set(info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY, "true");
+    rc = ompi_comm_dup_with_info(comm, info, &m->p2p_comm);
+    OBJ_RELEASE(info);
+    if (OMPI_SUCCESS != rc) {
+        m->p2p_comm = NULL;
+        return rc;
+    }
+    m->p2p_cid = m->p2p_comm->c_contextid;
+    snprintf(m->p2p_comm->c_name, MPI_MAX_OBJECT_NAME, "coll/themis p2p of %.40s", comm->c_name);
+
+    rc = PMPI_Comm_get_attr(m->p2p_comm, MPI_TAG_UB, &attr, &flag);
+    if (MPI_SUCCESS == rc && flag && NULL != attr) {
+        m->tag_ub = *(int *) attr;
+    } else {
+        m->tag_ub = mca_pml.pml_max_tag;
+    }
+    return OMPI_SUCCESS;
+}
+
+static themis_dim_algo_t dim_algorithm(themis_dim_kind_t kind, uint32_t size,
+                                       uint32_t direct_max)
+{
+    switch (kind) {
+    case THEMIS_DIM_FC:
+        return THEMIS_DIM_ALGO_DIRECT;
+    case THEMIS_DIM_SWITCH:
+        return size <= direct_max ? THEMIS_DIM_ALGO_DIRECT : THEMIS_DIM_ALGO_RING;
+    case THEMIS_DIM_RING:
+    case THEMIS_DIM_BIRING:
+    default:
+        return THEMIS_DIM_ALGO_RING;
+    }
+}
+
+/* Identity maps need no table; otherwise linear coordinate index ->
+ * communicator rank through the place values. */
+static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_shape_t *s,
+                          int comm_size)
+{
+    int stride = 1;
+    bool identity = true;
+
+    for (int i = 0; i < s->ndims; ++i) {
+        if (s->place[i] != stride) {
+            identity = false;
+        }
+        stride *= (int) s->size[i];
+    }
+    if (identity) {
+        m->coord_to_rank = NULL;
+        return OMPI_SUCCESS;
+    }
+    m->coord_to_rank = malloc(sizeof(int) * (size_t) comm_size);
+    if (NULL == m->coord_to_rank) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int idx = 0; idx < comm_size; ++idx) {
+        int rest = idx, rank = 0;
+        for (int i = 0; i < s->ndims; ++i) {
+            rank += (rest % (int) s->size[i]) * s->place[i];
+            rest /= (int) s->size[i];
+        }
+        m->coord_to_rank[idx] = rank;
+    }
+    return OMPI_SUCCESS;
+}
+
+static void dims_list_text(const uint32_t *v, int n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; ++i) {
+        int k = snprintf(buf + used, len - used, "%s%u", 0 == i ? "" : "x", v[i]);
+        if (k < 0) {
+            break;
+        }
+        used += (size_t) k;
+    }
+}
+
+/*
+ * Runs once per communicator, on the first call of any of our collectives
+ * (all ranks make that call, whatever its size).  Everything that can
+ * differ between ranks goes into one MPI_MAX allreduce through the
+ * previous module; every decision after it uses only reduced values, so
+ * all ranks decide alike.
+ */
+int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    const mca_coll_themis_config_t *cfg = &c->config;
+    const int size = ompi_comm_size(comm);
+    mca_coll_themis_shape_t shape;
+    uint64_t agree[AGREE_COUNT];
+    uint64_t bw[THEMIS_MAX_DIMS];
+    themis_time_t lat[THEMIS_MAX_DIMS];
+    themis_dim_kind_t kind[THEMIS_MAX_DIMS];
+    char why[320], text[256];
+    int rc;
+
+    m->in_setup = true;
+
+    memset(&shape, 0, sizeof(shape));
+    memset(agree, 0, sizeof(agree));
+    if (c->config_ok) {
+        mca_coll_themis_dims_local(comm, cfg, &shape);
+        agree[AGREE_CFG] = c->config_hash;
+        agree[AGREE_SHAPE] = mca_coll_themis_shape_hash(&shape);
+        agree[AGREE_FARTHEST] = (uint64_t) shape.farthest;
+        agree[AGREE_LOCAL_RANKS] = (uint64_t) shape.local_ranks;
+        for (int i = 0; shape.valid && i < shape.ndims; ++i) {
+            agree[AGREE_LEVEL0 + i] = (uint64_t) shape.level[i];
+        }
+    } else {
+        agree[AGREE_FAIL] = 1;
+    }
+    agree[AGREE_CFG_NOT] = ~agree[AGREE_CFG];
+    agree[AGREE_SHAPE_NOT] = ~agree[AGREE_SHAPE];
+
+    rc = m->prev_allreduce(MPI_IN_PLACE, agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm,
+                           m->prev_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        step_aside(m, comm, NULL, "the agreement allreduce failed");
+        m->in_setup = false;
+        return rc;
+    }
+
+    if (0 != agree[AGREE_FAIL]) {
+        step_aside(m, comm, NULL,
+                   "a rank has invalid coll_themis parameters (reported at startup)");
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    }
+    if (agree[AGREE_CFG] != ~agree[AGREE_CFG_NOT]) {
+        step_aside(m, comm, "disagree",
+                   "the ranks were given different coll_themis parameters");
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    }
+
+    if (agree[AGREE_SHAPE] != ~agree[AGREE_SHAPE_NOT]) {
+        /* Only automatic shapes can differ (a declared shape is part of
+         * the parameters): use the always-valid single dimension. */
+        opal_output_verbose(1, c->output,
+                            "coll:themis: %s: ranks see different layouts (rank %d: %s); "
+                            "using one dimension of %d ranks",
+                            comm->c_name, ompi_comm_rank(comm),
+                            shape.valid ? "regular" : shape.reason, size);
+        mca_coll_themis_dims_single(&shape, size,
+                                    (mca_coll_themis_level_t) agree[AGREE_FARTHEST]);
+    } else if (!shape.valid) {
+        step_aside(m, comm, "bad-shape", shape.reason);
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    } else {
+        for (int i = 0; i < shape.ndims; ++i) {
+            shape.level[i] = (mca_coll_themis_level_t) agree[AGREE_LEVEL0 + i];
+        }
+    }
+
+    /* Rates and kinds: parameters given per dimension (or one for all)
+     * override the defaults of each dimension's level. */
+    if ((cfg->nbw > 1 && cfg->nbw != shape.ndims) || (cfg->nlat > 1 && cfg->nlat != shape.ndims)
+        || (cfg->nkinds > 1 && cfg->nkinds != shape.ndims)) {
+        snprintf(why, sizeof(why),
+                 "coll_themis_dim_bandwidths/latencies/kinds list %d/%d/%d values, but the "
+                 "communicator has %d dimensions (give one value per dimension, or one for all)",
+                 cfg->nbw, cfg->nlat, cfg->nkinds, shape.ndims);
+        step_aside(m, comm, "bad-lists", why);
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    }
+    {
+        /* Ranks that share one node's network interface. */
+        int sharing = 1;
+        for (int i = 0; i < shape.ndims; ++i) {
+            if (MCA_COLL_THEMIS_LEVEL_NETWORK != shape.level[i]) {
+                sharing *= (int) shape.size[i];
+            }
+        }
+        if (1 == shape.ndims && MCA_COLL_THEMIS_LEVEL_NETWORK == shape.level[0]) {
+            sharing = (int) agree[AGREE_LOCAL_RANKS];
+        }
+        for (int i = 0; i < shape.ndims; ++i) {
+            mca_coll_themis_dims_default_rates(shape.level[i], sharing, &bw[i], &lat[i]);
+            kind[i] = THEMIS_DIM_SWITCH;
+        }
+    }
+
+    rc = create_p2p_comm(m, comm);
+    if (OMPI_SUCCESS != rc) {
+        step_aside(m, comm, NULL, "could not duplicate the communicator");
+        m->in_setup = false;
+        return rc;
+    }
+
+    if (cfg->probe) {
+        rc = mca_coll_themis_dims_probe(m, comm, &shape, bw, lat);
+        if (OMPI_SUCCESS != rc) {
+            step_aside(m, comm, NULL, "the bandwidth/latency probe failed");
+            m->in_setup = false;
+            return rc;
+        }
+    }
+    for (int i = 0; i < shape.ndims; ++i) {
+        if (0 != cfg->nbw) {
+            bw[i] = cfg->bw_bps[1 == cfg->nbw ? 0 : i];
+        }
+        if (0 != cfg->nlat) {
+            lat[i] = cfg->lat_ps[1 == cfg->nlat ? 0 : i];
+        }
+        if (0 != cfg->nkinds) {
+            kind[i] = cfg->kinds[1 == cfg->nkinds ? 0 : i];
+        }
+    }
+    drop_unit_dims(&shape, bw, lat, kind);
+    if (0 == shape.ndims) {
+        step_aside(m, comm, NULL, "every dimension has size 1");
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    }
+
+    m->topo.ndims = shape.ndims;
+    for (int i = 0; i < shape.ndims; ++i) {
+        m->topo.dims[i].size = shape.size[i];
+        m->topo.dims[i].kind = kind[i];
+        m->topo.dims[i].bw_bps = bw[i];
+        m->topo.dims[i].step_latency = lat[i];
+        m->dim_algo[i] = dim_algorithm(kind[i], shape.size[i], cfg->direct_max);
+    }
+    rc = build_rank_map(m, &shape, size);
+    if (OMPI_SUCCESS != rc) {
+        /* Local failure after a collective decision: this rank errors out
+         * rather than running a different path from the others. */
+        step_aside(m, comm, NULL, "out of memory for the rank map");
+        m->in_setup = false;
+        return rc;
+    }
+
+    m->state = MCA_COLL_THEMIS_STATE_READY;
+    m->in_setup = false;
+
+    if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)) {
+        format_shape(&shape, why, sizeof(why));
+        if (THEMIS_OK > themis_topology_format(&m->topo, text, sizeof(text))) {
+            text[0] = '\0';
+        }
+        opal_output_verbose(1, c->output,
+                            "coll:themis: %s: ready, %d ranks, dims %s, topology %s, "
+                            "tag_ub %d%s",
+                            comm->c_name, size, why, text, m->tag_ub,
+                            cfg->probe ? " (probed rates)" : "");
+    }
+    if (0 < cfg->ndims && (opal_output_get_verbosity(c->output) >= 10)) {
+        dims_list_text(cfg->dims, cfg->ndims, text, sizeof(text));
+        opal_output_verbose(10, c->output, "coll:themis: %s: declared dims %s",
+                            comm->c_name, text);
+    }
+    return OMPI_SUCCESS;
+}

@@ -1,0 +1,72 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * MPI_T performance variables coll_themis_<coll>_calls (the themis path
+ * ran) and coll_themis_<coll>_fallbacks (a user call went to the previous
+ * component).  Process-wide counters: read-only, continuous, bound to no
+ * object.  Calls made internally during setup are not counted.
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+
+#include "opal/mca/base/mca_base_pvar.h"
+
+#include "coll_themis.h"
+
+static unsigned long long themis_calls[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
+
+static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
+    "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"};
+
+const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll)
+{
+    return coll_names[coll];
+}
+
+void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll)
+{
+    __atomic_fetch_add(&themis_calls[coll], 1ULL, __ATOMIC_RELAXED);
+}
+
+void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
+{
+    __atomic_fetch_add(&themis_fallbacks[coll], 1ULL, __ATOMIC_RELAXED);
+}
+
+static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    const unsigned long long *counter = (const unsigned long long *) pvar->ctx;
+    *(unsigned long long *) value = __atomic_load_n(counter, __ATOMIC_RELAXED);
+    return OPAL_SUCCESS;
+}
+
+int mca_coll_themis_pvars_register(void)
+{
+    const mca_base_component_t *comp = &mca_coll_themis_component.super.collm_version;
+    char name[64], desc[200];
+
+    for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
+        snprintf(name, sizeof(name), "%s_calls", coll_names[i]);
+        snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself", coll_names[i]);
+        (void) mca_base_component_pvar_register(
+            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+            NULL, &themis_calls[i]);
+
+        snprintf(name, sizeof(name), "%s_fallbacks", coll_names[i]);
+        snprintf(desc, sizeof(desc),
+                 "MPI_%s calls that coll/themis handed to the previous component (small, "
+                 "non-commutative, non-contiguous, unsupported, or stepped aside)",
+                 coll_names[i]);
+        (void) mca_base_component_pvar_register(
+            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+            NULL, &themis_fallbacks[i]);
+    }
+    return OMPI_SUCCESS;
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Reproduces the microbenchmark results of themis.txt (Sec. 6.1) with our
+# planners' simulator, through themis-plan:
+#   1. Fig. 8 / Fig. 11: All-Reduce of 100MB, 250MB, 500MB, 1GB with 64 chunks
+#      on the six Table 2 topologies: time and average BW utilization of
+#      Baseline, Themis+FIFO, Themis+SCF and Ideal (the LP lower bound).
+#   2. Fig. 10 (chunk granularity): 1GB All-Reduce with 4..512 chunks on
+#      3D-SW_SW_SW_hetero and 4D-Ring_FC_Ring_SW.
+#   3. Fig. 10 (activity timeline): 1GB on 3D-SW_SW_SW_homo, as a PNG.
+# The last line is the summary over part 1:
+#   themis_fifo_speedup=X.XX themis_scf_speedup=Y.YY util_baseline=A.A% util_scf=B.B%
+# (speedup = baseline time / Themis time, averaged arithmetically over all
+# topologies and sizes; utilizations are plain averages).
+#
+# Environment:
+#   THEMIS_BUILD_DIR   build tree holding tools/themis-plan (default: repo root)
+#   THEMIS_BENCH_OUT   where CSV files and the PNG go (default benchmarks/out)
+#   THEMIS_INFLIGHT    phases at once per dimension (default: themis-plan's)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${THEMIS_BUILD_DIR:-$top}
+plan="$build/tools/themis-plan"
+out=${THEMIS_BENCH_OUT:-$top/benchmarks/out}
+
+if [ ! -x "$plan" ]; then
+    if [ "$(cd "$build" && pwd)" = "$top" ]; then
+        echo "paper_themis: $plan is missing; building with tools/setup.sh" >&2
+        bash "$top/tools/setup.sh" >&2
+    fi
+    if [ ! -x "$plan" ]; then
+        echo "paper_themis: $plan not found: build it (make tools/themis-plan in $build)" >&2
+        exit 1
+    fi
+fi
+mkdir -p "$out"
+inflight=()
+if [ -n "${THEMIS_INFLIGHT:-}" ]; then
+    inflight=(--inflight "$THEMIS_INFLIGHT")
+fi
+
+# ---------------------------------------------------------------- Fig. 8 / 11
+sizes=100MB,250MB,500MB,1GB
+presets=$("$plan" presets | awk 'NR > 1 { print $1 }')
+main_csv="$out/paper_fig8.csv"
+first=1
+for p in $presets; do
+    if [ $first -eq 1 ]; then
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${inflight[@]}" --csv \
+            | cut -d, -f1-10 >"$main_csv"
+        first=0
+    else
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${inflight[@]}" --csv \
+            | tail -n +2 | cut -d, -f1-10 >>"$main_csv"
+    fi
+done
+
+echo "All-Reduce, 64 chunks per collective$([ ${#inflight[@]} -gt 0 ] && echo ", inflight $THEMIS_INFLIGHT")"
+echo "time in ms; util = bandwidth-weighted average BW utilization; x = speedup over Baseline"
+# CSV columns: topology,coll,bytes,chunks,inflight,method,time_ps,speedup,util_pct,hash
+awk -F, '
+function sz(b) { return b >= 1e9 ? sprintf("%gGB", b / 1e9) : sprintf("%gMB", b / 1e6) }
+NR == 1 { next }
+{
+    key = $1 SUBSEP $3
+    if (!(key in seen)) { seen[key] = 1; order[++n] = key; topo[n] = $1; bytes[n] = $3 }
+    t[key, $6] = $7 / 1e9; u[key, $6] = $9
+}
+END {
+    printf "%-20s %6s | %8s %6s | %8s %6s %5s | %8s %6s %5s | %8s %6s %5s\n",
+        "topology", "size", "Baseline", "util", "T+FIFO", "util", "x", "T+SCF", "util", "x",
+        "Ideal", "util", "x"
+    for (i = 1; i <= n; i++) {
+        k = order[i]; b = t[k, "Baseline"]
+        printf "%-20s %6s | %8.3f %5.1f%% | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f\n",
+            topo[i], sz(bytes[i]), b, u[k, "Baseline"],
+            t[k, "Themis+FIFO"], u[k, "Themis+FIFO"], b / t[k, "Themis+FIFO"],
+            t[k, "Themis+SCF"], u[k, "Themis+SCF"], b / t[k, "Themis+SCF"],
+            t[k, "Ideal"], u[k, "Ideal"], b / t[k, "Ideal"]
+        sf += b / t[k, "Themis+FIFO"]; ss += b / t[k, "Themis+SCF"]; si += b / t[k, "Ideal"]
+        ub += u[k, "Baseline"]; uf += u[k, "Themis+FIFO"]; us += u[k, "Themis+SCF"]
+        ui += u[k, "Ideal"]
+    }
+    printf "%-27s | %8s %5.1f%% | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f\n",
+        "average (" n " points)", "", ub / n, "", uf / n, sf / n, "", us / n, ss / n,
+        "", ui / n, si / n
+}' "$main_csv"
+
+# ---------------------------------------------------------------- Fig. 10 sweep
+echo
+echo "Chunk granularity: 1GB All-Reduce, average BW utilization (%)"
+sweep_csv="$out/paper_fig10_chunks.csv"
+first=1
+for p in 3D-SW_SW_SW_hetero 4D-Ring_FC_Ring_SW; do
+    if [ $first -eq 1 ]; then
+        "$plan" simulate --topo "$p" --bytes 1GB --chunks 4,8,16,32,64,128,256,512 \
+            "${inflight[@]}" --csv | cut -d, -f1-10 >"$sweep_csv"
+        first=0
+    else
+        "$plan" simulate --topo "$p" --bytes 1GB --chunks 4,8,16,32,64,128,256,512 \
+            "${inflight[@]}" --csv | tail -n +2 | cut -d, -f1-10 >>"$sweep_csv"
+    fi
+done
+awk -F, '
+NR == 1 { next }
+{
+    if (!($1 in tseen)) { tseen[$1] = 1; topos[++nt] = $1 }
+    if (!($4 in cseen)) { cseen[$4] = 1; chunks[++nc] = $4 }
+    u[$1, $4, $6] = $9
+}
+END {
+    printf "%7s", "chunks"
+    for (i = 1; i <= nt; i++) printf " | %-33s", topos[i]
+    printf " | %s\n", "average of the two"
+    printf "%7s", ""
+    for (i = 1; i <= nt; i++) printf " | %10s %10s %11s", "Baseline", "T+FIFO", "T+SCF"
+    printf " | %8s %8s %8s\n", "Baseline", "T+FIFO", "T+SCF"
+    for (j = 1; j <= nc; j++) {
+        c = chunks[j]; ab = af = as = 0
+        printf "%7s", c
+        for (i = 1; i <= nt; i++) {
+            t = topos[i]
+            printf " | %9.1f%% %9.1f%% %10.1f%%", u[t, c, "Baseline"], u[t, c, "Themis+FIFO"],
+                u[t, c, "Themis+SCF"]
+            ab += u[t, c, "Baseline"]; af += u[t, c, "Themis+FIFO"]; as += u[t, c, "Themis+SCF"]
+        }
+        printf " | %7.1f%% %7.1f%% %7.1f%%\n", ab / nt, af / nt, as / nt
+    }
+}' "$sweep_csv"
+
+# ---------------------------------------------------------------- Fig. 10 timeline
+echo
+png="$out/fig10_timeline_3D-SW_SW_SW_homo.png"
+"$plan" timeline --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64 "${inflight[@]}" --png "$png" \
+    | sed 's/^/timeline: /'
+
+# ---------------------------------------------------------------- inflight
+# Phases at once per dimension decide whether fixed delays (steps x step
+# latency) overlap; the paper runs several chunks per dimension when one
+# cannot saturate it (Sec. 4.3).  Same 24 points, averaged.
+echo
+echo "Sensitivity to --inflight (Fig. 8 points, averages)"
+printf "%9s %12s %12s %12s %14s %10s %10s\n" inflight fifo_speedup scf_speedup \
+    ideal_speedup util_baseline util_fifo util_scf
+for i in 1 2 4 8; do
+    for p in $presets; do
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 --inflight "$i" --csv \
+            | tail -n +2 | cut -d, -f1-10
+    done | awk -F, -v inflight="$i" '
+    { t[$1, $3, $6] = $7; u[$1, $3, $6] = $9; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; k[++n] = $1 SUBSEP $3 } }
+    END {
+        for (j = 1; j <= n; j++) {
+            split(k[j], a, SUBSEP); b = t[a[1], a[2], "Baseline"]
+            sf += b / t[a[1], a[2], "Themis+FIFO"]; ss += b / t[a[1], a[2], "Themis+SCF"]
+            si += b / t[a[1], a[2], "Ideal"]
+            ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
+            us += u[a[1], a[2], "Themis+SCF"]
+        }
+        printf "%9s %12.2f %12.2f %12.2f %13.1f%% %9.1f%% %9.1f%%\n", inflight, sf / n, ss / n,
+            si / n, ub / n, uf / n, us / n
+    }'
+done
+
+# ---------------------------------------------------------------- summary
+echo
+awk -F, '
+NR == 1 { next }
+{ t[$1, $3, $6] = $7; u[$1, $3, $6] = $9; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; k[++n] = $1 SUBSEP $3 } }
+END {
+    for (i = 1; i <= n; i++) {
+        split(k[i], a, SUBSEP)
+        b = t[a[1], a[2], "Baseline"]
+        sf += b / t[a[1], a[2], "Themis+FIFO"]; ss += b / t[a[1], a[2], "Themis+SCF"]
+        si += b / t[a[1], a[2], "Ideal"]
+        ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
+        us += u[a[1], a[2], "Themis+SCF"]; ui += u[a[1], a[2], "Ideal"]
+    }
+    printf "also: ideal_speedup=%.2f util_fifo=%.1f%% util_ideal=%.1f%% (paper: util_fifo=87.7%%)\n",
+        si / n, uf / n, ui / n
+    printf "themis_fifo_speedup=%.2f themis_scf_speedup=%.2f util_baseline=%.1f%% util_scf=%.1f%%\n",
+        sf / n, ss / n, ub / n, us / n
+}' "$main_csv"

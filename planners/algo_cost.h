@@ -1,0 +1,69 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Predicted time of Themis, rings and torus2d (plan_torus.h) on one 2D
+ * torus, so that `auto` can choose.  All three go through the same latency
+ * model (latency_model.h) and simulator (simulator.h), in integer ps.
+ *
+ * The network is the topology Themis plans on: exactly two dimensions of
+ * kind biring, dim 0 of size c (along a row), dim 1 of size r; a biring's
+ * bw_bps is the per-NPU aggregate over its two directions, so one directed
+ * link carries bw_bps / 2.
+ *   themis   the scheduler (THEMIS kind) + simulator on that topology.
+ *   rings    four directed rings over all p = r c ranks on disjoint links,
+ *            each moving a quarter: the simulation of one of them on a
+ *            one-dimensional unidirectional ring of p nodes whose links are
+ *            the slower of the two dimensions' (a pipelined ring goes at
+ *            its slowest link) and whose step latency is the larger.
+ *   torus2d  the + direction quarters (the - ones mirror them on their own
+ *            links): a schedule with chunks alternating dimension orders
+ *            (0,1) and (1,0), simulated on two unidirectional rings.
+ * For large data rings win (bandwidth term ~S/(2 B), B = one link) and for
+ * small and medium data torus2d wins (latency 4 (sqrt(p) - 1) steps against
+ * 2 (p - 1)), the crossover of Fig. 13 of hammingmesh.txt.
+ */
+#ifndef THEMIS_ALGO_COST_H
+#define THEMIS_ALGO_COST_H
+
+#include "simulator.h"
+
+typedef enum {
+    THEMIS_ALGO_THEMIS = 0,
+    THEMIS_ALGO_RINGS = 1,
+    THEMIS_ALGO_TORUS2D = 2
+} themis_algo_t;
+
+#define THEMIS_NALGOS 3
+
+typedef struct {
+    uint32_t themis_chunks;          /* Themis: scheduler chunks */
+    uint32_t torus_chunks;           /* rings / torus2d: chunks per quarter */
+    uint32_t inflight;               /* phases at once per dimension / queue */
+    themis_order_policy_t policy;    /* Themis intra-dimension order */
+} themis_algo_cost_params_t;
+
+typedef struct {
+    /* THEMIS_OK, THEMIS_ERR_UNSUPPORTED (rings below 3 x 3, a
+     * unidirectional dimension) or another error of the planners. */
+    themis_status_t status[THEMIS_NALGOS];
+    themis_time_t time[THEMIS_NALGOS];   /* valid where status is OK */
+    themis_algo_t best;                  /* least time; ties to the lower enum */
+} themis_algo_costs_t;
+
+/* 64 Themis chunks, 1 chunk per quarter, inflight 1, SCF. */
+void themis_algo_cost_params_init(themis_algo_cost_params_t *p);
+
+/* THEMIS_ERR_INVALID unless topo is a 2D torus as described above. */
+themis_status_t themis_algo_cost(const themis_topology_t *topo, themis_algo_t algo,
+                                 themis_coll_t coll, uint64_t bytes,
+                                 const themis_algo_cost_params_t *params, themis_time_t *time);
+/* All three; THEMIS_OK when at least one is usable (then best is set). */
+themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t coll,
+                                  uint64_t bytes, const themis_algo_cost_params_t *params,
+                                  themis_algo_costs_t *out);
+
+const char *themis_algo_name(themis_algo_t a);   /* "themis", "rings", "torus2d" */
+themis_status_t themis_algo_parse(const char *s, themis_algo_t *a);
+
+#endif

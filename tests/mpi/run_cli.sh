@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# themis-plan smoke tests (no MPI needed; it lives here because the suite
+# runner picks up tests/mpi/run_*.sh).  Prints PASS:/FAIL:/SKIP: lines.
+# THEMIS_BUILD_DIR: build tree holding tools/themis-plan (default: repo root).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${THEMIS_BUILD_DIR:-$top}
+plan="$build/tools/themis-plan"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x "$plan" ]; then
+    echo "FAIL: cli_binary ($plan not built)"
+    exit 1
+fi
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1 ($2)"; }
+# run NAME CMD...: runs CMD, stdout in $tmp/NAME.out, stderr in $tmp/NAME.err, status in $rc
+run() {
+    local name=$1; shift
+    timeout 120 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+}
+have_python=0
+command -v python3 >/dev/null 2>&1 && have_python=1
+
+# --- presets: the six Table 2 topologies, each 1024 NPUs
+run presets "$plan" presets
+n=$(awk 'NR > 1 && $2 == 1024' "$tmp/presets.out" | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -eq 6 ] && grep -q '^3D-SW_SW_SW_homo ' "$tmp/presets.out"; then
+    pass cli_presets
+else
+    fail cli_presets "rc=$rc, $n presets with 1024 NPUs"
+fi
+
+# --- topo: a preset parses to 3 dims and 1024 NPUs
+run topo "$plan" topo 3D-SW_SW_SW_homo
+if [ $rc -eq 0 ] && grep -q '^NPUs: 1024$' "$tmp/topo.out" && grep -q '^dims: 3 ' "$tmp/topo.out"
+then
+    pass cli_topo_preset
+else
+    fail cli_topo_preset "rc=$rc: $(head -c 200 "$tmp/topo.out" "$tmp/topo.err")"
+fi
+
+# --- topo: a parse error names its position and exits 2
+run topo_err "$plan" topo 'sw:16:800Gb:700ns_sw:8:800Qb:700ns'
+if [ $rc -eq 2 ] && grep -Eq 'line [0-9]+, column [0-9]+' "$tmp/topo_err.err"; then
+    pass cli_topo_parse_error
+else
+    fail cli_topo_parse_error "rc=$rc: $(head -c 200 "$tmp/topo_err.err")"
+fi
+
+# --- topo from a file equals the same spec
+printf '# two dims\nsw 4 400Gb 1us\n\nring 8 100Gb 2us\n' >"$tmp/t.topo"
+run topo_file "$plan" topo --topo-file "$tmp/t.topo"
+run topo_spec "$plan" topo 'sw:4:400Gb:1us_ring:8:100Gb:2us'
+if [ $rc -eq 0 ] && grep -q '^NPUs: 32$' "$tmp/topo_file.out" \
+   && cmp -s "$tmp/topo_file.out" "$tmp/topo_spec.out"; then
+    pass cli_topo_file
+else
+    fail cli_topo_file "file and spec disagree or wrong NPU count"
+fi
+
+# --- bad usage exits 2
+bad=""
+run u1 "$plan" simulate --topo 2D-SW_SW --bytes 12XB;           [ $rc -eq 2 ] || bad="$bad size:$rc"
+run u2 "$plan" simulate --bytes 1GB;                            [ $rc -eq 2 ] || bad="$bad notopo:$rc"
+run u3 "$plan" schedule --topo 2D-SW_SW --frobnicate;           [ $rc -eq 2 ] || bad="$bad opt:$rc"
+run u4 "$plan" schedule --topo 2D-SW_SW --scheduler best;       [ $rc -eq 2 ] || bad="$bad sched:$rc"
+run u5 "$plan" schedule --topo 2D-SW_SW --chunks 0;             [ $rc -eq 2 ] || bad="$bad chunks:$rc"
+run u6 "$plan" nosuchcommand;                                   [ $rc -eq 2 ] || bad="$bad cmd:$rc"
+run u7 "$plan" timeline --topo 2D-SW_SW;                        [ $rc -eq 2 ] || bad="$bad nopng:$rc"
+run u8 "$plan" simulate --topo 2D-SW_SW --png x.png;            [ $rc -eq 2 ] || bad="$bad png:$rc"
+run u9 "$plan" simulate --topo 2D-SW_SW --bytes 1.5B;           [ $rc -eq 2 ] || bad="$bad frac:$rc"
+run h1 "$plan" --help;                                          [ $rc -eq 0 ] || bad="$bad help:$rc"
+run h2 "$plan" simulate --help;                                 [ $rc -eq 0 ] || bad="$bad shelp:$rc"
+if [ -z "$bad" ]; then
+    pass cli_exit_codes
+else
+    fail cli_exit_codes "wrong status:$bad"
+fi
+
+# --- schedule: text output, deterministic, and sizes in binary and plain bytes agree
+run s1 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1GiB --chunks 16 --order fifo
+run s2 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1073741824 --chunks 16 --order fifo
+h1=$(sed -n 's/^schedule hash: //p' "$tmp/s1.out")
+h2=$(sed -n 's/^schedule hash: //p' "$tmp/s2.out")
+rows=$(awk '/^ *chunk +bytes/ { on = 1; next } on && NF == 0 { on = 0 } on' "$tmp/s1.out" | wc -l)
+if [ $rc -eq 0 ] && [ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$rows" -eq 16 ] \
+   && grep -q '^  d2 ' "$tmp/s1.out"; then
+    pass cli_schedule_text
+else
+    fail cli_schedule_text "rc=$rc hash '$h1' vs '$h2', $rows chunk rows"
+fi
+
+# --- schedule: baseline chunks all take d0>d1>d2 and come back d2>d1>d0
+run sb "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 100MB --chunks 8 --scheduler baseline
+n=$(grep -Ec '^ +[0-9]+ +[0-9]+  d0>d1>d2 +d2>d1>d0 *$' "$tmp/sb.out")
+if [ $rc -eq 0 ] && [ "$n" -eq 8 ]; then
+    pass cli_schedule_baseline
+else
+    fail cli_schedule_baseline "rc=$rc, $n of 8 chunks in baseline order"
+fi
+
+# --- schedule --json: valid JSON with the chunks, dims and the same hash as the text
+run j1 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1GiB --chunks 16 --order fifo --json -
+run j2 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1GiB --chunks 16 --order fifo \
+    --json "$tmp/sched.json"
+if [ $have_python -eq 0 ]; then
+    echo "SKIP: cli_schedule_json (python3 not installed)"
+else
+    chk=$(python3 - "$tmp/j1.out" "$tmp/sched.json" "$h1" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+errs = []
+if a != b: errs.append("stdout and file differ")
+if a.get("hash") != sys.argv[3]: errs.append("hash %s != text %s" % (a.get("hash"), sys.argv[3]))
+if len(a.get("chunks", [])) != 16: errs.append("chunks: %d" % len(a.get("chunks", [])))
+if len(a.get("dims", [])) != 3: errs.append("dims: %d" % len(a.get("dims", [])))
+if sum(c["bytes"] for c in a["chunks"]) != a["bytes"]: errs.append("chunk bytes do not sum")
+for c in a["chunks"]:
+    if sorted(c["rs_order"]) != [0, 1, 2] or c["ag_order"] != c["rs_order"][::-1]:
+        errs.append("chunk %d orders %s %s" % (c["id"], c["rs_order"], c["ag_order"])); break
+for d in a["dims"]:
+    if len(d["order"]) != 32: errs.append("dim %d has %d ops" % (d["index"], len(d["order"])))
+print("; ".join(errs) if errs else "ok")
+EOF
+)
+    if [ $rc -eq 0 ] && [ "$chk" = "ok" ]; then
+        pass cli_schedule_json
+    else
+        fail cli_schedule_json "rc=$rc: $chk $(head -c 200 "$tmp/j2.err")"
+    fi
+fi
+
+# --- simulate: four rows; Ideal is a lower bound; Themis beats the baseline on homo
+run sim "$plan" simulate --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64
+n=$(grep -Ec '^  (Baseline|Themis\+FIFO|Themis\+SCF|Ideal) ' "$tmp/sim.out")
+if [ $rc -eq 0 ] && [ "$n" -eq 4 ]; then
+    pass cli_simulate_rows
+else
+    fail cli_simulate_rows "rc=$rc, $n rows: $(head -c 300 "$tmp/sim.err")"
+fi
+run csv "$plan" simulate --topo 3D-SW_SW_SW_homo --bytes 100MB,1GB --chunks 64 --csv
+chk=$(awk -F, 'NR == 1 { if ($6 != "method" || $7 != "time_ps") bad = "header" ; next }
+    { n++; t[$3, $6] = $7 }
+    END {
+        if (n != 8) bad = bad " rows=" n
+        for (k in t) { split(k, a, SUBSEP); if (t[a[1], "Ideal"] > t[k]) bad = bad " ideal>" a[2] }
+        if (t[1000000000, "Themis+SCF"] >= t[1000000000, "Baseline"]) bad = bad " scf>=baseline"
+        print bad == "" ? "ok" : bad
+    }' "$tmp/csv.out")
+if [ $rc -eq 0 ] && [ "$chk" = "ok" ]; then
+    pass cli_simulate_csv
+else
+    fail cli_simulate_csv "rc=$rc:$chk"
+fi
+
+# --- timeline: a real PNG
+run tl "$plan" timeline --topo 3D-SW_SW_SW_homo --bytes 100MB --chunks 16 --png "$tmp/t l.png"
+magic=$(head -c 8 "$tmp/t l.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+if [ $rc -eq 0 ] && [ "$magic" = "89504e470d0a1a0a" ]; then
+    pass cli_timeline_png
+else
+    fail cli_timeline_png "rc=$rc magic='$magic': $(head -c 300 "$tmp/tl.err")"
+fi

@@ -1,0 +1,365 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rings and torus2d programs (plan_torus.h): every rank's program is built,
+ * all run together in vexec under several interleavings (seeds), and the
+ * outputs are compared with sums computed directly from the inputs.
+ * Counts are uneven (not multiples of 4 x chunks x ranks) or 0; ranks are
+ * placed on the torus by a permuted coord_to_rank in some cases.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_torus.h"
+#include "unit.h"
+#include "vexec.h"
+
+#define CANARY 3
+#define CANARY_VALUE 0x5a5a5a5a5a5aLL
+
+typedef enum { ALGO_RINGS, ALGO_TORUS2D } algo_t;
+
+typedef struct {
+    algo_t algo;
+    themis_coll_t coll;
+    uint32_t rows, cols;
+    uint64_t count;       /* AR: elements; AG: per rank; RS: base of the uneven segments */
+    uint32_t nchunks, inflight;
+    int permuted, in_place;
+} tcase_t;
+
+static void reduce_sum(void *inout, const void *in, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        ((int64_t *)inout)[i] += ((const int64_t *)in)[i];
+    }
+}
+
+static int64_t input_value(int r, uint64_t i)
+{
+    return (int64_t)((r * 2654435761ULL + i * 40503ULL + 7) % 1999) - 999;
+}
+
+/* RS segment of rank r: uneven, some empty. */
+static uint64_t rs_count(uint64_t base, int r)
+{
+    return (0 == base || 2 == r % 5) ? 0 : base + (uint64_t)((r * 7) % 5);
+}
+
+/* Linear index -> rank: identity, or l -> (m l + 3) mod n with the
+ * smallest m >= 5 coprime to n (a permutation that breaks neighbourhoods). */
+static void make_placement(int n, int permuted, int *c2r)
+{
+    int m = 5;
+    while (permuted && n > 1) {
+        int a = m, b = n;
+        while (0 != b) {
+            int t = a % b;
+            a = b;
+            b = t;
+        }
+        if (1 == a) {
+            break;
+        }
+        m++;
+    }
+    for (int l = 0; l < n; l++) {
+        c2r[l] = permuted ? (int)(((int64_t)l * m + 3) % n) : l;
+    }
+}
+
+/* Build, run under `seeds` interleavings and check one case; returns 0 when all good. */
+static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
+{
+    int n = (int)(tc->rows * tc->cols), rc = 0;
+    int *c2r = malloc(n * sizeof(int));
+    uint64_t *rcounts = malloc(n * sizeof(uint64_t)), total = 0;
+    themis_program_t *progs = calloc(n, sizeof(themis_program_t));
+    themis_program_t **pp = calloc(n, sizeof(themis_program_t *));
+    int64_t **in = calloc(n, sizeof(int64_t *)), **out = calloc(n, sizeof(int64_t *));
+    const void **inputs = calloc(n, sizeof(void *));
+    void **outputs = calloc(n, sizeof(void *));
+    themis_ham_t ham;
+    memset(&ham, 0, sizeof(ham));
+    if (NULL == c2r || NULL == rcounts || NULL == progs || NULL == pp || NULL == in ||
+        NULL == out || NULL == inputs || NULL == outputs) {
+        snprintf(why, whylen, "out of memory");
+        rc = -1;
+        goto done;
+    }
+    make_placement(n, tc->permuted, c2r);
+    for (int r = 0; r < n; r++) {
+        rcounts[r] = rs_count(tc->count, r);
+        total += rcounts[r];
+    }
+    if (ALGO_RINGS == tc->algo &&
+        THEMIS_OK != themis_ham_build(tc->rows, tc->cols, &ham, why, whylen)) {
+        rc = -1;
+        goto done;
+    }
+    uint64_t in_n = (THEMIS_COLL_REDUCE_SCATTER == tc->coll) ? total : tc->count;
+    uint64_t out_n = (THEMIS_COLL_ALLREDUCE == tc->coll)        ? tc->count
+                     : (THEMIS_COLL_ALLGATHER == tc->coll)      ? tc->count * (uint64_t)n
+                                                                : 0;
+    for (int r = 0; r < n && 0 == rc; r++) {
+        themis_plan_request_t req;
+        memset(&req, 0, sizeof(req));
+        req.coll = tc->coll;
+        req.ndims = 2;
+        req.dim_size[0] = tc->cols;
+        req.dim_size[1] = tc->rows;
+        req.rank = r;
+        req.coord_to_rank = c2r;
+        req.count = tc->count;
+        req.recvcounts = rcounts;
+        req.inflight = tc->inflight;
+        themis_status_t st = (ALGO_RINGS == tc->algo)
+                                 ? themis_program_build_rings(&req, &ham, tc->nchunks, &progs[r])
+                                 : themis_program_build_torus2d(&req, tc->nchunks, &progs[r]);
+        if (THEMIS_OK != st) {
+            snprintf(why, whylen, "rank %d: build: %s", r, themis_status_string(st));
+            rc = -1;
+        }
+        pp[r] = &progs[r];
+        uint64_t on = (THEMIS_COLL_REDUCE_SCATTER == tc->coll) ? rcounts[r] : out_n;
+        in[r] = malloc((in_n + 1) * sizeof(int64_t));
+        out[r] = malloc((on + CANARY) * sizeof(int64_t));
+        if (NULL == in[r] || NULL == out[r]) {
+            snprintf(why, whylen, "out of memory");
+            rc = -1;
+            break;
+        }
+        for (uint64_t i = 0; i < in_n; i++) {
+            in[r][i] = input_value(r, i);
+        }
+        for (uint64_t i = 0; i < on + CANARY; i++) {
+            out[r][i] = CANARY_VALUE;
+        }
+    }
+    for (uint32_t seed = 1; seed <= seeds && 0 == rc; seed++) {
+        for (int r = 0; r < n; r++) {
+            uint64_t on = (THEMIS_COLL_REDUCE_SCATTER == tc->coll) ? rcounts[r] : out_n;
+            for (uint64_t i = 0; i < on + CANARY; i++) {
+                out[r][i] = CANARY_VALUE;
+            }
+            inputs[r] = in[r];
+            if (tc->in_place && THEMIS_COLL_ALLREDUCE == tc->coll) {
+                memcpy(out[r], in[r], tc->count * sizeof(int64_t));
+                inputs[r] = out[r];
+            } else if (tc->in_place && THEMIS_COLL_ALLGATHER == tc->coll) {
+                memcpy(out[r] + (uint64_t)r * tc->count, in[r], tc->count * sizeof(int64_t));
+                inputs[r] = out[r] + (uint64_t)r * tc->count;
+            }
+            outputs[r] = out[r];
+        }
+        char err[256] = "";
+        if (0 != vexec_run(n, pp, inputs, outputs, sizeof(int64_t), reduce_sum, seed * 7919u,
+                           err, sizeof(err))) {
+            snprintf(why, whylen, "seed %u: vexec: %s", seed, err);
+            rc = -1;
+            break;
+        }
+        for (int r = 0; r < n && 0 == rc; r++) {
+            uint64_t on = (THEMIS_COLL_REDUCE_SCATTER == tc->coll) ? rcounts[r] : out_n;
+            uint64_t displ = 0;
+            for (int x = 0; x < r; x++) {
+                displ += rcounts[x];
+            }
+            for (uint64_t i = 0; i < on + CANARY && 0 == rc; i++) {
+                int64_t want = 0;
+                if (i >= on) {
+                    want = CANARY_VALUE;
+                } else if (THEMIS_COLL_ALLGATHER == tc->coll) {
+                    want = input_value((int)(i / tc->count), i % tc->count);
+                } else {
+                    uint64_t e = (THEMIS_COLL_REDUCE_SCATTER == tc->coll) ? displ + i : i;
+                    for (int x = 0; x < n; x++) {
+                        want += input_value(x, e);
+                    }
+                }
+                if (out[r][i] != want) {
+                    snprintf(why, whylen, "seed %u: rank %d element %llu: got %lld want %lld",
+                             seed, r, (unsigned long long)i, (long long)out[r][i],
+                             (long long)want);
+                    rc = -1;
+                }
+            }
+        }
+    }
+done:
+    for (int r = 0; NULL != progs && r < n; r++) {
+        themis_program_free(&progs[r]);
+        free(in[r]);
+        free(out[r]);
+    }
+    themis_ham_free(&ham);
+    free(c2r);
+    free(rcounts);
+    free(progs);
+    free(pp);
+    free(in);
+    free(out);
+    free(inputs);
+    free(outputs);
+    return rc;
+}
+
+static const char *algo_name(algo_t a)
+{
+    return (ALGO_RINGS == a) ? "rings" : "torus2d";
+}
+
+/* The cross product of sizes, collectives, counts, chunking and
+ * placement for one algorithm. */
+static void run_matrix(algo_t algo, const uint32_t (*sizes)[2], int nsizes)
+{
+    static const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
+                                          THEMIS_COLL_ALLGATHER};
+    static const uint64_t counts[] = {0, 1, 37, 203};
+    static const uint32_t chunks[][2] = {{1, 1}, {3, 2}}; /* nchunks, inflight */
+    for (int z = 0; z < nsizes; z++) {
+        for (int ci = 0; ci < 3; ci++) {
+            for (int k = 0; k < 4; k++) {
+                for (int h = 0; h < 2; h++) {
+                    tcase_t tc = {.algo = algo, .coll = colls[ci], .rows = sizes[z][0],
+                                  .cols = sizes[z][1], .count = counts[k],
+                                  .nchunks = chunks[h][0], .inflight = chunks[h][1],
+                                  .permuted = h, .in_place = (k & 1) && !h};
+                    char why[256] = "";
+                    if (0 != run_case(&tc, 3, why, sizeof(why))) {
+                        printf("  %s %s %ux%u count %llu chunks %u inflight %u%s%s: %s\n",
+                               algo_name(algo), themis_coll_name(tc.coll), tc.rows, tc.cols,
+                               (unsigned long long)tc.count, tc.nchunks, tc.inflight,
+                               tc.permuted ? " permuted" : "", tc.in_place ? " in-place" : "",
+                               why);
+                        UNIT_CHECK(0);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static const uint32_t brief_sizes[][2] = {{3, 3}, {4, 3}, {4, 4}, {3, 5}};
+
+static void test_rings_matrix(void)
+{
+    run_matrix(ALGO_RINGS, brief_sizes, 4);
+}
+
+static void test_torus2d_matrix(void)
+{
+    run_matrix(ALGO_TORUS2D, brief_sizes, 4);
+}
+
+/* torus2d has no Hamiltonian-cycle requirement: degenerate dimensions. */
+static void test_torus2d_small_dims(void)
+{
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 4}, {3, 1}, {2, 2}, {2, 3}};
+    run_matrix(ALGO_TORUS2D, sizes, 5);
+}
+
+/* A grown (non-BAE) decomposition with many chunks in flight. */
+static void test_rings_grown_deep_pipeline(void)
+{
+    tcase_t tc = {.algo = ALGO_RINGS, .coll = THEMIS_COLL_ALLREDUCE, .rows = 5, .cols = 4,
+                  .count = 1001, .nchunks = 5, .inflight = 4, .permuted = 1};
+    char why[256] = "";
+    int rc = run_case(&tc, 4, why, sizeof(why));
+    UNIT_CHECKF(0 == rc, "%s", why);
+}
+
+static void test_rings_unsupported(void)
+{
+    themis_plan_request_t req;
+    themis_program_t prog;
+    memset(&req, 0, sizeof(req));
+    req.coll = THEMIS_COLL_ALLREDUCE;
+    req.ndims = 2;
+    req.dim_size[0] = 4;
+    req.dim_size[1] = 2;
+    req.count = 100;
+    req.inflight = 1;
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_program_build_rings(&req, NULL, 1, &prog));
+    UNIT_CHECK(0 == prog.nops && NULL == prog.ops);
+    /* cycles of another size are refused */
+    themis_ham_t ham;
+    req.dim_size[1] = 3;
+    UNIT_CHECK(THEMIS_OK == themis_ham_build(4, 4, &ham, NULL, 0));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_program_build_rings(&req, &ham, 1, &prog));
+    themis_ham_free(&ham);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_program_build_torus2d(&req, 0, &prog));
+    req.rank = 12;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_program_build_torus2d(&req, 1, &prog));
+}
+
+/* The ring steps only ever go to torus neighbours, and each of the four
+ * queues of a rank sends to a different neighbour (all four links). */
+static void test_neighbour_traffic(void)
+{
+    static const uint32_t sizes[][2] = {{4, 4}, {5, 4}, {3, 5}};
+    for (int z = 0; z < 3; z++) {
+        uint32_t rows = sizes[z][0], cols = sizes[z][1];
+        for (int algo = 0; algo < 2; algo++) {
+            for (uint32_t r = 0; r < rows * cols; r++) {
+                themis_plan_request_t req;
+                themis_program_t prog;
+                memset(&req, 0, sizeof(req));
+                req.coll = THEMIS_COLL_ALLREDUCE;
+                req.ndims = 2;
+                req.dim_size[0] = cols;
+                req.dim_size[1] = rows;
+                req.rank = (int)r;
+                req.count = 4096;
+                req.inflight = 1;
+                themis_status_t st = (0 == algo) ? themis_program_build_rings(&req, NULL, 2, &prog)
+                                                 : themis_program_build_torus2d(&req, 2, &prog);
+                UNIT_CHECK(THEMIS_OK == st);
+                if (THEMIS_OK != st) {
+                    return;
+                }
+                int32_t qpeer[4] = {-1, -1, -1, -1};
+                for (uint32_t o = 0; o < prog.nops; o++) {
+                    const themis_op_t *op = &prog.ops[o];
+                    for (uint32_t s = 0; s < op->nsteps; s++) {
+                        int32_t peer = prog.steps[op->first_step + s].send_peer;
+                        if (peer < 0) {
+                            continue;
+                        }
+                        uint32_t a = r / cols, j = r % cols, b = (uint32_t)peer / cols,
+                                 k = (uint32_t)peer % cols;
+                        int nb = (a == b && ((j + 1) % cols == k || (k + 1) % cols == j)) ||
+                                 (j == k && ((a + 1) % rows == b || (b + 1) % rows == a));
+                        UNIT_CHECKF(nb, "%ux%u %s rank %u sends to %d", rows, cols,
+                                    algo ? "torus2d" : "rings", r, peer);
+                        UNIT_CHECKF(qpeer[op->queue] < 0 || qpeer[op->queue] == peer,
+                                    "queue %u uses two links", op->queue);
+                        qpeer[op->queue] = peer;
+                    }
+                }
+                for (int q = 0; q < 4; q++) {
+                    for (int q2 = q + 1; q2 < 4; q2++) {
+                        UNIT_CHECKF(qpeer[q] != qpeer[q2], "%ux%u %s rank %u: queues %d, %d "
+                                    "share peer %d", rows, cols, algo ? "torus2d" : "rings", r,
+                                    q, q2, qpeer[q]);
+                    }
+                }
+                themis_program_free(&prog);
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    UNIT_RUN(test_rings_matrix);
+    UNIT_RUN(test_torus2d_matrix);
+    UNIT_RUN(test_torus2d_small_dims);
+    UNIT_RUN(test_rings_grown_deep_pipeline);
+    UNIT_RUN(test_rings_unsupported);
+    UNIT_RUN(test_neighbour_traffic);
+    UNIT_EXIT();
+}

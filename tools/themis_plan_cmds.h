@@ -1,0 +1,16 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Subcommands of themis-plan that live in their own source files.  Each
+ * takes the arguments after the subcommand name (argv[0] is the
+ * subcommand) and returns the process exit status: 0 success, 1 runtime
+ * failure, 2 bad usage or input.
+ */
+#ifndef THEMIS_PLAN_CMDS_H
+#define THEMIS_PLAN_CMDS_H
+
+/* `themis-plan cycles ...`: HammingMesh (tools/themis_plan_cycles.c). */
+int themis_plan_cmd_cycles(int argc, char **argv);
+
+#endif
