@@ -191,10 +191,9 @@ themis_status_t themis_algo_cost(const themis_topology_t *topo, themis_algo_t al
         2 != topo->ndims || THEMIS_OK != themis_topology_check(topo, NULL, 0)) {
         return THEMIS_ERR_INVALID;
     }
-    if (THEMIS_DIM_BIRING != topo->dims[0].kind || THEMIS_DIM_BIRING != topo->dims[1].kind) {
-        /* rings and torus2d need both directions of every link; Themis
-         * itself plans any kind, but a comparison needs the same torus */
-        return THEMIS_ERR_INVALID;
+    if (THEMIS_ALGO_THEMIS != algo && (THEMIS_DIM_BIRING != topo->dims[0].kind ||
+                                       THEMIS_DIM_BIRING != topo->dims[1].kind)) {
+        return THEMIS_ERR_UNSUPPORTED; /* rings and torus2d use both link directions */
     }
     switch (algo) {
     case THEMIS_ALGO_THEMIS:
@@ -216,18 +215,13 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
     }
     memset(out, 0, sizeof(*out));
     int found = 0;
-    themis_status_t first_err = THEMIS_ERR_INVALID;
     for (int a = 0; a < THEMIS_NALGOS; a++) {
         out->status[a] = themis_algo_cost(topo, (themis_algo_t)a, coll, bytes, params,
                                           &out->time[a]);
-        if (THEMIS_OK != out->status[a]) {
-            first_err = (0 == a) ? out->status[a] : first_err;
-            continue;
-        }
-        if (!found || out->time[a] < out->time[out->best]) {
+        if (THEMIS_OK == out->status[a] && (!found || out->time[a] < out->time[out->best])) {
             out->best = (themis_algo_t)a;
+            found = 1;
         }
-        found = 1;
     }
-    return found ? THEMIS_OK : first_err;
+    return found ? THEMIS_OK : out->status[THEMIS_ALGO_THEMIS];
 }

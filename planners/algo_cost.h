@@ -6,10 +6,11 @@
  * torus, so that `auto` can choose.  All three go through the same latency
  * model (latency_model.h) and simulator (simulator.h), in integer ps.
  *
- * The network is the topology Themis plans on: exactly two dimensions of
- * kind biring, dim 0 of size c (along a row), dim 1 of size r; a biring's
- * bw_bps is the per-NPU aggregate over its two directions, so one directed
- * link carries bw_bps / 2.
+ * The network is the topology Themis plans on: exactly two dimensions,
+ * dim 0 of size c (along a row), dim 1 of size r.  rings and torus2d need
+ * both to be of kind biring (bidirectional links; THEMIS_ERR_UNSUPPORTED
+ * otherwise); a biring's bw_bps is the per-NPU aggregate over its two
+ * directions, so one directed link carries bw_bps / 2.
  *   themis   the scheduler (THEMIS kind) + simulator on that topology.
  *   rings    four directed rings over all p = r c ranks on disjoint links,
  *            each moving a quarter: the simulation of one of them on a
@@ -19,9 +20,22 @@
  *   torus2d  the + direction quarters (the - ones mirror them on their own
  *            links): a schedule with chunks alternating dimension orders
  *            (0,1) and (1,0), simulated on two unidirectional rings.
- * For large data rings win (bandwidth term ~S/(2 B), B = one link) and for
- * small and medium data torus2d wins (latency 4 (sqrt(p) - 1) steps against
- * 2 (p - 1)), the crossover of Fig. 13 of hammingmesh.txt.
+ * What the model says (see tests/unit/test_algo_cost.c and
+ * `themis-plan cycles --costs`):
+ *   latency   rings 2 (p - 1) steps, torus2d 2 (r - 1) + 2 (c - 1): torus2d
+ *             wins small and medium sizes by far (on a non-square torus
+ *             with inflight 1 a bit more: its two + quarters share each
+ *             dimension's + link queue, as in the program);
+ *   bandwidth rings move (S/2)(1 - 1/p) per link.  torus2d moves
+ *             (S/2)(1 - 1/c)(1 + 1/r) on a dim-0 link and
+ *             (S/2)(1 - 1/r)(1 + 1/c) on a dim-1 link: the same as rings
+ *             when r = c, more on the longer dimension's links otherwise.
+ * So the crossover of Fig. 13 (rings win large sizes) appears here on
+ * non-square tori (e.g. 4x64: near 32 MiB); on square ones torus2d is never
+ * slower in this model.  The paper's formula for torus2d has an extra
+ * S beta / (4 sqrt p) because it drops the (1 - 1/sqrt p) factors of the
+ * row phases; its measured 2x comes from the packet-level network, which
+ * this model does not have.
  */
 #ifndef THEMIS_ALGO_COST_H
 #define THEMIS_ALGO_COST_H
@@ -44,8 +58,8 @@ typedef struct {
 } themis_algo_cost_params_t;
 
 typedef struct {
-    /* THEMIS_OK, THEMIS_ERR_UNSUPPORTED (rings below 3 x 3, a
-     * unidirectional dimension) or another error of the planners. */
+    /* THEMIS_OK, THEMIS_ERR_UNSUPPORTED (rings below 3 x 3, rings and
+     * torus2d on a non-biring dimension) or another planner error. */
     themis_status_t status[THEMIS_NALGOS];
     themis_time_t time[THEMIS_NALGOS];   /* valid where status is OK */
     themis_algo_t best;                  /* least time; ties to the lower enum */
@@ -54,7 +68,7 @@ typedef struct {
 /* 64 Themis chunks, 1 chunk per quarter, inflight 1, SCF. */
 void themis_algo_cost_params_init(themis_algo_cost_params_t *p);
 
-/* THEMIS_ERR_INVALID unless topo is a 2D torus as described above. */
+/* THEMIS_ERR_INVALID unless topo has two dimensions and bytes > 0. */
 themis_status_t themis_algo_cost(const themis_topology_t *topo, themis_algo_t algo,
                                  themis_coll_t coll, uint64_t bytes,
                                  const themis_algo_cost_params_t *params, themis_time_t *time);

@@ -38,6 +38,8 @@
  *                     alone leaves row-reduced data spread over the row,
  *                     which is not MPI_Reduce_scatter's result);
  *     allgather       the last half: AG on B, then AG on A.
+ *   Queue 2 d + (q odd) holds the phases on dimension d's links in one
+ *   direction: quarters 0 and 2 share the + queues, 1 and 3 the - ones.
  *   Any r, c >= 1.
  * Work buffer: allreduce runs in the output; reduce-scatter on a copy of
  * the input (rings) or on the pieces in leaf order (torus2d: contiguous

@@ -84,7 +84,7 @@ static const struct option long_options[] = {
 typedef struct {
     themis_topology_t topo;
     int have_topo;
-    char topo_label[256];        /* what the user named: preset, spec or file */
+    char topo_label[1024];       /* what the user named: preset, spec or file */
     themis_coll_t coll;
     uint64_t bytes[MAX_LIST];
     int nbytes;

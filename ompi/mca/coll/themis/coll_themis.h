@@ -22,18 +22,22 @@
  *   disable/destruct  releases the saved modules, the private
  *                communicator, cached programs and engine scratch.
  *
- * Invalid parameters: the process reports them once and keeps its module
+ * Invalid parameters: the process keeps its module
  * so that it still joins the agreement allreduce of every communicator and
  * makes all ranks step aside together.  Returning no module instead would
  * leave ranks with a differing parameter out of the agreement and
  * mismatch the collectives of the others.
  *
- * Messages: errors use opal_show_help with help-mpi-coll-themis.txt (the
- * launcher merges identical messages from many ranks).  The component adds
- * its install directory ($pkgdatadir) and its source directory to the help
- * search path at open, so the text is found installed or from a build
- * tree.  Setup decisions are logged with opal_output_verbose on the
- * component stream (coll_themis_verbose).
+ * Messages: errors are rendered from help-mpi-coll-themis.txt with
+ * opal_show_help_vstring and written with opal_output by one process:
+ * decisions about a communicator by its rank 0, invalid parameters by the
+ * lowest failing rank (the agreement tells who).  opal_show_help itself is
+ * not used: ORTE 4.1 loses help messages relayed to mpirun while MPI_Init
+ * opens the frameworks, and garbles concurrent ones from several ranks.
+ * The component adds its install directory ($pkgdatadir) and its source
+ * directory to the help search path at open, so the text is found
+ * installed or from a build tree.  Setup decisions are logged with
+ * opal_output_verbose on the component stream (coll_themis_verbose).
  */
 #ifndef MCA_COLL_THEMIS_H
 #define MCA_COLL_THEMIS_H
@@ -127,6 +131,8 @@ typedef struct mca_coll_themis_component_t {
 
     int output;                         /* verbose stream */
     bool config_ok;                     /* all parameters valid */
+    bool config_reported;               /* invalid ones were shown */
+    char config_errors[1024];           /* one line per invalid parameter */
     mca_coll_themis_config_t config;
     uint64_t config_hash;
 } mca_coll_themis_component_t;
@@ -216,6 +222,10 @@ int mca_coll_themis_params_register(void);
 /* Parses the registered values into mca_coll_themis_component.config and
  * reports bad values; returns true when all are valid. */
 bool mca_coll_themis_params_parse(void);
+/* Shows the invalid parameters, once per process. */
+void mca_coll_themis_params_report(void);
+/* Renders a topic of the help file and writes it to stderr. */
+void mca_coll_themis_show_help(const char *topic, ...);
 const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a);
 bool mca_coll_themis_algorithm_implemented(mca_coll_themis_algorithm_t a);
 const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);

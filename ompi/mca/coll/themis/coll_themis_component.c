@@ -6,6 +6,8 @@
  */
 #include "ompi_config.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/util/info.h"
@@ -55,7 +57,7 @@ static int themis_open(void)
     opal_output_set_verbosity(c->output, c->verbose);
 
     /* Installed help text, then the source tree's copy for uninstalled
-     * builds; opal_show_help tries the directories in order. */
+     * builds; the help functions try the directories in order. */
     (void) opal_show_help_add_dir(THEMIS_HELP_DIR);
     (void) opal_show_help_add_dir(THEMIS_SRC_HELP_DIR);
 
@@ -73,6 +75,20 @@ static int themis_open(void)
                             (int) c->config.probe, c->config.direct_max);
     }
     return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_show_help(const char *topic, ...)
+{
+    va_list ap;
+    char *msg;
+
+    va_start(ap, topic);
+    msg = opal_show_help_vstring(MCA_COLL_THEMIS_HELP_FILE, topic, true, ap);
+    va_end(ap);
+    if (NULL != msg) {
+        opal_output(0, "%s", msg);
+        free(msg);
+    }
 }
 
 static int themis_close(void)

@@ -13,7 +13,6 @@
 
 #include "opal/util/info.h"
 #include "opal/util/output.h"
-#include "opal/util/show_help.h"
 #include "ompi/mca/pml/pml.h"
 
 #include "coll_themis.h"
@@ -148,7 +147,7 @@ enum {
     AGREE_CFG_NOT,         /* its complement: equal everywhere iff max(h) == ~max(~h) */
     AGREE_SHAPE,           /* hash of the local shape */
     AGREE_SHAPE_NOT,
-    AGREE_FAIL,            /* 1 if a rank cannot take part */
+    AGREE_FAIL,            /* size - rank of the lowest rank that cannot take part */
     AGREE_FARTHEST,        /* farthest peer level of any rank */
     AGREE_LOCAL_RANKS,     /* most ranks of the comm on one node */
     AGREE_LEVEL0,          /* per-dimension level, max over ranks */
@@ -160,14 +159,31 @@ static bool is_rank0(ompi_communicator_t *comm)
     return 0 == ompi_comm_rank(comm);
 }
 
+/* Whether this process already showed a help topic: an application with
+ * many communicators gets each kind of message once. */
+static bool topic_shown(const char *topic)
+{
+    static const char *shown[8];
+    static int nshown = 0;
+
+    for (int i = 0; i < nshown; ++i) {
+        if (0 == strcmp(shown[i], topic)) {
+            return true;
+        }
+    }
+    if (nshown < (int) (sizeof(shown) / sizeof(shown[0]))) {
+        shown[nshown++] = topic;
+    }
+    return false;
+}
+
 static void step_aside(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        const char *topic, const char *why)
 {
     m->state = MCA_COLL_THEMIS_STATE_ASIDE;
-    /* The decision is the same on every rank: one report is enough. */
-    if (NULL != topic && is_rank0(comm)) {
-        opal_show_help(MCA_COLL_THEMIS_HELP_FILE, topic, true, comm->c_name,
-                       ompi_comm_size(comm), why);
+    /* The decision is the same on every rank: rank 0 reports it. */
+    if (NULL != topic && is_rank0(comm) && !topic_shown(topic)) {
+        mca_coll_themis_show_help(topic, comm->c_name, ompi_comm_size(comm), why);
     }
     opal_output_verbose(1, mca_coll_themis_component.output,
                         "coll:themis: %s (rank %d): stepping aside: %s", comm->c_name,
@@ -335,7 +351,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
             agree[AGREE_LEVEL0 + i] = (uint64_t) shape.level[i];
         }
     } else {
-        agree[AGREE_FAIL] = 1;
+        agree[AGREE_FAIL] = (uint64_t) (size - ompi_comm_rank(comm));
     }
     agree[AGREE_CFG_NOT] = ~agree[AGREE_CFG];
     agree[AGREE_SHAPE_NOT] = ~agree[AGREE_SHAPE];
@@ -349,8 +365,11 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     }
 
     if (0 != agree[AGREE_FAIL]) {
-        step_aside(m, comm, NULL,
-                   "a rank has invalid coll_themis parameters (reported at startup)");
+        /* One report: by the lowest rank with invalid parameters. */
+        if ((uint64_t) (size - ompi_comm_rank(comm)) == agree[AGREE_FAIL]) {
+            mca_coll_themis_params_report();
+        }
+        step_aside(m, comm, NULL, "a rank has invalid coll_themis parameters");
         m->in_setup = false;
         return OMPI_SUCCESS;
     }

@@ -16,7 +16,7 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/output.h"
-#include "opal/util/show_help.h"
+#include "opal/util/proc.h"
 
 #include "coll_themis.h"
 
@@ -183,10 +183,14 @@ int mca_coll_themis_params_register(void)
 
 /* ------------------------------------------------------------------ parsing */
 
+/* Collects the problems; mca_coll_themis_params_report() shows them. */
 static void report(const char *param, const char *value, const char *why)
 {
-    opal_show_help(MCA_COLL_THEMIS_HELP_FILE, "bad-param", true, param,
-                   NULL == value ? "" : value, why);
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    size_t used = strlen(c->config_errors);
+
+    snprintf(c->config_errors + used, sizeof(c->config_errors) - used,
+             "  %s = \"%s\": %s\n", param, NULL == value ? "" : value, why);
 }
 
 static void report_int(const char *param, int value, const char *why)
@@ -371,6 +375,8 @@ bool mca_coll_themis_params_parse(void)
     int n;
 
     memset(cfg, 0, sizeof(*cfg));
+    c->config_errors[0] = '\0';
+    c->config_reported = false;
 
     if (!parse_dims(c->dims_param, cfg, why, sizeof(why))) {
         report("coll_themis_dims", c->dims_param, why);
@@ -476,4 +482,15 @@ bool mca_coll_themis_params_parse(void)
 
     c->config_hash = config_hash(cfg);
     return ok;
+}
+
+void mca_coll_themis_params_report(void)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+
+    if (c->config_ok || c->config_reported) {
+        return;
+    }
+    c->config_reported = true;
+    mca_coll_themis_show_help("bad-param", opal_process_info.nodename, c->config_errors);
 }

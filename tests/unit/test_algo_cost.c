@@ -1,0 +1,164 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Cost model of Themis / rings / torus2d (algo_cost.h): latency terms
+ * match the step counts, bandwidth terms the per-link bytes, torus2d wins
+ * small sizes, rings win large ones on a non-square torus, and the
+ * choice follows the times.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "algo_cost.h"
+#include "topology.h"
+#include "unit.h"
+
+static themis_topology_t torus(const char *spec)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    memset(&t, 0, sizeof(t));
+    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
+        printf("  cannot parse %s: %s\n", spec, e.message);
+    }
+    return t;
+}
+
+static themis_time_t cost_inflight(const themis_topology_t *t, themis_algo_t a, uint64_t bytes,
+                                   uint32_t inflight)
+{
+    themis_algo_cost_params_t p;
+    themis_algo_cost_params_init(&p);
+    p.inflight = inflight;
+    themis_time_t time = 0;
+    themis_status_t st = themis_algo_cost(t, a, THEMIS_COLL_ALLREDUCE, bytes, &p, &time);
+    UNIT_CHECKF(THEMIS_OK == st, "%s: %s", themis_algo_name(a), themis_status_string(st));
+    return time;
+}
+
+static themis_time_t cost(const themis_topology_t *t, themis_algo_t a, uint64_t bytes)
+{
+    return cost_inflight(t, a, bytes, 1);
+}
+
+static int near(double a, double b, double rel)
+{
+    double d = a - b;
+    return (d < 0 ? -d : d) <= rel * (b < 0 ? -b : b);
+}
+
+/* 1 byte: only step latencies count.  torus2d's two + direction quarters
+ * share the + link queue of each dimension; with one phase in flight the
+ * quarter that reaches the longer dimension second waits (non-square
+ * tori), with two they overlap. */
+static void test_latency_terms(void)
+{
+    themis_topology_t t = torus("biring:16:800Gb:500ns_biring:8:800Gb:500ns");
+    themis_topology_t sq = torus("biring:8:800Gb:500ns_biring:8:800Gb:500ns");
+    uint32_t r = 8, c = 16;
+    double step = 500e3; /* ps */
+    UNIT_CHECK(near((double)cost(&t, THEMIS_ALGO_RINGS, 1), 2.0 * (r * c - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost(&sq, THEMIS_ALGO_RINGS, 1), 2.0 * (8 * 8 - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost(&sq, THEMIS_ALGO_TORUS2D, 1), 4.0 * (8 - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost_inflight(&t, THEMIS_ALGO_TORUS2D, 1, 2),
+                    2.0 * (r - 1 + c - 1) * step, 0.01));
+    UNIT_CHECK(cost(&t, THEMIS_ALGO_TORUS2D, 1) > cost_inflight(&t, THEMIS_ALGO_TORUS2D, 1, 2));
+}
+
+/* Growth of the time between two large sizes = bytes per link / link rate. */
+static void test_bandwidth_terms(void)
+{
+    static const uint32_t dims[][2] = {{16, 16}, {4, 64}};
+    for (int i = 0; i < 2; i++) {
+        char spec[128];
+        uint32_t c = dims[i][0], r = dims[i][1];
+        snprintf(spec, sizeof(spec), "biring:%u:800Gb:1us_biring:%u:800Gb:1us", c, r);
+        themis_topology_t t = torus(spec);
+        uint64_t s1 = 1ULL << 30, s2 = 1ULL << 32;
+        double link = 400e9 / 8 / 1e12; /* bytes per ps */
+        double ds = (double)(s2 - s1), p = (double)r * c;
+        double rings = (double)(cost(&t, THEMIS_ALGO_RINGS, s2) - cost(&t, THEMIS_ALGO_RINGS, s1));
+        UNIT_CHECKF(near(rings, ds / 2 * (1 - 1 / p) / link, 0.01), "%ux%u rings %.0f", c, r,
+                    rings);
+        double t2d = (double)(cost(&t, THEMIS_ALGO_TORUS2D, s2) -
+                              cost(&t, THEMIS_ALGO_TORUS2D, s1));
+        if (r == c) { /* square: exactly the rings' bytes per link */
+            UNIT_CHECKF(near(t2d, rings, 0.01), "%ux%u torus2d %.0f rings %.0f", c, r, t2d,
+                        rings);
+        } else { /* the long dimension's links carry more */
+            double busiest = ds / 2 * (1 - 1.0 / r) * (1 + 1.0 / c) / link;
+            UNIT_CHECKF(t2d >= busiest * 0.99, "%ux%u torus2d %.0f < %.0f", c, r, t2d, busiest);
+        }
+    }
+}
+
+/* torus2d best at small sizes, rings at large ones on a skewed torus; the
+ * choice follows the times. */
+static void test_crossover(void)
+{
+    themis_topology_t t = torus("biring:4:800Gb:500ns_biring:64:800Gb:500ns");
+    themis_algo_cost_params_t p;
+    themis_algo_cost_params_init(&p);
+    themis_algo_costs_t small, large;
+    UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1 << 20, &p, &small));
+    UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 31, &p, &large));
+    UNIT_CHECKF(THEMIS_ALGO_TORUS2D == small.best, "1 MiB: %s", themis_algo_name(small.best));
+    UNIT_CHECKF(THEMIS_ALGO_RINGS == large.best, "2 GiB: %s", themis_algo_name(large.best));
+    for (int a = 0; a < THEMIS_NALGOS; a++) {
+        UNIT_CHECK(THEMIS_OK == small.status[a] && small.time[small.best] <= small.time[a]);
+        UNIT_CHECK(THEMIS_OK == large.status[a] && large.time[large.best] <= large.time[a]);
+    }
+}
+
+static void test_other_collectives(void)
+{
+    themis_topology_t t = torus("biring:8:800Gb:1us_biring:8:800Gb:1us");
+    themis_algo_cost_params_t p;
+    themis_algo_cost_params_init(&p);
+    themis_coll_t colls[2] = {THEMIS_COLL_REDUCE_SCATTER, THEMIS_COLL_ALLGATHER};
+    for (int i = 0; i < 2; i++) {
+        themis_algo_costs_t rs, ar;
+        UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, colls[i], 1 << 24, &p, &rs));
+        UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1 << 24, &p, &ar));
+        for (int a = 0; a < THEMIS_NALGOS; a++) { /* half an allreduce, give or take */
+            UNIT_CHECK(rs.time[a] < ar.time[a] && 2 * rs.time[a] > ar.time[a] * 9 / 10);
+        }
+    }
+}
+
+static void test_unsupported_and_invalid(void)
+{
+    themis_algo_cost_params_t p;
+    themis_algo_cost_params_init(&p);
+    themis_time_t time;
+    themis_topology_t t2 = torus("biring:2:800Gb:1us_biring:8:800Gb:1us");
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED ==
+               themis_algo_cost(&t2, THEMIS_ALGO_RINGS, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+    UNIT_CHECK(THEMIS_OK ==
+               themis_algo_cost(&t2, THEMIS_ALGO_TORUS2D, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+    themis_topology_t uni = torus("ring:4:800Gb:1us_ring:4:800Gb:1us");
+    themis_algo_costs_t all;
+    UNIT_CHECK(THEMIS_OK == themis_algo_costs(&uni, THEMIS_COLL_ALLREDUCE, 4096, &p, &all));
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == all.status[THEMIS_ALGO_RINGS] &&
+               THEMIS_ERR_UNSUPPORTED == all.status[THEMIS_ALGO_TORUS2D] &&
+               THEMIS_ALGO_THEMIS == all.best);
+    themis_topology_t t3 = torus("biring:4:800Gb:1us_biring:4:800Gb:1us_biring:4:800Gb:1us");
+    UNIT_CHECK(THEMIS_ERR_INVALID ==
+               themis_algo_cost(&t3, THEMIS_ALGO_THEMIS, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+    UNIT_CHECK(THEMIS_ERR_INVALID ==
+               themis_algo_cost(&t2, THEMIS_ALGO_THEMIS, THEMIS_COLL_ALLREDUCE, 0, &p, &time));
+    themis_algo_t a;
+    UNIT_CHECK(THEMIS_OK == themis_algo_parse("torus2d", &a) && THEMIS_ALGO_TORUS2D == a);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_algo_parse("ring", &a));
+}
+
+int main(void)
+{
+    UNIT_RUN(test_latency_terms);
+    UNIT_RUN(test_bandwidth_terms);
+    UNIT_RUN(test_crossover);
+    UNIT_RUN(test_other_collectives);
+    UNIT_RUN(test_unsupported_and_invalid);
+    UNIT_EXIT();
+}
