@@ -31,8 +31,8 @@
  *             (S/2)(1 - 1/r)(1 + 1/c) on a dim-1 link: the same as rings
  *             when r = c, more on the longer dimension's links otherwise.
  * So the crossover of Fig. 13 (rings win large sizes) appears here on
- * non-square tori (e.g. 4x64: near 32 MiB); on square ones torus2d is never
- * slower in this model.  The paper's formula for torus2d has an extra
+ * non-square tori (64 rows x 4 cols, 400 Gb/s links, 500 ns steps: rings
+ * from ~20 MiB); on square ones torus2d is never slower in this model.  The paper's formula for torus2d has an extra
  * S beta / (4 sqrt p) because it drops the (1 - 1/sqrt p) factors of the
  * row phases; its measured 2x comes from the packet-level network, which
  * this model does not have.

@@ -11,10 +11,10 @@
  * coord_to_rank.  dim_algo is ignored (both use rings).  The data (the
  * allreduce vector, each rank's reduce-scatter segment, each rank's
  * allgather contribution) is split into 4 quarters, each into `nchunks`
- * chunks, by themis_split_part.  Every quarter has its own directed links,
- * so its own queue; a quarter's chunks are listed on their queues in a
- * software-pipelined order (chunk k's stage s before chunk k+1's stage
- * s-1), which is the same on every rank.
+ * chunks, by themis_split_part.  There are four queues, one per set of
+ * directed links (below); ops are listed on them in a software-pipelined
+ * order (chunk k's stage s before chunk k+1's stage s-1), the same on every
+ * rank.
  *
  * rings: the two edge-disjoint Hamiltonian cycles (hamiltonian.h), each
  *   used in both directions = four directed rings; quarter q runs on

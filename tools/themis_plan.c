@@ -1363,6 +1363,8 @@ static void usage(FILE *f)
         "  timeline   per-dimension activity PNG (--png OUT.png), as Fig. 10\n"
         "  presets    list the Table 2 topologies\n"
         "  topo       parse and print a topology\n"
+        "  cycles     HammingMesh: two edge-disjoint Hamiltonian cycles of a torus,\n"
+        "             build cost (--sweep), themis/rings/torus2d costs (--costs)\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -1377,7 +1379,8 @@ int main(int argc, char **argv)
         {"simulate", cmd_simulate},
         {"timeline", cmd_timeline},
         {"presets", cmd_presets},
-        {"topo", cmd_topo}
+        {"topo", cmd_topo},
+        {"cycles", themis_plan_cmd_cycles}
     };
 
     if (argc < 2) {

@@ -14,7 +14,8 @@
  *     Themis and baseline schedules on 1-3 dimensional grids.
  * Usage: mpirun -np P engine_harness [LABEL]; prints PASS:/FAIL:/SKIP:
  * lines from rank 0, names prefixed with LABEL.  THEMIS_ENGINE_BIG=1 adds
- * a transfer of more than 2^31 elements (needs ~5 GiB; 2 ranks).
+ * a transfer of more than 2^31 elements (2 ranks, 2 GiB each);
+ * THEMIS_ENGINE_MAX_MSG=BYTES sets the engine's message split for it.
  */
 #include "ompi_config.h"
 
@@ -540,10 +541,11 @@ static void case_degenerate(void)
 
 /* A contiguous datatype whose data starts 8 bytes after the buffer
  * pointer: scratch pointers and copies must honour the true lower bound.
- * Ring allgather through a scratch work buffer. */
+ * Ring allgather through a scratch work buffer, whose data must start at
+ * the scratch start (m ints are a multiple of 64 bytes: no slack). */
 static void case_lower_bound(void)
 {
-    const uint64_t m = 50;
+    const uint64_t m = 48;
     MPI_Datatype st, dt;
     int len = 1;
     MPI_Aint disp = 8;
@@ -551,6 +553,7 @@ static void case_lower_bound(void)
     MPI_Type_create_struct(1, &len, &disp, &base, &st);
     MPI_Type_create_resized(st, 8, sizeof(int), &dt);
     MPI_Type_commit(&dt);
+    mca_coll_themis_engine_scratch_release(&scratch);   /* measure this program alone */
     hb_t b;
     blk_t *blks = malloc(nprocs * sizeof(*blks));
     hb_init(&b, 1, 1);
@@ -574,6 +577,11 @@ static void case_lower_bound(void)
                 ok = fail("out[%d][%llu] = %d", r, (unsigned long long) i, outd[r * m + i]);
             }
         }
+    }
+    const int *sw = (const int *) scratch.base;
+    if (ok && (scratch.size != m * nprocs * sizeof(int) || sw[0] != val(0, 0)
+               || sw[m * nprocs - 1] != val(nprocs - 1, m - 1))) {
+        ok = fail("work data not at the scratch start (size %zu)", scratch.size);
     }
     report("lower_bound_dtype", ok);
     MPI_Type_free(&dt);
@@ -690,7 +698,7 @@ static void case_bad_programs(void)
 }
 
 /* More than INT_MAX elements in one transfer (split by the engine): rank 0
- * sends 2^31 + 77 bytes to rank 1, and the reverse, as MPI_BYTE COPY. */
+ * sends 2^31 + 77 bytes to rank 1 as MPI_BYTE COPY (2 GiB per rank). */
 static void case_big(void)
 {
     if (NULL == getenv("THEMIS_ENGINE_BIG") || 2 != nprocs) {
@@ -701,24 +709,34 @@ static void case_big(void)
         return;
     }
     const uint64_t n = ((uint64_t) 1 << 31) + 77;
-    unsigned char *buf = malloc(2 * n);
+    size_t saved = mca_coll_themis_engine_max_message_bytes;
+    if (NULL != getenv("THEMIS_ENGINE_MAX_MSG")) {   /* probe transports' limits */
+        mca_coll_themis_engine_max_message_bytes = strtoull(getenv("THEMIS_ENGINE_MAX_MSG"),
+                                                            NULL, 0);
+    }
+    unsigned char *buf = malloc(n);
     int ok = NULL != buf ? 1 : fail("no memory");
     hb_t b;
     hb_init(&b, 1, 1);
     hb_op(&b, 0, -1);
-    hb_step(&b, 1 - rank, rank * n, n, 1 - rank, (1 - rank) * n, n, THEMIS_RECV_COPY, 0);
-    hb_finish(&b, 2 * n, 1);
+    if (0 == rank) {
+        hb_step(&b, 1, 0, n, -1, 0, 0, THEMIS_RECV_NONE, 0);
+    } else {
+        hb_step(&b, -1, 0, 0, 0, 0, n, THEMIS_RECV_COPY, 0);
+    }
+    hb_finish(&b, n, 1);
     if (ok) {
         for (uint64_t i = 0; i < n; ++i) {
-            buf[rank * n + i] = (unsigned char) (i * 7 + rank);
+            buf[i] = 0 == rank ? (unsigned char) (i * 7 + i / 4099) : 0;
         }
-        ok = run(&b.p, buf + rank * n, buf, MPI_BYTE, MPI_OP_NULL, tag_ub_world, NULL);
+        ok = run(&b.p, NULL, buf, MPI_BYTE, MPI_OP_NULL, tag_ub_world, NULL);
         for (uint64_t i = 0; ok && i < n; ++i) {
-            if (buf[(1 - rank) * n + i] != (unsigned char) (i * 7 + 1 - rank)) {
-                ok = fail("byte %llu wrong", (unsigned long long) i);
+            if (buf[i] != (unsigned char) (i * 7 + i / 4099)) {
+                ok = fail("byte %llu is %u", (unsigned long long) i, buf[i]);
             }
         }
     }
+    mca_coll_themis_engine_max_message_bytes = saved;
     report("big_transfer", ok);
     hb_free(&b);
     free(buf);
@@ -888,6 +906,9 @@ int main(int argc, char **argv)
     tag_ub_world = flag ? *ub : 32767;
     if (argc > 1) {
         label = argv[1];
+    }
+    if (0 == rank) {
+        printf("# %s: %d ranks, MPI_TAG_UB %d\n", label, nprocs, tag_ub_world);
     }
 
     case_allreduce("ring_1q_i1", 1000, 4, LAYOUT_ONE_QUEUE, 0, 1, 1, 0);

@@ -22,7 +22,7 @@ rates=100mbit,100mbit
 failed=0
 
 # A prefix and state directory of our own: never touches a developer's bed.
-export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-tsmk$$}
+export THEMIS_NETBED_PREFIX=tsmk$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netbed-smoke.XXXXXX")
 export THEMIS_NETBED_STATE_DIR=$work/state
 
@@ -66,6 +66,14 @@ else
     cat "$work/up.log"
     echo "FAIL: netbed up $shape $rates"
     exit 1
+fi
+
+if "$netbed" check >"$work/check.log" 2>&1; then
+    echo "PASS: netbed routes are dimension-ordered and minimal"
+else
+    cat "$work/check.log"
+    echo "FAIL: netbed routes are dimension-ordered and minimal"
+    failed=1
 fi
 
 # run NAME MPIRUN-OPTIONS... -- PROGRAM-ARGS...: one bounded mpirun; its

@@ -51,8 +51,11 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
 
+#include "algo_cost.h"
 #include "coll_themis_engine.h"
+#include "hamiltonian.h"
 #include "plan.h"
+#include "plan_torus.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
@@ -73,8 +76,8 @@ typedef enum {
     MCA_COLL_THEMIS_NCOLLS = 4
 } mca_coll_themis_coll_id_t;
 
-/* coll_themis_allreduce_algorithm.  Only the implemented ones run; the
- * others are recognised names whose allreduce calls fall back. */
+/* coll_themis_allreduce_algorithm.  auto: Themis, or the algorithm the
+ * cost model (algo_cost.h) predicts fastest on a 2-D shape. */
 typedef enum {
     MCA_COLL_THEMIS_ALGO_AUTO = 0,
     MCA_COLL_THEMIS_ALGO_THEMIS = 1,
@@ -194,7 +197,6 @@ typedef struct mca_coll_themis_module_t {
 
     mca_coll_themis_state_t state;
     bool in_setup;                      /* re-entrancy guard */
-    bool warned_algorithm;
 
     /* Private communicator for the engine's point-to-point. */
     ompi_communicator_t *p2p_comm;
@@ -204,6 +206,7 @@ typedef struct mca_coll_themis_module_t {
     themis_topology_t topo;
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
     int *coord_to_rank;                 /* NULL = identity */
+    themis_ham_t *ham;                  /* rings: cycles of the 2-D shape, built once */
 
     mca_coll_themis_plan_cache_t cache;
     mca_coll_themis_scratch_t scratch;
@@ -227,7 +230,6 @@ void mca_coll_themis_params_report(void);
 /* Renders a topic of the help file and writes it to stderr. */
 void mca_coll_themis_show_help(const char *topic, ...);
 const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a);
-bool mca_coll_themis_algorithm_implemented(mca_coll_themis_algorithm_t a);
 const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);
 
 /* 64-bit FNV-1a, fed 64-bit little-endian words. */

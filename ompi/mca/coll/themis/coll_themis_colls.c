@@ -179,22 +179,11 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     if (NULL != why) {
         goto fallback;
     }
-    if (!mca_coll_themis_algorithm_implemented(cfg->algorithm)) {
-        if (!m->warned_algorithm && 0 == ompi_comm_rank(comm)) {
-            opal_output_verbose(1, mca_coll_themis_component.output,
-                                "coll:themis: %s: coll_themis_allreduce_algorithm=%s is not "
-                                "implemented; allreduce calls fall back",
-                                comm->c_name, mca_coll_themis_algorithm_name(cfg->algorithm));
-        }
-        m->warned_algorithm = true;
-        why = "allreduce algorithm not implemented";
-        goto fallback;
-    }
 
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) count * el.factor,
                                   NULL, el.elem_size, &prog);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the planners refused the request";
+        why = "the algorithm does not fit this communicator's shape";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {
@@ -270,7 +259,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
                                   el.elem_size, &prog);
     free(counts);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the planners refused the request";
+        why = "the algorithm does not fit this communicator's shape";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {
@@ -385,7 +374,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
 
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the planners refused the request";
+        why = "the algorithm does not fit this communicator's shape";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {

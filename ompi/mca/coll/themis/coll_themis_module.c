@@ -7,6 +7,7 @@
  */
 #include "ompi_config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,13 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     m->prev_allgather_module = NULL;
     m->state = MCA_COLL_THEMIS_STATE_NEW;
     m->in_setup = false;
-    m->warned_algorithm = false;
     m->p2p_comm = NULL;
     m->p2p_cid = 0;
     m->tag_ub = 0;
     memset(&m->topo, 0, sizeof(m->topo));
     memset(m->dim_algo, 0, sizeof(m->dim_algo));
     m->coord_to_rank = NULL;
+    m->ham = NULL;
     mca_coll_themis_plan_cache_init(&m->cache);
     m->scratch.base = NULL;
     m->scratch.size = 0;
@@ -136,6 +137,11 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
     mca_coll_themis_engine_scratch_release(&m->scratch);
     free(m->coord_to_rank);
     m->coord_to_rank = NULL;
+    if (NULL != m->ham) {
+        themis_ham_free(m->ham);
+        free(m->ham);
+        m->ham = NULL;
+    }
     m->state = MCA_COLL_THEMIS_STATE_ASIDE;
 }
 
@@ -163,18 +169,20 @@ static bool is_rank0(ompi_communicator_t *comm)
  * many communicators gets each kind of message once. */
 static bool topic_shown(const char *topic)
 {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static const char *shown[8];
     static int nshown = 0;
+    bool found = false;
 
-    for (int i = 0; i < nshown; ++i) {
-        if (0 == strcmp(shown[i], topic)) {
-            return true;
-        }
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nshown && !found; ++i) {
+        found = 0 == strcmp(shown[i], topic);
     }
-    if (nshown < (int) (sizeof(shown) / sizeof(shown[0]))) {
+    if (!found && nshown < (int) (sizeof(shown) / sizeof(shown[0]))) {
         shown[nshown++] = topic;
     }
-    return false;
+    pthread_mutex_unlock(&lock);
+    return found;
 }
 
 static void step_aside(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
@@ -488,9 +496,10 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
             text[0] = '\0';
         }
         opal_output_verbose(1, c->output,
-                            "coll:themis: %s: ready, %d ranks, dims %s, topology %s, "
+                            "coll:themis: %s (cid %u): ready, %d ranks, dims %s, topology %s, "
                             "tag_ub %d%s",
-                            comm->c_name, size, why, text, m->tag_ub,
+                            comm->c_name, (unsigned) comm->c_contextid, size, why, text,
+                            m->tag_ub,
                             cfg->probe ? " (probed rates)" : "");
     }
     if (0 < cfg->ndims && (opal_output_get_verbosity(c->output) >= 10)) {

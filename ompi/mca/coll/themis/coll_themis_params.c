@@ -41,11 +41,6 @@ const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a)
     return "?";
 }
 
-bool mca_coll_themis_algorithm_implemented(mca_coll_themis_algorithm_t a)
-{
-    return MCA_COLL_THEMIS_ALGO_AUTO == a || MCA_COLL_THEMIS_ALGO_THEMIS == a;
-}
-
 uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v)
 {
     for (int i = 0; i < 8; ++i) {
@@ -149,8 +144,12 @@ int mca_coll_themis_params_register(void)
     c->algorithm_param = "auto";
     (void) mca_base_component_var_register(
         comp, "allreduce_algorithm",
-        "Allreduce algorithm: auto or themis (both run the Themis schedule). rings and "
-        "torus2d are reserved names not implemented yet: allreduce calls fall back.",
+        "Allreduce algorithm: themis (Themis schedule over all dimensions); rings (four "
+        "rings on the two edge-disjoint Hamiltonian cycles of a 2-D torus, both dimensions "
+        ">= 3); torus2d (HammingMesh torus phases, 2-D); auto (Themis, or rings/torus2d where "
+        "the cost model predicts them faster: 2-D shapes whose dimensions are of kind "
+        "biring). rings/torus2d split each quarter of the data into coll_themis_chunks/4 "
+        "chunks. Calls whose shape does not fit the algorithm go to the next component.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->algorithm_param);
 

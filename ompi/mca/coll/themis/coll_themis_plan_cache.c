@@ -7,7 +7,8 @@
  * in full so that no hash collision can pick a wrong program) and element
  * size (the schedule depends on bytes).  A miss runs the planners:
  * scheduler -> simulator (intra-dimension order, no events) -> plan
- * compiler.  Fixed table of MCA_COLL_THEMIS_PLAN_CACHE_SIZE entries, least
+ * compiler for Themis; the HammingMesh builders (plan_torus.h) for rings
+ * and torus2d allreduce.  Fixed table of MCA_COLL_THEMIS_PLAN_CACHE_SIZE entries, least
  * recently used replaced; freed with the module.
  */
 #include "ompi_config.h"
@@ -55,34 +56,88 @@ static bool entry_matches(const mca_coll_themis_plan_entry_t *e, themis_coll_t c
     return true;
 }
 
-static themis_status_t build_program(const mca_coll_themis_module_t *m, int rank,
-                                     themis_coll_t coll, uint64_t count,
-                                     const uint64_t *recvcounts, size_t elem_size,
-                                     themis_program_t *prog)
+/* The algorithm of an allreduce (the parameter names it for allreduce
+ * only; the other collectives always run Themis).  auto asks the cost
+ * model on 2-D shapes: integer arithmetic on agreed inputs, so every rank
+ * picks the same. */
+static themis_algo_t choose_algorithm(const mca_coll_themis_module_t *m, themis_coll_t coll,
+                                      uint64_t bytes, uint32_t nchunks)
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
-    const uint64_t nranks = themis_topology_npus(&m->topo);
+    themis_algo_cost_params_t cp;
+    themis_algo_costs_t costs;
+
+    if (THEMIS_COLL_ALLREDUCE != coll) {
+        return THEMIS_ALGO_THEMIS;
+    }
+    switch (cfg->algorithm) {
+    case MCA_COLL_THEMIS_ALGO_RINGS:
+        return THEMIS_ALGO_RINGS;
+    case MCA_COLL_THEMIS_ALGO_TORUS2D:
+        return THEMIS_ALGO_TORUS2D;
+    case MCA_COLL_THEMIS_ALGO_THEMIS:
+        return THEMIS_ALGO_THEMIS;
+    case MCA_COLL_THEMIS_ALGO_AUTO:
+    default:
+        break;
+    }
+    if (2 != m->topo.ndims) {
+        return THEMIS_ALGO_THEMIS;
+    }
+    themis_algo_cost_params_init(&cp);
+    cp.themis_chunks = nchunks;
+    cp.torus_chunks = nchunks / 4 > 0 ? nchunks / 4 : 1;
+    cp.inflight = cfg->inflight;
+    cp.policy = cfg->order;
+    if (THEMIS_OK != themis_algo_costs(&m->topo, coll, bytes, &cp, &costs)) {
+        return THEMIS_ALGO_THEMIS;
+    }
+    return costs.best;
+}
+
+static themis_status_t build_themis(const mca_coll_themis_module_t *m,
+                                    const themis_plan_request_t *req, uint64_t bytes,
+                                    uint32_t nchunks, themis_program_t *prog)
+{
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     themis_sched_params_t sp;
     themis_schedule_t sched;
     themis_sim_params_t simp;
     themis_sim_result_t sim;
+    themis_status_t st;
+
+    themis_sched_params_init(&sp, req->coll, bytes, nchunks, cfg->scheduler);
+    st = themis_schedule_build(&m->topo, &sp, &sched);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    memset(&simp, 0, sizeof(simp));
+    simp.policy = cfg->order;
+    simp.inflight = cfg->inflight;
+    simp.record_events = 0;
+    st = themis_simulate(&m->topo, &sched, &simp, &sim);
+    if (THEMIS_OK == st) {
+        st = themis_program_build_hier(req, &sched, &sim.order, prog);
+        themis_sim_result_free(&sim);
+    }
+    themis_schedule_free(&sched);
+    return st;
+}
+
+static themis_status_t build_program(mca_coll_themis_module_t *m, int rank, themis_coll_t coll,
+                                     uint64_t count, const uint64_t *recvcounts,
+                                     size_t elem_size, themis_program_t *prog,
+                                     themis_algo_t *algo)
+{
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+    const uint64_t nranks = themis_topology_npus(&m->topo);
     themis_plan_request_t req;
     uint64_t elems, nchunks;
     themis_status_t st;
 
-    /* Bytes of the full vector the collective moves per rank. */
-    switch (coll) {
-    case THEMIS_COLL_ALLREDUCE:
-        elems = count;
-        break;
-    case THEMIS_COLL_ALLGATHER:
-        elems = count * nranks;
-        break;
-    case THEMIS_COLL_REDUCE_SCATTER:
-    default:
-        elems = count;   /* the caller passes the sum of recvcounts */
-        break;
-    }
+    /* Elements of the full vector the collective moves per rank (the
+     * caller passes the sum of recvcounts for reduce-scatter). */
+    elems = THEMIS_COLL_ALLGATHER == coll ? count * nranks : count;
     /* No more chunks than elements: every chunk then carries data. */
     nchunks = cfg->chunks;
     if (nchunks > elems) {
@@ -90,22 +145,6 @@ static themis_status_t build_program(const mca_coll_themis_module_t *m, int rank
     }
     if (0 == nchunks) {
         nchunks = 1;
-    }
-
-    themis_sched_params_init(&sp, coll, elems * elem_size, (uint32_t) nchunks, cfg->scheduler);
-    st = themis_schedule_build(&m->topo, &sp, &sched);
-    if (THEMIS_OK != st) {
-        return st;
-    }
-
-    memset(&simp, 0, sizeof(simp));
-    simp.policy = cfg->order;
-    simp.inflight = cfg->inflight;
-    simp.record_events = 0;
-    st = themis_simulate(&m->topo, &sched, &simp, &sim);
-    if (THEMIS_OK != st) {
-        themis_schedule_free(&sched);
-        return st;
     }
 
     memset(&req, 0, sizeof(req));
@@ -120,11 +159,36 @@ static themis_status_t build_program(const mca_coll_themis_module_t *m, int rank
     req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
     req.recvcounts = recvcounts;
     req.inflight = cfg->inflight;
-    st = themis_program_build_hier(&req, &sched, &sim.order, prog);
 
-    themis_sim_result_free(&sim);
-    themis_schedule_free(&sched);
-    return st;
+    *algo = choose_algorithm(m, coll, elems * elem_size, (uint32_t) nchunks);
+    switch (*algo) {
+    case THEMIS_ALGO_RINGS:
+        if (2 != m->topo.ndims) {
+            return THEMIS_ERR_UNSUPPORTED;
+        }
+        if (NULL == m->ham) {
+            themis_ham_t *ham = calloc(1, sizeof(*ham));
+            if (NULL == ham) {
+                return THEMIS_ERR_NOMEM;
+            }
+            st = themis_ham_build(m->topo.dims[1].size, m->topo.dims[0].size, ham, NULL, 0);
+            if (THEMIS_OK != st) {
+                free(ham);
+                return st;
+            }
+            m->ham = ham;
+        }
+        return themis_program_build_rings(&req, m->ham, nchunks / 4 > 0 ? nchunks / 4 : 1,
+                                          prog);
+    case THEMIS_ALGO_TORUS2D:
+        if (2 != m->topo.ndims) {
+            return THEMIS_ERR_UNSUPPORTED;
+        }
+        return themis_program_build_torus2d(&req, nchunks / 4 > 0 ? nchunks / 4 : 1, prog);
+    case THEMIS_ALGO_THEMIS:
+    default:
+        return build_themis(m, &req, elems * elem_size, (uint32_t) nchunks, prog);
+    }
 }
 
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
@@ -136,6 +200,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     const int nranks = ompi_comm_size(comm);
     mca_coll_themis_plan_entry_t *victim = &cache->entries[0];
     uint64_t *counts_copy = NULL;
+    themis_algo_t algo = THEMIS_ALGO_THEMIS;
     themis_status_t st;
 
     ++cache->clock;
@@ -165,15 +230,15 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
 
     entry_free(victim);
     st = build_program(m, ompi_comm_rank(comm), coll, count, recvcounts, elem_size,
-                       &victim->prog);
+                       &victim->prog, &algo);
     if (THEMIS_OK != st) {
         free(counts_copy);
         memset(victim, 0, sizeof(*victim));
         opal_output_verbose(1, mca_coll_themis_component.output,
-                            "coll:themis: %s: planning %s of %llu elements x %zu bytes failed: "
-                            "%s",
-                            comm->c_name, themis_coll_name(coll), (unsigned long long) count,
-                            elem_size, themis_status_string(st));
+                            "coll:themis: %s: planning %s (%s) of %llu elements x %zu bytes "
+                            "failed: %s",
+                            comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
+                            (unsigned long long) count, elem_size, themis_status_string(st));
         /* Memory is local to this rank; every other refusal follows from
          * inputs that all ranks share. */
         return THEMIS_ERR_NOMEM == st ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_SUPPORTED;
@@ -188,10 +253,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     *prog = &victim->prog;
 
     opal_output_verbose(10, mca_coll_themis_component.output,
-                        "coll:themis: %s: planned %s of %llu elements x %zu bytes: %u ops, "
-                        "%u steps, work %llu elements",
-                        comm->c_name, themis_coll_name(coll), (unsigned long long) count,
-                        elem_size, victim->prog.nops, victim->prog.nsteps,
+                        "coll:themis: %s: planned %s (%s) of %llu elements x %zu bytes: %u "
+                        "ops, %u steps, work %llu elements",
+                        comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
+                        (unsigned long long) count, elem_size, victim->prog.nops, victim->prog.nsteps,
                         (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;
 }

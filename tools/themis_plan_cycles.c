@@ -1,0 +1,519 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan cycles`: the two edge-disjoint Hamiltonian cycles of an
+ * r x c torus (planners/hamiltonian.h) as a grid like Fig. 16 of
+ * hammingmesh.txt, as a plain list or JSON (json-c); the build cost over a
+ * range of sizes (--sweep); and the predicted times of Themis, rings and
+ * torus2d with their crossover (--costs, planners/algo_cost.h).
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "algo_cost.h"
+#include "hamiltonian.h"
+#include "themis_plan_cmds.h"
+#include "topology.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define MAX_SIZES 64
+#define MAX_BYTES 64
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: themis-plan cycles [ROWSxCOLS ...] [--list | --json FILE|-]\n"
+        "       themis-plan cycles --sweep MIN:MAX\n"
+        "       themis-plan cycles --costs --topo SPEC [--coll C] [--bytes LIST]\n"
+        "                          [--chunks N] [--torus-chunks N] [--inflight N]\n"
+        "  Two edge-disjoint Hamiltonian cycles of a ROWS x COLS torus (default: the\n"
+        "  Fig. 16 sizes 4x4 8x4 9x3 16x8).  Node index = row * COLS + col (col is\n"
+        "  dimension 0).  Grid cells show each node's position in cycle 0 / cycle 1;\n"
+        "  cycle 0 edges are drawn - and |, cycle 1 edges = and :, and the edges after\n"
+        "  the last column and row wrap around to the first.\n"
+        "  --list         plain text: 'CYCLE STEP ROW COL' per line\n"
+        "  --json FILE    JSON export ('-' = stdout)\n"
+        "  --sweep A:B    build + verify every size A..B x A..B: method and time\n"
+        "  --costs        predicted allreduce (or --coll) time of themis, rings and\n"
+        "                 torus2d on --topo (two biring dims, dim 0 = COLS), per\n"
+        "                 --bytes (default 1K,4K,...,16G; suffixes K M G, binary),\n"
+        "                 and the size from which rings beat torus2d\n");
+}
+
+/* "A<sep>B" with two unsigned numbers. */
+static int parse_pair(const char *s, const char *seps, uint32_t *a, uint32_t *b)
+{
+    char *end;
+    errno = 0;
+    unsigned long r = strtoul(s, &end, 10);
+    if (end == s || '-' == s[0] || '\0' == *end || NULL == strchr(seps, *end) || 0 != errno ||
+        r > UINT32_MAX) {
+        return -1;
+    }
+    const char *p = end + 1;
+    unsigned long c = strtoul(p, &end, 10);
+    if (end == p || '-' == *p || '\0' != *end || 0 != errno || c > UINT32_MAX) {
+        return -1;
+    }
+    *a = (uint32_t)r;
+    *b = (uint32_t)c;
+    return 0;
+}
+
+/* "RxC" (or "RXC"). */
+static int parse_size(const char *s, uint32_t *rows, uint32_t *cols)
+{
+    return parse_pair(s, "xX", rows, cols);
+}
+
+/* "MIN:MAX". */
+static int parse_range(const char *s, uint32_t *lo, uint32_t *hi)
+{
+    return parse_pair(s, ":", lo, hi);
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(s, &end, 10);
+    if (end == s || '\0' != *end || 0 != errno || x < min || x > UINT32_MAX || '-' == s[0]) {
+        return -1;
+    }
+    *v = (uint32_t)x;
+    return 0;
+}
+
+/* Comma-separated byte counts with optional K, M, G (binary) suffixes. */
+static int parse_bytes(const char *s, uint64_t *out, int *n)
+{
+    *n = 0;
+    while ('\0' != *s) {
+        char *end;
+        errno = 0;
+        if ('-' == *s) {
+            return -1;
+        }
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s || 0 != errno || *n >= MAX_BYTES) {
+            return -1;
+        }
+        int shift = 0;
+        if ('K' == *end || 'k' == *end) {
+            shift = 10;
+        } else if ('M' == *end || 'm' == *end) {
+            shift = 20;
+        } else if ('G' == *end || 'g' == *end) {
+            shift = 30;
+        }
+        end += (0 != shift);
+        if ((shift > 0 && v > (UINT64_MAX >> shift)) || 0 == v || (',' != *end && '\0' != *end)) {
+            return -1;
+        }
+        out[(*n)++] = (uint64_t)v << shift;
+        s = (',' == *end) ? end + 1 : end;
+    }
+    return (*n > 0) ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ output */
+
+static unsigned digits(uint32_t v)
+{
+    unsigned d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* Step index of every node in each cycle, and the cycle (0/1) of each
+ * node's right and down edge. */
+static void index_cycles(const themis_ham_t *h, uint32_t *pos[2], uint8_t *right, uint8_t *down)
+{
+    uint32_t n = h->rows * h->cols, c = h->cols, r = h->rows;
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t u = h->cycle[k][i], v = h->cycle[k][(i + 1) % n];
+            pos[k][u] = i;
+            uint32_t ua = u / c, uj = u % c, va = v / c, vj = v % c;
+            if (ua == va) {
+                right[((uj + 1) % c == vj) ? u : v] = (uint8_t)k;
+            } else {
+                down[((ua + 1) % r == va) ? u : v] = (uint8_t)k;
+            }
+        }
+    }
+}
+
+static void print_grid(const themis_ham_t *h)
+{
+    uint32_t r = h->rows, c = h->cols, n = r * c;
+    uint32_t *pos[2] = {malloc(n * sizeof(uint32_t)), malloc(n * sizeof(uint32_t))};
+    uint8_t *right = malloc(n), *down = malloc(n);
+    if (NULL == pos[0] || NULL == pos[1] || NULL == right || NULL == down) {
+        fprintf(stderr, "themis-plan cycles: out of memory\n");
+    } else {
+        index_cycles(h, pos, right, down);
+        unsigned d = digits(n - 1), w = 2 * d + 1;
+        printf("%ux%u torus (rows x cols), %s: cycle 0 edges - |, cycle 1 edges = :\n", r, c,
+               themis_ham_method_name(h->method));
+        for (uint32_t a = 0; a < r; a++) {
+            for (uint32_t j = 0; j < c; j++) {
+                uint32_t u = a * c + j;
+                printf("%*u/%-*u %c%c ", d, pos[0][u], d, pos[1][u], right[u] ? '=' : '-',
+                       right[u] ? '=' : '-');
+            }
+            printf("\n");
+            for (uint32_t j = 0; j < c; j++) {
+                printf("%*c%*s", d + 1, down[a * c + j] ? ':' : '|', w - d - 1 + 4, "");
+            }
+            printf("\n");
+        }
+    }
+    free(pos[0]);
+    free(pos[1]);
+    free(right);
+    free(down);
+}
+
+static void print_list(const themis_ham_t *h)
+{
+    uint32_t n = h->rows * h->cols;
+    printf("# %ux%u %s: cycle step row col\n", h->rows, h->cols, themis_ham_method_name(h->method));
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < n; i++) {
+            printf("%d %u %u %u\n", k, i, h->cycle[k][i] / h->cols, h->cycle[k][i] % h->cols);
+        }
+    }
+}
+
+static json_object *torus_json(const themis_ham_t *h)
+{
+    json_object *o = json_object_new_object(), *cycles = json_object_new_array();
+    json_object_object_add(o, "rows", json_object_new_int64(h->rows));
+    json_object_object_add(o, "cols", json_object_new_int64(h->cols));
+    json_object_object_add(o, "method", json_object_new_string(themis_ham_method_name(h->method)));
+    json_object_object_add(o, "node_index", json_object_new_string("row * cols + col"));
+    uint32_t n = h->rows * h->cols;
+    for (int k = 0; k < 2; k++) {
+        json_object *nodes = json_object_new_array();
+        for (uint32_t i = 0; i < n; i++) {
+            json_object_array_add(nodes, json_object_new_int64(h->cycle[k][i]));
+        }
+        json_object_array_add(cycles, nodes);
+    }
+    json_object_object_add(o, "cycles", cycles);
+    return o;
+}
+
+/* ------------------------------------------------------------ modes */
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Build + verify every size in [lo, hi]^2.  A build includes its own
+ * verification; its time is the median of repeats, so that other load on
+ * the machine does not show up as cost. */
+static int run_sweep(uint32_t lo, uint32_t hi)
+{
+    enum { REPS = 21 };
+    int counts[3] = {0, 0, 0}, failed = 0;
+    double worst = 0, sum = 0, t[REPS];
+    uint32_t worst_r = 0, worst_c = 0;
+    printf("%5s %5s %-15s %10s %12s\n", "rows", "cols", "method", "build_us", "cycles_bytes");
+    for (uint32_t r = lo; r <= hi; r++) {
+        for (uint32_t c = lo; c <= hi; c++) {
+            themis_ham_t h;
+            char msg[256] = "";
+            themis_status_t st = THEMIS_OK;
+            for (int i = 0; i < REPS && THEMIS_OK == st; i++) {
+                double t0 = now_us();
+                st = themis_ham_build(r, c, &h, msg, sizeof(msg));
+                t[i] = now_us() - t0;
+                if (THEMIS_OK == st && i + 1 < REPS) {
+                    themis_ham_free(&h);
+                }
+            }
+            qsort(t, REPS, sizeof(double), cmp_double);
+            double us = t[REPS / 2];
+    if (THEMIS_OK != st) {
+                printf("%5u %5u %-15s %s\n", r, c, "-", msg);
+                failed += (r >= 3 && c >= 3);
+                continue;
+            }
+            counts[h.method]++;
+            sum += us;
+            if (us > worst) {
+                worst = us;
+                worst_r = r;
+                worst_c = c;
+            }
+            printf("%5u %5u %-15s %10.2f %12zu\n", r, c, themis_ham_method_name(h.method), us,
+                   2 * (size_t)r * c * sizeof(uint32_t));
+            themis_ham_free(&h);
+        }
+    }
+    printf("# %d bae, %d bae-transposed, %d grown, %d failed; median build: mean %.2f us, "
+           "largest %.2f us (%ux%u)\n",
+           counts[0], counts[1], counts[2], failed,
+           sum / (counts[0] + counts[1] + counts[2] + (0 == counts[0] + counts[1] + counts[2])),
+           worst, worst_r, worst_c);
+    return failed ? EXIT_RUNTIME : 0;
+}
+
+typedef struct {
+    const char *topo_spec;
+    themis_coll_t coll;
+    uint64_t bytes[MAX_BYTES];
+    int nbytes;
+    themis_algo_cost_params_t params;
+} costs_opts_t;
+
+/* rings faster than torus2d at `bytes`?  -1 when either cannot be costed. */
+static int rings_win(const themis_topology_t *t, const costs_opts_t *o, uint64_t bytes)
+{
+    themis_time_t a, b;
+    if (THEMIS_OK != themis_algo_cost(t, THEMIS_ALGO_RINGS, o->coll, bytes, &o->params, &a) ||
+        THEMIS_OK != themis_algo_cost(t, THEMIS_ALGO_TORUS2D, o->coll, bytes, &o->params, &b)) {
+        return -1;
+    }
+    return a < b;
+}
+
+static int run_costs(const costs_opts_t *o)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    if (THEMIS_OK != themis_topology_parse(o->topo_spec, &t, &e)) {
+        fprintf(stderr, "themis-plan cycles: --topo: %s (column %d)\n", e.message, e.column);
+        return EXIT_USAGE;
+    }
+    if (2 != t.ndims) {
+        fprintf(stderr, "themis-plan cycles: --costs needs a 2D torus (two biring dims)\n");
+        return EXIT_USAGE;
+    }
+    char spec[256];
+    themis_topology_format(&t, spec, sizeof(spec));
+    printf("# %s on %s (%ux%u torus, rows x cols), times in us\n", themis_coll_name(o->coll), spec,
+           t.dims[1].size, t.dims[0].size);
+    printf("%14s %12s %12s %12s  %s\n", "bytes", "themis", "rings", "torus2d", "best");
+    for (int i = 0; i < o->nbytes; i++) {
+        themis_algo_costs_t c;
+        themis_status_t st = themis_algo_costs(&t, o->coll, o->bytes[i], &o->params, &c);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan cycles: %" PRIu64 " bytes: %s\n", o->bytes[i],
+                    themis_status_string(st));
+            return EXIT_RUNTIME;
+        }
+        printf("%14" PRIu64, o->bytes[i]);
+        for (int a = 0; a < THEMIS_NALGOS; a++) {
+            if (THEMIS_OK == c.status[a]) {
+                printf(" %12.2f", (double)c.time[a] / 1e6);
+            } else {
+                printf(" %12s", "n/a");
+            }
+        }
+        printf("  %s\n", themis_algo_name(c.best));
+    }
+    /* the crossover: bisection between the first listed size where rings
+     * win and the one before it (times grow monotonically in bytes) */
+    for (int i = 0; i < o->nbytes; i++) {
+        int w = rings_win(&t, o, o->bytes[i]);
+        if (w < 0) {
+            printf("# crossover: rings or torus2d not applicable here\n");
+            return 0;
+        }
+        if (w) {
+            uint64_t lo = (0 == i) ? 1 : o->bytes[i - 1], hi = o->bytes[i];
+            if (1 == rings_win(&t, o, lo)) {
+                printf("# rings beat torus2d already at %" PRIu64 " bytes\n", lo);
+                return 0;
+            }
+            while (hi - lo > 1 && hi - lo > lo / 1000) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (1 == rings_win(&t, o, mid)) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            printf("# crossover: rings beat torus2d from ~%" PRIu64 " bytes (%.1f MiB)\n", hi,
+                   (double)hi / 1048576.0);
+            return 0;
+        }
+    }
+    printf("# crossover: torus2d is not slower than rings at any listed size\n");
+    return 0;
+}
+
+/* ------------------------------------------------------------ entry */
+
+int themis_plan_cmd_cycles(int argc, char **argv)
+{
+    enum { OPT_LIST = 1000, OPT_JSON, OPT_SWEEP, OPT_COSTS, OPT_TOPO, OPT_COLL, OPT_BYTES,
+           OPT_CHUNKS, OPT_TCHUNKS, OPT_INFLIGHT, OPT_HELP };
+    static const struct option longopts[] = {
+        {"list", no_argument, NULL, OPT_LIST},       {"json", required_argument, NULL, OPT_JSON},
+        {"sweep", required_argument, NULL, OPT_SWEEP}, {"costs", no_argument, NULL, OPT_COSTS},
+        {"topo", required_argument, NULL, OPT_TOPO}, {"coll", required_argument, NULL, OPT_COLL},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"chunks", required_argument, NULL, OPT_CHUNKS},
+        {"torus-chunks", required_argument, NULL, OPT_TCHUNKS},
+        {"inflight", required_argument, NULL, OPT_INFLIGHT},
+        {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
+    int list = 0, costs = 0, sweep = 0;
+    const char *json_out = NULL;
+    uint32_t sweep_lo = 0, sweep_hi = 0;
+    costs_opts_t co;
+    memset(&co, 0, sizeof(co));
+    co.coll = THEMIS_COLL_ALLREDUCE;
+    themis_algo_cost_params_init(&co.params);
+
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while (-1 != (opt = getopt_long(argc, argv, "h", longopts, NULL))) {
+        int bad = 0;
+        switch (opt) {
+        case OPT_LIST:
+            list = 1;
+            break;
+        case OPT_JSON:
+            json_out = optarg;
+            break;
+        case OPT_SWEEP: /* MIN:MAX, same syntax as a size */
+            sweep = 1;
+            bad = (0 != parse_range(optarg, &sweep_lo, &sweep_hi) || 0 == sweep_lo ||
+                   sweep_lo > sweep_hi || sweep_hi > 1024);
+            break;
+        case OPT_COSTS:
+            costs = 1;
+            break;
+        case OPT_TOPO:
+            co.topo_spec = optarg;
+            break;
+        case OPT_COLL:
+            bad = (THEMIS_OK != themis_coll_parse(optarg, &co.coll));
+            break;
+        case OPT_BYTES:
+            bad = (0 != parse_bytes(optarg, co.bytes, &co.nbytes));
+            break;
+        case OPT_CHUNKS:
+            bad = (0 != parse_u32(optarg, 1, &co.params.themis_chunks));
+            break;
+        case OPT_TCHUNKS:
+            bad = (0 != parse_u32(optarg, 1, &co.params.torus_chunks));
+            break;
+        case OPT_INFLIGHT:
+            bad = (0 != parse_u32(optarg, 1, &co.params.inflight) || co.params.inflight > 32);
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            bad = 1;
+            break;
+        }
+        if (bad) {
+            fprintf(stderr, "themis-plan cycles: bad or missing value for %s\n",
+                    argv[optind - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (sweep) {
+        return run_sweep(sweep_lo, sweep_hi);
+    }
+    if (costs) {
+        if (NULL == co.topo_spec) {
+            fprintf(stderr, "themis-plan cycles: --costs needs --topo\n");
+            return EXIT_USAGE;
+        }
+        if (0 == co.nbytes) {
+            for (uint64_t b = 1024; b <= (16ULL << 30); b *= 4) {
+                co.bytes[co.nbytes++] = b;
+            }
+        }
+        return run_costs(&co);
+    }
+
+    uint32_t rows[MAX_SIZES], cols[MAX_SIZES];
+    int nsizes = 0;
+    for (int i = optind; i < argc; i++) {
+        if (nsizes >= MAX_SIZES || 0 != parse_size(argv[i], &rows[nsizes], &cols[nsizes])) {
+            fprintf(stderr, "themis-plan cycles: '%s' is not ROWSxCOLS\n", argv[i]);
+            return EXIT_USAGE;
+        }
+        nsizes++;
+    }
+    if (0 == nsizes) {
+        static const uint32_t fig16[4][2] = {{4, 4}, {8, 4}, {9, 3}, {16, 8}};
+        for (; nsizes < 4; nsizes++) {
+            rows[nsizes] = fig16[nsizes][0];
+            cols[nsizes] = fig16[nsizes][1];
+        }
+    }
+    json_object *root = (NULL != json_out) ? json_object_new_object() : NULL;
+    json_object *tori = (NULL != root) ? json_object_new_array() : NULL;
+    int rc = 0;
+    for (int i = 0; i < nsizes && 0 == rc; i++) {
+        themis_ham_t h;
+        char msg[256] = "";
+        themis_status_t st = themis_ham_build(rows[i], cols[i], &h, msg, sizeof(msg));
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan cycles: %s\n", msg);
+            rc = (THEMIS_ERR_UNSUPPORTED == st || THEMIS_ERR_INVALID == st) ? EXIT_USAGE
+                                                                            : EXIT_RUNTIME;
+            break;
+        }
+        if (NULL != tori) {
+            json_object_array_add(tori, torus_json(&h));
+        } else if (list) {
+            print_list(&h);
+        } else {
+            print_grid(&h);
+            printf("\n");
+        }
+        themis_ham_free(&h);
+    }
+    if (NULL != root) {
+        json_object_object_add(root, "tori", tori);
+        if (0 == rc) {
+            int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+            int fail = (0 == strcmp("-", json_out)) ? (0 > printf("%s\n",
+                                                        json_object_to_json_string_ext(root, flags)))
+                                                    : (0 != json_object_to_file_ext(json_out, root,
+                                                                                    flags));
+            if (fail) {
+                fprintf(stderr, "themis-plan cycles: cannot write %s\n", json_out);
+                rc = EXIT_RUNTIME;
+            }
+        }
+        json_object_put(root);
+    }
+    return rc;
+}
