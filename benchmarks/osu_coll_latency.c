@@ -9,7 +9,7 @@
  *
  *   osu_coll_latency [--coll allreduce|reduce_scatter_block|allgather]
  *                    [--min BYTES] [--max BYTES] [--iters N] [--warmup N]
- *                    [--budget BYTES] [--min-iters N]
+ *                    [--budget BYTES] [--min-iters N] [--rounds R]
  *
  * Size is the bytes of the full vector (the allreduce vector, the reduce-
  * scatter input, the allgather output), which is also what
@@ -19,13 +19,22 @@
  * above it the count drops to budget / Size (at least --min-iters), so
  * 64 MiB stays short on a small machine.
  *
+ * Rounds, for noisy machines: with --rounds R the iterations of every size
+ * are split into R rounds, and each round times every size once, so that
+ * the rounds of one size are spread over the whole run rather than
+ * clustered in one burst of interference from other jobs.  Avg/Min/Max
+ * are over all iterations, as in OSU; "Best Round(us)" is the smallest
+ * round average (averaged over ranks), the robust figure for comparing
+ * runs.  Round 0 runs the full warm-up, later rounds warm-up/R (>= 1)
+ * calls to bring the buffers back into cache.
+ *
  * Validation (every size): the data are small integers stored as floats,
  * so any reduction order gives the exact result, and every rank computes
  * the expected values itself from the generator, without MPI.  Checked are
- * the result of the last timed call and of one more, untimed, call with
- * fresh data into a poisoned receive buffer.  The generator's period (61,
- * a prime) is never a divisor of the power-of-2 offsets a misplaced chunk
- * would have.
+ * the result of the last timed call of every round and of one more,
+ * untimed, call per size with fresh data into a poisoned receive buffer.
+ * The generator's period (61, a prime) is never a divisor of the
+ * power-of-2 offsets a misplaced chunk would have.
  *
  * Path: which way coll/themis sent the calls of that size, from its MPI_T
  * counters (tests/mpi/themis_counters.h): "themis", "fallback" (to the
@@ -47,13 +56,14 @@
 
 #define PERIOD 61
 #define MAX_RANK_FACTOR 15
+#define MAX_ROUNDS 100
 
 typedef enum { COLL_ALLREDUCE, COLL_RSB, COLL_ALLGATHER } coll_t;
 
 typedef struct {
     coll_t coll;
     size_t min_size, max_size, budget;
-    long iters, warmup, min_iters;
+    long iters, warmup, min_iters, rounds;
 } options_t;
 
 static const char *coll_name(coll_t c)
@@ -112,9 +122,9 @@ static void usage(void)
     fprintf(stderr,
             "usage: osu_coll_latency [--coll allreduce|reduce_scatter_block|allgather]\n"
             "         [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
-            "         [--budget BYTES] [--min-iters N]\n"
+            "         [--budget BYTES] [--min-iters N] [--rounds R]\n"
             "  BYTES take a K/M/G suffix (binary).  Defaults: allreduce, 4 .. 64M,\n"
-            "  1000 iterations, 100 warm-up, budget 64M per size, min-iters 5.\n");
+            "  1000 iterations, 100 warm-up, budget 64M per size, min-iters 5, 1 round.\n");
 }
 
 /* 0 on success, 1 on --help, -1 on a bad option (message printed by rank 0). */
@@ -124,15 +134,16 @@ static int parse_options(int argc, char **argv, options_t *o, int rank)
         {"coll", required_argument, NULL, 'c'},   {"min", required_argument, NULL, 'n'},
         {"max", required_argument, NULL, 'm'},    {"iters", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'x'}, {"budget", required_argument, NULL, 'b'},
-        {"min-iters", required_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
+        {"min-iters", required_argument, NULL, 'j'}, {"rounds", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
 
     *o = (options_t){.coll = COLL_ALLREDUCE, .min_size = 4, .max_size = (size_t) 64 << 20,
                      .budget = (size_t) 64 << 20, .iters = 1000, .warmup = 100,
-                     .min_iters = 5};
+                     .min_iters = 5, .rounds = 1};
     opterr = 0;
-    while (-1 != (c = getopt_long(argc, argv, "c:n:m:i:x:b:j:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "c:n:m:i:x:b:j:r:h", longopts, NULL))) {
         const char *bad = NULL;
         switch (c) {
         case 'c':
@@ -169,6 +180,11 @@ static int parse_options(int argc, char **argv, options_t *o, int rank)
         case 'j':
             o->min_iters = parse_count(optarg, 1);
             bad = o->min_iters < 0 ? "--min-iters needs an integer >= 1" : NULL;
+            break;
+        case 'r':
+            o->rounds = parse_count(optarg, 1);
+            bad = o->rounds < 1 || o->rounds > MAX_ROUNDS ? "--rounds needs an integer 1..100"
+                                                          : NULL;
             break;
         case 'h':
             if (0 == rank) {
@@ -223,21 +239,14 @@ typedef struct {
     size_t count, block;   /* full vector and per-rank block, in floats */
 } bufs_t;
 
-/* Fills the send buffer with fresh data and poisons the receive buffer. */
-static void fill(const options_t *o, bufs_t *b, int rank, unsigned salt)
+/* Fills `n` floats of the send buffer with data for `salt` (enough for
+ * every size up to n) and poisons the receive buffer.  Allreduce and
+ * reduce-scatter inputs are indexed by the element of the full vector,
+ * allgather inputs by the element of the rank's own block. */
+static void fill(bufs_t *b, size_t n, int rank, unsigned salt)
 {
-    size_t rcount = COLL_ALLREDUCE == o->coll ? b->count
-                  : COLL_RSB == o->coll ? b->block : b->count;
-    if (COLL_ALLGATHER == o->coll) {
-        for (size_t j = 0; j < b->block; j++) {
-            b->sbuf[j] = gen(rank, (size_t) rank * b->block + j, salt);
-        }
-    } else {
-        for (size_t i = 0; i < b->count; i++) {
-            b->sbuf[i] = gen(rank, i, salt);
-        }
-    }
-    for (size_t i = 0; i < rcount; i++) {
+    for (size_t i = 0; i < n; i++) {
+        b->sbuf[i] = gen(rank, i, salt);
         b->rbuf[i] = -1.0f;
     }
 }
@@ -261,7 +270,7 @@ static size_t check(const options_t *o, const bufs_t *b, int rank, unsigned salt
         break;
     case COLL_ALLGATHER:
         for (size_t i = 0; i < b->count; i++) {
-            bad += b->rbuf[i] != gen((int) (i / b->block), i, salt);
+            bad += b->rbuf[i] != gen((int) (i / b->block), i % b->block, salt);
         }
         break;
     }
@@ -287,6 +296,54 @@ static tc_coll_t counter_of(coll_t c)
 {
     return COLL_ALLREDUCE == c ? TC_ALLREDUCE
          : COLL_RSB == c ? TC_REDUCE_SCATTER_BLOCK : TC_ALLGATHER;
+}
+
+/* One size: its schedule and what this rank measured. */
+typedef struct {
+    size_t size, count, block;
+    long iters, warmup;        /* per round; warm-up of round 0 */
+    double seconds;            /* all timed calls */
+    double round_us[MAX_ROUNDS];   /* average of each round */
+    size_t bad;
+    int rc;
+    unsigned long long calls, fallbacks;
+    bool counted;              /* every counter read worked */
+} point_t;
+
+/* Times `iters` calls after `warmup` untimed ones; returns seconds. */
+static double time_calls(const options_t *o, bufs_t *b, long warmup, long iters, int *rc)
+{
+    double seconds = 0.0;
+    for (long it = 0; it < warmup + iters; it++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        int r = run_coll(o, b);
+        double t1 = MPI_Wtime();
+        *rc = MPI_SUCCESS == *rc ? r : *rc;
+        if (it >= warmup) {
+            seconds += t1 - t0;
+        }
+    }
+    return seconds;
+}
+
+/* Runs one batch of calls of point p and updates its counters. */
+static void counted_batch(const options_t *o, bufs_t *b, point_t *p, bool counters,
+                          long warmup, long iters, double *seconds)
+{
+    tc_snapshot_t before, after;
+    tc_coll_t tc = counter_of(o->coll);
+    bool ok = counters && 0 == tc_read(&before);
+
+    b->count = p->count;
+    b->block = p->block;
+    *seconds = time_calls(o, b, warmup, iters, &p->rc);
+    ok = ok && 0 == tc_read(&after);
+    if (ok) {
+        p->calls += after.calls[tc] - before.calls[tc];
+        p->fallbacks += after.fallbacks[tc] - before.fallbacks[tc];
+    }
+    p->counted = p->counted && ok;
 }
 
 int main(int argc, char **argv)
@@ -326,7 +383,65 @@ int main(int argc, char **argv)
         fprintf(stderr, "osu_coll_latency: coll/themis counters unusable (%s); Path shows -\n",
                 err);
     }
+    bool counters = ncounters > 0;
     expected_sums(np, sums);
+
+    /* The schedule of every size. */
+    point_t *pts = calloc(64, sizeof(point_t));
+    int npts = 0;
+    if (NULL == pts) {
+        fprintf(stderr, "osu_coll_latency: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (0 == rank) {
+        printf("# OSU-style %s latency test (themis benchmarks/osu_coll_latency)\n",
+               coll_name(o.coll));
+        printf("# np %d, MPI_FLOAT%s, Size = bytes of the full vector, MPI_Barrier before "
+               "every timed call\n", np, COLL_ALLGATHER == o.coll ? "" : ", MPI_SUM");
+        printf("# iterations: %ld while Size <= %zu / %ld, then %zu / Size (>= %ld), in %ld "
+               "round(s); warm-up min(%ld, iterations / 5), >= 2\n",
+               o.iters, o.budget, o.iters, o.budget, o.min_iters, o.rounds, o.warmup);
+    }
+    for (size_t size = o.min_size; size <= o.max_size && npts < 64; size *= 2) {
+        point_t *p = &pts[npts];
+        p->size = size;
+        p->count = size / sizeof(float) > 0 ? size / sizeof(float) : 1;
+        p->block = p->count / (size_t) np;
+        if (COLL_ALLREDUCE != o.coll) {
+            if (0 == p->block) {
+                if (0 == rank) {
+                    printf("# %zu: skipped, each of the %d ranks needs a whole float\n", size,
+                           np);
+                }
+                if (size > o.max_size / 2) {
+                    break;
+                }
+                continue;
+            }
+            p->count = p->block * (size_t) np;
+        }
+        long iters = o.iters;
+        if (size > o.budget / (size_t) o.iters) {
+            iters = (long) (o.budget / size);
+            iters = iters < o.min_iters ? o.min_iters : iters;
+            iters = iters > o.iters ? o.iters : iters;
+        }
+        long warmup = iters / 5 < o.warmup ? iters / 5 : o.warmup;
+        p->warmup = warmup < 2 ? 2 : warmup;   /* the first call builds themis' plan */
+        p->iters = (iters + o.rounds - 1) / o.rounds;
+        p->rc = MPI_SUCCESS;
+        p->counted = counters;
+        npts++;
+        if (size > o.max_size / 2) {
+            break;   /* no overflow of size *= 2 */
+        }
+    }
+    if (0 == rank) {
+        printf("%-12s%18s%18s%18s%12s%12s%10s%18s\n", "# Size", "Avg Latency(us)",
+               "Min Latency(us)", "Max Latency(us)", "Iterations", "Validation", "Path",
+               "Best Round(us)");
+        fflush(stdout);
+    }
 
     size_t max_count = o.max_size / sizeof(float);
     if (0 == max_count) {
@@ -339,108 +454,70 @@ int main(int argc, char **argv)
                 max_count * sizeof(float));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    /* Touch every page now so that page faults do not land in a timing. */
-    memset(b.sbuf, 0, max_count * sizeof(float));
-    memset(b.rbuf, 0, max_count * sizeof(float));
 
-    if (0 == rank) {
-        printf("# OSU-style %s latency test (themis benchmarks/osu_coll_latency)\n",
-               coll_name(o.coll));
-        printf("# np %d, MPI_FLOAT%s, Size = bytes of the full vector, MPI_Barrier before "
-               "every timed call\n", np, COLL_ALLGATHER == o.coll ? "" : ", MPI_SUM");
-        printf("# iterations: %ld up to %zu bytes of budget per size, then budget/Size "
-               "(>= %ld); warm-up %ld (fewer for large sizes, >= 2)\n",
-               o.iters, o.budget, o.min_iters, o.warmup);
-        printf("%-12s%18s%18s%18s%12s%12s%10s\n", "# Size", "Avg Latency(us)",
-               "Min Latency(us)", "Max Latency(us)", "Iterations", "Validation", "Path");
-        fflush(stdout);
+    /* Timed rounds: the same data (salt 0) for every size; this also
+     * touches every page before the first timing. */
+    fill(&b, max_count, rank, 0);
+    for (long r = 0; r < o.rounds; r++) {
+        for (int k = 0; k < npts; k++) {
+            point_t *p = &pts[k];
+            long warmup = 0 == r ? p->warmup : p->warmup / o.rounds;
+            double seconds;
+            counted_batch(&o, &b, p, counters, warmup < 1 ? 1 : warmup, p->iters, &seconds);
+            p->seconds += seconds;
+            p->round_us[r] = seconds * 1e6 / (double) p->iters;
+            p->bad += check(&o, &b, rank, 0, sums);
+        }
     }
 
-    unsigned salt = 0;
-    for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
-        b.count = size / sizeof(float);
-        if (0 == b.count) {
-            b.count = 1;
-        }
-        b.block = b.count / (size_t) np;
-        if (COLL_ALLREDUCE != o.coll) {
-            if (0 == b.block) {
-                if (0 == rank) {
-                    printf("# %zu: skipped, each of the %d ranks needs a whole float\n", size,
-                           np);
-                }
-                continue;
-            }
-            b.count = b.block * (size_t) np;
-        }
-        long iters = o.iters;
-        if (size > o.budget / (size_t) o.iters) {
-            iters = (long) (o.budget / size);
-            iters = iters < o.min_iters ? o.min_iters : iters;
-            iters = iters > o.iters ? o.iters : iters;
-        }
-        long warmup = iters / 5 < o.warmup ? iters / 5 : o.warmup;
-        warmup = warmup < 2 ? 2 : warmup;   /* the first call builds themis' plan */
+    for (int k = 0; k < npts; k++) {
+        point_t *p = &pts[k];
+        unsigned salt = (unsigned) k + 1;
+        double unused, lat, lmin, lmax, lsum, rsum[MAX_ROUNDS];
+        int ok, all_ok;
 
-        tc_snapshot_t before, after;
-        bool counters = ncounters > 0 && 0 == tc_read(&before);
-        double timer = 0.0;
-        int rcs = MPI_SUCCESS;
+        /* One more call with fresh data into a poisoned receive buffer. */
+        fill(&b, p->count, rank, salt);
+        counted_batch(&o, &b, p, counters, 0, 1, &unused);
+        p->bad += check(&o, &b, rank, salt, sums);
 
-        fill(&o, &b, rank, ++salt);
-        for (long it = 0; it < warmup + iters; it++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            int r = run_coll(&o, &b);
-            double t1 = MPI_Wtime();
-            rcs = MPI_SUCCESS == rcs ? r : rcs;
-            if (it >= warmup) {
-                timer += t1 - t0;
-            }
-        }
-        size_t bad = check(&o, &b, rank, salt, sums);
-        fill(&o, &b, rank, ++salt);
-        int r = run_coll(&o, &b);
-        rcs = MPI_SUCCESS == rcs ? r : rcs;
-        bad += check(&o, &b, rank, salt, sums);
-        counters = counters && 0 == tc_read(&after);
-
-        double lat = timer * 1e6 / (double) iters, lmin, lmax, lsum;
-        int ok = 0 == bad && MPI_SUCCESS == rcs, all_ok;
-        tc_coll_t tc = counter_of(o.coll);
+        lat = p->seconds * 1e6 / (double) (p->iters * o.rounds);
+        ok = 0 == p->bad && MPI_SUCCESS == p->rc;
         /* calls, fallbacks, ranks that could read the counters */
-        unsigned long long path[3] = {
-            counters ? after.calls[tc] - before.calls[tc] : 0,
-            counters ? after.fallbacks[tc] - before.fallbacks[tc] : 0, counters ? 1 : 0};
+        unsigned long long path[3] = {p->calls, p->fallbacks, p->counted ? 1 : 0};
         unsigned long long path_sum[3];
         MPI_Reduce(&lat, &lmin, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(&lat, &lmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&lat, &lsum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(p->round_us, rsum, (int) o.rounds, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(path, path_sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (0 != bad) {
-            fprintf(stderr, "osu_coll_latency: rank %d: %zu wrong elements at %zu bytes\n",
-                    rank, bad, size);
+        if (0 != p->bad || MPI_SUCCESS != p->rc) {
+            fprintf(stderr, "osu_coll_latency: rank %d: %zu wrong elements, error code %d, "
+                    "at %zu bytes\n", rank, p->bad, p->rc, p->size);
         }
         if (0 == rank) {
-            const char *p = "-";
-            if ((unsigned long long) np == path_sum[2]) {
-                p = 0 == path_sum[1] && 0 != path_sum[0] ? "themis"
-                  : 0 == path_sum[0] && 0 != path_sum[1] ? "fallback"
-                  : 0 == path_sum[0] ? "-" : "mixed";
+            const char *path_name = "-";
+            double best = rsum[0];
+            for (long r = 1; r < o.rounds; r++) {
+                best = rsum[r] < best ? rsum[r] : best;
             }
-            printf("%-12zu%18.2f%18.2f%18.2f%12ld%12s%10s\n", size, lsum / np, lmin, lmax,
-                   iters, all_ok ? "Pass" : "Fail", p);
+            if ((unsigned long long) np == path_sum[2]) {
+                path_name = 0 == path_sum[1] && 0 != path_sum[0] ? "themis"
+                          : 0 == path_sum[0] && 0 != path_sum[1] ? "fallback"
+                          : 0 == path_sum[0] ? "-" : "mixed";
+            }
+            printf("%-12zu%18.2f%18.2f%18.2f%12ld%12s%10s%18.2f\n", p->size, lsum / np, lmin,
+                   lmax, p->iters * o.rounds, all_ok ? "Pass" : "Fail", path_name,
+                   best / np);
             fflush(stdout);
             any_failed = any_failed || !all_ok;
-        }
-        if (size > o.max_size / 2) {
-            break;   /* no overflow of size *= 2 */
         }
     }
 
     free(b.sbuf);
     free(b.rbuf);
+    free(pts);
     tc_fini();
     MPI_Finalize();
     return any_failed ? 1 : 0;

@@ -5,13 +5,14 @@
  * Correctness smoke test on the emulated network (run by
  * run_netbed_smoke.sh under `netbed mpirun`): All-Reduce and
  * Reduce-Scatter results are checked element by element, and with
- * --pvars on the MPI_T performance variables coll_themis_allreduce_calls
- * and coll_themis_reduce_scatter_calls must have grown on every rank,
+ * --pvars on the MPI_T performance variables coll_themis_allreduce_calls,
+ * coll_themis_reduce_scatter_calls and coll_themis_reduce_scatter_block_calls
+ * must have grown on every rank,
  * which proves the calls went through coll/themis rather than a fallback
  * component.
  *
  * Usage: netbed_smoke --label NAME --pvars on|off
- * Rank 0 prints PASS:/FAIL:/SKIP: lines.  Results are gathered with
+ * Rank 0 prints PASS:/FAIL: lines.  Results are gathered with
  * MPI_Reduce, which coll/themis does not implement, so the check does not
  * depend on the component under test.
  */
@@ -28,6 +29,9 @@
 #endif
 #ifndef SMOKE_REDUCE_SCATTER_PVAR
 #define SMOKE_REDUCE_SCATTER_PVAR "coll_themis_reduce_scatter_calls"
+#endif
+#ifndef SMOKE_REDUCE_SCATTER_BLOCK_PVAR
+#define SMOKE_REDUCE_SCATTER_BLOCK_PVAR "coll_themis_reduce_scatter_block_calls"
 #endif
 
 static int rank, nranks;
@@ -134,9 +138,12 @@ static int test_allreduce(void)
     return calls;
 }
 
-static int test_reduce_scatter(void)
+/* Counts MPI_Reduce_scatter calls in *rs_calls and
+ * MPI_Reduce_scatter_block calls in *rsb_calls. */
+static void test_reduce_scatter(int *rs_calls, int *rsb_calls)
 {
-    int calls = 0, ok = 1;
+    int ok = 1;
+    *rs_calls = *rsb_calls = 0;
     char why[160] = "";
     for (int c = 0; c < NCOUNTS && ok; c++) {
         /* Uneven blocks: rank r gets base + r elements (base may be 0 for
@@ -161,7 +168,7 @@ static int test_reduce_scatter(void)
             s[i] = in_val(rank, i);
         }
         MPI_Reduce_scatter(s, out, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        calls++;
+        (*rs_calls)++;
         for (int i = 0; i < rc[rank] && ok; i++) {
             if (out[i] != expect_sum(off + (size_t) i)) {
                 snprintf(why, sizeof(why), "reduce_scatter count %zu element %d: %d expected %d", total, i,
@@ -174,7 +181,7 @@ static int test_reduce_scatter(void)
             sb[i] = in_val(rank, i);
         }
         MPI_Reduce_scatter_block(sb, ob, blk, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        calls++;
+        (*rsb_calls)++;
         for (int i = 0; i < blk && ok; i++) {
             size_t g = (size_t) rank * blk + (size_t) i;
             if (ob[i] != expect_sum(g)) {
@@ -193,7 +200,6 @@ static int test_reduce_scatter(void)
         fprintf(stderr, "rank %d: %s\n", rank, why);
     }
     report("reduce_scatter and reduce_scatter_block SUM, uneven blocks", ok, "wrong result; see stderr");
-    return calls;
 }
 
 /* ------------------------------------------------------------ MPI_T */
@@ -302,52 +308,53 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-    pvar_t ar = {.name = SMOKE_ALLREDUCE_PVAR};
-    pvar_t rs = {.name = SMOKE_REDUCE_SCATTER_PVAR};
-    long long ar0 = -1, rs0 = -1;
-    char why_ar[200] = "", why_rs[200] = "";
-    int ok_ar = 0, ok_rs = 0;
+    /* Each counter must grow on every rank while its collective runs. */
+    struct {
+        pvar_t pv;
+        const char *coll;
+        int calls;
+        long long before;
+        int ok;
+        char why[200];
+    } chk[] = {
+        {.pv = {.name = SMOKE_ALLREDUCE_PVAR}, .coll = "allreduce"},
+        {.pv = {.name = SMOKE_REDUCE_SCATTER_PVAR}, .coll = "reduce_scatter"},
+        {.pv = {.name = SMOKE_REDUCE_SCATTER_BLOCK_PVAR}, .coll = "reduce_scatter_block"},
+    };
+    const int nchk = (int) (sizeof(chk) / sizeof(chk[0]));
     if (pvars) {
         MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
         MPI_T_pvar_session_create(&session);
-        ok_ar = pvar_open(&ar, why_ar, sizeof(why_ar));
-        ok_rs = pvar_open(&rs, why_rs, sizeof(why_rs));
-        ar0 = pvar_value(&ar);
-        rs0 = pvar_value(&rs);
+        for (int c = 0; c < nchk; c++) {
+            chk[c].ok = pvar_open(&chk[c].pv, chk[c].why, sizeof(chk[c].why));
+            chk[c].before = pvar_value(&chk[c].pv);
+        }
     }
 
-    int ar_calls = test_allreduce();
-    int rs_calls = test_reduce_scatter();
+    chk[0].calls = test_allreduce();
+    test_reduce_scatter(&chk[1].calls, &chk[2].calls);
 
     if (pvars) {
-        long long ar1 = pvar_value(&ar), rs1 = pvar_value(&rs);
-        if (ok_ar && (ar0 < 0 || ar1 < 0)) {
-            snprintf(why_ar, sizeof(why_ar), "cannot read %s", ar.name);
-            ok_ar = 0;
-        } else if (ok_ar && ar1 - ar0 < 1) {
-            snprintf(why_ar, sizeof(why_ar), "%s grew by %lld over %d MPI_Allreduce calls", ar.name, ar1 - ar0,
-                     ar_calls);
-            ok_ar = 0;
-        }
-        if (ok_rs && (rs0 < 0 || rs1 < 0)) {
-            snprintf(why_rs, sizeof(why_rs), "cannot read %s", rs.name);
-            ok_rs = 0;
-        } else if (ok_rs && rs1 - rs0 < 1) {
-            snprintf(why_rs, sizeof(why_rs), "%s grew by %lld over %d reduce-scatter calls", rs.name, rs1 - rs0,
-                     rs_calls);
-            ok_rs = 0;
-        }
-        if (0 == rank) {
-            printf("netbed %s: rank 0 counters: allreduce %lld of %d calls, reduce_scatter %lld of %d calls\n",
-                   label, ok_ar ? ar1 - ar0 : -1, ar_calls, ok_rs ? rs1 - rs0 : -1, rs_calls);
-        }
-        report("themis path taken for allreduce (MPI_T " SMOKE_ALLREDUCE_PVAR ")", ok_ar, why_ar);
-        report("themis path taken for reduce_scatter (MPI_T " SMOKE_REDUCE_SCATTER_PVAR ")", ok_rs, why_rs);
-        if (ar.found) {
-            MPI_T_pvar_handle_free(session, &ar.handle);
-        }
-        if (rs.found) {
-            MPI_T_pvar_handle_free(session, &rs.handle);
+        for (int c = 0; c < nchk; c++) {
+            long long after = pvar_value(&chk[c].pv), grew = after - chk[c].before;
+            char name[160];
+            if (chk[c].ok && (chk[c].before < 0 || after < 0)) {
+                snprintf(chk[c].why, sizeof(chk[c].why), "cannot read %s", chk[c].pv.name);
+                chk[c].ok = 0;
+            } else if (chk[c].ok && grew < 1) {
+                snprintf(chk[c].why, sizeof(chk[c].why), "%s grew by %lld over %d calls", chk[c].pv.name, grew,
+                         chk[c].calls);
+                chk[c].ok = 0;
+            }
+            if (0 == rank && chk[c].ok) {
+                printf("netbed %s: rank 0: %s ran the themis path in %lld of %d calls\n", label, chk[c].coll,
+                       grew, chk[c].calls);
+            }
+            snprintf(name, sizeof(name), "themis path taken for %s (MPI_T %s)", chk[c].coll, chk[c].pv.name);
+            report(name, chk[c].ok, chk[c].why);
+            if (chk[c].pv.found) {
+                MPI_T_pvar_handle_free(session, &chk[c].pv.handle);
+            }
         }
         MPI_T_pvar_session_free(&session);
         MPI_T_finalize();

@@ -157,11 +157,12 @@ typedef struct {
 /* Plan cache: a small fixed table per communicator with least recently
  * used replacement.  An application cycles through few message sizes per
  * communicator; 16 programs bound the memory (each is O(steps) of one
- * rank) while covering typical size sweeps. */
+ * rank) while covering typical size sweeps.  Refusals are cached too. */
 #define MCA_COLL_THEMIS_PLAN_CACHE_SIZE 16
 
 typedef struct {
     bool used;
+    bool refused;                       /* the planners refused: fall back */
     themis_coll_t coll;
     mca_coll_themis_algorithm_t algorithm;
     uint64_t count;                     /* AR: elements; AG: per rank; RS: total */

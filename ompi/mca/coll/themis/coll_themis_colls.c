@@ -183,7 +183,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) count * el.factor,
                                   NULL, el.elem_size, &prog);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the algorithm does not fit this communicator's shape";
+        why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {
@@ -259,7 +259,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
                                   el.elem_size, &prog);
     free(counts);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the algorithm does not fit this communicator's shape";
+        why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {
@@ -374,7 +374,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
 
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the algorithm does not fit this communicator's shape";
+        why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {

@@ -626,12 +626,21 @@ static long long now_nsec(void)
     return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Does an outstanding message use scratch memory? */
+static int uses_scratch(const engine_t *e, const engine_owner_t *o)
+{
+    if (o->is_recv && THEMIS_RECV_REDUCE == e->prog->steps[o->step].recv_mode) {
+        return 1;
+    }
+    return !e->prog->work_is_output;
+}
+
 /*
  * After an error: cancel everything outstanding and drain.  A cancelled
  * receive completes at once; a send cannot be cancelled by every PML and
  * may wait for a peer that will never receive, so the drain is bounded and
  * leftovers are detached (freed while active: the PML releases them when
- * they finish).  Returns 1 when requests were detached.
+ * they finish).  Returns 1 when a detached request uses the scratch.
  */
 static int drain_after_error(engine_t *e)
 {
@@ -648,13 +657,15 @@ static int drain_after_error(engine_t *e)
     if (0 == e->nactive) {
         return 0;
     }
-    opal_output(0, "coll:themis:engine: %zu requests still active after an error; "
-                   "detaching them and abandoning the scratch", e->nactive);
+    int scratch_used = 0;
     for (size_t i = 0; i < e->nactive; ++i) {
+        scratch_used |= uses_scratch(e, &e->owners[i]);
         ompi_request_free(&e->reqs[i]);
     }
+    opal_output(0, "coll:themis:engine: %zu requests still active after an error: detached%s",
+                e->nactive, scratch_used ? "; their scratch is abandoned" : "");
     e->nactive = 0;
-    return 1;
+    return scratch_used;
 }
 
 /* Contiguous copy; skipped when source and destination are the same memory
@@ -763,7 +774,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
     if (OMPI_SUCCESS != rc) {
         if (drain_after_error(&e)) {
             /* Detached requests may still touch the scratch: never reuse
-             * or free it. */
+             * or free it (a bounded leak, on a failure path only). */
             args->scratch->base = NULL;
             args->scratch->size = 0;
         }

@@ -478,6 +478,11 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         m->topo.dims[i].step_latency = lat[i];
         m->dim_algo[i] = dim_algorithm(kind[i], shape.size[i], cfg->direct_max);
     }
+    if (THEMIS_OK != themis_topology_check(&m->topo, text, sizeof(text))) {
+        step_aside(m, comm, "bad-lists", text);
+        m->in_setup = false;
+        return OMPI_SUCCESS;
+    }
     rc = build_rank_map(m, &shape, size);
     if (OMPI_SUCCESS != rc) {
         /* Local failure after a collective decision: this rank errors out

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/output.h"
@@ -20,9 +21,10 @@
 
 #include "coll_themis.h"
 
-/* Defaults.  min_bytes: below 64 KiB the per-message cost of splitting a
- * collective into chunks and dimensions outweighs any bandwidth gain, and
- * coll/tuned's latency-oriented algorithms win; tune per system. */
+/* Defaults.  min_bytes: an initial 64 KiB keeps latency-bound sizes on
+ * coll/tuned, whose small-message algorithms send few messages, while
+ * Themis splits a call into chunks x dimensions of messages; not yet
+ * measured on a quiet multi-node system, so it is a parameter. */
 #define THEMIS_DEFAULT_PRIORITY 40
 #define THEMIS_DEFAULT_CHUNKS 16
 #define THEMIS_DEFAULT_INFLIGHT 2
@@ -137,7 +139,8 @@ int mca_coll_themis_params_register(void)
     (void) mca_base_component_var_register(
         comp, "min_bytes",
         "Smallest message (bytes of the full vector) run by coll/themis; smaller calls go to "
-        "the next component. The default (64 KiB) keeps latency-bound sizes on coll/tuned.",
+        "the next component. The default (64 KiB) keeps latency-bound sizes on coll/tuned; "
+        "tune per system.",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->min_bytes_param);
 
@@ -266,6 +269,8 @@ static themis_status_t parse_lat(const char *s, uint64_t *out, const char **end)
     return st;
 }
 
+/* Kind names as the topology strings take them: case-insensitive, and
+ * "switch" for sw. */
 static themis_status_t parse_kind(const char *s, uint64_t *out, const char **end)
 {
     size_t n = 0;
@@ -274,11 +279,16 @@ static themis_status_t parse_kind(const char *s, uint64_t *out, const char **end
     }
     for (int k = THEMIS_DIM_RING; k <= THEMIS_DIM_SWITCH; ++k) {
         const char *name = themis_dim_kind_name((themis_dim_kind_t) k);
-        if (NULL != name && strlen(name) == n && 0 == strncmp(s, name, n)) {
+        if (NULL != name && strlen(name) == n && 0 == strncasecmp(s, name, n)) {
             *out = (uint64_t) k;
             *end = s + n;
             return THEMIS_OK;
         }
+    }
+    if (6 == n && 0 == strncasecmp(s, "switch", n)) {
+        *out = (uint64_t) THEMIS_DIM_SWITCH;
+        *end = s + n;
+        return THEMIS_OK;
     }
     return THEMIS_ERR_PARSE;
 }

@@ -28,7 +28,9 @@ void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache)
 static void entry_free(mca_coll_themis_plan_entry_t *e)
 {
     if (e->used) {
-        themis_program_free(&e->prog);
+        if (!e->refused) {
+            themis_program_free(&e->prog);
+        }
         free(e->recvcounts);
     }
     memset(e, 0, sizeof(*e));
@@ -209,7 +211,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
         if (entry_matches(e, coll, algorithm, count, recvcounts, nranks, elem_size)) {
             e->last_use = cache->clock;
             *prog = &e->prog;
-            return OMPI_SUCCESS;
+            return e->refused ? OMPI_ERR_NOT_SUPPORTED : OMPI_SUCCESS;
         }
         if (!e->used) {
             if (victim->used) {
@@ -232,16 +234,21 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     st = build_program(m, ompi_comm_rank(comm), coll, count, recvcounts, elem_size,
                        &victim->prog, &algo);
     if (THEMIS_OK != st) {
-        free(counts_copy);
-        memset(victim, 0, sizeof(*victim));
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: planning %s (%s) of %llu elements x %zu bytes "
                             "failed: %s",
                             comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
                             (unsigned long long) count, elem_size, themis_status_string(st));
-        /* Memory is local to this rank; every other refusal follows from
-         * inputs that all ranks share. */
-        return THEMIS_ERR_NOMEM == st ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_SUPPORTED;
+        memset(&victim->prog, 0, sizeof(victim->prog));
+        if (THEMIS_ERR_NOMEM == st) {
+            /* Memory is local to this rank: an error, not a fallback that
+             * the other ranks would not take. */
+            free(counts_copy);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        /* Every other refusal follows from inputs that all ranks share:
+         * remember it so that the next call falls back at once. */
+        victim->refused = true;
     }
     victim->used = true;
     victim->coll = coll;
@@ -251,12 +258,15 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     victim->elem_size = elem_size;
     victim->last_use = cache->clock;
     *prog = &victim->prog;
+    if (victim->refused) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
 
     opal_output_verbose(10, mca_coll_themis_component.output,
                         "coll:themis: %s: planned %s (%s) of %llu elements x %zu bytes: %u "
                         "ops, %u steps, work %llu elements",
                         comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
-                        (unsigned long long) count, elem_size, victim->prog.nops, victim->prog.nsteps,
-                        (unsigned long long) victim->prog.work_count);
+                        (unsigned long long) count, elem_size, victim->prog.nops,
+                        victim->prog.nsteps, (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;
 }
