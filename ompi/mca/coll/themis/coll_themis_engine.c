@@ -636,17 +636,20 @@ static int uses_scratch(const engine_t *e, const engine_owner_t *o)
 }
 
 /*
- * After an error: cancel everything outstanding and drain.  A cancelled
- * receive completes at once; a send cannot be cancelled by every PML and
- * may wait for a peer that will never receive, so the drain is bounded and
- * leftovers are detached (freed while active: the PML releases them when
- * they finish).  Returns 1 when a detached request uses the scratch.
+ * After an error: cancel the outstanding receives and drain.  A cancelled
+ * receive completes at once.  Sends are never cancelled (ob1 ignores it and
+ * Open MPI 4.1's mtl/ofi crashes on it) and may wait for a peer that will
+ * never receive, so the drain is bounded and leftovers are detached (freed
+ * while active: the PML releases them when they finish).  Returns 1 when a
+ * detached request uses the scratch.
  */
 static int drain_after_error(engine_t *e)
 {
     size_t ndone;
     for (size_t i = 0; i < e->nactive; ++i) {
-        ompi_request_cancel(e->reqs[i]);
+        if (e->owners[i].is_recv) {
+            ompi_request_cancel(e->reqs[i]);
+        }
     }
     long long deadline = now_nsec() + ENGINE_DRAIN_NSEC;
     while (e->nactive > 0 && now_nsec() < deadline) {
