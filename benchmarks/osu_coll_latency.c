@@ -19,14 +19,16 @@
  * above it the count drops to budget / Size (at least --min-iters), so
  * 64 MiB stays short on a small machine.
  *
- * Rounds, for noisy machines: with --rounds R the iterations of every size
- * are split into R rounds, and each round times every size once, so that
- * the rounds of one size are spread over the whole run rather than
- * clustered in one burst of interference from other jobs.  Avg/Min/Max
- * are over all iterations, as in OSU; "Best Round(us)" is the smallest
- * round average (averaged over ranks), the robust figure for comparing
- * runs.  Round 0 runs the full warm-up, later rounds warm-up/R (>= 1)
- * calls to bring the buffers back into cache.
+ * For noisy machines (oversubscribed, shared): with --rounds R the
+ * iterations of every size are split into R rounds, and each round times
+ * every size once, so that the samples of one size are spread over the
+ * whole run rather than caught together in one burst of interference from
+ * other jobs.  Round 0 runs the full warm-up, later rounds warm-up/R
+ * (>= 1) calls to bring the buffers back into cache.  Avg/Min/Max are over
+ * all iterations, as in OSU.  "Median(us)" is each rank's median call
+ * latency, averaged over ranks: on an oversubscribed node a few calls that
+ * catch a descheduled rank take 10-100x the typical time and dominate the
+ * average, while the median stays put.
  *
  * Validation (every size): the data are small integers stored as floats,
  * so any reduction order gives the exact result, and every rank computes
@@ -298,38 +300,29 @@ static tc_coll_t counter_of(coll_t c)
          : COLL_RSB == c ? TC_REDUCE_SCATTER_BLOCK : TC_ALLGATHER;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
 /* One size: its schedule and what this rank measured. */
 typedef struct {
     size_t size, count, block;
     long iters, warmup;        /* per round; warm-up of round 0 */
-    double seconds;            /* all timed calls */
-    double round_us[MAX_ROUNDS];   /* average of each round */
+    double *us;                /* latency of every timed call */
+    long nus;
     size_t bad;
     int rc;
     unsigned long long calls, fallbacks;
     bool counted;              /* every counter read worked */
 } point_t;
 
-/* Times `iters` calls after `warmup` untimed ones; returns seconds. */
-static double time_calls(const options_t *o, bufs_t *b, long warmup, long iters, int *rc)
-{
-    double seconds = 0.0;
-    for (long it = 0; it < warmup + iters; it++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        int r = run_coll(o, b);
-        double t1 = MPI_Wtime();
-        *rc = MPI_SUCCESS == *rc ? r : *rc;
-        if (it >= warmup) {
-            seconds += t1 - t0;
-        }
-    }
-    return seconds;
-}
-
-/* Runs one batch of calls of point p and updates its counters. */
+/* Runs `warmup` untimed calls of point p, then `iters` timed ones whose
+ * latencies (us) go to `us` (may be NULL when iters is 0), and updates the
+ * point's counters. */
 static void counted_batch(const options_t *o, bufs_t *b, point_t *p, bool counters,
-                          long warmup, long iters, double *seconds)
+                          long warmup, long iters, double *us)
 {
     tc_snapshot_t before, after;
     tc_coll_t tc = counter_of(o->coll);
@@ -337,7 +330,16 @@ static void counted_batch(const options_t *o, bufs_t *b, point_t *p, bool counte
 
     b->count = p->count;
     b->block = p->block;
-    *seconds = time_calls(o, b, warmup, iters, &p->rc);
+    for (long it = 0; it < warmup + iters; it++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        int r = run_coll(o, b);
+        double t1 = MPI_Wtime();
+        p->rc = MPI_SUCCESS == p->rc ? r : p->rc;
+        if (it >= warmup) {
+            us[it - warmup] = (t1 - t0) * 1e6;
+        }
+    }
     ok = ok && 0 == tc_read(&after);
     if (ok) {
         p->calls += after.calls[tc] - before.calls[tc];
@@ -429,6 +431,11 @@ int main(int argc, char **argv)
         long warmup = iters / 5 < o.warmup ? iters / 5 : o.warmup;
         p->warmup = warmup < 2 ? 2 : warmup;   /* the first call builds themis' plan */
         p->iters = (iters + o.rounds - 1) / o.rounds;
+        p->us = malloc((size_t) (p->iters * o.rounds) * sizeof(double));
+        if (NULL == p->us) {
+            fprintf(stderr, "osu_coll_latency: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         p->rc = MPI_SUCCESS;
         p->counted = counters;
         npts++;
@@ -437,9 +444,9 @@ int main(int argc, char **argv)
         }
     }
     if (0 == rank) {
-        printf("%-12s%18s%18s%18s%12s%12s%10s%18s\n", "# Size", "Avg Latency(us)",
+        printf("%-12s%18s%18s%18s%12s%12s%10s%14s\n", "# Size", "Avg Latency(us)",
                "Min Latency(us)", "Max Latency(us)", "Iterations", "Validation", "Path",
-               "Best Round(us)");
+               "Median(us)");
         fflush(stdout);
     }
 
@@ -462,10 +469,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < npts; k++) {
             point_t *p = &pts[k];
             long warmup = 0 == r ? p->warmup : p->warmup / o.rounds;
-            double seconds;
-            counted_batch(&o, &b, p, counters, warmup < 1 ? 1 : warmup, p->iters, &seconds);
-            p->seconds += seconds;
-            p->round_us[r] = seconds * 1e6 / (double) p->iters;
+            counted_batch(&o, &b, p, counters, warmup < 1 ? 1 : warmup, p->iters,
+                          p->us + p->nus);
+            p->nus += p->iters;
             p->bad += check(&o, &b, rank, 0, sums);
         }
     }
@@ -473,15 +479,21 @@ int main(int argc, char **argv)
     for (int k = 0; k < npts; k++) {
         point_t *p = &pts[k];
         unsigned salt = (unsigned) k + 1;
-        double unused, lat, lmin, lmax, lsum, rsum[MAX_ROUNDS];
+        double lat = 0.0, med, lmin, lmax, lsum, msum;
         int ok, all_ok;
 
         /* One more call with fresh data into a poisoned receive buffer. */
         fill(&b, p->count, rank, salt);
-        counted_batch(&o, &b, p, counters, 0, 1, &unused);
+        counted_batch(&o, &b, p, counters, 1, 0, NULL);
         p->bad += check(&o, &b, rank, salt, sums);
 
-        lat = p->seconds * 1e6 / (double) (p->iters * o.rounds);
+        for (long i = 0; i < p->nus; i++) {
+            lat += p->us[i];
+        }
+        lat /= (double) p->nus;
+        qsort(p->us, (size_t) p->nus, sizeof(double), cmp_double);
+        med = 0 == p->nus % 2 ? (p->us[p->nus / 2 - 1] + p->us[p->nus / 2]) / 2.0
+                              : p->us[p->nus / 2];
         ok = 0 == p->bad && MPI_SUCCESS == p->rc;
         /* calls, fallbacks, ranks that could read the counters */
         unsigned long long path[3] = {p->calls, p->fallbacks, p->counted ? 1 : 0};
@@ -489,7 +501,7 @@ int main(int argc, char **argv)
         MPI_Reduce(&lat, &lmin, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(&lat, &lmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&lat, &lsum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(p->round_us, rsum, (int) o.rounds, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&med, &msum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(path, path_sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         if (0 != p->bad || MPI_SUCCESS != p->rc) {
@@ -498,21 +510,17 @@ int main(int argc, char **argv)
         }
         if (0 == rank) {
             const char *path_name = "-";
-            double best = rsum[0];
-            for (long r = 1; r < o.rounds; r++) {
-                best = rsum[r] < best ? rsum[r] : best;
-            }
             if ((unsigned long long) np == path_sum[2]) {
                 path_name = 0 == path_sum[1] && 0 != path_sum[0] ? "themis"
                           : 0 == path_sum[0] && 0 != path_sum[1] ? "fallback"
                           : 0 == path_sum[0] ? "-" : "mixed";
             }
-            printf("%-12zu%18.2f%18.2f%18.2f%12ld%12s%10s%18.2f\n", p->size, lsum / np, lmin,
-                   lmax, p->iters * o.rounds, all_ok ? "Pass" : "Fail", path_name,
-                   best / np);
+            printf("%-12zu%18.2f%18.2f%18.2f%12ld%12s%10s%14.2f\n", p->size, lsum / np, lmin,
+                   lmax, p->nus, all_ok ? "Pass" : "Fail", path_name, msum / np);
             fflush(stdout);
             any_failed = any_failed || !all_ok;
         }
+        free(p->us);
     }
 
     free(b.sbuf);

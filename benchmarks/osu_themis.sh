@@ -3,52 +3,66 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # OSU-style latency of coll/themis against Open MPI's own components, on one
-# node: runs benchmarks/osu_coll_latency for
+# node: runs benchmarks/osu_coll_latency for the variants
 #   themis     --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims DIMS
 #   baseline   the same with --mca coll_themis_scheduler baseline
 #   tuned      --mca coll tuned,inter,libnbc,basic,self (no themis)
 #   han        --mca coll han,tuned,inter,libnbc,basic,self --mca coll_han_priority 100
-#   themis-all themis with --mca coll_themis_min_bytes 0 (every size on the themis
-#              path; not in the default list: it measures where a min_bytes belongs)
+#   themis-all themis with --mca coll_themis_min_bytes 0: every size on the themis
+#              path (not in the default list; it shows where min_bytes belongs)
 # and prints one merged table: per size each variant's latency and its
 # ratio to themis (variant / themis: > 1 means themis is faster).
 #
-# Noise.  np 8 on 2 shared cores is oversubscribed and other jobs run too,
-# so one sample of a variant can be off by 2x.  Every variant therefore
-# runs --reps times (default 2), interleaved: the size range is cut into
-# bands (--bands), and for each repetition and band all variants run back
-# to back, in an order rotated per (repetition, band) so that no variant
-# is always first.  A variant's latency at a size is the minimum over its
-# repetitions of the average over iterations (min-of-avgs: interference
-# only adds time).  The table also shows the spread of the repetitions
-# (max/min - 1, worst variant) and the range of the paired ratios
-# tuned/themis of runs made side by side: a ratio below 0.95 whose range
-# reaches above 0.95 is within the noise.
+# Noise.  np 8 on 2 shared cores is oversubscribed and other jobs run too:
+# a call that catches a descheduled rank takes 10-100x the typical time,
+# and one run of a variant can be off by 2x.  So:
+#  - every variant runs --reps times (default 3), interleaved: the sizes are
+#    cut into bands (--bands), and for each repetition and band all variants
+#    run back to back, in an order rotated per (repetition, band), so runs
+#    compared with each other are minutes apart at most and no variant is
+#    always first;
+#  - inside a run, osu_coll_latency --rounds spreads each size's iterations
+#    over the whole run;
+#  - a variant's latency at a size is the minimum over its repetitions
+#    (interference only adds time) of the run's average (--stat avg, the OSU
+#    figure, default) or of its median call latency (--stat median);
+#  - the table shows the spread of the repetitions (max/min - 1 of the
+#    noisiest variant), the range of the paired ratios tuned/themis of runs
+#    made side by side (a ratio below 0.95 whose range reaches 0.95 is
+#    within the noise), and tuned/themis under the other statistic;
+#  - before every run the script samples how many other tasks are runnable
+#    (/proc/stat procs_running) and reports it; --quiet-wait S waits up to
+#    S seconds for the machine to go idle before each run.
 #
 # han turns itself off when all ranks share one host.  A short probe run
-# with coll_base_verbose finds out whether han was selected on
-# MPI_COMM_WORLD; if not, its column is labelled with han's reason, e.g.
-# "han(off: single host)", and measures what han falls back to.
+# with coll_base_verbose shows whether han was selected on MPI_COMM_WORLD;
+# if not, its column is labelled with han's reason, e.g.
+# "han(off: single host)", and measures what han hands the calls to (tuned).
 #
 # Options:
 #   --np N              ranks (default 8)
-#   --dims SHAPE        coll_themis_dims (default 4x2; product must be N)
+#   --dims SHAPE        coll_themis_dims (default 4x2; the product must be N)
 #   --transport T       vader (ob1+vader, default) | tcp (ob1+tcp on lo) |
 #                       ofi (cm+ofi, FI_PROVIDER=tcp)
 #   --coll C            allreduce (default) | reduce_scatter_block | allgather
 #   --min B --max B     size range (default 4 .. 64M; K/M/G suffixes)
 #   --bands B1,B2,...   upper ends of the size bands (default 4K,512K)
-#   --reps R            repetitions per variant (default 2)
+#   --reps R            repetitions per variant (default 3)
+#   --stat S            avg (default) | median
+#   --rounds R          rounds per run, see osu_coll_latency (default 4)
 #   --iters N --warmup N --budget B --min-iters N   passed to osu_coll_latency
 #   --variants LIST     default themis,baseline,tuned,han
 #   --themis-opt "ARGS" more mpirun arguments for the themis variants
 #   --timeout S         per mpirun (default 600)
+#   --quiet-wait S      before each run, wait up to S s for no other runnable
+#                       task (default 0: do not wait, only report)
 #   --out DIR           keep every run's output there (default: a temp dir, removed)
 # Environment: THEMIS_BUILD_DIR (default: the repository root) holds
 # benchmarks/osu_coll_latency and ompi/mca/coll/themis/.libs.
 #
 # The last line is `worst_ratio_tuned_vs_themis=X.XX at SIZE`: the smallest
-# tuned/themis over the sizes (target: >= 0.95 everywhere).
+# tuned/themis over the sizes (target: >= 0.95 everywhere).  Exit status 1
+# when a run failed or a validation failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${THEMIS_BUILD_DIR:-$top}
@@ -59,11 +73,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 die() { echo "osu_themis: $*" >&2; exit 2; }
 
-np=8 dims=4x2 transport=vader coll=allreduce min=4 max=64M bands=4K,512K reps=2
-variants=themis,baseline,tuned,han themis_opt="" tmo=600 out=""
+np=8 dims=4x2 transport=vader coll=allreduce min=4 max=64M bands=4K,512K reps=3
+stat=avg rounds=4 variants=themis,baseline,tuned,han themis_opt="" tmo=600 out="" quiet=0
 bench_opts=()
 while [ $# -gt 0 ]; do
-    [ $# -ge 2 ] || [ "$1" = -h ] || [ "$1" = --help ] || die "$1 needs a value"
+    case $1 in
+        -h|--help) sed -n '/^# Options:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    esac
+    [ $# -ge 2 ] || die "$1 needs a value"
     case $1 in
         --np) np=$2 ;;
         --dims) dims=$2 ;;
@@ -73,21 +90,23 @@ while [ $# -gt 0 ]; do
         --max) max=$2 ;;
         --bands) bands=$2 ;;
         --reps) reps=$2 ;;
+        --stat) stat=$2 ;;
+        --rounds) rounds=$2 ;;
         --iters|--warmup|--budget|--min-iters) bench_opts+=("$1" "$2") ;;
         --variants) variants=$2 ;;
         --themis-opt) themis_opt=$2 ;;
         --timeout) tmo=$2 ;;
+        --quiet-wait) quiet=$2 ;;
         --out) out=$2 ;;
-        -h|--help) sed -n '/^# Options:/,/^# The last line/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
     shift 2
 done
 
 # ---------------------------------------------------------------- checks
-bytes() {   # K/M/G suffixes (binary) -> bytes; empty on error
-    local v=$1 n u
-    [[ $v =~ ^([0-9]+)([KkMmGg]?)[Bb]?$ ]] || return 0
+bytes() {   # K/M/G suffixes (binary) -> bytes; prints nothing on error
+    local n u
+    [[ $1 =~ ^([0-9]+)([KkMmGg]?)[Bb]?$ ]] || return 0
     n=${BASH_REMATCH[1]} u=${BASH_REMATCH[2]}
     case $u in
         K|k) n=$((n << 10)) ;;
@@ -98,7 +117,9 @@ bytes() {   # K/M/G suffixes (binary) -> bytes; empty on error
 }
 [[ $np =~ ^[1-9][0-9]*$ ]] || die "--np must be a positive integer"
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
 [[ $tmo =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer (seconds)"
+[[ $quiet =~ ^[0-9]+$ ]] || die "--quiet-wait must be a number of seconds"
 [[ $dims =~ ^[1-9][0-9]*(x[1-9][0-9]*)*$ ]] || die "--dims must look like 4x2 or 2x2x2"
 prod=1
 for d in ${dims//x/ }; do prod=$((prod * d)); done
@@ -106,6 +127,10 @@ for d in ${dims//x/ }; do prod=$((prod * d)); done
 min_b=$(bytes "$min"); max_b=$(bytes "$max")
 [ -n "$min_b" ] && [ -n "$max_b" ] && [ "$min_b" -gt 0 ] && [ "$min_b" -le "$max_b" ] ||
     die "--min/--max must be byte counts with min <= max"
+case $stat in
+    avg|median) ;;
+    *) die "--stat must be avg or median" ;;
+esac
 case $coll in
     allreduce|reduce_scatter_block|allgather) ;;
     *) die "--coll must be allreduce, reduce_scatter_block or allgather" ;;
@@ -118,6 +143,7 @@ case $transport in
     *) die "--transport must be vader, tcp or ofi" ;;
 esac
 IFS=, read -r -a vlist <<<"$variants"
+[ ${#vlist[@]} -gt 0 ] || die "--variants is empty"
 for v in "${vlist[@]}"; do
     case $v in
         themis|baseline|tuned|han|themis-all) ;;
@@ -137,8 +163,7 @@ for b in "${blist[@]}" ""; do
     if [ -n "$b" ]; then
         hi=$(bytes "$b")
         [ -n "$hi" ] && [ "$hi" -gt 0 ] || die "--bands: bad size '$b'"
-        [ "$hi" -lt "$max_b" ] || continue
-        [ "$hi" -ge "$lo" ] || continue
+        { [ "$hi" -lt "$max_b" ] && [ "$hi" -ge "$lo" ]; } || continue
     fi
     band_lo+=("$lo") band_hi+=("$hi")
     lo=$((hi * 2))
@@ -151,44 +176,66 @@ if [ -z "$out" ]; then
     keep_out=0
 fi
 mkdir -p "$out" || die "cannot create $out"
-tmpdirs=()
+orte_dir=""
 cleanup() {
-    local d
-    for d in "${tmpdirs[@]}"; do rm -rf "$d"; done
+    [ -z "$orte_dir" ] || rm -rf "$orte_dir"
     [ "$keep_out" -eq 1 ] || rm -rf "$out"
 }
 trap cleanup EXIT
 
 # ---------------------------------------------------------------- running
 variant_args() {   # the mpirun arguments that make variant $1
+    local themis="--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims $dims"
     case $1 in
-        themis) echo "--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims $dims $themis_opt" ;;
-        baseline) echo "--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims $dims --mca coll_themis_scheduler baseline $themis_opt" ;;
-        themis-all) echo "--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims $dims $themis_opt --mca coll_themis_min_bytes 0" ;;
+        themis) echo "$themis $themis_opt" ;;
+        baseline) echo "$themis --mca coll_themis_scheduler baseline $themis_opt" ;;
+        themis-all) echo "$themis $themis_opt --mca coll_themis_min_bytes 0" ;;
         tuned) echo "--mca coll tuned,inter,libnbc,basic,self" ;;
         han) echo "--mca coll han,tuned,inter,libnbc,basic,self --mca coll_han_priority 100" ;;
     esac
 }
-# run VARIANT OUTFILE BENCH-ARGS...: one mpirun; sets rc.  $extra: more
-# mpirun arguments for this run only.
+# run VARIANT OUTFILE BENCH-ARGS...: one mpirun, output in OUTFILE; sets rc.
+# $extra: more mpirun arguments for this run only.
 extra=()
 run() {
-    local v=$1 file=$2 tdir
+    local v=$1 file=$2
     shift 2
-    tdir=$(mktemp -d /tmp/osu_themis_orte.XXXXXX)
-    tmpdirs+=("$tdir")
+    orte_dir=$(mktemp -d /tmp/osu_themis_orte.XXXXXX)
     # shellcheck disable=SC2046  # variant_args is meant to split into words
     timeout --kill-after=15 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none \
-        --mca orte_tmpdir_base "$tdir" \
+        --mca orte_tmpdir_base "$orte_dir" \
         --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
         --mca mpi_yield_when_idle 1 "${tr_args[@]}" $(variant_args "$v") "${extra[@]}" \
         "$bench" --coll "$coll" "$@" >"$file" 2>&1
     rc=$?
-    rm -rf "$tdir"
+    rm -rf "$orte_dir"
+    orte_dir=""
 }
 
-echo "# OSU-style $coll latency: np $np, dims $dims, transport $transport, sizes $min_b..$max_b,"
-echo "# $reps interleaved repetitions per variant in ${#band_lo[@]} size band(s); variants: $variants"
+# Other runnable tasks (procs_running less the sampling awk itself),
+# averaged over 5 samples 0.1 s apart.
+other_load() {
+    local i sum=0 n
+    for i in 1 2 3 4 5; do
+        n=$(awk '/^procs_running/ { print $2 - 1 }' /proc/stat)
+        sum=$((sum + n))
+        sleep 0.1
+    done
+    awk -v s="$sum" 'BEGIN { printf "%.1f", s / 5 }'
+}
+# Before each run: optionally wait for quiet, then log the load.
+before_run() {
+    local deadline=$((SECONDS + quiet))
+    load=$(other_load)
+    while awk -v l="$load" 'BEGIN { exit !(l >= 0.5) }' && [ "$SECONDS" -lt "$deadline" ]; do
+        sleep 2
+        load=$(other_load)
+    done
+}
+
+echo "# OSU-style $coll latency, one node: np $np, dims $dims, transport $transport, sizes $min_b..$max_b"
+echo "# variants $variants; $reps interleaved repetition(s) in ${#band_lo[@]} size band(s);" \
+     "$rounds round(s) per run; statistic: min over repetitions of the run's $stat"
 [ -n "$themis_opt" ] && echo "# themis variants also get: $themis_opt"
 [ ${#bench_opts[@]} -gt 0 ] && echo "# osu_coll_latency options: ${bench_opts[*]}"
 
@@ -199,7 +246,7 @@ if [[ ,$variants, == *,han,* ]]; then
     run han "$out/han_probe.txt" --min 4K --max 4K --iters 1 --warmup 0
     extra=()
     if [ "$rc" -ne 0 ]; then
-        han_label="han(probe failed: rc $rc)"
+        han_label="han(probe failed: exit $rc)"
     elif grep -qE 'comm_select: selecting +han,' "$out/han_probe.txt"; then
         han_label=han
     elif grep -q 'han:comm_query (0/MPI_COMM_WORLD): comm has only local processes' \
@@ -213,140 +260,155 @@ if [[ ,$variants, == *,han,* ]]; then
     echo "# han on MPI_COMM_WORLD: $han_label"
 fi
 
-# all.txt: variant rep size avg min max iters validation path
+# all.txt: variant rep size avg min max iters validation path median
+# runs.txt: variant rep band other-load seconds exit-status
 : >"$out/all.txt"
+: >"$out/runs.txt"
 failed_runs=()
 nv=${#vlist[@]}
+start=$SECONDS
 for ((r = 0; r < reps; r++)); do
     for ((b = 0; b < ${#band_lo[@]}; b++)); do
         for ((k = 0; k < nv; k++)); do
             v=${vlist[$(((k + r + b) % nv))]}
             f="$out/$v.rep$r.band$b.txt"
-            run "$v" "$f" --min "${band_lo[$b]}" --max "${band_hi[$b]}" "${bench_opts[@]}"
-            awk -v v="$v" -v r="$r" '/^[0-9]/ && NF == 7 { print v, r, $0 }' "$f" >>"$out/all.txt"
+            before_run
+            t0=$SECONDS
+            run "$v" "$f" --min "${band_lo[$b]}" --max "${band_hi[$b]}" --rounds "$rounds" \
+                "${bench_opts[@]}"
+            awk -v v="$v" -v r="$r" '/^[0-9]/ && NF == 8 { print v, r, $0 }' "$f" >>"$out/all.txt"
+            echo "$v $r $b $load $((SECONDS - t0)) $rc" >>"$out/runs.txt"
             if [ "$rc" -ne 0 ]; then
                 why="exit $rc"
                 [ "$rc" -eq 124 ] && why="timeout after ${tmo}s"
-                failed_runs+=("$v rep $r sizes ${band_lo[$b]}..${band_hi[$b]}: $why ($(grep -v '^#' "$f" | grep -vE '^[0-9]' | head -n 2 | tr '\n' ' '))")
+                failed_runs+=("$v rep $r sizes ${band_lo[$b]}..${band_hi[$b]}: $why: $(grep -vE '^(#|[0-9])' "$f" | head -n 2 | tr '\n' ' ')")
             fi
         done
     done
-    echo "# repetition $((r + 1))/$reps done"
+    echo "# repetition $((r + 1))/$reps done ($((SECONDS - start)) s)"
 done
 
 # ---------------------------------------------------------------- table
-awk -v variants="$variants" -v hanlabel="$han_label" '
+awk -v variants="$variants" -v hanlabel="$han_label" -v stat="$stat" '
 function human(b) {
     return b >= 1048576 ? (b / 1048576) "M" : b >= 1024 ? (b / 1024) "K" : b
 }
+function width(v) { return length(label[v]) > 11 ? length(label[v]) : 11 }
+function rwidth(v) { return length(v) + 3 > 8 ? length(v) + 3 : 8 }
+# min over repetitions of statistic column c for variant v at size s ("" if none)
+function best(v, s, c,    r, x, m) {
+    m = ""
+    for (r in reps) if ((v, s, r) in val) {
+        x = val[v, s, r, c]
+        if (m == "" || x < m) m = x
+    }
+    return m
+}
 {
-    v = $1; s = $3 + 0; avg = $4 + 0
+    v = $1; r = $2; s = $3 + 0
     if (!(s in seen)) { seen[s] = 1; sizes[++ns] = s }
-    key = v SUBSEP s
-    n[key]++
-    if (n[key] == 1 || avg < best[key]) { best[key] = avg }
-    if (n[key] == 1 || avg > worst[key]) { worst[key] = avg }
-    rep[key, $2] = avg
-    if ($8 != "Pass") { bad[s] = bad[s] " " v }
-    if (v == "themis") { path[s] = $9 }
-    reps_seen[$2] = 1
+    reps[r] = 1
+    val[v, s, r] = 1
+    val[v, s, r, "avg"] = $4 + 0; val[v, s, r, "median"] = $10 + 0
+    if ($8 != "Pass") bad[s] = bad[s] " " v
+    if (v == "themis") path[s] = $9
 }
 END {
+    other = stat == "avg" ? "median" : "avg"
     nvar = split(variants, V, ",")
-    for (i = 1; i <= nvar; i++) { label[V[i]] = V[i] == "han" ? hanlabel : V[i] }
-    # selection sort of the sizes (awk has no portable sort)
+    for (i = 1; i <= nvar; i++) label[V[i]] = V[i] == "han" ? hanlabel : V[i]
     for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++)
         if (sizes[j] < sizes[i]) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
-    hdr = sprintf("%-9s", "size")
-    for (i = 1; i <= nvar; i++) hdr = hdr sprintf(" %*s", length(label[V[i]]) > 12 ? length(label[V[i]]) : 12, label[V[i]])
-    hdr = hdr "  th.path "
-    for (i = 1; i <= nvar; i++) if (V[i] != "themis") hdr = hdr sprintf(" %*s", length(V[i]) + 3 > 9 ? length(V[i]) + 3 : 9, V[i] "/th")
-    hdr = hdr "  tuned/th range   noise  valid"
-    print "latency in us (min over repetitions of the average over iterations); x/th = x / themis"
+    printf "latency in us: min over repetitions of each run'"'"'s %s; x/th = x / themis (> 1: themis faster)\n", stat
+    hdr = sprintf("%-6s", "size")
+    for (i = 1; i <= nvar; i++) hdr = hdr sprintf(" %*s", width(V[i]), label[V[i]])
+    hdr = hdr sprintf("  %-8s", "th.path")
+    for (i = 1; i <= nvar; i++) if (V[i] != "themis") hdr = hdr sprintf(" %*s", rwidth(V[i]), V[i] "/th")
+    hdr = hdr sprintf("  %-13s %16s %6s  %s", "tuned/th pairs", "tuned/th(" other ")", "noise", "valid")
     print hdr
-    worst_r = -1; nslow = 0; nspread = 0
+    worst = ""; worst_o = ""; nslow = 0; nspread = 0; maxsp = -1
     for (i = 1; i <= ns; i++) {
         s = sizes[i]
-        line = sprintf("%-9s", human(s))
+        line = sprintf("%-6s", human(s))
         for (k = 1; k <= nvar; k++) {
-            w = length(label[V[k]]) > 12 ? length(label[V[k]]) : 12
-            key = V[k] SUBSEP s
-            line = line sprintf(" %*s", w, (key in best) ? sprintf("%.2f", best[key]) : "n/a")
+            x = best(V[k], s, stat)
+            line = line sprintf(" %*s", width(V[k]), x == "" ? "n/a" : sprintf("%.2f", x))
         }
         line = line sprintf("  %-8s", (s in path) ? path[s] : "n/a")
-        th = "themis" SUBSEP s
+        th = best("themis", s, stat)
         for (k = 1; k <= nvar; k++) {
             if (V[k] == "themis") continue
-            w = length(V[k]) + 3 > 9 ? length(V[k]) + 3 : 9
-            key = V[k] SUBSEP s
-            if ((key in best) && (th in best) && best[th] > 0) {
-                line = line sprintf(" %*.2f", w, best[key] / best[th])
-            } else {
-                line = line sprintf(" %*s", w, "n/a")
-            }
+            x = best(V[k], s, stat)
+            line = line ((x != "" && th != "" && th > 0) ? sprintf(" %*.2f", rwidth(V[k]), x / th) : sprintf(" %*s", rwidth(V[k]), "n/a"))
         }
-        # paired ratios tuned/themis of runs made side by side, and the spread
+        # paired ratios: tuned/themis of the runs of the same repetition
         lo = ""; hi = ""
-        for (r in reps_seen) {
-            if ((("tuned" SUBSEP s, r) in rep) && (("themis" SUBSEP s, r) in rep) && rep["themis" SUBSEP s, r] > 0) {
-                q = rep["tuned" SUBSEP s, r] / rep["themis" SUBSEP s, r]
+        for (r in reps) {
+            if (("tuned", s, r) in val && ("themis", s, r) in val && val["themis", s, r, stat] > 0) {
+                q = val["tuned", s, r, stat] / val["themis", s, r, stat]
                 if (lo == "" || q < lo) lo = q
                 if (hi == "" || q > hi) hi = q
             }
         }
-        line = line (lo == "" ? sprintf("  %15s", "n/a") : sprintf("  %7.2f-%-7.2f", lo, hi))
+        line = line (lo == "" ? sprintf("  %-13s", "n/a") : sprintf("  %-13s", sprintf("%.2f-%.2f", lo, hi)))
+        tu = best("tuned", s, other); tho = best("themis", s, other)
+        ro = (tu != "" && tho != "" && tho > 0) ? tu / tho : ""
+        line = line sprintf(" %16s", ro == "" ? "n/a" : sprintf("%.2f", ro))
+        # spread of the repetitions, noisiest variant
         sp = -1
         for (k = 1; k <= nvar; k++) {
-            key = V[k] SUBSEP s
-            if ((key in best) && n[key] > 1 && best[key] > 0 && worst[key] / best[key] - 1 > sp) sp = worst[key] / best[key] - 1
+            m = best(V[k], s, stat); M = ""
+            for (r in reps) if ((V[k], s, r) in val && (M == "" || val[V[k], s, r, stat] > M)) M = val[V[k], s, r, stat]
+            if (m != "" && m > 0 && length(reps) > 1 && M / m - 1 > sp) sp = M / m - 1
         }
         line = line (sp < 0 ? sprintf(" %6s", "n/a") : sprintf(" %5.0f%%", 100 * sp))
         line = line "  " ((s in bad) ? "FAIL:" bad[s] : "Pass")
         print line
         if (sp >= 0) { spreads[++nspread] = sp; if (sp > maxsp) { maxsp = sp; maxsp_s = s } }
-        if (("tuned" SUBSEP s in best) && (th in best) && best[th] > 0) {
-            ratio = best["tuned" SUBSEP s] / best[th]
-            if (worst_r < 0 || ratio < worst_r) { worst_r = ratio; worst_s = s }
+        tu = best("tuned", s, stat)
+        if (tu != "" && th != "" && th > 0) {
+            ratio = tu / th
+            if (worst == "" || ratio < worst) { worst = ratio; worst_s = s }
             if (ratio < 0.95) {
                 slow = slow sprintf(" %s(%.2f%s)", human(s), ratio, hi != "" && hi >= 0.95 ? ", within noise" : "")
                 nslow++
             }
         }
-        if ("themis-all" SUBSEP s in best && "tuned" SUBSEP s in best) {
-            allr[i] = best["tuned" SUBSEP s] / best["themis-all" SUBSEP s]
-        }
+        if (ro != "" && (worst_o == "" || ro < worst_o)) { worst_o = ro; worst_os = s }
+        ta = best("themis-all", s, stat)
+        if (ta != "" && tu != "" && ta > 0) allr[i] = tu / ta
     }
     print ""
     if (nspread > 0) {
         for (i = 1; i <= nspread; i++) for (j = i + 1; j <= nspread; j++)
             if (spreads[j] < spreads[i]) { t = spreads[i]; spreads[i] = spreads[j]; spreads[j] = t }
-        printf "noise: spread of repetitions (max/min - 1, worst variant) median %.0f%%, max %.0f%% at %s\n",
+        printf "noise: spread of the repetitions (max/min - 1, noisiest variant): median %.0f%%, max %.0f%% at %s\n",
             100 * spreads[int((nspread + 1) / 2)], 100 * maxsp, human(maxsp_s)
     }
-    if (nslow > 0) {
-        printf "themis slower than tuned by more than 5%% at:%s\n", slow
-    } else if (worst_r >= 0) {
-        print "themis slower than tuned by more than 5% at: none"
-    }
-    # smallest size from which the themis path (min_bytes 0) never loses >5% to tuned
+    if (worst != "")
+        printf "themis slower than tuned by more than 5%% at:%s\n", (nslow > 0 ? slow : " none")
     if (length(allr) > 0) {
+        # smallest size from which the themis path never loses more than 5% to tuned
         from = ""
         for (i = ns; i >= 1; i--) { if (!(i in allr) || allr[i] < 0.95) break; from = sizes[i] }
-        printf "suggested_min_bytes=%s (smallest size from which themis-all is within 5%% of tuned at every larger size)\n",
+        printf "suggested_min_bytes=%s (themis-all within 5%% of tuned from there to the largest size)\n",
             from == "" ? "none in range" : from
     }
-    if (worst_r >= 0) {
-        printf "worst_ratio_tuned_vs_themis=%.2f at %d\n", worst_r, worst_s
-    } else {
-        print "worst_ratio_tuned_vs_themis=n/a at n/a (themis or tuned missing)"
-    }
+    if (worst_o != "") printf "worst_ratio_tuned_vs_themis(%s)=%.2f at %d\n", other, worst_o, worst_os
+    if (worst != "") printf "worst_ratio_tuned_vs_themis=%.2f at %d\n", worst, worst_s
+    else print "worst_ratio_tuned_vs_themis=n/a at n/a (no size measured by both themis and tuned)"
 }' "$out/all.txt" >"$out/table.txt"
+
 status=0
 if [ ${#failed_runs[@]} -gt 0 ]; then
     status=1
     for f in "${failed_runs[@]}"; do echo "# FAILED RUN: $f"; done
 fi
-grep -q FAIL: "$out/table.txt" && status=1
+grep -q 'FAIL:' "$out/table.txt" && status=1
+awk -v cores="$(nproc)" '{ l[++n] = $4; if ($4 >= 0.5) busy++ } END {
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (l[j] < l[i]) { t = l[i]; l[i] = l[j]; l[j] = t }
+    if (n > 0) printf "# other jobs: runnable tasks before each run median %.1f, max %.1f (%d cores); %d of %d runs started with other jobs running\n", l[int((n + 1) / 2)], l[n], cores, busy, n
+}' "$out/runs.txt"
 [ "$keep_out" -eq 1 ] && echo "# raw outputs in $out"
 echo
 cat "$out/table.txt"

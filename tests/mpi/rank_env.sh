@@ -16,6 +16,7 @@ target=$1
 shift
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     if [ "${OMPI_COMM_WORLD_RANK:-}" = "$target" ]; then
+        # shellcheck disable=SC2163  # $1 is VAR=VALUE
         export "$1"
     fi
     shift
