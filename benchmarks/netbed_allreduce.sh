@@ -84,6 +84,7 @@ plan=$BUILD/tools/themis-plan
 comp_dir=$BUILD/ompi/mca/coll/themis/.libs
 ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
 export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-nbar}
+bed_state=${THEMIS_NETBED_STATE_DIR:-/run/themis-netbed/$THEMIS_NETBED_PREFIX}
 
 die() { echo "netbed_allreduce: $*" >&2; exit 2; }
 say() { echo "$*"; }
@@ -150,7 +151,7 @@ to_bytes() {   # 16M -> 16777216
         *[mM]) m=1048576; v=${v%?} ;;
         *[gG]) m=1073741824; v=${v%?} ;;
     esac
-    [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] || die "bad byte count '$1'"
+    if ! [[ $v =~ ^[0-9]+$ ]] || [ "$v" -eq 0 ]; then die "bad byte count '$1'"; fi
     echo $((v * m))
 }
 human() {   # 16777216 -> 16MiB
@@ -161,10 +162,10 @@ human() {   # 16777216 -> 16MiB
 }
 size_list=()
 IFS=, read -ra tmp <<<"$sizes"
-for s in "${tmp[@]}"; do size_list+=("$(to_bytes "$s")"); done
-budget_b=$(to_bytes "$budget")
-timeline_b=$(to_bytes "$timeline_size")
-loss_b=$(to_bytes "$loss_size")
+for s in "${tmp[@]}"; do size_list+=("$(to_bytes "$s")") || exit 2; done
+budget_b=$(to_bytes "$budget") || exit 2
+timeline_b=$(to_bytes "$timeline_size") || exit 2
+loss_b=$(to_bytes "$loss_size") || exit 2
 IFS=, read -ra transport_list <<<"$transports"
 for t in "${transport_list[@]}"; do
     case $t in ob1 | ofi) ;; *) die "bad transport '$t' (ob1, ofi)" ;; esac
@@ -190,8 +191,9 @@ done
 chunks=${param[coll_themis_chunks]:-}
 inflight=${param[coll_themis_chunks_in_flight]:-}
 direct_max=${param[coll_themis_direct_max]:-}
-[ -n "$chunks" ] && [ -n "$inflight" ] && [ -n "$direct_max" ] ||
+if [ -z "$chunks" ] || [ -z "$inflight" ] || [ -z "$direct_max" ]; then
     die "cannot read coll/themis defaults with ompi_info from $comp_dir"
+fi
 intra=scf
 for ((i = 0; i + 1 < ${#themis_opt_arr[@]}; i++)); do
     [ "${themis_opt_arr[i + 1]}" = coll_themis_intra_order ] && intra=${themis_opt_arr[i + 2]:-scf}
@@ -235,16 +237,20 @@ variant_args() {   # VARIANT -> mpirun arguments (one per line)
     esac
 }
 
-# run_osu TRANSPORT VARIANT BYTES LOGFILE: prints "avg min max iters validation path"
-# (or "FAIL ...").
-run_osu() {
-    local transport=$1 variant=$2 bytes=$3 log=$4 args=() it rc=0
-    mapfile -t args < <(variant_args "$variant")
-    it=$iters
-    if [ "$bytes" -gt $((budget_b / iters)) ]; then
-        it=$((budget_b / bytes))
+iters_for() {   # BYTES -> timed calls
+    local it=$iters
+    if [ "$1" -gt $((budget_b / iters)) ]; then
+        it=$((budget_b / $1))
         [ "$it" -lt "$min_iters" ] && it=$min_iters
     fi
+    echo "$it"
+}
+
+# run_osu TRANSPORT VARIANT BYTES ITERS LOGFILE: prints "avg min max iters
+# validation path" (avg/min/max in us; "FAIL - - - Fail rc=N" when no result).
+run_osu() {
+    local transport=$1 variant=$2 bytes=$3 it=$4 log=$5 args=() rc=0
+    mapfile -t args < <(variant_args "$variant")
     # --calibrated is a netbed option: it goes before the mpirun arguments.
     local nb=(--transport "$transport") mp=()
     for a in "${args[@]}"; do
@@ -263,22 +269,23 @@ run_osu() {
 }
 
 # ------------------------------------------------------------ model
-# topology string for themis-plan from the shape and calibration.env
+# Sets topo (the themis-plan topology string) and kinds (the component's
+# coll_themis_dim_kinds) from calibration.env; see the header for the kinds.
 build_topology() {   # CALFILE
-    local f=$1 bw lat dims k kind topo=""
+    local f=$1 bw lat dims k kind dsz=() bws=() lats=()
     dims=$(sed -n 's/^coll_themis_dims=//p' "$f")
     bw=$(sed -n 's/^coll_themis_dim_bandwidths=//p' "$f")
     lat=$(sed -n 's/^coll_themis_dim_latencies=//p' "$f")
-    IFS=x read -ra D <<<"$dims"
-    IFS=, read -ra BW <<<"$bw"
-    IFS=, read -ra LAT <<<"$lat"
-    kinds=""
-    for ((k = 0; k < ${#D[@]}; k++)); do
-        if [ "${D[k]}" -le "$direct_max" ]; then kind=fc; else kind=ring; fi
+    IFS=x read -ra dsz <<<"$dims"
+    IFS=, read -ra bws <<<"$bw"
+    IFS=, read -ra lats <<<"$lat"
+    kinds="" topo=""
+    for ((k = 0; k < ${#dsz[@]}; k++)); do
+        kind="ring"
+        [ "${dsz[k]}" -le "$direct_max" ] && kind="fc"
         kinds="${kinds:+$kinds,}$kind"
-        topo="${topo:+${topo}_}$kind:${D[k]}:${BW[k]}:${LAT[k]}"
+        topo="${topo:+${topo}_}$kind:${dsz[k]}:${bws[k]}:${lats[k]}"
     done
-    echo "$topo"
 }
 
 # ------------------------------------------------------------ timeline
@@ -289,6 +296,7 @@ start_samplers() {   # DIR NRANKS NDIMS
     local dir=$1 n=$2 nd=$3 r
     sampler_pids=()
     for ((r = 0; r < n; r++)); do
+        # shellcheck disable=SC2016  # the loop runs in the namespace's bash
         ip netns exec "$THEMIS_NETBED_PREFIX-r$r" bash -c '
             nd=$1; exec 3<> <(:)
             while :; do
@@ -367,7 +375,6 @@ draw_timeline() {   # SHAPE RATES NRANKS NDIMS RATES_BPS TIMES(baseline themis)
         plots_t="$plots_t${plots_t:+, }'$out/timeline_$tag/themis.dat' using 1:$((k + 1)) with lines lw 2 lc rgb '${colors[k - 1]}' title 'd$k'"
     done
     local xmax
-    xmax=$(awk 'END { print $1 + 0.2 }' "$out/timeline_$tag/baseline.dat" "$out/timeline_$tag/themis.dat" | sort -n | tail -1)
     xmax=$(cat "$out/timeline_$tag/baseline.dat" "$out/timeline_$tag/themis.dat" | awk '$1 > m { m = $1 } END { print m + 0.2 }')
     gnuplot <<EOF || { say "  timeline: gnuplot failed"; return; }
 set terminal pngcairo size 1000,620 font ",10"
@@ -414,16 +421,15 @@ for bed in "${beds[@]}"; do
     for transport in "${transport_list[@]}"; do
         say
         say "--- $shape $rates over $transport (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+        # The bed's calibration.env is what `netbed mpirun --calibrated` reads.
         cal=$out/calibration_${tag}_$transport.env
         if ! "$NETBED" calibrate --seconds "$calib_seconds" --transport "$transport" \
-            --out "$cal" >"$out/calibration_${tag}_$transport.log" 2>&1; then
+            >"$out/calibration_${tag}_$transport.log" 2>&1; then
             say "  calibration failed (log $out/calibration_${tag}_$transport.log); skipping $transport"
             continue
         fi
-        # netbed mpirun --calibrated reads the bed's own file.
-        cp "$cal" "/run/themis-netbed/$THEMIS_NETBED_PREFIX/calibration.env" 2>/dev/null ||
-            cp "$cal" "${THEMIS_NETBED_STATE_DIR:-/run/themis-netbed/$THEMIS_NETBED_PREFIX}/calibration.env"
-        topo=$(build_topology "$cal")
+        cp "$bed_state/calibration.env" "$cal"
+        build_topology "$cal"
         say "  measured: $(grep -v '^#' "$cal" | tr '\n' ' ')"
         say "  topology: $topo (kinds $kinds; chunks $chunks, in flight $inflight)"
         blist=$(printf '%s,' "${size_list[@]}")
@@ -440,7 +446,7 @@ for bed in "${beds[@]}"; do
                     v=${variant_list[(j + rot) % n]}
                     log=$out/run_${tag}_${transport}_${bytes}_${v}_$rep.log
                     ld=$(load1)
-                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$bytes" "$log")
+                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$bytes" "$(iters_for "$bytes")" "$log")
                     echo "$shape,$rates,$transport,none,$bytes,$v,$rep,$avg,$mn,$mx,$it,$val,$path,$ld" >>"$csv"
                     if [ "$avg" != FAIL ]; then
                         prev=${T[$bytes,$v]:-}
@@ -497,7 +503,7 @@ for bed in "${beds[@]}"; do
                 d=$out/timeline_$tag/$v
                 rm -rf "$d"; mkdir -p "$d"
                 start_samplers "$d" "$nranks" "$nd"
-                read -r avg _ _ _ val _ < <(iters=2 min_iters=2 run_osu ob1 "$v" "$timeline_b" "$d/osu.log")
+                read -r avg _ _ _ val _ < <(run_osu ob1 "$v" "$timeline_b" 2 "$d/osu.log")
                 stop_samplers
                 TL[$v]=$(awk -v a="$avg" 'BEGIN { if (a == "FAIL") print "?"; else printf "%.2f", a / 1e6 }')
             done
@@ -521,7 +527,7 @@ for bed in "${beds[@]}"; do
                 "$NETBED" loss "$ldim" "$lpct" >/dev/null
                 for v in "${variant_list[@]}"; do
                     log=$out/run_${tag}_${transport}_${loss_b}_${v}_loss.log
-                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$loss_b" "$log")
+                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$loss_b" "$(iters_for "$loss_b")" "$log")
                     echo "$shape,$rates,$transport,d$ldim:$lpct%,$loss_b,$v,0,$avg,$mn,$mx,$it,$val,$path,$(load1)" >>"$csv"
                     ref=${T[$loss_b,$v]:-}
                     printf '    %-8s %10s ms  validation %-4s  slowdown vs no loss %s\n' "$v" \

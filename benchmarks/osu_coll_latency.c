@@ -205,10 +205,12 @@ static int parse_options(int argc, char **argv, options_t *o, int rank)
             return -1;
         }
     }
-    if (optind < argc || o->min_size > o->max_size) {
+    if (optind < argc || o->min_size > o->max_size || 0 != o->min_size % sizeof(float)) {
         if (0 == rank) {
             fprintf(stderr, "osu_coll_latency: %s\n",
-                    optind < argc ? "unexpected argument" : "--min is larger than --max");
+                    optind < argc ? "unexpected argument"
+                    : o->min_size > o->max_size ? "--min is larger than --max"
+                    : "--min must be a multiple of 4 (sizes are whole floats)");
             usage();
         }
         return -1;

@@ -127,6 +127,7 @@ for d in ${dims//x/ }; do prod=$((prod * d)); done
 min_b=$(bytes "$min"); max_b=$(bytes "$max")
 [ -n "$min_b" ] && [ -n "$max_b" ] && [ "$min_b" -gt 0 ] && [ "$min_b" -le "$max_b" ] ||
     die "--min/--max must be byte counts with min <= max"
+[ $((min_b % 4)) -eq 0 ] || die "--min must be a multiple of 4 (sizes are whole floats)"
 case $stat in
     avg|median) ;;
     *) die "--stat must be avg or median" ;;

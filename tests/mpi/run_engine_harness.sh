@@ -19,6 +19,8 @@ if [ ! -x "$bin" ]; then
     exit 1
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+big=${THEMIS_ENGINE_BIG:-}
+unset THEMIS_ENGINE_BIG   # only the dedicated run below gets it
 
 status=0
 run() {   # label, np, extra mpirun arguments...
@@ -43,7 +45,7 @@ for np in 2 3 4 5; do
 done
 run tcp 3 --mca pml ob1 --mca btl tcp,self
 run ofi 3 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp
-if [ -n "${THEMIS_ENGINE_BIG:-}" ]; then
+if [ -n "$big" ]; then
     run big 2 -x THEMIS_ENGINE_BIG=1
 else
     echo "SKIP: big/big_transfer np=2 (2^31-element transfer: set THEMIS_ENGINE_BIG=1)"

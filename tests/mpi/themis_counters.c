@@ -21,7 +21,13 @@ typedef struct {
 
 static int tc_ready;
 static MPI_T_pvar_session tc_session;
-static counter_t tc_counters[2][TC_NCOLLS];   /* [0] calls, [1] fallbacks */
+/* [0] calls, [1] fallbacks, then the TC_NALGO algorithm counters */
+#define TC_NKINDS (2 + TC_NALGO)
+static const char *const kind_suffix[TC_NKINDS] = {
+    "calls", "fallbacks", "rings_calls", "torus2d_calls", "substitutions"
+};
+static counter_t tc_counters[TC_NKINDS][TC_NCOLLS];
+static int tc_nalgo_found;
 
 const char *tc_coll_name(tc_coll_t coll)
 {
@@ -100,13 +106,13 @@ int tc_init(char *err, size_t errlen)
         snprintf(err, errlen, "MPI_T_pvar_session_create failed");
         return -1;
     }
-    for (int kind = 0; kind < 2; kind++) {
+    tc_nalgo_found = 0;
+    for (int kind = 0; kind < TC_NKINDS; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
             char name[128];
             int bind = -1, continuous = 0;
             counter_t *ctr = &tc_counters[kind][c];
-            snprintf(name, sizeof(name), "coll_themis_%s_%s", coll_names[c],
-                     kind ? "fallbacks" : "calls");
+            snprintf(name, sizeof(name), "coll_themis_%s_%s", coll_names[c], kind_suffix[kind]);
             int index = find_pvar(name, &bind, &continuous);
             if (index < 0) {
                 continue;
@@ -139,16 +145,25 @@ int tc_init(char *err, size_t errlen)
                 return -1;
             }
             ctr->found = 1;
-            nfound++;
+            if (kind < 2) {
+                nfound++;
+            } else {
+                tc_nalgo_found++;
+            }
         }
     }
     return nfound;
 }
 
+int tc_algo_found(void)
+{
+    return tc_nalgo_found;
+}
+
 int tc_read(tc_snapshot_t *snap)
 {
     memset(snap, 0, sizeof(*snap));
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < TC_NKINDS; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
             counter_t *ctr = &tc_counters[kind][c];
             unsigned char buf[16 * 8];
@@ -160,10 +175,12 @@ int tc_read(tc_snapshot_t *snap)
                 || 0 != to_u64(ctr->type, buf, &v)) {
                 return -1;
             }
-            if (kind) {
+            if (0 == kind) {
+                snap->calls[c] = v;
+            } else if (1 == kind) {
                 snap->fallbacks[c] = v;
             } else {
-                snap->calls[c] = v;
+                snap->algo[kind - 2][c] = v;
             }
         }
     }
@@ -175,7 +192,7 @@ void tc_fini(void)
     if (!tc_ready) {
         return;
     }
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < TC_NKINDS; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
             if (tc_counters[kind][c].found) {
                 MPI_T_pvar_handle_free(tc_session, &tc_counters[kind][c].handle);

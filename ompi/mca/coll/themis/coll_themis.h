@@ -76,8 +76,10 @@ typedef enum {
     MCA_COLL_THEMIS_NCOLLS = 4
 } mca_coll_themis_coll_id_t;
 
-/* coll_themis_allreduce_algorithm.  auto: Themis, or the algorithm the
- * cost model (algo_cost.h) predicts fastest on a 2-D shape. */
+/* coll_themis_{allreduce,reduce_scatter,allgather}_algorithm.  auto:
+ * Themis, or the algorithm the cost model (algo_cost.h) predicts fastest
+ * on a torus (a 2-D shape whose two dimensions are of kind biring, which
+ * coll_themis_torus declares). */
 typedef enum {
     MCA_COLL_THEMIS_ALGO_AUTO = 0,
     MCA_COLL_THEMIS_ALGO_THEMIS = 1,
@@ -108,9 +110,14 @@ typedef struct {
     themis_order_policy_t order;
     uint32_t inflight;
     uint64_t min_bytes;
-    mca_coll_themis_algorithm_t algorithm;
+    mca_coll_themis_algorithm_t algorithm;     /* allreduce */
     bool probe;
     uint32_t direct_max;
+    /* coll_themis_torus: rows x cols, 0 = not given; when given, dims is
+     * {cols, rows} and kinds is biring (set by the parser). */
+    uint32_t torus_rows, torus_cols;
+    mca_coll_themis_algorithm_t rs_algorithm;  /* reduce_scatter(_block) */
+    mca_coll_themis_algorithm_t ag_algorithm;  /* allgather */
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -131,6 +138,9 @@ typedef struct mca_coll_themis_component_t {
     int verbose;
     bool probe_param;
     int direct_max_param;
+    char *torus_param;
+    char *rs_algorithm_param;
+    char *ag_algorithm_param;
 
     int output;                         /* verbose stream */
     bool config_ok;                     /* all parameters valid */
@@ -169,8 +179,16 @@ typedef struct {
     uint64_t *recvcounts;               /* RS only: [comm size] */
     size_t elem_size;
     uint64_t last_use;
+    themis_algo_t algo;                 /* what the program runs */
+    bool substituted;                   /* algo is not the one requested */
     themis_program_t prog;
 } mca_coll_themis_plan_entry_t;
+
+/* Which algorithm a program runs, for the counters. */
+typedef struct {
+    themis_algo_t algo;
+    bool substituted;   /* rings/torus2d requested but not possible here */
+} mca_coll_themis_plan_choice_t;
 
 typedef struct {
     mca_coll_themis_plan_entry_t entries[MCA_COLL_THEMIS_PLAN_CACHE_SIZE];
@@ -241,6 +259,10 @@ uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v);
 int mca_coll_themis_pvars_register(void);
 void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll);
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
+/* After a themis-path call: coll_themis_<coll>_{rings,torus2d}_calls and
+ * coll_themis_<coll>_substitutions. */
+void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
+                                     const mca_coll_themis_plan_choice_t *choice);
 const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll);
 
 /* dimensions */
@@ -265,10 +287,12 @@ void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache);
 void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache);
 /* Finds or builds this rank's program; the pointer is valid until the next
  * call on the same module.  OMPI_ERR_NOT_SUPPORTED: the planners refused
- * the request (same on every rank, so the caller may fall back). */
+ * the request (same on every rank, so the caller may fall back).  *choice
+ * (may be NULL) tells which algorithm the program runs. */
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
-                             size_t elem_size, const themis_program_t **prog);
+                             size_t elem_size, const themis_program_t **prog,
+                             mca_coll_themis_plan_choice_t *choice);
 
 /* collectives */
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,

@@ -104,8 +104,8 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
 
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
-                       const void *input, void *output, ompi_datatype_t *dtype, ompi_op_t *op,
-                       uint64_t bytes)
+                       const mca_coll_themis_plan_choice_t *choice, const void *input,
+                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes)
 {
     mca_coll_themis_engine_args_t args = {
         .prog = prog,
@@ -129,9 +129,12 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         return rc;
     }
     mca_coll_themis_count_call(coll);
+    mca_coll_themis_count_algorithm(coll, choice);
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s of %llu bytes ran on themis", comm->c_name,
-                        mca_coll_themis_coll_name(coll), (unsigned long long) bytes);
+                        "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
+                        mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
+                        themis_algo_name(choice->algo),
+                        choice->substituted ? ", substituted" : "");
     return OMPI_SUCCESS;
 }
 
@@ -145,6 +148,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const themis_program_t *prog;
+    mca_coll_themis_plan_choice_t choice;
     themis_elems_t el;
     const char *why;
     size_t size = 0;
@@ -181,7 +185,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     }
 
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) count * el.factor,
-                                  NULL, el.elem_size, &prog);
+                                  NULL, el.elem_size, &prog, &choice);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
         why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
@@ -189,7 +193,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return run_program(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog,
+    return run_program(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice,
                        (const char *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf) + el.shift,
                        (char *) rbuf + el.shift, el.dtype, op, bytes);
 
@@ -210,6 +214,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const int nranks = ompi_comm_size(comm);
     const themis_program_t *prog;
+    mca_coll_themis_plan_choice_t choice;
     uint64_t total = 0, bytes, *counts;
     themis_elems_t el;
     const char *why;
@@ -256,7 +261,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         counts[r] = (uint64_t) (NULL == rcounts ? rcount : rcounts[r]) * el.factor;
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, total * el.factor, counts,
-                                  el.elem_size, &prog);
+                                  el.elem_size, &prog, &choice);
     free(counts);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
         why = "the planners refused it (coll_themis_verbose 1 says why)";
@@ -266,7 +271,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         *result = rc;
         return 0;
     }
-    *result = run_program(m, comm, coll, prog,
+    *result = run_program(m, comm, coll, prog, &choice,
                           (const char *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf) + el.shift,
                           (char *) rbuf + el.shift, el.dtype, op, bytes);
     return 0;
@@ -322,6 +327,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const bool in_place = MPI_IN_PLACE == sbuf;
     const themis_program_t *prog;
+    mca_coll_themis_plan_choice_t choice;
     ptrdiff_t r_lb = 0, r_extent = 0, s_lb = 0, s_extent = 0;
     size_t rsize = 0, ssize = 0;
     uint64_t block, bytes = 0;
@@ -372,7 +378,8 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
         input = (const char *) sbuf + s_lb;
     }
 
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog);
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
+                                  &choice);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
         why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
@@ -380,8 +387,8 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, input, (char *) rbuf + r_lb,
-                       MPI_BYTE, NULL, bytes);
+    return run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, input,
+                       (char *) rbuf + r_lb, MPI_BYTE, NULL, bytes);
 
 fallback:
     log_fallback(comm, MCA_COLL_THEMIS_ALLGATHER, bytes, why);

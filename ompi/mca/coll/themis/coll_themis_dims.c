@@ -170,9 +170,16 @@ static void declared_shape(ompi_communicator_t *comm, const mca_coll_themis_conf
         }
     }
     if (product != (uint64_t) size) {
-        snprintf(shape->reason, sizeof(shape->reason),
-                 "coll_themis_dims \"%s\" does not multiply to the communicator size %d",
-                 mca_coll_themis_component.dims_param, size);
+        if (0 != cfg->torus_rows) {
+            snprintf(shape->reason, sizeof(shape->reason),
+                     "coll_themis_torus \"%s\" (%llu ranks) does not match the "
+                     "communicator size %d", mca_coll_themis_component.torus_param,
+                     (unsigned long long) cfg->torus_rows * cfg->torus_cols, size);
+        } else {
+            snprintf(shape->reason, sizeof(shape->reason),
+                     "coll_themis_dims \"%s\" does not multiply to the communicator size %d",
+                     mca_coll_themis_component.dims_param, size);
+        }
         shape->valid = false;
         return;
     }

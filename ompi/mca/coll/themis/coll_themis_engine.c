@@ -19,6 +19,12 @@
  * min(inflight, ops on q) op slots of peak_q elements; an active op holds
  * one slot, and each REDUCE step of the op has a fixed offset inside it
  * (temp_layout_op()).  Nothing is allocated per step at run time.
+ *
+ * A transfer larger than mca_coll_themis_engine_max_message_bytes or
+ * INT_MAX elements goes as consecutive messages with the step's tag; both
+ * sides split the same count the same way and MPI's non-overtaking rule
+ * pairs the pieces in order.  A REDUCE piece is reduced when it arrives.
+ * Transfers of 0 elements are skipped on both sides.
  */
 
 #include "ompi_config.h"

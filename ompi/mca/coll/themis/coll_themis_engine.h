@@ -55,16 +55,17 @@ extern size_t mca_coll_themis_engine_max_message_bytes;
 
 /*
  * Returns OMPI_SUCCESS, an OMPI error, or the MPI error class of a failed
- * request (e.g. MPI_ERR_TRUNCATE); all requests are complete or cancelled
- * when it returns.  OMPI_ERR_BAD_PARAM (before any communication) for a
- * program that is inconsistent with itself or the communicator: offsets
- * outside work, peers outside the communicator, an op missing from or
- * repeated in the queues, local dependency cycles, REDUCE without op.
+ * request (e.g. MPI_ERR_TRUNCATE).  On success every request is complete.
+ * OMPI_ERR_BAD_PARAM (before any communication) for a program that is
+ * inconsistent with itself or the communicator: offsets outside work,
+ * peers outside the communicator, an op missing from or repeated in the
+ * queues, local dependency cycles, REDUCE without op, tag_ub < 0.
  * Transfers of 0 elements are skipped on both sides.  If a transfer fails,
- * the remaining requests are cancelled and drained; any that have not
- * completed after a second (a send whose peer never receives) are detached
- * and logged, and if one of them uses the scratch, the scratch is given up
- * (left allocated, never reused) so that it cannot touch reused memory.
+ * the outstanding receives are cancelled (sends cannot be) and all are
+ * drained; requests still active after a second (a send whose peer never
+ * receives) are detached and logged, and if one of them uses the scratch,
+ * the scratch is given up (left allocated, never reused) so that it cannot
+ * touch reused memory.
  */
 int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
 

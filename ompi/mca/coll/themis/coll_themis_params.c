@@ -147,14 +147,55 @@ int mca_coll_themis_params_register(void)
     c->algorithm_param = "auto";
     (void) mca_base_component_var_register(
         comp, "allreduce_algorithm",
-        "Allreduce algorithm: themis (Themis schedule over all dimensions); rings (four "
-        "rings on the two edge-disjoint Hamiltonian cycles of a 2-D torus, both dimensions "
-        ">= 3); torus2d (HammingMesh torus phases, 2-D); auto (Themis, or rings/torus2d where "
-        "the cost model predicts them faster: 2-D shapes whose dimensions are of kind "
-        "biring). rings/torus2d split each quarter of the data into coll_themis_chunks/4 "
-        "chunks. Calls whose shape does not fit the algorithm go to the next component.",
+        "Allreduce algorithm. themis: the Themis schedule over all dimensions. rings "
+        "(HammingMesh): four pipelined rings, the two edge-disjoint Hamiltonian cycles of a "
+        "2-D torus in both directions, each reducing a quarter of the data over all ranks; "
+        "needs both dimensions >= 3. torus2d (HammingMesh): reduce-scatter along the rows, "
+        "allreduce along the columns, allgather along the rows, on half the data, and the "
+        "same on the transposed torus for the other half, both directions at once; any 2-D "
+        "shape. auto: the fastest of the three by the cost model for the message size on a "
+        "torus, i.e. a 2-D shape whose two dimensions are of kind biring (coll_themis_torus "
+        "declares one; ring dimensions have one link direction, which the four rings "
+        "need both of), Themis on every other shape. A request that cannot run runs "
+        "something that can, reported once and counted in coll_themis_<coll>_substitutions: "
+        "rings with a dimension < 3 runs torus2d, rings/torus2d on a shape that is not 2-D "
+        "run Themis. rings/torus2d split each quarter into max(1, coll_themis_chunks/4) "
+        "pipelined chunks.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->algorithm_param);
+
+    c->rs_algorithm_param = "auto";
+    (void) mca_base_component_var_register(
+        comp, "reduce_scatter_algorithm",
+        "Algorithm of MPI_Reduce_scatter and MPI_Reduce_scatter_block: auto, themis, rings "
+        "(ring reduce-scatter on the four directed Hamiltonian rings) or torus2d (the first "
+        "half of the torus2d allreduce: reduce-scatter along one dimension, then the other, "
+        "so that each rank ends with its own reduced block). Choice, substitution and "
+        "chunks as for coll_themis_allreduce_algorithm.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->rs_algorithm_param);
+
+    c->ag_algorithm_param = "auto";
+    (void) mca_base_component_var_register(
+        comp, "allgather_algorithm",
+        "Algorithm of MPI_Allgather: auto, themis, rings (ring allgather on the four "
+        "directed Hamiltonian rings) or torus2d (the last half of the torus2d allreduce: "
+        "allgather along one dimension, then the other). Choice, substitution and chunks "
+        "as for coll_themis_allreduce_algorithm.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->ag_algorithm_param);
+
+    c->torus_param = "";
+    (void) mca_base_component_var_register(
+        comp, "torus",
+        "Declares the communicator a 2-D torus of ROWSxCOLS ranks (HammingMesh), e.g. "
+        "\"4x3\": rank = row * COLS + col, so a row is COLS consecutive ranks, and every rank "
+        "has bidirectional links to its left/right (dimension 0) and up/down (dimension 1) "
+        "neighbours, with wrap-around. The same as coll_themis_dims=COLSxROWS with "
+        "coll_themis_dim_kinds=biring (either may be given too if it agrees). Both sizes >= "
+        "2; communicators of another size do not use coll/themis. Empty: no torus.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->torus_param);
 
     c->verbose = 0;
     (void) mca_base_component_var_register(
@@ -342,11 +383,58 @@ static bool parse_algorithm(const char *s, mca_coll_themis_algorithm_t *a)
     return false;
 }
 
+/* coll_themis_torus "RxC": sets the torus and, through it, the declared
+ * shape {C, R} and biring kinds; checks that explicit coll_themis_dims and
+ * coll_themis_dim_kinds agree.  Runs after those two are parsed. */
+static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why, size_t len)
+{
+    mca_coll_themis_config_t t;
+
+    if (is_empty(s)) {
+        return true;
+    }
+    memset(&t, 0, sizeof(t));
+    if (!parse_dims(s, &t, why, len)) {
+        return false;
+    }
+    if (2 != t.ndims || t.dims[0] < 2 || t.dims[1] < 2) {
+        snprintf(why, len, "want ROWSxCOLS with both sizes >= 2, e.g. 4x3");
+        return false;
+    }
+    if (0 != cfg->ndims
+        && (2 != cfg->ndims || cfg->dims[0] != t.dims[1] || cfg->dims[1] != t.dims[0])) {
+        snprintf(why, len,
+                 "a %ux%u torus has the shape coll_themis_dims=%ux%u (rows of %u consecutive "
+                 "ranks), but coll_themis_dims is \"%s\"",
+                 t.dims[0], t.dims[1], t.dims[1], t.dims[0], t.dims[1],
+                 mca_coll_themis_component.dims_param);
+        return false;
+    }
+    for (int i = 0; i < cfg->nkinds; ++i) {
+        if (THEMIS_DIM_BIRING != cfg->kinds[i]) {
+            snprintf(why, len,
+                     "torus links go both ways (kind biring), but coll_themis_dim_kinds is "
+                     "\"%s\"", mca_coll_themis_component.kinds_param);
+            return false;
+        }
+    }
+    cfg->torus_rows = t.dims[0];
+    cfg->torus_cols = t.dims[1];
+    cfg->ndims = 2;
+    cfg->dims[0] = cfg->torus_cols;
+    cfg->dims[1] = cfg->torus_rows;
+    if (0 == cfg->nkinds) {
+        cfg->nkinds = 1;
+        cfg->kinds[0] = THEMIS_DIM_BIRING;
+    }
+    return true;
+}
+
 static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
 {
     uint64_t h = MCA_COLL_THEMIS_FNV_OFFSET;
 
-    h = mca_coll_themis_hash_u64(h, 1);   /* layout version of this hash */
+    h = mca_coll_themis_hash_u64(h, 2);   /* layout version of this hash */
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->ndims);
     for (int i = 0; i < cfg->ndims; ++i) {
         h = mca_coll_themis_hash_u64(h, cfg->dims[i]);
@@ -371,6 +459,10 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->algorithm);
     h = mca_coll_themis_hash_u64(h, cfg->probe ? 1 : 0);
     h = mca_coll_themis_hash_u64(h, cfg->direct_max);
+    h = mca_coll_themis_hash_u64(h, cfg->torus_rows);
+    h = mca_coll_themis_hash_u64(h, cfg->torus_cols);
+    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->rs_algorithm);
+    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->ag_algorithm);
     return h;
 }
 
@@ -420,6 +512,11 @@ bool mca_coll_themis_params_parse(void)
         }
     } else {
         report("coll_themis_dim_kinds", c->kinds_param, why);
+        ok = false;
+    }
+
+    if (ok && !parse_torus(c->torus_param, cfg, why, sizeof(why))) {
+        report("coll_themis_torus", c->torus_param, why);
         ok = false;
     }
 
@@ -479,6 +576,16 @@ bool mca_coll_themis_params_parse(void)
                "must be auto, themis, rings or torus2d");
         ok = false;
     }
+    if (!parse_algorithm(c->rs_algorithm_param, &cfg->rs_algorithm)) {
+        report("coll_themis_reduce_scatter_algorithm", c->rs_algorithm_param,
+               "must be auto, themis, rings or torus2d");
+        ok = false;
+    }
+    if (!parse_algorithm(c->ag_algorithm_param, &cfg->ag_algorithm)) {
+        report("coll_themis_allgather_algorithm", c->ag_algorithm_param,
+               "must be auto, themis, rings or torus2d");
+        ok = false;
+    }
 
     cfg->probe = c->probe_param;
 
@@ -490,6 +597,19 @@ bool mca_coll_themis_params_parse(void)
     }
 
     c->config_hash = config_hash(cfg);
+    if (ok) {
+        char torus[48] = "none";
+        if (0 != cfg->torus_rows) {
+            snprintf(torus, sizeof(torus), "%u rows x %u cols", cfg->torus_rows,
+                     cfg->torus_cols);
+        }
+        opal_output_verbose(1, c->output,
+                            "coll:themis: algorithms: allreduce %s, reduce_scatter %s, "
+                            "allgather %s; torus %s",
+                            mca_coll_themis_algorithm_name(cfg->algorithm),
+                            mca_coll_themis_algorithm_name(cfg->rs_algorithm),
+                            mca_coll_themis_algorithm_name(cfg->ag_algorithm), torus);
+    }
     return ok;
 }
 

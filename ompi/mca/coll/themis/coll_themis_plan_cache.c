@@ -8,8 +8,27 @@
  * size (the schedule depends on bytes).  A miss runs the planners:
  * scheduler -> simulator (intra-dimension order, no events) -> plan
  * compiler for Themis; the HammingMesh builders (plan_torus.h) for rings
- * and torus2d allreduce.  Fixed table of MCA_COLL_THEMIS_PLAN_CACHE_SIZE entries, least
- * recently used replaced; freed with the module.
+ * and torus2d (allreduce, reduce-scatter and allgather alike).  Fixed table
+ * of MCA_COLL_THEMIS_PLAN_CACHE_SIZE entries, least recently used replaced;
+ * freed with the module.
+ *
+ * Algorithm of a collective (coll_themis_<coll>_algorithm):
+ *   themis            always Themis.
+ *   rings, torus2d    as asked on a 2-D shape, whatever its kinds (they are
+ *                     correct on any 2-D shape; the kinds only say what is
+ *                     fast).  rings with a dimension < 3 has no pair of
+ *                     Hamiltonian cycles: torus2d runs.  A shape that is not
+ *                     2-D: Themis runs.  Both substitutions are reported
+ *                     once per process and counted per call.
+ *   auto              on a torus (2-D, both dimensions biring:
+ *                     coll_themis_torus, or dims + dim_kinds=biring) the
+ *                     least predicted time of the three (algo_cost.h) for
+ *                     the message size, logged at verbose 10; Themis on
+ *                     every other shape (a unidirectional ring dimension
+ *                     has no second direction for the backward rings, a
+ *                     switch dimension is no torus).
+ * All of it depends only on agreed inputs (topology, parameters, message
+ * size) and integer arithmetic, so every rank picks the same.
  */
 #include "ompi_config.h"
 
@@ -19,6 +38,8 @@
 #include "opal/util/output.h"
 
 #include "coll_themis.h"
+
+#define VERBOSE_PLAN 10
 
 void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache)
 {
@@ -58,43 +79,131 @@ static bool entry_matches(const mca_coll_themis_plan_entry_t *e, themis_coll_t c
     return true;
 }
 
-/* The algorithm of an allreduce (the parameter names it for allreduce
- * only; the other collectives always run Themis).  auto asks the cost
- * model on 2-D shapes: integer arithmetic on agreed inputs, so every rank
- * picks the same. */
-static themis_algo_t choose_algorithm(const mca_coll_themis_module_t *m, themis_coll_t coll,
-                                      uint64_t bytes, uint32_t nchunks)
+static mca_coll_themis_algorithm_t requested_algorithm(themis_coll_t coll)
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+
+    switch (coll) {
+    case THEMIS_COLL_REDUCE_SCATTER:
+        return cfg->rs_algorithm;
+    case THEMIS_COLL_ALLGATHER:
+        return cfg->ag_algorithm;
+    case THEMIS_COLL_ALLREDUCE:
+    default:
+        return cfg->algorithm;
+    }
+}
+
+/* A torus for auto: two dimensions with links both ways. */
+static bool is_torus(const mca_coll_themis_module_t *m)
+{
+    return 2 == m->topo.ndims && THEMIS_DIM_BIRING == m->topo.dims[0].kind
+           && THEMIS_DIM_BIRING == m->topo.dims[1].kind;
+}
+
+/* A substitution is shown once per process, by rank 0 of the communicator
+ * (every rank decides alike); every rank logs it at verbose 1. */
+static void report_substitution(ompi_communicator_t *comm, themis_coll_t coll,
+                                mca_coll_themis_algorithm_t requested, themis_algo_t ran,
+                                const char *why)
+{
+    static bool shown = false;
+
+    if (0 == ompi_comm_rank(comm) && !__atomic_exchange_n(&shown, true, __ATOMIC_RELAXED)) {
+        mca_coll_themis_show_help("algorithm-substituted", comm->c_name, ompi_comm_size(comm),
+                                  themis_coll_name(coll),
+                                  mca_coll_themis_algorithm_name(requested), why,
+                                  themis_algo_name(ran));
+    }
+    opal_output_verbose(1, mca_coll_themis_component.output,
+                        "coll:themis: %s: %s %s requested, %s runs: %s", comm->c_name,
+                        themis_coll_name(coll), mca_coll_themis_algorithm_name(requested),
+                        themis_algo_name(ran), why);
+}
+
+/* The algorithm that runs `coll` of `bytes` (full vector) on this module. */
+static mca_coll_themis_plan_choice_t choose_algorithm(const mca_coll_themis_module_t *m,
+                                                      ompi_communicator_t *comm,
+                                                      themis_coll_t coll, uint64_t bytes,
+                                                      uint32_t nchunks)
+{
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+    const mca_coll_themis_algorithm_t requested = requested_algorithm(coll);
+    mca_coll_themis_plan_choice_t choice = {.algo = THEMIS_ALGO_THEMIS, .substituted = false};
     themis_algo_cost_params_t cp;
     themis_algo_costs_t costs;
+    themis_status_t st;
+    char why[200];
 
-    if (THEMIS_COLL_ALLREDUCE != coll) {
-        return THEMIS_ALGO_THEMIS;
-    }
-    switch (cfg->algorithm) {
-    case MCA_COLL_THEMIS_ALGO_RINGS:
-        return THEMIS_ALGO_RINGS;
-    case MCA_COLL_THEMIS_ALGO_TORUS2D:
-        return THEMIS_ALGO_TORUS2D;
+    switch (requested) {
     case MCA_COLL_THEMIS_ALGO_THEMIS:
-        return THEMIS_ALGO_THEMIS;
+        return choice;
+    case MCA_COLL_THEMIS_ALGO_RINGS:
+    case MCA_COLL_THEMIS_ALGO_TORUS2D:
+        if (2 != m->topo.ndims) {
+            snprintf(why, sizeof(why),
+                     "it needs a 2-D shape (coll_themis_torus or a 2-D coll_themis_dims), "
+                     "this communicator has %d dimension(s)", m->topo.ndims);
+            choice.substituted = true;
+        } else if (MCA_COLL_THEMIS_ALGO_RINGS == requested
+                   && (m->topo.dims[0].size < 3 || m->topo.dims[1].size < 3)) {
+            snprintf(why, sizeof(why),
+                     "two edge-disjoint Hamiltonian cycles need both torus dimensions >= 3, "
+                     "this communicator is %ux%u (rows x cols)", m->topo.dims[1].size,
+                     m->topo.dims[0].size);
+            choice.algo = THEMIS_ALGO_TORUS2D;
+            choice.substituted = true;
+        } else {
+            choice.algo = MCA_COLL_THEMIS_ALGO_RINGS == requested ? THEMIS_ALGO_RINGS
+                                                                  : THEMIS_ALGO_TORUS2D;
+        }
+        if (choice.substituted) {
+            report_substitution(comm, coll, requested, choice.algo, why);
+        }
+        return choice;
     case MCA_COLL_THEMIS_ALGO_AUTO:
     default:
         break;
     }
-    if (2 != m->topo.ndims) {
-        return THEMIS_ALGO_THEMIS;
+    if (!is_torus(m)) {
+        opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
+                            "coll:themis: %s: auto: %s of %llu bytes -> themis (not a torus: "
+                            "rings/torus2d are considered on 2 biring dimensions only)",
+                            comm->c_name, themis_coll_name(coll), (unsigned long long) bytes);
+        return choice;
     }
     themis_algo_cost_params_init(&cp);
     cp.themis_chunks = nchunks;
     cp.torus_chunks = nchunks / 4 > 0 ? nchunks / 4 : 1;
     cp.inflight = cfg->inflight;
     cp.policy = cfg->order;
-    if (THEMIS_OK != themis_algo_costs(&m->topo, coll, bytes, &cp, &costs)) {
-        return THEMIS_ALGO_THEMIS;
+    st = themis_algo_costs(&m->topo, coll, bytes, &cp, &costs);
+    if (THEMIS_OK != st) {
+        opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
+                            "coll:themis: %s: auto: %s of %llu bytes -> themis (cost model: "
+                            "%s)", comm->c_name, themis_coll_name(coll),
+                            (unsigned long long) bytes, themis_status_string(st));
+        return choice;
     }
-    return costs.best;
+    choice.algo = costs.best;
+    if (opal_output_get_verbosity(mca_coll_themis_component.output) >= VERBOSE_PLAN) {
+        char t[THEMIS_NALGOS][32];
+        for (int a = 0; a < THEMIS_NALGOS; ++a) {
+            if (THEMIS_OK == costs.status[a]) {
+                snprintf(t[a], sizeof(t[a]), "%.3f us", (double) costs.time[a] / 1e6);
+            } else {
+                snprintf(t[a], sizeof(t[a]), "%s", themis_status_string(costs.status[a]));
+            }
+        }
+        opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
+                            "coll:themis: %s: auto: %s of %llu bytes on the %ux%u torus -> %s "
+                            "(predicted themis %s, rings %s, torus2d %s)",
+                            comm->c_name, themis_coll_name(coll), (unsigned long long) bytes,
+                            m->topo.dims[1].size, m->topo.dims[0].size,
+                            themis_algo_name(choice.algo), t[THEMIS_ALGO_THEMIS],
+                            t[THEMIS_ALGO_RINGS], t[THEMIS_ALGO_TORUS2D]);
+    }
+    return choice;
 }
 
 static themis_status_t build_themis(const mca_coll_themis_module_t *m,
@@ -126,10 +235,11 @@ static themis_status_t build_themis(const mca_coll_themis_module_t *m,
     return st;
 }
 
-static themis_status_t build_program(mca_coll_themis_module_t *m, int rank, themis_coll_t coll,
-                                     uint64_t count, const uint64_t *recvcounts,
-                                     size_t elem_size, themis_program_t *prog,
-                                     themis_algo_t *algo)
+static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                                     themis_coll_t coll, uint64_t count,
+                                     const uint64_t *recvcounts, size_t elem_size,
+                                     themis_program_t *prog,
+                                     mca_coll_themis_plan_choice_t *choice)
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const uint64_t nranks = themis_topology_npus(&m->topo);
@@ -156,18 +266,15 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, int rank, them
         req.dim_size[i] = m->topo.dims[i].size;
         req.dim_algo[i] = m->dim_algo[i];
     }
-    req.rank = rank;
+    req.rank = ompi_comm_rank(comm);
     req.coord_to_rank = m->coord_to_rank;
     req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
     req.recvcounts = recvcounts;
     req.inflight = cfg->inflight;
 
-    *algo = choose_algorithm(m, coll, elems * elem_size, (uint32_t) nchunks);
-    switch (*algo) {
+    *choice = choose_algorithm(m, comm, coll, elems * elem_size, (uint32_t) nchunks);
+    switch (choice->algo) {
     case THEMIS_ALGO_RINGS:
-        if (2 != m->topo.ndims) {
-            return THEMIS_ERR_UNSUPPORTED;
-        }
         if (NULL == m->ham) {
             themis_ham_t *ham = calloc(1, sizeof(*ham));
             if (NULL == ham) {
@@ -183,9 +290,6 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, int rank, them
         return themis_program_build_rings(&req, m->ham, nchunks / 4 > 0 ? nchunks / 4 : 1,
                                           prog);
     case THEMIS_ALGO_TORUS2D:
-        if (2 != m->topo.ndims) {
-            return THEMIS_ERR_UNSUPPORTED;
-        }
         return themis_program_build_torus2d(&req, nchunks / 4 > 0 ? nchunks / 4 : 1, prog);
     case THEMIS_ALGO_THEMIS:
     default:
@@ -195,14 +299,15 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, int rank, them
 
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
-                             size_t elem_size, const themis_program_t **prog)
+                             size_t elem_size, const themis_program_t **prog,
+                             mca_coll_themis_plan_choice_t *choice)
 {
     mca_coll_themis_plan_cache_t *cache = &m->cache;
-    const mca_coll_themis_algorithm_t algorithm = mca_coll_themis_component.config.algorithm;
+    const mca_coll_themis_algorithm_t algorithm = requested_algorithm(coll);
     const int nranks = ompi_comm_size(comm);
     mca_coll_themis_plan_entry_t *victim = &cache->entries[0];
     uint64_t *counts_copy = NULL;
-    themis_algo_t algo = THEMIS_ALGO_THEMIS;
+    mca_coll_themis_plan_choice_t ch = {.algo = THEMIS_ALGO_THEMIS, .substituted = false};
     themis_status_t st;
 
     ++cache->clock;
@@ -211,6 +316,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
         if (entry_matches(e, coll, algorithm, count, recvcounts, nranks, elem_size)) {
             e->last_use = cache->clock;
             *prog = &e->prog;
+            if (NULL != choice) {
+                choice->algo = e->algo;
+                choice->substituted = e->substituted;
+            }
             return e->refused ? OMPI_ERR_NOT_SUPPORTED : OMPI_SUCCESS;
         }
         if (!e->used) {
@@ -231,13 +340,12 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
 
     entry_free(victim);
-    st = build_program(m, ompi_comm_rank(comm), coll, count, recvcounts, elem_size,
-                       &victim->prog, &algo);
+    st = build_program(m, comm, coll, count, recvcounts, elem_size, &victim->prog, &ch);
     if (THEMIS_OK != st) {
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: planning %s (%s) of %llu elements x %zu bytes "
                             "failed: %s",
-                            comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
+                            comm->c_name, themis_coll_name(coll), themis_algo_name(ch.algo),
                             (unsigned long long) count, elem_size, themis_status_string(st));
         memset(&victim->prog, 0, sizeof(victim->prog));
         if (THEMIS_ERR_NOMEM == st) {
@@ -257,15 +365,20 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     victim->recvcounts = counts_copy;
     victim->elem_size = elem_size;
     victim->last_use = cache->clock;
+    victim->algo = ch.algo;
+    victim->substituted = ch.substituted;
     *prog = &victim->prog;
+    if (NULL != choice) {
+        *choice = ch;
+    }
     if (victim->refused) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
 
-    opal_output_verbose(10, mca_coll_themis_component.output,
+    opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
                         "coll:themis: %s: planned %s (%s) of %llu elements x %zu bytes: %u "
                         "ops, %u steps, work %llu elements",
-                        comm->c_name, themis_coll_name(coll), themis_algo_name(algo),
+                        comm->c_name, themis_coll_name(coll), themis_algo_name(ch.algo),
                         (unsigned long long) count, elem_size, victim->prog.nops,
                         victim->prog.nsteps, (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;

@@ -4,8 +4,13 @@
  *
  * MPI_T performance variables coll_themis_<coll>_calls (the themis path
  * ran) and coll_themis_<coll>_fallbacks (a user call went to the previous
- * component).  Process-wide counters: read-only, continuous, bound to no
- * object.  Calls made internally during setup are not counted.
+ * component).  Of the calls, coll_themis_<coll>_rings_calls and
+ * coll_themis_<coll>_torus2d_calls ran the HammingMesh algorithms (the
+ * rest ran Themis), and coll_themis_<coll>_substitutions ran another
+ * algorithm than the one requested (rings on a dimension < 3, rings or
+ * torus2d on a shape that is not 2-D).  Process-wide counters: read-only,
+ * continuous, bound to no object.  Calls made internally during setup are
+ * not counted.
  */
 #include "ompi_config.h"
 
@@ -17,6 +22,9 @@
 
 static unsigned long long themis_calls[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_rings[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_torus2d[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"};
@@ -36,6 +44,19 @@ void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
     __atomic_fetch_add(&themis_fallbacks[coll], 1ULL, __ATOMIC_RELAXED);
 }
 
+void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
+                                     const mca_coll_themis_plan_choice_t *choice)
+{
+    if (THEMIS_ALGO_RINGS == choice->algo) {
+        __atomic_fetch_add(&themis_rings[coll], 1ULL, __ATOMIC_RELAXED);
+    } else if (THEMIS_ALGO_TORUS2D == choice->algo) {
+        __atomic_fetch_add(&themis_torus2d[coll], 1ULL, __ATOMIC_RELAXED);
+    }
+    if (choice->substituted) {
+        __atomic_fetch_add(&themis_substitutions[coll], 1ULL, __ATOMIC_RELAXED);
+    }
+}
+
 static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
     const unsigned long long *counter = (const unsigned long long *) pvar->ctx;
@@ -46,7 +67,7 @@ static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *o
 int mca_coll_themis_pvars_register(void)
 {
     const mca_base_component_t *comp = &mca_coll_themis_component.super.collm_version;
-    char name[64], desc[200];
+    char name[64], desc[320];
 
     for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
         snprintf(name, sizeof(name), "%s_calls", coll_names[i]);
@@ -67,6 +88,38 @@ int mca_coll_themis_pvars_register(void)
             MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
             MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
             NULL, &themis_fallbacks[i]);
+
+        snprintf(name, sizeof(name), "%s_rings_calls", coll_names[i]);
+        snprintf(desc, sizeof(desc),
+                 "MPI_%s calls that coll/themis ran with the HammingMesh rings algorithm "
+                 "(part of %s_calls)", coll_names[i], coll_names[i]);
+        (void) mca_base_component_pvar_register(
+            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+            NULL, &themis_rings[i]);
+
+        snprintf(name, sizeof(name), "%s_torus2d_calls", coll_names[i]);
+        snprintf(desc, sizeof(desc),
+                 "MPI_%s calls that coll/themis ran with the HammingMesh torus2d algorithm "
+                 "(part of %s_calls)", coll_names[i], coll_names[i]);
+        (void) mca_base_component_pvar_register(
+            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+            NULL, &themis_torus2d[i]);
+
+        snprintf(name, sizeof(name), "%s_substitutions", coll_names[i]);
+        snprintf(desc, sizeof(desc),
+                 "MPI_%s calls that coll/themis ran with another algorithm than the one "
+                 "requested, as it cannot run on the communicator's shape (rings with a "
+                 "dimension < 3 -> torus2d; rings/torus2d on a shape that is not 2-D -> Themis)",
+                 coll_names[i]);
+        (void) mca_base_component_pvar_register(
+            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+            NULL, &themis_substitutions[i]);
     }
     return OMPI_SUCCESS;
 }
