@@ -294,6 +294,12 @@ awk -v variants="$variants" -v hanlabel="$han_label" -v stat="$stat" '
 function human(b) {
     return b >= 1048576 ? (b / 1048576) "M" : b >= 1024 ? (b / 1024) "K" : b
 }
+# one A/A ratio of kind k ("han": han(off)/tuned, "fb": tuned/themis where themis fell back)
+function aa(r, k,    d) {
+    naa[k]++; if (!(k in aalo) || r < aalo[k]) aalo[k] = r; if (!(k in aahi) || r > aahi[k]) aahi[k] = r
+    d = r < 1 ? r : 1 / r
+    if (aa_floor == "" || d < aa_floor) aa_floor = d
+}
 function width(v) { return length(label[v]) > 11 ? length(label[v]) : 11 }
 function rwidth(v) { return length(v) + 3 > 8 ? length(v) + 3 : 8 }
 # min over repetitions of statistic column c for variant v at size s ("" if none)
@@ -316,18 +322,20 @@ function best(v, s, c,    r, x, m) {
 }
 END {
     other = stat == "avg" ? "median" : "avg"
+    hanoff = hanlabel ~ /^han\(off/
+    aa_floor = ""
     nvar = split(variants, V, ",")
     for (i = 1; i <= nvar; i++) label[V[i]] = V[i] == "han" ? hanlabel : V[i]
     for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++)
         if (sizes[j] < sizes[i]) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
-    printf "latency in us: min over repetitions of each run'"'"'s %s; x/th = x / themis (> 1: themis faster)\n", stat
+    printf "latency in us: min over repetitions of the %s of a run; x/th = x / themis (> 1: themis faster)\n", stat
     hdr = sprintf("%-6s", "size")
     for (i = 1; i <= nvar; i++) hdr = hdr sprintf(" %*s", width(V[i]), label[V[i]])
     hdr = hdr sprintf("  %-8s", "th.path")
     for (i = 1; i <= nvar; i++) if (V[i] != "themis") hdr = hdr sprintf(" %*s", rwidth(V[i]), V[i] "/th")
     hdr = hdr sprintf("  %-13s %16s %6s  %s", "tuned/th pairs", "tuned/th(" other ")", "noise", "valid")
     print hdr
-    worst = ""; worst_o = ""; nslow = 0; nspread = 0; maxsp = -1
+    worst = ""; worst_o = ""; nspread = 0; maxsp = -1
     for (i = 1; i <= ns; i++) {
         s = sizes[i]
         line = sprintf("%-6s", human(s))
@@ -368,13 +376,13 @@ END {
         if (sp >= 0) { spreads[++nspread] = sp; if (sp > maxsp) { maxsp = sp; maxsp_s = s } }
         tu = best("tuned", s, stat)
         if (tu != "" && th != "" && th > 0) {
-            ratio = tu / th
-            if (worst == "" || ratio < worst) { worst = ratio; worst_s = s }
-            if (ratio < 0.95) {
-                slow = slow sprintf(" %s(%.2f%s)", human(s), ratio, hi != "" && hi >= 0.95 ? ", within noise" : "")
-                nslow++
-            }
+            ratio[i] = tu / th
+            if (worst == "" || ratio[i] < worst) { worst = ratio[i]; worst_s = s }
+            # A/A pairs (the same code in both columns) measure the noise floor
+            if (path[s] == "fallback") aa(ratio[i], "fb")
         }
+        ha = best("han", s, stat)
+        if (hanoff && ha != "" && tu != "" && tu > 0) aa(ha / tu, "han")
         if (ro != "" && (worst_o == "" || ro < worst_o)) { worst_o = ro; worst_os = s }
         ta = best("themis-all", s, stat)
         if (ta != "" && tu != "" && ta > 0) allr[i] = tu / ta
@@ -386,8 +394,16 @@ END {
         printf "noise: spread of the repetitions (max/min - 1, noisiest variant): median %.0f%%, max %.0f%% at %s\n",
             100 * spreads[int((nspread + 1) / 2)], 100 * maxsp, human(maxsp_s)
     }
+    if ("han" in naa)
+        printf "noise floor, A/A (han is off, so han and tuned run the same code): han/tuned %.2f..%.2f over %d sizes\n", aalo["han"], aahi["han"], naa["han"]
+    if ("fb" in naa)
+        printf "noise floor, A/A (themis hands the call to tuned): tuned/themis %.2f..%.2f over %d sizes\n", aalo["fb"], aahi["fb"], naa["fb"]
+    slow = ""
+    for (i = 1; i <= ns; i++) if ((i in ratio) && ratio[i] < 0.95) {
+        slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], aa_floor != "" && ratio[i] >= aa_floor ? ", within A/A noise" : "")
+    }
     if (worst != "")
-        printf "themis slower than tuned by more than 5%% at:%s\n", (nslow > 0 ? slow : " none")
+        printf "themis slower than tuned by more than 5%% at:%s\n", (slow != "" ? slow : " none")
     if (length(allr) > 0) {
         # smallest size from which the themis path never loses more than 5% to tuned
         from = ""

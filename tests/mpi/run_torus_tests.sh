@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# MPI correctness suite for the HammingMesh algorithms of coll/themis
+# (rings and torus2d, for MPI_Allreduce, MPI_Reduce_scatter(_block) and
+# MPI_Allgather): runs tests/mpi/coll_matrix under mpirun on declared tori
+# (coll_themis_torus) of 3x3 (np 9), 4x3 (np 12), 4x4 (np 16) and 4x2
+# (np 8, where rings cannot run and torus2d takes over), with the
+# algorithm chosen by the three coll_themis_*_algorithm parameters.
+# Prints one PASS:/FAIL: line per configuration.
+#
+# Which algorithm ran is proven per call by the MPI_T counters
+# (coll_matrix --algo): every eligible call must raise
+# coll_themis_<coll>_calls and exactly the requested algorithm's
+# coll_themis_<coll>_{rings,torus2d}_calls, ineligible ones (non-commutative
+# ops, vector types) _fallbacks, and coll_themis_<coll>_substitutions only
+# where the request cannot run as asked (rings on 4x2 -> torus2d, torus2d
+# on a 3-D shape -> Themis).  auto is checked through the totals: on a 4x3
+# torus the cost model picks torus2d for small and rings for 4 MB vectors
+# (--big); without a torus (dims 3x3 of the default kind sw) it never
+# picks either.  Then the failure cases: bad coll_themis_torus values, a
+# torus that does not match the communicator, ranks that disagree.
+#
+# The full datatype x op matrix runs once (np 9, rings); the others run
+# the reduced or tiny one.  np 8-16 on two cores is oversubscribed: every
+# run uses --mca mpi_yield_when_idle 1, and the suite takes about two to
+# three minutes (more when other jobs load the machine).  Every run uses
+# --mca op ^avx (see run_mpi_tests.sh).
+#
+# Environment:
+#   THEMIS_BUILD_DIR      build tree holding the component and coll_matrix
+#                         (default: the repository root)
+#   THEMIS_TEST_LOG_DIR   where per-run logs go (default: BUILD/tests/logs)
+#   THEMIS_TEST_FILTER    extended regex: run only the matching configurations
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+BUILD=${THEMIS_BUILD_DIR:-$top}
+log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/torus
+comp_dir=$BUILD/ompi/mca/coll/themis/.libs
+prog=$BUILD/tests/mpi/coll_matrix
+ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
+[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+mkdir -p "$log_dir"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+suite_start=$SECONDS
+
+# ------------------------------------------------------------ preconditions
+if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
+    echo "FAIL: torus: component loaded ($comp_dir/mca_coll_themis.so not found: build it" \
+         "or set THEMIS_BUILD_DIR)"
+    exit 1
+fi
+if [ ! -x "$prog" ]; then
+    echo "FAIL: torus: coll_matrix ($prog not found: build it with 'make check TESTS=')"
+    exit 1
+fi
+info=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
+       ompi_info --param coll themis --level 9 2>&1)
+missing=""
+for p in coll_themis_torus coll_themis_allreduce_algorithm \
+         coll_themis_reduce_scatter_algorithm coll_themis_allgather_algorithm; do
+    grep -q "MCA coll themis: parameter \"$p\"" <<<"$info" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "PASS: torus: ompi_info lists coll_themis_torus and the three *_algorithm parameters"
+else
+    echo "FAIL: torus: ompi_info does not list:$missing"
+    exit 1
+fi
+
+# ------------------------------------------------------------ one run
+# shellcheck disable=SC2054  # the commas separate MCA component names
+common=(--oversubscribe
+        --mca coll themis,inter,tuned,libnbc,basic,self
+        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
+        --mca op ^avx --mca mpi_yield_when_idle 1)
+# shellcheck disable=SC2054
+VADER=(--mca pml ob1 --mca btl vader,self)
+# shellcheck disable=SC2054
+TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+MIN0=(--mca coll_themis_min_bytes 0)
+
+algos() {   # ALGORITHM: the same for all three collectives
+    printf '%s\n' --mca coll_themis_allreduce_algorithm "$1" \
+        --mca coll_themis_reduce_scatter_algorithm "$1" \
+        --mca coll_themis_allgather_algorithm "$1"
+}
+
+# Set before each call to run:
+#   opts      mpirun options of the configuration
+#   args      coll_matrix arguments
+#   launcher  command put in front of the program (rank_env.sh)
+#   need      extended regexes the output must contain
+opts=(); args=(); launcher=(); need=()
+failures=0
+
+# run DESCRIPTION TIMEOUT NP
+run() {
+    local desc=$1 tmo=$2 np=$3
+    local tmp log rc why="" start=$SECONDS
+    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
+        return 0
+    fi
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-torus.XXXXXX")
+    log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
+    timeout -k 10 "$tmo" mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
+    rc=$?
+    rm -rf "$tmp"
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        why="timed out after ${tmo}s"
+    elif grep -q '^error: ' "$log"; then
+        why="$(grep -c '^error: ' "$log") error lines, exit $rc"
+    elif [ "$rc" -ne 0 ]; then
+        why="exit $rc"
+    elif ! grep -q '^coll_matrix: ' "$log"; then
+        why="no summary line"
+    fi
+    if [ -z "$why" ]; then
+        for re in "${need[@]}"; do
+            if ! grep -Eq -- "$re" "$log"; then
+                why="expected /$re/ not in the output"
+                break
+            fi
+        done
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS: torus np=$np $desc ($((SECONDS - start))s)"
+        return 0
+    fi
+    failures=$((failures + 1))
+    echo "FAIL: torus np=$np $desc ($why; log $log)"
+    if grep -q '^error: ' "$log"; then
+        grep '^error: ' "$log" | head -n 12 | sed 's/^/    | /'
+    else
+        grep -E '^coll_matrix' "$log" | sed 's/^/    | /'
+        tail -n 12 "$log" | sed 's/^/    | /'
+    fi
+    return 1
+}
+
+# matrix DESCRIPTION TIMEOUT NP LEVEL ALGO-EXPECTED [mpirun options...]:
+# every eligible call runs themis with ALGO-EXPECTED (a word, or
+# "WORD --substituted").
+matrix() {
+    local desc=$1 tmo=$2 np=$3 level=$4 expect=$5
+    shift 5
+    opts=("${MIN0[@]}" "$@"); launcher=(); need=()
+    # shellcheck disable=SC2206  # "torus2d --substituted" is two arguments
+    args=(--level "$level" --algo $expect)
+    run "$desc $level" "$tmo" "$np"
+}
+T=(--mca coll_themis_torus)
+mapfile -t RINGS < <(algos rings)
+mapfile -t TORUS2D < <(algos torus2d)
+mapfile -t AUTO < <(algos auto)
+
+# ------------------------------------------------------------ explicit algorithms
+matrix "3x3 vader rings" 300 9 full rings "${VADER[@]}" "${T[@]}" 3x3 "${RINGS[@]}"
+matrix "3x3 tcp torus2d chunks=8 in-flight=1" 180 9 reduced torus2d "${TCP[@]}" "${T[@]}" 3x3 \
+    "${TORUS2D[@]}" --mca coll_themis_chunks 8 --mca coll_themis_chunks_in_flight 1
+matrix "4x3 vader rings chunks=64" 180 12 reduced rings "${VADER[@]}" "${T[@]}" 4x3 "${RINGS[@]}" \
+    --mca coll_themis_chunks 64
+matrix "4x3 vader torus2d chunks=4" 180 12 tiny torus2d "${VADER[@]}" "${T[@]}" 4x3 \
+    "${TORUS2D[@]}" --mca coll_themis_chunks 4
+matrix "4x4 vader rings" 240 16 tiny rings "${VADER[@]}" "${T[@]}" 4x4 "${RINGS[@]}"
+matrix "4x4 vader torus2d in-flight=4" 240 16 tiny torus2d "${VADER[@]}" "${T[@]}" 4x4 \
+    "${TORUS2D[@]}" --mca coll_themis_chunks_in_flight 4
+# 4 rows of 2: no Hamiltonian cycle pair, so rings is replaced by torus2d.
+matrix "4x2 vader rings -> torus2d" 180 8 reduced "torus2d --substituted" "${VADER[@]}" \
+    "${T[@]}" 4x2 "${RINGS[@]}"
+matrix "4x2 tcp torus2d" 180 8 tiny torus2d "${TCP[@]}" "${T[@]}" 4x2 "${TORUS2D[@]}"
+# rings/torus2d on any 2-D shape, also one that is not declared a torus.
+matrix "dims=3x3 (kind sw) vader torus2d" 180 9 tiny torus2d "${VADER[@]}" \
+    --mca coll_themis_dims 3x3 "${TORUS2D[@]}"
+# Not 2-D: Themis runs instead, counted as a substitution.
+matrix "dims=2x2x2 vader torus2d -> themis" 180 8 tiny "themis --substituted" "${VADER[@]}" \
+    --mca coll_themis_dims 2x2x2 "${TORUS2D[@]}"
+
+# ------------------------------------------------------------ auto
+# 4x3 at the default rates: torus2d below ~1.7 MiB, rings above (the 4 MB
+# vectors of --big), Themis where it ties (1 chunk); the choice is logged.
+opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_verbose 10)
+args=(--level tiny --big --no-subcomms); launcher=()
+need=('coll_matrix algorithms: .* allreduce=[1-9][0-9]*/[1-9][0-9]*/0 '
+      'auto: allreduce of 4000012 bytes on the 4x3 torus -> rings'
+      'auto: allreduce of 28 bytes on the 4x3 torus -> torus2d')
+run "4x3 vader auto: cost model picks rings and torus2d" 180 12
+# Same ranks without a torus (kind sw): auto never picks rings/torus2d.
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dims 3x3 "${AUTO[@]}")
+args=(--level tiny --algo themis); launcher=()
+need=('coll_matrix algorithms: .* allreduce=0/0/0 reduce_scatter=0/0/0 reduce_scatter_block=0/0/0 allgather=0/0/0')
+run "dims=3x3 (kind sw) vader auto: Themis only" 180 9
+
+# ------------------------------------------------------------ failures
+# Bad values: a clear message, then correct results through the fallback.
+bad() {   # DESCRIPTION NP REGEX... -- [mpirun options...]
+    local desc=$1 np=$2
+    shift 2
+    need=()
+    while [ "$1" != -- ]; do need+=("$1"); shift; done
+    shift
+    opts=("${MIN0[@]}" "${VADER[@]}" "$@"); args=(--level tiny --expect fallback --no-subcomms)
+    launcher=()
+    run "$desc" 120 "$np"
+}
+bad "torus=9 (one size): bad parameter steps aside" 9 'invalid MCA parameter' \
+    'coll_themis_torus = "9": want ROWSxCOLS' -- "${T[@]}" 9
+bad "torus=3x1: bad parameter steps aside" 3 'coll_themis_torus = "3x1": want ROWSxCOLS with both sizes >= 2' \
+    -- "${T[@]}" 3x1
+bad "torus=3x4 with dims=3x4: conflict steps aside" 12 \
+    'coll_themis_torus = "3x4": a 3x4 torus has the shape coll_themis_dims=4x3' \
+    -- "${T[@]}" 3x4 --mca coll_themis_dims 3x4
+bad "torus=3x3 with dim_kinds=sw: conflict steps aside" 9 \
+    'coll_themis_torus = "3x3": torus links go both ways' \
+    -- "${T[@]}" 3x3 --mca coll_themis_dim_kinds sw
+bad "allgather_algorithm=ring: bad parameter steps aside" 4 \
+    'coll_themis_allgather_algorithm = "ring": must be auto, themis, rings or torus2d' \
+    -- --mca coll_themis_allgather_algorithm ring
+bad "torus=3x4 on 9 ranks: bad shape steps aside" 9 'cannot use the requested shape' \
+    'coll_themis_torus "3x4" \(12 ranks\) does not match the communicator size 9' -- "${T[@]}" 3x4
+
+# Ranks that disagree on the torus or on an algorithm step aside together.
+opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 3x3 "${RINGS[@]}")
+args=(--level tiny --expect fallback --no-subcomms)
+launcher=("$here/rank_env.sh" 4 OMPI_MCA_coll_themis_reduce_scatter_algorithm=torus2d --)
+need=('given different coll.themis parameters')
+run "3x3 rank 4 reduce_scatter_algorithm=torus2d: disagreement steps aside" 120 9
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dims 3x3 "${TORUS2D[@]}")
+launcher=("$here/rank_env.sh" 2 OMPI_MCA_coll_themis_torus=3x3 --)
+run "dims=3x3, rank 2 also torus=3x3: disagreement steps aside" 120 9
+
+echo "torus suite: $((SECONDS - suite_start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$failures" -eq 0 ]
