@@ -93,7 +93,9 @@ for t in "${tori[@]}"; do
     ours=$(sed -n 's/^# crossover: //p; s/^# rings beat torus2d already/already/p' <<<"$res")
     paper=$(awk -v p="$((r * c))" -v a="$alpha_ns" -v bw="$link_bps" 'BEGIN {
         sq = sqrt(p); s = 4 * sq * (2 * p - 4 * sq) * (a * 1e-9) * bw / 8
-        if (s <= 0) print "never (p <= 4)"; else printf "rings win from %.1f MiB", s / 1048576 }')
+        if (s <= 0) print "never (p <= 4)"
+        else if (s < 1048576) printf "rings win from %.0f KiB", s / 1024
+        else printf "rings win from %.1f MiB", s / 1048576 }')
     echo "   ours:  $ours"
     echo "   paper: $paper"
     summary+=("$(printf '%-7s ours: %-58s paper: %s' "$t" "$ours" "$paper")")

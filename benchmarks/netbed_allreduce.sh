@@ -50,9 +50,20 @@
 # run again at --loss-size and must validate; the slowdown against the run
 # without loss is printed with the filters' drop counts.
 #
+# Settings, measured in benchmarks/README.md ("Emulated network (netbed)"):
+#   - coll_themis_chunks 64 (--chunks; the component's default is 16) for
+#     themis and baseline alike;
+#   - ob1: btl_tcp_eager_limit = btl_tcp_rndv_eager_limit =
+#     btl_tcp_max_send_size = 1 MiB (--ob1-eager) for every variant and for
+#     the calibration, passed as OMPI_MCA_* environment variables.  With
+#     Open MPI's 64 KiB the rendezvous round trips of every message stall
+#     on 8 ranks polling on 2 cores.
+#
 # Options:
 #   --quick              4x2 100mbit,100mbit, 16 MiB, ob1, themis/baseline/tuned,
 #                        no timeline, no loss check (about a minute; demo.sh)
+#   --chunks N|default   coll_themis_chunks for themis and baseline (default 64)
+#   --ob1-eager B|default  ob1 eager limits (default 1M; "default": Open MPI's)
 #   --sizes LIST         default 1M,4M,16M,64M (K/M/G binary)
 #   --transports LIST    default ob1,ofi
 #   --variants LIST      default themis,baseline,tuned,ring
@@ -92,6 +103,7 @@ say() { echo "$*"; }
 sizes=1M,4M,16M,64M transports=ob1,ofi variants=themis,baseline,tuned,ring
 iters=10 budget=64M min_iters=3 reps=1 calib_seconds=1.5 timeline=1 timeline_size=16M
 loss=1:1 loss_size=16M themis_opt="" tmo=600 out=$top/benchmarks/out/netbed quick=0
+chunks_opt=64 ob1_eager=1M
 beds=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -117,6 +129,8 @@ while [ $# -gt 0 ]; do
         --loss) loss=$2 ;;
         --loss-size) loss_size=$2 ;;
         --themis-opt) themis_opt=$2 ;;
+        --chunks) chunks_opt=$2 ;;
+        --ob1-eager) ob1_eager=$2 ;;
         --timeout) tmo=$2 ;;
         --out) out=$2 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -166,6 +180,15 @@ for s in "${tmp[@]}"; do size_list+=("$(to_bytes "$s")") || exit 2; done
 budget_b=$(to_bytes "$budget") || exit 2
 timeline_b=$(to_bytes "$timeline_size") || exit 2
 loss_b=$(to_bytes "$loss_size") || exit 2
+ob1_env=()
+if [ "$ob1_eager" != default ]; then
+    eb=$(to_bytes "$ob1_eager") || exit 2
+    ob1_env=("OMPI_MCA_btl_tcp_eager_limit=$eb" "OMPI_MCA_btl_tcp_rndv_eager_limit=$eb"
+        "OMPI_MCA_btl_tcp_max_send_size=$eb")
+fi
+if [ "$chunks_opt" != default ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
+    die "bad --chunks '$chunks_opt'"
+fi
 IFS=, read -ra transport_list <<<"$transports"
 for t in "${transport_list[@]}"; do
     case $t in ob1 | ofi) ;; *) die "bad transport '$t' (ob1, ofi)" ;; esac
@@ -175,29 +198,36 @@ for v in "${variant_list[@]}"; do
     case $v in themis | baseline | tuned | ring) ;; *) die "bad variant '$v'" ;; esac
 done
 
-# The component's chunk count, chunks in flight, intra order and direct_max:
-# its registered defaults (ompi_info), unless --themis-opt sets them.
-declare -A param
+# The component's settings for themis and baseline: its registered
+# defaults (ompi_info), then ours (chunks, intra order scf), then
+# --themis-opt.  topt holds what we pass; param what the component uses.
+declare -A param topt
 while IFS=: read -r _ _ _ _ name _ value; do
     param[$name]=$value
 done < <(OMPI_MCA_mca_base_component_path=$comp_dir:$ompi_comp_dir \
     timeout 60 ompi_info --param coll themis --level 9 --parsable 2>/dev/null | grep ':value:' | grep -v enumerator)
+[ "$chunks_opt" != default ] && topt[coll_themis_chunks]=$chunks_opt
+topt[coll_themis_intra_order]=scf
 read -ra themis_opt_arr <<<"$themis_opt"
-for ((i = 0; i + 2 < ${#themis_opt_arr[@]} + 1; i++)); do
-    case ${themis_opt_arr[i]} in
-        --mca | -mca) param[${themis_opt_arr[i + 1]}]=${themis_opt_arr[i + 2]:-} ;;
-    esac
+themis_extra=()
+for ((i = 0; i < ${#themis_opt_arr[@]}; i++)); do
+    a=${themis_opt_arr[i]}
+    if { [ "$a" = --mca ] || [ "$a" = -mca ]; } && [ $((i + 2)) -lt $((${#themis_opt_arr[@]} + 1)) ]; then
+        topt[${themis_opt_arr[i + 1]}]=${themis_opt_arr[i + 2]:-}
+        i=$((i + 2))
+    else
+        themis_extra+=("$a")
+    fi
 done
+[ -n "${topt[coll_themis_scheduler]:-}" ] && die "--themis-opt must not set coll_themis_scheduler (the variants do)"
+for k in "${!topt[@]}"; do param[$k]=${topt[$k]}; done
 chunks=${param[coll_themis_chunks]:-}
 inflight=${param[coll_themis_chunks_in_flight]:-}
 direct_max=${param[coll_themis_direct_max]:-}
+intra=${param[coll_themis_intra_order]:-}
 if [ -z "$chunks" ] || [ -z "$inflight" ] || [ -z "$direct_max" ]; then
     die "cannot read coll/themis defaults with ompi_info from $comp_dir"
 fi
-intra=scf
-for ((i = 0; i + 1 < ${#themis_opt_arr[@]}; i++)); do
-    [ "${themis_opt_arr[i + 1]}" = coll_themis_intra_order ] && intra=${themis_opt_arr[i + 2]:-scf}
-done
 sim_themis_row=Themis+SCF
 [ "$intra" = fifo ] && sim_themis_row=Themis+FIFO
 
@@ -217,6 +247,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 say "# netbed All-Reduce: coll/themis (chunks $chunks, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
+say "# ob1 settings: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768)"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
 say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 
@@ -225,10 +256,10 @@ variant_args() {   # VARIANT -> mpirun arguments (one per line)
     case $1 in
         themis | baseline)
             printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-                --mca coll themis,inter,tuned,libnbc,basic,self \
-                --mca coll_themis_scheduler "$1" --mca coll_themis_intra_order "$intra" \
-                --mca coll_themis_dim_kinds "$kinds"
-            [ ${#themis_opt_arr[@]} -gt 0 ] && printf '%s\n' "${themis_opt_arr[@]}"
+                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1"
+            [ -n "${topt[coll_themis_dim_kinds]:-}" ] || printf '%s\n' --mca coll_themis_dim_kinds "$kinds"
+            for k in "${!topt[@]}"; do printf '%s\n' --mca "$k" "${topt[$k]}"; done
+            [ ${#themis_extra[@]} -eq 0 ] || printf '%s\n' "${themis_extra[@]}"
             ;;
         tuned) printf '%s\n' --mca coll tuned,inter,libnbc,basic,self ;;
         ring)
@@ -256,9 +287,13 @@ run_osu() {
     for a in "${args[@]}"; do
         if [ "$a" = --calibrated ]; then nb+=(--calibrated); else mp+=("$a"); fi
     done
-    timeout -k 10 "$tmo" "$NETBED" mpirun "${nb[@]}" "${mp[@]}" --mca op ^avx \
-        "$bench" --min "$bytes" --max "$bytes" --iters "$it" --min-iters "$it" \
-        --budget "$((bytes * it))" >"$log" 2>&1 || rc=$?
+    local envs=()
+    [ "$transport" = ob1 ] && envs=("${ob1_env[@]}")
+    local cmd=(env "${envs[@]}" timeout -k 10 "$tmo" "$NETBED" mpirun "${nb[@]}" "${mp[@]}"
+        "$bench" --min "$bytes" --max "$bytes" --iters "$it" --min-iters "$it"
+        --budget "$((bytes * it))")
+    echo "# ${cmd[*]}" >"$log"
+    "${cmd[@]}" >>"$log" 2>&1 || rc=$?
     local row
     row=$(awk -v b="$bytes" '$1 == b { print $2, $3, $4, $5, $6, $7 }' "$log")
     if [ -z "$row" ]; then
@@ -423,7 +458,9 @@ for bed in "${beds[@]}"; do
         say "--- $shape $rates over $transport (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         # The bed's calibration.env is what `netbed mpirun --calibrated` reads.
         cal=$out/calibration_${tag}_$transport.env
-        if ! "$NETBED" calibrate --seconds "$calib_seconds" --transport "$transport" \
+        envs=()
+        [ "$transport" = ob1 ] && envs=("${ob1_env[@]}")
+        if ! env "${envs[@]}" "$NETBED" calibrate --seconds "$calib_seconds" --transport "$transport" \
             >"$out/calibration_${tag}_$transport.log" 2>&1; then
             say "  calibration failed (log $out/calibration_${tag}_$transport.log); skipping $transport"
             continue
@@ -447,7 +484,7 @@ for bed in "${beds[@]}"; do
                     log=$out/run_${tag}_${transport}_${bytes}_${v}_$rep.log
                     ld=$(load1)
                     read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$bytes" "$(iters_for "$bytes")" "$log")
-                    echo "$shape,$rates,$transport,none,$bytes,$v,$rep,$avg,$mn,$mx,$it,$val,$path,$ld" >>"$csv"
+                    echo "$shape,\"$rates\",$transport,none,$bytes,$v,$rep,$avg,$mn,$mx,$it,$val,$path,$ld" >>"$csv"
                     if [ "$avg" != FAIL ]; then
                         prev=${T[$bytes,$v]:-}
                         if [ -z "$prev" ] || awk -v a="$avg" -v b="$prev" 'BEGIN { exit !(a < b) }'; then
@@ -488,7 +525,7 @@ for bed in "${beds[@]}"; do
             [ -n "${P[$bytes]:-}" ] && valid="$valid (${P[$bytes]% })"
             printf '  %-7s | %9s (%5s) | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %7s (%5s)   %7s (%5s)   | %s\n' \
                 "$(human "$bytes")" "$th" "$bw" "$ba" "$tu" "$ri" "$bo" "$xb" "$xt" "$xr" "$fb" "$st" "$qt" "$sb" "$qb" "$valid"
-            echo "$shape,$rates,$transport,$bytes,$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
+            echo "$shape,\"$rates\",$transport,$bytes,$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
             if [ "$shape $rates $transport $bytes" = "4x2 100mbit,100mbit ob1 16777216" ]; then
                 final_line="speedup_vs_baseline=$xb speedup_vs_tuned=$xt fraction_of_bound=$fb"
             fi
@@ -528,7 +565,7 @@ for bed in "${beds[@]}"; do
                 for v in "${variant_list[@]}"; do
                     log=$out/run_${tag}_${transport}_${loss_b}_${v}_loss.log
                     read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$loss_b" "$(iters_for "$loss_b")" "$log")
-                    echo "$shape,$rates,$transport,d$ldim:$lpct%,$loss_b,$v,0,$avg,$mn,$mx,$it,$val,$path,$(load1)" >>"$csv"
+                    echo "$shape,\"$rates\",$transport,d$ldim:$lpct%,$loss_b,$v,0,$avg,$mn,$mx,$it,$val,$path,$(load1)" >>"$csv"
                     ref=${T[$loss_b,$v]:-}
                     printf '    %-8s %10s ms  validation %-4s  slowdown vs no loss %s\n' "$v" \
                         "$(awk -v a="$avg" 'BEGIN { if (a == "FAIL") print "FAIL"; else printf "%.1f", a / 1000 }')" "$val" \

@@ -46,6 +46,8 @@
 #   --min-iters N        default 2
 #   --transport ob1|ofi  default ob1
 #   --calib-seconds S    default 1
+#   --themis-opt "ARGS"  more mpirun arguments for the coll/themis variants, e.g.
+#                        "--mca coll_themis_chunks 256"
 #   --timeout S          per mpirun (default 600)
 #   --out DIR            default benchmarks/out/netbed_torus
 # Environment: THEMIS_BUILD_DIR (default: the repository root) holds
@@ -70,6 +72,7 @@ die() { echo "netbed_torus: $*" >&2; exit 2; }
 
 torus=3x3 rate=25mbit sizes=1M,4M,16M variants=rings,torus2d,themis,tuned budget=32M
 iters=3 min_iters=2 transport=ob1 calib_seconds=1 tmo=600 out=$top/benchmarks/out/netbed_torus
+themis_opt=""
 while [ $# -gt 0 ]; do
     case $1 in
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
@@ -85,6 +88,7 @@ while [ $# -gt 0 ]; do
         --min-iters) min_iters=$2 ;;
         --transport) transport=$2 ;;
         --calib-seconds) calib_seconds=$2 ;;
+        --themis-opt) themis_opt=$2 ;;
         --timeout) tmo=$2 ;;
         --out) out=$2 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -118,6 +122,7 @@ human() {
     elif [ $((b % 1024)) -eq 0 ]; then echo "$((b / 1024))KiB"
     else echo "${b}B"; fi
 }
+read -ra themis_opt_arr <<<"$themis_opt"
 size_list=()
 IFS=, read -ra tmp <<<"$sizes"
 for s in "${tmp[@]}"; do size_list+=("$(to_bytes "$s")") || exit 2; done
@@ -144,6 +149,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "# netbed torus $torus at $rate per directed link, $transport: coll/themis rings, torus2d, themis vs coll/tuned (MPI_Allreduce, MPI_FLOAT)"
+[ -n "$themis_opt" ] && echo "# coll/themis variants also get: $themis_opt"
 echo "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 "$NETBED" up torus "$torus" "$rate" || die "netbed up failed"
 bed_up=1
@@ -160,7 +166,8 @@ variant_args() {   # VARIANT -> mpirun arguments (one per line)
         tuned) printf '%s\n' --mca coll tuned,inter,libnbc,basic,self ;;
         *) printf '%s\n' --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
                --mca coll themis,inter,tuned,libnbc,basic,self \
-               --mca coll_themis_allreduce_algorithm "$1" --mca coll_themis_verbose 10 ;;
+               --mca coll_themis_allreduce_algorithm "$1" --mca coll_themis_verbose 10
+           [ ${#themis_opt_arr[@]} -gt 0 ] && printf '%s\n' "${themis_opt_arr[@]}" ;;
     esac
 }
 

@@ -832,8 +832,9 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
 enum { ALGO_THEMIS = 0, ALGO_RINGS = 1, ALGO_TORUS2D = 2 };
 static const char *const algo_names[3] = { "themis", "rings", "torus2d" };
 
-/* A themis-path call must have run the --algo algorithm. */
-static void check_algorithm(ctx_t *cx, const case_t *c, const tc_snapshot_t *before,
+/* A themis-path call must have run the --algo algorithm (a call without
+ * data, PATH_ANY, is counted without running a program). */
+static void check_algorithm(ctx_t *cx, const case_t *c, path_t path, const tc_snapshot_t *before,
                             const tc_snapshot_t *after)
 {
     tc_coll_t k = coll_counter[c->coll];
@@ -841,7 +842,7 @@ static void check_algorithm(ctx_t *cx, const case_t *c, const tc_snapshot_t *bef
     uint64_t dr = after->algo[TC_ALGO_RINGS][k] - before->algo[TC_ALGO_RINGS][k];
     uint64_t dt = after->algo[TC_ALGO_TORUS2D][k] - before->algo[TC_ALGO_TORUS2D][k];
     uint64_t ds = after->algo[TC_ALGO_SUBSTITUTED][k] - before->algo[TC_ALGO_SUBSTITUTED][k];
-    if (cx->algo < 0 || 0 == dc || !cx->comm_is_world_like) {
+    if (cx->algo < 0 || 0 == dc || !cx->comm_is_world_like || PATH_ANY == path) {
         return;
     }
     if (dr != (ALGO_RINGS == cx->algo ? dc : 0) || dt != (ALGO_TORUS2D == cx->algo ? dc : 0)
@@ -869,7 +870,7 @@ static void check_counters(ctx_t *cx, const case_t *c, path_t path, const tc_sna
         }
         return;
     }
-    check_algorithm(cx, c, before, after);
+    check_algorithm(cx, c, path, before, after);
     switch (path) {
     case PATH_THEMIS:
         if (0 == dc || 0 != df) {

@@ -159,11 +159,11 @@ mapfile -t AUTO < <(algos auto)
 
 # ------------------------------------------------------------ explicit algorithms
 matrix "3x3 vader rings" 300 9 full rings "${VADER[@]}" "${T[@]}" 3x3 "${RINGS[@]}"
-matrix "3x3 tcp torus2d chunks=8 in-flight=1" 180 9 reduced torus2d "${TCP[@]}" "${T[@]}" 3x3 \
+matrix "3x3 tcp torus2d chunks=8 in-flight=1" 180 9 tiny torus2d "${TCP[@]}" "${T[@]}" 3x3 \
     "${TORUS2D[@]}" --mca coll_themis_chunks 8 --mca coll_themis_chunks_in_flight 1
-matrix "4x3 vader rings chunks=64" 180 12 reduced rings "${VADER[@]}" "${T[@]}" 4x3 "${RINGS[@]}" \
+matrix "4x3 vader rings chunks=64" 180 12 tiny rings "${VADER[@]}" "${T[@]}" 4x3 "${RINGS[@]}" \
     --mca coll_themis_chunks 64
-matrix "4x3 vader torus2d chunks=4" 180 12 tiny torus2d "${VADER[@]}" "${T[@]}" 4x3 \
+matrix "4x3 vader torus2d chunks=4" 180 12 reduced torus2d "${VADER[@]}" "${T[@]}" 4x3 \
     "${TORUS2D[@]}" --mca coll_themis_chunks 4
 matrix "4x4 vader rings" 240 16 tiny rings "${VADER[@]}" "${T[@]}" 4x4 "${RINGS[@]}"
 matrix "4x4 vader torus2d in-flight=4" 240 16 tiny torus2d "${VADER[@]}" "${T[@]}" 4x4 \
