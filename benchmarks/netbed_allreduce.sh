@@ -58,12 +58,20 @@
 #     the calibration, passed as OMPI_MCA_* environment variables.  With
 #     Open MPI's 64 KiB the rendezvous round trips of every message stall
 #     on 8 ranks polling on 2 cores.
+#   - ofi: FI_OFI_RXM_BUFFER_SIZE=65536 (--ofi-eager) for every variant and
+#     the calibration, in mpirun's environment (netbed's launch agent and
+#     so every rank inherit it): ofi_rxm sends messages that fit eagerly,
+#     larger ones by rendezvous, which moves about one direction at a time
+#     per peer pair.  Memory grows with it: the 8 ranks held 1.2 GB with the
+#     default, 3.5 GB with 64 KiB, 12.7 GB with 256 KiB, and 1 MiB ran the
+#     machine out of memory.
 #
 # Options:
 #   --quick              4x2 100mbit,100mbit, 16 MiB, ob1, themis/baseline/tuned,
 #                        no timeline, no loss check (about a minute; demo.sh)
 #   --chunks N|default   coll_themis_chunks for themis and baseline (default 64)
 #   --ob1-eager B|default  ob1 eager limits (default 1M; "default": Open MPI's)
+#   --ofi-eager B|default  FI_OFI_RXM_BUFFER_SIZE (default 64K; "default": libfabric's)
 #   --sizes LIST         default 1M,4M,16M,64M (K/M/G binary)
 #   --transports LIST    default ob1,ofi
 #   --variants LIST      default themis,baseline,tuned,ring
@@ -103,7 +111,7 @@ say() { echo "$*"; }
 sizes=1M,4M,16M,64M transports=ob1,ofi variants=themis,baseline,tuned,ring
 iters=10 budget=64M min_iters=3 reps=1 calib_seconds=1.5 timeline=1 timeline_size=16M
 loss=1:1 loss_size=16M themis_opt="" tmo=600 out=$top/benchmarks/out/netbed quick=0
-chunks_opt=64 ob1_eager=1M
+chunks_opt=64 ob1_eager=1M ofi_eager=64K
 beds=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -131,6 +139,7 @@ while [ $# -gt 0 ]; do
         --themis-opt) themis_opt=$2 ;;
         --chunks) chunks_opt=$2 ;;
         --ob1-eager) ob1_eager=$2 ;;
+        --ofi-eager) ofi_eager=$2 ;;
         --timeout) tmo=$2 ;;
         --out) out=$2 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -185,6 +194,12 @@ if [ "$ob1_eager" != default ]; then
     eb=$(to_bytes "$ob1_eager") || exit 2
     ob1_env=("OMPI_MCA_btl_tcp_eager_limit=$eb" "OMPI_MCA_btl_tcp_rndv_eager_limit=$eb"
         "OMPI_MCA_btl_tcp_max_send_size=$eb")
+fi
+ofi_env=()
+if [ "$ofi_eager" != default ]; then
+    eb=$(to_bytes "$ofi_eager") || exit 2
+    [ "$eb" -le 262144 ] || die "--ofi-eager above 256K: ofi_rxm's buffers would take gigabytes per rank"
+    ofi_env=("FI_OFI_RXM_BUFFER_SIZE=$eb")
 fi
 if [ "$chunks_opt" != default ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
     die "bad --chunks '$chunks_opt'"
@@ -247,7 +262,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 say "# netbed All-Reduce: coll/themis (chunks $chunks, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
-say "# ob1 settings: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768)"
+say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
 say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 
@@ -266,6 +281,10 @@ variant_args() {   # VARIANT -> mpirun arguments (one per line)
             printf '%s\n' --mca coll tuned,inter,libnbc,basic,self \
                 --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4 ;;
     esac
+}
+
+transport_env() {   # TRANSPORT -> envs (the variables for mpirun's environment)
+    if [ "$1" = ob1 ]; then envs=("${ob1_env[@]}"); else envs=("${ofi_env[@]}"); fi
 }
 
 iters_for() {   # BYTES -> timed calls
@@ -288,7 +307,7 @@ run_osu() {
         if [ "$a" = --calibrated ]; then nb+=(--calibrated); else mp+=("$a"); fi
     done
     local envs=()
-    [ "$transport" = ob1 ] && envs=("${ob1_env[@]}")
+    transport_env "$transport"
     local cmd=(env "${envs[@]}" timeout -k 10 "$tmo" "$NETBED" mpirun "${nb[@]}" "${mp[@]}"
         "$bench" --min "$bytes" --max "$bytes" --iters "$it" --min-iters "$it"
         --budget "$((bytes * it))")
@@ -458,8 +477,7 @@ for bed in "${beds[@]}"; do
         say "--- $shape $rates over $transport (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         # The bed's calibration.env is what `netbed mpirun --calibrated` reads.
         cal=$out/calibration_${tag}_$transport.env
-        envs=()
-        [ "$transport" = ob1 ] && envs=("${ob1_env[@]}")
+        transport_env "$transport"
         if ! env "${envs[@]}" "$NETBED" calibrate --seconds "$calib_seconds" --transport "$transport" \
             >"$out/calibration_${tag}_$transport.log" 2>&1; then
             say "  calibration failed (log $out/calibration_${tag}_$transport.log); skipping $transport"

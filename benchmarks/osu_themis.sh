@@ -30,9 +30,15 @@
 #    noisiest variant), the range of the paired ratios tuned/themis of runs
 #    made side by side (a ratio below 0.95 whose range reaches 0.95 is
 #    within the noise), and tuned/themis under the other statistic;
-#  - before every run the script samples how many other tasks are runnable
-#    (/proc/stat procs_running) and reports it; --quiet-wait S waits up to
-#    S seconds for the machine to go idle before each run.
+#  - interference is measured, not guessed: for every run the script takes
+#    the CPU time all tasks used (/proc/stat) less the CPU time of its own
+#    processes (bash times, which includes the ranks), as a share of all
+#    cores over the run's wall time.  A run that other jobs disturbed by more
+#    than --max-disturb is repeated (--retries) and the least disturbed
+#    attempt kept; before each attempt the script waits up to --quiet-wait
+#    seconds for no other runnable task.  Waiting and retrying stop once
+#    they have cost --patience seconds in total.  The share of each kept run
+#    is reported.
 #
 # han turns itself off when all ranks share one host.  A short probe run
 # with coll_base_verbose shows whether han was selected on MPI_COMM_WORLD;
@@ -54,8 +60,12 @@
 #   --variants LIST     default themis,baseline,tuned,han
 #   --themis-opt "ARGS" more mpirun arguments for the themis variants
 #   --timeout S         per mpirun (default 600)
-#   --quiet-wait S      before each run, wait up to S s for no other runnable
-#                       task (default 0: do not wait, only report)
+#   --max-disturb F     share of the CPUs other jobs may use during a run
+#                       before it is repeated (default 0.10)
+#   --retries N         repeats of a disturbed run (default 2)
+#   --quiet-wait S      before each attempt, wait up to S s for no other
+#                       runnable task (default 20)
+#   --patience S        total seconds spent waiting and repeating (default 900)
 #   --out DIR           keep every run's output there (default: a temp dir, removed)
 # Environment: THEMIS_BUILD_DIR (default: the repository root) holds
 # benchmarks/osu_coll_latency and ompi/mca/coll/themis/.libs.
@@ -74,7 +84,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 die() { echo "osu_themis: $*" >&2; exit 2; }
 
 np=8 dims=4x2 transport=vader coll=allreduce min=4 max=64M bands=4K,512K reps=3
-stat=avg rounds=4 variants=themis,baseline,tuned,han themis_opt="" tmo=600 out="" quiet=0
+stat=avg rounds=4 variants=themis,baseline,tuned,han themis_opt="" tmo=600 out="" quiet=20
+max_disturb=0.10 retries=2 patience=900
 bench_opts=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -97,6 +108,9 @@ while [ $# -gt 0 ]; do
         --themis-opt) themis_opt=$2 ;;
         --timeout) tmo=$2 ;;
         --quiet-wait) quiet=$2 ;;
+        --max-disturb) max_disturb=$2 ;;
+        --retries) retries=$2 ;;
+        --patience) patience=$2 ;;
         --out) out=$2 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
@@ -120,6 +134,9 @@ bytes() {   # K/M/G suffixes (binary) -> bytes; prints nothing on error
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
 [[ $tmo =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer (seconds)"
 [[ $quiet =~ ^[0-9]+$ ]] || die "--quiet-wait must be a number of seconds"
+[[ $patience =~ ^[0-9]+$ ]] || die "--patience must be a number of seconds"
+[[ $retries =~ ^[0-9]+$ ]] || die "--retries must be a non-negative integer"
+[[ $max_disturb =~ ^(0?\.[0-9]+|[01](\.[0-9]*)?)$ ]] || die "--max-disturb must be a share between 0 and 1"
 [[ $dims =~ ^[1-9][0-9]*(x[1-9][0-9]*)*$ ]] || die "--dims must look like 4x2 or 2x2x2"
 prod=1
 for d in ${dims//x/ }; do prod=$((prod * d)); done
@@ -224,14 +241,40 @@ other_load() {
     done
     awk -v s="$sum" 'BEGIN { printf "%.1f", s / 5 }'
 }
-# Before each run: optionally wait for quiet, then log the load.
-before_run() {
-    local deadline=$((SECONDS + quiet))
+# Waits up to --quiet-wait seconds (within --patience) for no other
+# runnable task; sets load.
+wait_quiet() {
+    local t0=$SECONDS deadline=$((SECONDS + quiet))
     load=$(other_load)
-    while awk -v l="$load" 'BEGIN { exit !(l >= 0.5) }' && [ "$SECONDS" -lt "$deadline" ]; do
+    while awk -v l="$load" 'BEGIN { exit !(l >= 0.5) }' && [ "$SECONDS" -lt "$deadline" ] &&
+          [ "$spent" -lt "$patience" ]; do
         sleep 2
+        spent=$((spent + 2))
         load=$(other_load)
     done
+}
+# CPU time of the whole machine (USER_HZ ticks: user nice system irq
+# softirq steal) and of this shell's finished children, in seconds.  times
+# must run in this shell, not in a $(...) subshell, to see our children.
+clk=$(getconf CLK_TCK)
+ncores=$(nproc)
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+times_file=$out/.times
+children_secs() {
+    awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); s += a[1] * 60 + a[2] } print s }' "$times_file"
+}
+# measured_run VARIANT OUTFILE BENCH-ARGS...: run with the interference
+# measurement; sets rc, disturb (share of all CPUs other jobs used) and wall.
+measured_run() {
+    local c0 c1 k0 k1 w0 w1
+    c0=$(machine_ticks); times >"$times_file"; k0=$(children_secs); w0=$(date +%s.%N)
+    run "$@"
+    c1=$(machine_ticks); times >"$times_file"; k1=$(children_secs); w1=$(date +%s.%N)
+    read -r disturb wall < <(awk -v c0="$c0" -v c1="$c1" -v k0="$k0" -v k1="$k1" -v w0="$w0" \
+        -v w1="$w1" -v clk="$clk" -v n="$ncores" 'BEGIN {
+        wall = w1 - w0; other = (c1 - c0) / clk - (k1 - k0)
+        d = wall > 0 ? other / (n * wall) : 0
+        printf "%.3f %.1f\n", d < 0 ? 0 : d, wall }')
 }
 
 echo "# OSU-style $coll latency, one node: np $np, dims $dims, transport $transport, sizes $min_b..$max_b"
@@ -262,9 +305,12 @@ if [[ ,$variants, == *,han,* ]]; then
 fi
 
 # all.txt: variant rep size avg min max iters validation path median
-# runs.txt: variant rep band other-load seconds exit-status
+# runs.txt: variant rep band other-load seconds exit-status disturbance attempts
+# attempts.txt: variant rep band attempt other-load disturbance seconds exit-status
 : >"$out/all.txt"
 : >"$out/runs.txt"
+: >"$out/attempts.txt"
+spent=0
 failed_runs=()
 nv=${#vlist[@]}
 start=$SECONDS
@@ -273,12 +319,27 @@ for ((r = 0; r < reps; r++)); do
         for ((k = 0; k < nv; k++)); do
             v=${vlist[$(((k + r + b) % nv))]}
             f="$out/$v.rep$r.band$b.txt"
-            before_run
-            t0=$SECONDS
-            run "$v" "$f" --min "${band_lo[$b]}" --max "${band_hi[$b]}" --rounds "$rounds" \
-                "${bench_opts[@]}"
+            # attempts until one is quiet enough; keep the least disturbed
+            best_d="" attempt=0
+            while :; do
+                wait_quiet
+                measured_run "$v" "$f.try$attempt" --min "${band_lo[$b]}" \
+                    --max "${band_hi[$b]}" --rounds "$rounds" "${bench_opts[@]}"
+                echo "$v $r $b $attempt $load $disturb $wall $rc" >>"$out/attempts.txt"
+                if [ -z "$best_d" ] || awk -v d="$disturb" -v b="$best_d" 'BEGIN { exit !(d < b) }'; then
+                    best_d=$disturb best_rc=$rc best_wall=$wall best_load=$load
+                    mv "$f.try$attempt" "$f"
+                else
+                    rm -f "$f.try$attempt"
+                fi
+                attempt=$((attempt + 1))
+                awk -v d="$best_d" -v m="$max_disturb" 'BEGIN { exit !(d > m) }' || break
+                [ "$attempt" -le "$retries" ] && [ "$spent" -lt "$patience" ] || break
+                spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%d", s + w + 0.5 }')
+            done
+            rc=$best_rc
             awk -v v="$v" -v r="$r" '/^[0-9]/ && NF == 8 { print v, r, $0 }' "$f" >>"$out/all.txt"
-            echo "$v $r $b $load $((SECONDS - t0)) $rc" >>"$out/runs.txt"
+            echo "$v $r $b $best_load $best_wall $rc $best_d $attempt" >>"$out/runs.txt"
             if [ "$rc" -ne 0 ]; then
                 why="exit $rc"
                 [ "$rc" -eq 124 ] && why="timeout after ${tmo}s"
@@ -290,19 +351,21 @@ for ((r = 0; r < reps; r++)); do
 done
 
 # ---------------------------------------------------------------- table
+# Ratios are to themis, or to the first variant listed when themis is not
+# among them (then the "themis" below means that variant).
 awk -v variants="$variants" -v hanlabel="$han_label" -v stat="$stat" '
 function human(b) {
     return b >= 1048576 ? (b / 1048576) "M" : b >= 1024 ? (b / 1024) "K" : b
 }
-# one A/A ratio of kind k ("han": han(off)/tuned, "fb": tuned/themis where themis fell back)
+# one A/A ratio of kind k ("han": han(off)/tuned, "fb": tuned/ref where ref fell back)
 function aa(r, k,    d) {
     naa[k]++; if (!(k in aalo) || r < aalo[k]) aalo[k] = r; if (!(k in aahi) || r > aahi[k]) aahi[k] = r
     d = r < 1 ? r : 1 / r
     if (aa_floor == "" || d < aa_floor) aa_floor = d
 }
 function width(v) { return length(label[v]) > 11 ? length(label[v]) : 11 }
-function rwidth(v) { return length(v) + 3 > 8 ? length(v) + 3 : 8 }
-# min over repetitions of statistic column c for variant v at size s ("" if none)
+function rwidth(v) { return length(v "/" sh) > 8 ? length(v "/" sh) : 8 }
+# min over repetitions of statistic c for variant v at size s ("" if none)
 function best(v, s, c,    r, x, m) {
     m = ""
     for (r in reps) if ((v, s, r) in val) {
@@ -318,22 +381,28 @@ function best(v, s, c,    r, x, m) {
     val[v, s, r] = 1
     val[v, s, r, "avg"] = $4 + 0; val[v, s, r, "median"] = $10 + 0
     if ($8 != "Pass") bad[s] = bad[s] " " v
-    if (v == "themis") path[s] = $9
+    path[v, s] = $9
 }
 END {
     other = stat == "avg" ? "median" : "avg"
     hanoff = hanlabel ~ /^han\(off/
     aa_floor = ""
     nvar = split(variants, V, ",")
-    for (i = 1; i <= nvar; i++) label[V[i]] = V[i] == "han" ? hanlabel : V[i]
+    ref = V[1]
+    for (i = 1; i <= nvar; i++) {
+        label[V[i]] = V[i] == "han" ? hanlabel : V[i]
+        if (V[i] == "themis") ref = "themis"
+    }
+    sh = ref == "themis" ? "th" : ref
     for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++)
         if (sizes[j] < sizes[i]) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
-    printf "latency in us: min over repetitions of the %s of a run; x/th = x / themis (> 1: themis faster)\n", stat
+    printf "latency in us: min over repetitions of the %s of a run; x/%s = x / %s (> 1: %s faster)\n", stat, sh, ref, ref
     hdr = sprintf("%-6s", "size")
     for (i = 1; i <= nvar; i++) hdr = hdr sprintf(" %*s", width(V[i]), label[V[i]])
-    hdr = hdr sprintf("  %-8s", "th.path")
-    for (i = 1; i <= nvar; i++) if (V[i] != "themis") hdr = hdr sprintf(" %*s", rwidth(V[i]), V[i] "/th")
-    hdr = hdr sprintf("  %-13s %16s %6s  %s", "tuned/th pairs", "tuned/th(" other ")", "noise", "valid")
+    pw = length(sh ".path") > 8 ? length(sh ".path") : 8
+    hdr = hdr sprintf("  %-*s", pw, sh ".path")
+    for (i = 1; i <= nvar; i++) if (V[i] != ref) hdr = hdr sprintf(" %*s", rwidth(V[i]), V[i] "/" sh)
+    hdr = hdr sprintf("  %-13s %16s %6s  %s", "tuned/" sh " pairs", "tuned/" sh "(" other ")", "noise", "valid")
     print hdr
     worst = ""; worst_o = ""; nspread = 0; maxsp = -1
     for (i = 1; i <= ns; i++) {
@@ -343,24 +412,24 @@ END {
             x = best(V[k], s, stat)
             line = line sprintf(" %*s", width(V[k]), x == "" ? "n/a" : sprintf("%.2f", x))
         }
-        line = line sprintf("  %-8s", (s in path) ? path[s] : "n/a")
-        th = best("themis", s, stat)
+        line = line sprintf("  %-*s", pw, ((ref, s) in path) ? path[ref, s] : "n/a")
+        th = best(ref, s, stat)
         for (k = 1; k <= nvar; k++) {
-            if (V[k] == "themis") continue
+            if (V[k] == ref) continue
             x = best(V[k], s, stat)
             line = line ((x != "" && th != "" && th > 0) ? sprintf(" %*.2f", rwidth(V[k]), x / th) : sprintf(" %*s", rwidth(V[k]), "n/a"))
         }
-        # paired ratios: tuned/themis of the runs of the same repetition
+        # paired ratios: tuned/ref of the runs of the same repetition
         lo = ""; hi = ""
         for (r in reps) {
-            if (("tuned", s, r) in val && ("themis", s, r) in val && val["themis", s, r, stat] > 0) {
-                q = val["tuned", s, r, stat] / val["themis", s, r, stat]
+            if (("tuned", s, r) in val && (ref, s, r) in val && val[ref, s, r, stat] > 0) {
+                q = val["tuned", s, r, stat] / val[ref, s, r, stat]
                 if (lo == "" || q < lo) lo = q
                 if (hi == "" || q > hi) hi = q
             }
         }
         line = line (lo == "" ? sprintf("  %-13s", "n/a") : sprintf("  %-13s", sprintf("%.2f-%.2f", lo, hi)))
-        tu = best("tuned", s, other); tho = best("themis", s, other)
+        tu = best("tuned", s, other); tho = best(ref, s, other)
         ro = (tu != "" && tho != "" && tho > 0) ? tu / tho : ""
         line = line sprintf(" %16s", ro == "" ? "n/a" : sprintf("%.2f", ro))
         # spread of the repetitions, noisiest variant
@@ -375,15 +444,15 @@ END {
         print line
         if (sp >= 0) { spreads[++nspread] = sp; if (sp > maxsp) { maxsp = sp; maxsp_s = s } }
         tu = best("tuned", s, stat)
-        if (tu != "" && th != "" && th > 0) {
+        if (tu != "" && th != "" && th > 0 && ref != "tuned") {
             ratio[i] = tu / th
             if (worst == "" || ratio[i] < worst) { worst = ratio[i]; worst_s = s }
             # A/A pairs (the same code in both columns) measure the noise floor
-            if (path[s] == "fallback") aa(ratio[i], "fb")
+            if (path[ref, s] == "fallback") aa(ratio[i], "fb")
         }
         ha = best("han", s, stat)
         if (hanoff && ha != "" && tu != "" && tu > 0) aa(ha / tu, "han")
-        if (ro != "" && (worst_o == "" || ro < worst_o)) { worst_o = ro; worst_os = s }
+        if (ro != "" && ref != "tuned" && (worst_o == "" || ro < worst_o)) { worst_o = ro; worst_os = s }
         ta = best("themis-all", s, stat)
         if (ta != "" && tu != "" && ta > 0) allr[i] = tu / ta
     }
@@ -397,13 +466,13 @@ END {
     if ("han" in naa)
         printf "noise floor, A/A (han is off, so han and tuned run the same code): han/tuned %.2f..%.2f over %d sizes\n", aalo["han"], aahi["han"], naa["han"]
     if ("fb" in naa)
-        printf "noise floor, A/A (themis hands the call to tuned): tuned/themis %.2f..%.2f over %d sizes\n", aalo["fb"], aahi["fb"], naa["fb"]
+        printf "noise floor, A/A (%s hands the call to tuned): tuned/%s %.2f..%.2f over %d sizes\n", ref, sh, aalo["fb"], aahi["fb"], naa["fb"]
     slow = ""
     for (i = 1; i <= ns; i++) if ((i in ratio) && ratio[i] < 0.95) {
         slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], aa_floor != "" && ratio[i] >= aa_floor ? ", within A/A noise" : "")
     }
     if (worst != "")
-        printf "themis slower than tuned by more than 5%% at:%s\n", (slow != "" ? slow : " none")
+        printf "%s slower than tuned by more than 5%% at:%s\n", ref, (slow != "" ? slow : " none")
     if (length(allr) > 0) {
         # smallest size from which the themis path never loses more than 5% to tuned
         from = ""
@@ -411,9 +480,9 @@ END {
         printf "suggested_min_bytes=%s (themis-all within 5%% of tuned from there to the largest size)\n",
             from == "" ? "none in range" : from
     }
-    if (worst_o != "") printf "worst_ratio_tuned_vs_themis(%s)=%.2f at %d\n", other, worst_o, worst_os
-    if (worst != "") printf "worst_ratio_tuned_vs_themis=%.2f at %d\n", worst, worst_s
-    else print "worst_ratio_tuned_vs_themis=n/a at n/a (no size measured by both themis and tuned)"
+    if (worst_o != "") printf "worst_ratio_tuned_vs_%s(%s)=%.2f at %d\n", ref, other, worst_o, worst_os
+    if (worst != "") printf "worst_ratio_tuned_vs_%s=%.2f at %d\n", ref, worst, worst_s
+    else printf "worst_ratio_tuned_vs_%s=n/a at n/a (no size measured by both %s and tuned)\n", ref, ref
 }' "$out/all.txt" >"$out/table.txt"
 
 status=0
@@ -422,9 +491,11 @@ if [ ${#failed_runs[@]} -gt 0 ]; then
     for f in "${failed_runs[@]}"; do echo "# FAILED RUN: $f"; done
 fi
 grep -q 'FAIL:' "$out/table.txt" && status=1
-awk -v cores="$(nproc)" '{ l[++n] = $4; if ($4 >= 0.5) busy++ } END {
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (l[j] < l[i]) { t = l[i]; l[i] = l[j]; l[j] = t }
-    if (n > 0) printf "# other jobs: runnable tasks before each run median %.1f, max %.1f (%d cores); %d of %d runs started with other jobs running\n", l[int((n + 1) / 2)], l[n], cores, busy, n
+awk -v m="$max_disturb" -v tries="$(wc -l <"$out/attempts.txt")" -v spent="$spent" '
+{ d[++n] = $7; if ($7 > m) bad++ }
+END {
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (d[j] < d[i]) { t = d[i]; d[i] = d[j]; d[j] = t }
+    if (n > 0) printf "# other jobs used %.0f%% of the CPUs during the median kept run, %.0f%% at most; %d of %d kept runs above %.0f%% (%d attempts, %d s waiting/repeating)\n", 100 * d[int((n + 1) / 2)], 100 * d[n], bad, n, 100 * m, tries, spent
 }' "$out/runs.txt"
 [ "$keep_out" -eq 1 ] && echo "# raw outputs in $out"
 echo

@@ -16,11 +16,12 @@
 # coll_themis_<coll>_{rings,torus2d}_calls, ineligible ones (non-commutative
 # ops, vector types) _fallbacks, and coll_themis_<coll>_substitutions only
 # where the request cannot run as asked (rings on 4x2 -> torus2d, torus2d
-# on a 3-D shape -> Themis).  auto is checked through the totals: on a 4x3
-# torus the cost model picks torus2d for small and rings for 4 MB vectors
-# (--big); without a torus (dims 3x3 of the default kind sw) it never
-# picks either.  Then the failure cases: bad coll_themis_torus values, a
-# torus that does not match the communicator, ranks that disagree.
+# on a 3-D shape -> Themis).  auto is checked through the totals and its
+# log: on a 4x3 torus the cost model picks torus2d for small and rings for
+# larger vectors; without a torus (dims 3x3 of the default kind sw) it
+# never picks either.  Then the failure cases: bad coll_themis_torus
+# values, a torus that does not match the communicator, ranks that
+# disagree.
 #
 # The full datatype x op matrix runs once (np 9, rings); the others run
 # the reduced or tiny one.  np 8-16 on two cores is oversubscribed: every
@@ -180,12 +181,17 @@ matrix "dims=2x2x2 vader torus2d -> themis" 180 8 tiny "themis --substituted" "$
     --mca coll_themis_dims 2x2x2 "${TORUS2D[@]}"
 
 # ------------------------------------------------------------ auto
-# 4x3 at the default rates: torus2d below ~1.7 MiB, rings above (the 4 MB
-# vectors of --big), Themis where it ties (1 chunk); the choice is logged.
-opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_verbose 10)
-args=(--level tiny --big --no-subcomms); launcher=()
+# A 4x3 torus: the model has rings win large messages (bandwidth on the
+# longer dimension's links), torus2d small ones (fewer steps).  At 1 Gb/s
+# and 30 ns per step the crossover is ~800 bytes (`themis-plan cycles
+# --costs --topo biring:3:1Gb:30ns_biring:4:1Gb:30ns`), inside the tiny
+# matrix's counts: 7 ints (28 bytes) -> torus2d, 193 doubles (1544) -> rings.
+# (At the default rates it is ~1.7 MiB.)  The choice is logged.
+opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_verbose 10
+      --mca coll_themis_dim_bandwidths 1Gb --mca coll_themis_dim_latencies 30ns)
+args=(--level tiny --no-subcomms); launcher=()
 need=('coll_matrix algorithms: .* allreduce=[1-9][0-9]*/[1-9][0-9]*/0 '
-      'auto: allreduce of 4000012 bytes on the 4x3 torus -> rings'
+      'auto: allreduce of 1544 bytes on the 4x3 torus -> rings'
       'auto: allreduce of 28 bytes on the 4x3 torus -> torus2d')
 run "4x3 vader auto: cost model picks rings and torus2d" 180 12
 # Same ranks without a torus (kind sw): auto never picks rings/torus2d.

@@ -63,7 +63,7 @@ fi
 if out=$("$netbed" check 2>&1); then
     echo "PASS: netbed torus routes: dimension-ordered, shortest, over neighbour links ($out)"
 else
-    echo "$out" | sed 's/^/    | /'
+    while IFS= read -r line; do echo "    | $line"; done <<<"$out"
     echo "FAIL: netbed torus routes"
     failed=1
 fi

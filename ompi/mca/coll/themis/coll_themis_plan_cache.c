@@ -192,7 +192,7 @@ static mca_coll_themis_plan_choice_t choose_algorithm(const mca_coll_themis_modu
          * on netbed's 3x3 torus: Themis at 45% of the link bound, rings
          * and torus2d at 95%). */
         themis_topology_t one = m->topo;
-        themis_time_t t;
+        themis_time_t t = 0;
         for (int d = 0; d < one.ndims; ++d) {
             one.dims[d].kind = THEMIS_DIM_RING;
             one.dims[d].bw_bps = one.dims[d].bw_bps > 1 ? one.dims[d].bw_bps / 2 : 1;
