@@ -115,7 +115,7 @@ chunks_opt=64 ob1_eager=1M ofi_eager=64K
 beds=()
 while [ $# -gt 0 ]; do
     case $1 in
-        -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+        -h | --help) sed -n '4,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         --quick) quick=1; shift; continue ;;
         --timeline) timeline=1; shift; continue ;;
         --no-timeline) timeline=0; shift; continue ;;
