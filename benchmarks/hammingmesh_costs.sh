@@ -17,7 +17,10 @@
 #          bytes: rings move (S/2)(1 - 1/p) per link, torus2d
 #          (S/2)(1 - 1/c)(1 + 1/r) on a row link and (S/2)(1 - 1/r)(1 + 1/c)
 #          on a column link; chunks as the runtime uses them (Themis
-#          --chunks, rings/torus2d --chunks/4 per quarter).
+#          --chunks, rings/torus2d --chunks/4 per quarter).  Its `themis`
+#          column gives Themis both directions of each biring dimension;
+#          the runtime's Themis program uses one (see benchmarks/README.md),
+#          and the runtime's auto prices it so.
 #
 #   hammingmesh_costs.sh [--link BW] [--alpha LAT] [--chunks N] [--inflight N]
 #                        [--bytes LIST] [ROWSxCOLS ...]
