@@ -78,7 +78,8 @@ static themis_status_t check_request(const themis_plan_request_t *req,
     }
     for (int k = 0; k < req->ndims; k++) {
         themis_dim_algo_t a = req->dim_algo[k];
-        if (THEMIS_DIM_ALGO_RING != a && THEMIS_DIM_ALGO_DIRECT != a) {
+        if (THEMIS_DIM_ALGO_RING != a && THEMIS_DIM_ALGO_DIRECT != a &&
+            THEMIS_DIM_ALGO_BIRING != a) {
             return THEMIS_ERR_INVALID;
         }
     }
@@ -176,11 +177,17 @@ static void ctx_free(hier_ctx_t *c)
     themis_pb_free(&c->b);
 }
 
-/* Tag stride: most steps of any op, from group sizes only. */
+/* Tag stride: most steps of any op, from group sizes and algorithms only
+ * (BIRING runs two chains of size - 1 steps). */
 static uint32_t hier_tag_stride(const themis_plan_request_t *req)
 {
-    uint32_t t = max_dim_size(req) - 1;
-    return (t < 1) ? 1 : t;
+    uint32_t t = 1;
+    for (int k = 0; k < req->ndims; k++) {
+        uint32_t n = (req->dim_size[k] > 0) ? req->dim_size[k] - 1 : 0;
+        n *= (THEMIS_DIM_ALGO_BIRING == req->dim_algo[k]) ? 2 : 1;
+        t = (n > t) ? n : t;
+    }
+    return t;
 }
 
 static themis_status_t ctx_init(hier_ctx_t *c, const themis_plan_request_t *req,

@@ -19,8 +19,12 @@
  * ops strictly in the listed order, at most `inflight` at a time, and an op
  * starts only once its `dep` op completed.  Every rank of a queue's group
  * lists the group's ops in the same order, so messages never cross-match.
- * Steps of one op run in order; a step with after_prev set waits until the
- * previous step of its op completed, otherwise it starts with it.  A
+ * Steps of one op form independent chains by `chain` (single-chain
+ * algorithms leave 0 everywhere; a bidirectional ring runs one chain per
+ * direction).  A chain's steps start in order: a step with after_prev set
+ * waits until the previous step of its chain (the nearest earlier step of
+ * the op with the same chain) completed, otherwise it starts with it; the
+ * first step of each chain starts with the op.  A
  * message is identified by (op index, step index) on both sides: the
  * sender's op/step numbering equals the receiver's for the same transfer.
  */
@@ -43,7 +47,10 @@ typedef struct {
     uint32_t tag;           /* message id, equal on sender and receiver */
     uint8_t recv_mode;      /* themis_recv_mode_t */
     uint8_t after_prev;
+    uint8_t chain;          /* < THEMIS_STEP_CHAINS, see above */
 } themis_step_t;
+
+#define THEMIS_STEP_CHAINS 2
 
 typedef struct {
     uint32_t queue;
@@ -83,7 +90,11 @@ typedef struct {
 /* Algorithm of one dimension's RS/AG phase. */
 typedef enum {
     THEMIS_DIM_ALGO_RING = 0,   /* p-1 chained neighbour steps */
-    THEMIS_DIM_ALGO_DIRECT = 1  /* p-1 concurrent pairwise exchanges */
+    THEMIS_DIM_ALGO_DIRECT = 1, /* p-1 concurrent pairwise exchanges */
+    /* Two counter-rotating rings: the first half of every block goes
+     * forward, the second half backward, as two chains of p-1 steps each
+     * (interleaved, 2(p-1) steps per op). */
+    THEMIS_DIM_ALGO_BIRING = 2
 } themis_dim_algo_t;
 
 typedef struct {
@@ -103,7 +114,8 @@ typedef struct {
 /* Themis or baseline schedule + intra-dimension order -> this rank's program.
  * One queue per dimension (order->entries[k] gives its start order), op
  * index = chunk * nstages + stage, dep = the chunk's previous stage, tag =
- * op * T + step with T = max(1, largest dimension size - 1).  Allreduce
+ * op * T + step with T = max(1, most steps of a dimension's algorithm:
+ * size - 1, or 2(size - 1) for BIRING).  Allreduce
  * works in the output; reduce-scatter and allgather in scratch laid out so
  * every stage's blocks are contiguous (see plan.c).  Any RS (or AG) order
  * per chunk works; for allreduce the AG order must be the reverse of the

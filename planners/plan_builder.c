@@ -335,22 +335,27 @@ static themis_status_t build_queue_csr(themis_plan_builder_t *b)
     return THEMIS_OK;
 }
 
-/* REDUCE receives an op can have outstanding together: steps that start
- * with their predecessor (after_prev = 0) run concurrently with it. */
+/* REDUCE receives an op can have outstanding together: within a chain,
+ * steps that start with their predecessor (after_prev = 0) run
+ * concurrently with it; chains run concurrently with each other. */
 static uint32_t op_concurrent_reduces(const themis_program_t *p, const themis_op_t *op)
 {
-    uint32_t best = 0, run = 0;
+    uint32_t best[THEMIS_STEP_CHAINS] = {0}, run[THEMIS_STEP_CHAINS] = {0}, total = 0;
     for (uint32_t i = 0; i < op->nsteps; i++) {
         const themis_step_t *s = &p->steps[op->first_step + i];
-        if (0 == i || s->after_prev) {
-            run = 0;
+        uint32_t c = (s->chain < THEMIS_STEP_CHAINS) ? s->chain : 0;
+        if (s->after_prev) {
+            run[c] = 0;
         }
         if (THEMIS_RECV_REDUCE == s->recv_mode) {
-            run++;
+            run[c]++;
         }
-        best = (run > best) ? run : best;
+        best[c] = (run[c] > best[c]) ? run[c] : best[c];
     }
-    return best;
+    for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; c++) {
+        total += best[c];
+    }
+    return total;
 }
 
 static void derive_temp_sizing(themis_program_t *p)
@@ -422,20 +427,58 @@ static int valid_group(const themis_group_phase_t *g)
     return g->p >= 1 && g->me < g->p && NULL != g->members && NULL != g->blocks;
 }
 
+/* Member / block at ring position k (reverse reads the lists backwards). */
+static int ring_member(const themis_group_phase_t *g, uint32_t k)
+{
+    return g->members[g->reverse ? g->p - 1 - k : k];
+}
+
+static const themis_block_t *ring_block(const themis_group_phase_t *g, uint32_t k)
+{
+    return &g->blocks[g->reverse ? g->p - 1 - k : k];
+}
+
+static uint32_t ring_me(const themis_group_phase_t *g)
+{
+    return g->reverse ? g->p - 1 - g->me : g->me;
+}
+
+/* Step s of the ring RS: member j sends block j-s-1 and reduces block
+ * j-s-2 from its predecessor; step s forwards what step s-1 reduced, hence
+ * the chaining. */
+static themis_step_t ring_rs_step(const themis_group_phase_t *g, uint32_t s)
+{
+    uint32_t p = g->p, j = ring_me(g);
+    themis_step_t st = transfer_step(ring_member(g, member_add(j, 1, p)),
+                                     ring_block(g, member_sub(j, s + 1, p)),
+                                     ring_member(g, member_sub(j, 1, p)),
+                                     ring_block(g, member_sub(j, s + 2, p)), THEMIS_RECV_REDUCE,
+                                     s > 0);
+    st.chain = g->chain;
+    return st;
+}
+
+static themis_step_t ring_ag_step(const themis_group_phase_t *g, uint32_t s)
+{
+    uint32_t p = g->p, j = ring_me(g);
+    themis_step_t st = transfer_step(ring_member(g, member_add(j, 1, p)),
+                                     ring_block(g, member_sub(j, s, p)),
+                                     ring_member(g, member_sub(j, 1, p)),
+                                     ring_block(g, member_sub(j, s + 1, p)), THEMIS_RECV_COPY,
+                                     s > 0);
+    st.chain = g->chain;
+    return st;
+}
+
 themis_status_t themis_pb_ring_reduce_scatter(themis_plan_builder_t *b,
                                               const themis_group_phase_t *g)
 {
     if (!valid_group(g)) {
         return THEMIS_ERR_INVALID;
     }
-    uint32_t p = g->p, j = g->me;
-    int next = g->members[member_add(j, 1, p)], prev = g->members[member_sub(j, 1, p)];
     themis_status_t st = THEMIS_OK;
-    for (uint32_t s = 0; s + 1 < p && THEMIS_OK == st; s++) {
-        /* step s forwards what step s-1 reduced, hence the chaining */
-        st = themis_pb_add_step(b, transfer_step(next, &g->blocks[member_sub(j, s + 1, p)], prev,
-                                                 &g->blocks[member_sub(j, s + 2, p)],
-                                                 THEMIS_RECV_REDUCE, s > 0));
+    for (uint32_t s = 0; s + 1 < g->p && THEMIS_OK == st; s++) {
+        st = themis_pb_add_step(b, ring_rs_step(g, s));
     }
     return st;
 }
@@ -445,15 +488,59 @@ themis_status_t themis_pb_ring_allgather(themis_plan_builder_t *b, const themis_
     if (!valid_group(g)) {
         return THEMIS_ERR_INVALID;
     }
-    uint32_t p = g->p, j = g->me;
-    int next = g->members[member_add(j, 1, p)], prev = g->members[member_sub(j, 1, p)];
     themis_status_t st = THEMIS_OK;
-    for (uint32_t s = 0; s + 1 < p && THEMIS_OK == st; s++) {
-        st = themis_pb_add_step(b, transfer_step(next, &g->blocks[member_sub(j, s, p)], prev,
-                                                 &g->blocks[member_sub(j, s + 1, p)],
-                                                 THEMIS_RECV_COPY, s > 0));
+    for (uint32_t s = 0; s + 1 < g->p && THEMIS_OK == st; s++) {
+        st = themis_pb_add_step(b, ring_ag_step(g, s));
     }
     return st;
+}
+
+/* Both directions' steps, forward then backward for each s. */
+static themis_status_t biring_phase(themis_plan_builder_t *b, const themis_group_phase_t *g,
+                                    int rs)
+{
+    if (!valid_group(g)) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint32_t p = g->p;
+    themis_block_t *half = malloc(2 * (size_t)p * sizeof(*half));
+    if (NULL == half) {
+        return THEMIS_ERR_NOMEM;
+    }
+    /* forward ring: first halves half[0..p); backward: second halves */
+    themis_block_t *fwd_blocks = half, *bwd_blocks = half + p;
+    for (uint32_t k = 0; k < p; k++) {
+        uint64_t n0 = themis_split_part(g->blocks[k].count, 2, 0);
+        fwd_blocks[k].off = g->blocks[k].off;
+        fwd_blocks[k].count = n0;
+        bwd_blocks[k].off = g->blocks[k].off + n0;
+        bwd_blocks[k].count = g->blocks[k].count - n0;
+    }
+    themis_group_phase_t fwd = {.p = p, .me = g->me, .members = g->members,
+                                .blocks = fwd_blocks, .reverse = 0, .chain = 0};
+    themis_group_phase_t bwd = {.p = p, .me = g->me, .members = g->members,
+                                .blocks = bwd_blocks, .reverse = 1, .chain = 1};
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t s = 0; s + 1 < p && THEMIS_OK == st; s++) {
+        st = themis_pb_add_step(b, rs ? ring_rs_step(&fwd, s) : ring_ag_step(&fwd, s));
+        if (THEMIS_OK == st) {
+            st = themis_pb_add_step(b, rs ? ring_rs_step(&bwd, s) : ring_ag_step(&bwd, s));
+        }
+    }
+    free(half);
+    return st;
+}
+
+themis_status_t themis_pb_biring_reduce_scatter(themis_plan_builder_t *b,
+                                                const themis_group_phase_t *g)
+{
+    return biring_phase(b, g, 1);
+}
+
+themis_status_t themis_pb_biring_allgather(themis_plan_builder_t *b,
+                                           const themis_group_phase_t *g)
+{
+    return biring_phase(b, g, 0);
 }
 
 themis_status_t themis_pb_direct_reduce_scatter(themis_plan_builder_t *b,
@@ -497,6 +584,8 @@ themis_status_t themis_pb_group_phase(themis_plan_builder_t *b, themis_dim_algo_
         return rs ? themis_pb_ring_reduce_scatter(b, g) : themis_pb_ring_allgather(b, g);
     case THEMIS_DIM_ALGO_DIRECT:
         return rs ? themis_pb_direct_reduce_scatter(b, g) : themis_pb_direct_allgather(b, g);
+    case THEMIS_DIM_ALGO_BIRING:
+        return rs ? themis_pb_biring_reduce_scatter(b, g) : themis_pb_biring_allgather(b, g);
     }
     return THEMIS_ERR_INVALID;
 }

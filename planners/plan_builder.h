@@ -101,12 +101,16 @@ themis_status_t themis_pb_finish(themis_plan_builder_t *b, uint64_t work_count,
 
 /* One RS or AG phase of the current op over an ordered group.  members[j]
  * owns blocks[j] (after RS, before AG); ring algorithms send to
- * members[me + 1] and receive from members[me - 1] (indices mod p). */
+ * members[me + 1] and receive from members[me - 1] (indices mod p).
+ * reverse: the ring helpers see members and blocks in reverse order (so
+ * they send to members[me - 1]); chain: the steps' chain (plan.h). */
 typedef struct {
     uint32_t p;
     uint32_t me;
     const int *members;           /* [p] communicator ranks */
     const themis_block_t *blocks; /* [p] work ranges */
+    int reverse;
+    uint8_t chain;
 } themis_group_phase_t;
 
 /* p-1 chained steps; at step s member j sends block j-s-1 and reduces
@@ -123,6 +127,13 @@ themis_status_t themis_pb_direct_reduce_scatter(themis_plan_builder_t *b,
 /* p-1 concurrent steps; at step s member j sends block j to member j+s
  * and copies block j-s from member j-s. */
 themis_status_t themis_pb_direct_allgather(themis_plan_builder_t *b,
+                                           const themis_group_phase_t *g);
+/* 2(p-1) steps: ring RS (AG) on the first halves of the blocks forward
+ * (chain 0) and on the second halves in reverse member order (chain 1),
+ * interleaved so both directions run at once.  Ignores g->reverse/chain. */
+themis_status_t themis_pb_biring_reduce_scatter(themis_plan_builder_t *b,
+                                                const themis_group_phase_t *g);
+themis_status_t themis_pb_biring_allgather(themis_plan_builder_t *b,
                                            const themis_group_phase_t *g);
 /* Dispatch by algorithm and phase; p = 1 adds no step. */
 themis_status_t themis_pb_group_phase(themis_plan_builder_t *b, themis_dim_algo_t algo,

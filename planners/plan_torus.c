@@ -5,7 +5,7 @@
  * rings and torus2d program builders (plan_torus.h).  Both emit, for each
  * quarter q and chunk k, a chain of stages (ops with dep = the previous
  * stage) through the shared plan_builder pieces; a backward ring is the
- * forward ring helper run on the reversed member and block lists.
+ * ring helper with the group's reverse flag set.
  */
 #include "plan_torus.h"
 
@@ -25,8 +25,6 @@ typedef struct {
     uint64_t *displ;             /* RS: [n] segment displacements by rank */
     uint64_t total;              /* RS: sum of recvcounts */
     themis_block_t *blocks;      /* [max group] */
-    themis_block_t *rblocks;     /* [max group] reversed */
-    int *rmembers;               /* [max group] reversed */
     themis_plan_builder_t b;
     /* rings */
     const themis_ham_t *ham;
@@ -74,8 +72,6 @@ static void ctx_free(torus_ctx_t *c)
     themis_grid_free(&c->grid);
     free(c->displ);
     free(c->blocks);
-    free(c->rblocks);
-    free(c->rmembers);
     for (uint32_t q = 0; q < NQ; q++) {
         free(c->ring_members[q]);
     }
@@ -121,29 +117,19 @@ static themis_status_t ctx_init(torus_ctx_t *c, const themis_plan_request_t *req
         }
     }
     c->blocks = malloc(maxp * sizeof(*c->blocks));
-    c->rblocks = malloc(maxp * sizeof(*c->rblocks));
-    c->rmembers = malloc(maxp * sizeof(*c->rmembers));
-    if (NULL == c->blocks || NULL == c->rblocks || NULL == c->rmembers) {
+    if (NULL == c->blocks) {
         return THEMIS_ERR_NOMEM;
     }
     return themis_pb_init(&c->b, NQ, (tag_stride < 1) ? 1 : tag_stride, req->inflight);
 }
 
 /* One ring phase of the current op; rev runs it backwards (to
- * members[me - 1]) by handing the helper the reversed lists. */
+ * members[me - 1]). */
 static themis_status_t ring_phase(torus_ctx_t *c, themis_phase_t phase, int rev, uint32_t p,
                                   uint32_t me, const int *members, const themis_block_t *blocks)
 {
-    themis_group_phase_t g = {.p = p, .me = me, .members = members, .blocks = blocks};
-    if (rev) {
-        for (uint32_t j = 0; j < p; j++) {
-            c->rmembers[j] = members[p - 1 - j];
-            c->rblocks[j] = blocks[p - 1 - j];
-        }
-        g.me = p - 1 - me;
-        g.members = c->rmembers;
-        g.blocks = c->rblocks;
-    }
+    themis_group_phase_t g = {.p = p, .me = me, .members = members, .blocks = blocks,
+                              .reverse = rev};
     return themis_pb_group_phase(&c->b, THEMIS_DIM_ALGO_RING, phase, &g);
 }
 

@@ -106,7 +106,8 @@ typedef struct {
      * ascending order per stage, SCF = descending */
     themis_order_policy_t policy;
     uint32_t inflight;
-    int algo;                /* 0 ring, 1 direct, 2 ring on even dims, direct on odd */
+    int algo;                /* 0 ring, 1 direct, 2 ring on even dims, direct on odd,
+                              * 3 biring */
     int permuted;            /* non-identity coord_to_rank */
     int in_place;
     elem_kind_t elem;
@@ -387,6 +388,7 @@ static void case_request(const world_t *w, int rank, themis_plan_request_t *req)
         req->dim_size[k] = c->size[k];
         int direct = (1 == c->algo) || (2 == c->algo && 1 == k % 2);
         req->dim_algo[k] = direct ? THEMIS_DIM_ALGO_DIRECT : THEMIS_DIM_ALGO_RING;
+        req->dim_algo[k] = (3 == c->algo) ? THEMIS_DIM_ALGO_BIRING : req->dim_algo[k];
     }
     req->rank = rank;
     req->coord_to_rank = w->coord_to_rank;
@@ -617,7 +619,7 @@ static uint64_t mix(uint64_t x)
 static void pick_variations(plan_case_t *c, uint64_t id)
 {
     uint64_t h = mix(id + 1);
-    c->algo = (int)(h % 3);
+    c->algo = (int)(h % 4);
     c->permuted = (int)((h >> 8) & 1);
     c->in_place = (int)((h >> 9) & 1);
     if (THEMIS_COLL_ALLGATHER == c->coll) {
@@ -1091,6 +1093,95 @@ static void test_vexec_detects_unchained_ring(void)
     UNIT_CHECKF(detected > 0, "no interleaving exposed the missing chaining");
 }
 
+/* BIRING on groups of 2..5 members (2: both directions link the same pair
+ * with distinct tags), every collective, uneven counts, several seeds. */
+static void test_biring(void)
+{
+    static const shape_t bshapes[] = {
+        {1, {2}, "2"}, {1, {3}, "3"}, {1, {4}, "4"}, {1, {5}, "5"},
+        {2, {5, 2}, "5x2"}, {2, {3, 4}, "3x4"}, {3, {2, 3, 2}, "2x3x2"},
+    };
+    static const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
+                                          THEMIS_COLL_ALLGATHER};
+    for (size_t si = 0; si < sizeof(bshapes) / sizeof(bshapes[0]); si++) {
+        for (size_t ci = 0; ci < 3; ci++) {
+            uint64_t counts[] = {0, 1, 3, 7, 101};
+            for (size_t ni = 0; ni < sizeof(counts) / sizeof(counts[0]); ni++) {
+                plan_case_t c = simple_case(colls[ci], bshapes[si].ndims, bshapes[si].size,
+                                            counts[ni], 1 + (uint32_t)ni % 3, 3);
+                c.sched = (sched_src_t)(ni % 4);
+                c.uneven = (THEMIS_COLL_REDUCE_SCATTER == colls[ci]) ? (int)(ni & 1) : 0;
+                c.inflight = 1 + (uint32_t)(ni & 1) * 2;
+                c.permuted = (int)(si & 1);
+                for (uint32_t seed = 0; seed < 4; seed++) {
+                    char why[600];
+                    c.seed = seed * 7919 + (uint32_t)si;
+                    int rc = run_case(&c, why, sizeof(why));
+                    UNIT_CHECKF(0 == rc, "%s %s count %llu seed %u: %s", bshapes[si].name,
+                                themis_coll_name(colls[ci]), (unsigned long long)counts[ni],
+                                c.seed, why);
+                }
+            }
+        }
+    }
+}
+
+/* BIRING ops: 2(p-1) steps alternating chains 0/1, forward to the next
+ * member and backward to the previous, tags numbered by the stride 2(p-1). */
+static void test_biring_steps(void)
+{
+    uint32_t size[] = {4, 3};
+    plan_case_t c = simple_case(THEMIS_COLL_ALLREDUCE, 2, size, 96, 2, 3);
+    world_t w;
+    if (0 != setup_world(&w, &c)) {
+        return;
+    }
+    for (uint32_t r = 0; r < w.nranks; r++) {
+        const themis_program_t *p = &w.progs[r];
+        check_numbering(&w, p, 6);
+        for (uint32_t o = 0; o < p->nops; o++) {
+            const themis_op_t *op = &p->ops[o];
+            uint32_t gp = size[op->queue];
+            UNIT_CHECK(op->nsteps == 2 * (gp - 1));
+            for (uint32_t i = 0; i < op->nsteps; i++) {
+                const themis_step_t *st = &p->steps[op->first_step + i];
+                UNIT_CHECK(st->chain == i % 2 && st->after_prev == (i >= 2));
+                /* both directions: forward send = backward receive peer */
+                if (1 == i % 2) {
+                    const themis_step_t *f = st - 1;
+                    UNIT_CHECK(st->send_peer == f->recv_peer && st->recv_peer == f->send_peer);
+                }
+            }
+        }
+    }
+    world_free(&w);
+}
+
+/* Chaining a BIRING direction to the other direction's previous step (all
+ * steps on chain 0) lets a step forward a half block before it arrived. */
+static void test_vexec_detects_biring_cross_chain(void)
+{
+    uint32_t size[] = {5};
+    plan_case_t c = simple_case(THEMIS_COLL_ALLREDUCE, 1, size, 40, 1, 3);
+    int detected = 0;
+    for (uint32_t seed = 0; seed < 20; seed++) {
+        world_t w;
+        char why[600];
+        if (0 != setup_world(&w, &c)) {
+            return;
+        }
+        for (uint32_t r = 0; r < w.nranks; r++) {
+            for (uint32_t i = 0; i < w.progs[r].nsteps; i++) {
+                w.progs[r].steps[i].chain = 0;
+            }
+        }
+        detected += (0 != world_execute(&w, seed, why, sizeof(why)) ||
+                     0 != world_check(&w, why, sizeof(why)));
+        world_free(&w);
+    }
+    UNIT_CHECKF(detected > 0, "no interleaving exposed the cross-chain waits");
+}
+
 /* A COPY where a REDUCE belongs runs fine but gives a wrong sum. */
 static void test_check_detects_wrong_result(void)
 {
@@ -1134,6 +1225,9 @@ int main(int argc, char **argv)
 {
     int quick = (argc > 1 && 0 == strcmp(argv[1], "--quick"));
     UNIT_RUN(test_ring_allreduce_steps);
+    UNIT_RUN(test_biring);
+    UNIT_RUN(test_biring_steps);
+    UNIT_RUN(test_vexec_detects_biring_cross_chain);
     UNIT_RUN(test_direct_reduce_scatter_steps);
     UNIT_RUN(test_reduce_scatter_layout);
     UNIT_RUN(test_numbering_and_tags);

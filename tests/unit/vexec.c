@@ -29,7 +29,8 @@ typedef struct {
     unsigned char *work;
     int own_work;
     uint8_t *op_state;
-    uint32_t *op_next;       /* next step (0-based in op) to start */
+    uint32_t *op_next;       /* [op * THEMIS_STEP_CHAINS + chain]: where the
+                              * chain's next step (0-based in op) is sought */
     uint32_t *op_done_steps;
     uint32_t *op_reduces;    /* outstanding REDUCE receives */
     uint8_t *step_started;
@@ -136,6 +137,9 @@ static int check_step(vx_t *v, int r, uint32_t i)
     if (s->send_peer >= v->nranks || s->recv_peer >= v->nranks) {
         return vx_fail(v, "rank %d step %u: peer out of range", r, i);
     }
+    if (s->chain >= THEMIS_STEP_CHAINS) {
+        return vx_fail(v, "rank %d step %u: chain %u out of range", r, i, (unsigned)s->chain);
+    }
     if (s->send_peer >= 0 && !in_range(s->send_off, s->send_count, p->work_count)) {
         return vx_fail(v, "rank %d step %u: send range %llu+%llu beyond work %llu", r, i,
                        (unsigned long long)s->send_off, (unsigned long long)s->send_count,
@@ -217,7 +221,7 @@ static int rank_alloc(vx_t *v, int r, void *output)
     const themis_program_t *p = k->prog;
     size_t ops = (size_t)p->nops + 1, steps = (size_t)p->nsteps + 1, qs = p->nqueues;
     k->op_state = calloc(ops, 1);
-    k->op_next = calloc(ops, sizeof(uint32_t));
+    k->op_next = calloc((size_t)ops * THEMIS_STEP_CHAINS, sizeof(uint32_t));
     k->op_done_steps = calloc(ops, sizeof(uint32_t));
     k->op_reduces = calloc(ops, sizeof(uint32_t));
     k->step_started = calloc(steps, 1);
@@ -406,11 +410,25 @@ static void step_finish(vx_t *v, int r, uint32_t op)
     }
 }
 
-static int start_step(vx_t *v, int r, uint32_t op)
+/* Index in op of the chain's next unstarted step, nsteps when none. */
+static uint32_t chain_next(const vx_rank_t *k, uint32_t op, uint32_t chain)
+{
+    const themis_op_t *o = &k->prog->ops[op];
+    uint32_t i = k->op_next[op * THEMIS_STEP_CHAINS + chain];
+    while (i < o->nsteps && k->prog->steps[o->first_step + i].chain != chain) {
+        i++;
+    }
+    return i;
+}
+
+/* act = op * THEMIS_STEP_CHAINS + chain */
+static int start_step(vx_t *v, int r, uint32_t act)
 {
     vx_rank_t *k = &v->ranks[r];
     const themis_program_t *p = k->prog;
-    uint32_t step = p->ops[op].first_step + k->op_next[op]++;
+    uint32_t op = act / THEMIS_STEP_CHAINS, i = chain_next(k, op, act % THEMIS_STEP_CHAINS);
+    k->op_next[act] = i + 1;
+    uint32_t step = p->ops[op].first_step + i;
     const themis_step_t *s = &p->steps[step];
     k->step_started[step] = 1;
     if (s->send_peer >= 0) {
@@ -447,7 +465,7 @@ static int start_op(vx_t *v, int r, uint32_t q)
         op_finish(v, r, op);
         return 0;
     }
-    return start_step(v, r, op);
+    return start_step(v, r, op * THEMIS_STEP_CHAINS + p->steps[p->ops[op].first_step].chain);
 }
 
 static void clear_pending(vx_t *v, const vx_xfer_t *x)
@@ -519,15 +537,26 @@ static int queue_ready(const vx_rank_t *k, uint32_t q)
     return dep < 0 || OP_DONE == k->op_state[dep];
 }
 
-static int step_ready(const vx_rank_t *k, uint32_t op)
+/* Steps of one chain start in order; chains independently. */
+static int step_ready(const vx_rank_t *k, uint32_t op, uint32_t chain)
 {
     const themis_op_t *o = &k->prog->ops[op];
-    uint32_t i = k->op_next[op];
+    uint32_t i = chain_next(k, op, chain);
     if (i >= o->nsteps) {
         return 0;
     }
     uint32_t step = o->first_step + i;
-    return !k->prog->steps[step].after_prev || 0 == k->step_pending[step - 1];
+    const themis_step_t *s = &k->prog->steps[step];
+    if (!s->after_prev) {
+        return 1;
+    }
+    /* wait for the previous step of the same chain, if any */
+    for (uint32_t j = step; j > o->first_step; j--) {
+        if (k->prog->steps[j - 1].chain == s->chain) {
+            return 0 == k->step_pending[j - 1];
+        }
+    }
+    return 1;
 }
 
 static int collect_actions(vx_t *v)
@@ -540,7 +569,12 @@ static int collect_actions(vx_t *v)
             rc = queue_ready(k, q) ? add_action(v, ACT_START_OP, r, q) : 0;
         }
         for (uint32_t i = 0; i < k->nactive && 0 == rc; i++) {
-            rc = step_ready(k, k->active[i]) ? add_action(v, ACT_START_STEP, r, k->active[i]) : 0;
+            for (uint32_t ch = 0; ch < THEMIS_STEP_CHAINS && 0 == rc; ch++) {
+                rc = step_ready(k, k->active[i], ch)
+                         ? add_action(v, ACT_START_STEP, r,
+                                      k->active[i] * THEMIS_STEP_CHAINS + ch)
+                         : 0;
+            }
         }
     }
     for (uint32_t i = 0; i < v->nxfers && 0 == rc; i++) {

@@ -9,8 +9,9 @@
  *     are the same memory), copy_out once the rank's ops are all done;
  *   - a queue starts its ops strictly in order, at most prog->inflight
  *     active at once, each only after its dep completed;
- *   - step 0 starts with its op; a later step starts after the previous
- *     one completed (after_prev) or once it started;
+ *   - the first step of each chain (plan.h) starts with its op, the first
+ *     step of the op at once; a later step starts once the previous step
+ *     of its chain started and, with after_prev, completed;
  *   - a message is delivered only when both the send and the receive with
  *     the same (src, dst, tag) are posted (rendezvous: the strictest MPI
  *     behaviour, so any ordering bug shows up as a deadlock);

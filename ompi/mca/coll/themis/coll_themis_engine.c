@@ -8,8 +8,9 @@
  * copy_in, then an event loop that
  *   - starts queue heads (strict queue order, at most `inflight` active
  *     ops per queue, only once the op's dep completed),
- *   - starts the steps of active ops (after_prev waits for the previous
- *     step's completion, otherwise for its start),
+ *   - starts the steps of active ops, each chain's in order and the chains
+ *     independently (after_prev waits for the completion of the previous
+ *     step of the chain, otherwise the step starts with it),
  *   - tests the outstanding requests, kept in a compact array (O(active));
  *     the request test drives opal_progress itself when nothing completed,
  *   - reduces a REDUCE receive into work as soon as it arrives,
@@ -76,7 +77,8 @@ typedef struct {
     /* per op */
     uint64_t *op_temp;         /* element offset of the op's slot in temp */
     uint32_t *op_queue;
-    uint32_t *op_next;         /* next step to start, relative to first_step */
+    uint32_t *op_next;         /* [op * THEMIS_STEP_CHAINS + chain]: next step of
+                                * the chain to start, relative to first_step */
     uint32_t *op_pending;      /* started steps not yet complete */
     uint32_t *op_slot;
     uint8_t *op_state;
@@ -164,7 +166,7 @@ static size_t engine_carve(engine_t *e, char *base)
     CARVE(remaining, p->nsteps);
     CARVE(op_temp, p->nops);
     CARVE(op_queue, p->nops);
-    CARVE(op_next, p->nops);
+    CARVE(op_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
     CARVE(op_pending, p->nops);
     CARVE(op_slot, p->nops);
     CARVE(op_state, p->nops);
@@ -183,32 +185,54 @@ static size_t engine_carve(engine_t *e, char *base)
 #undef CARVE
 
 /*
- * REDUCE temporaries of one op, as a stack.  A step's temporary is live
- * from its start until its receive is reduced.  When step j (after_prev)
- * starts, step j-1 has completed, and since j-1 was the last step placed it
- * sits on top of the stack: pop it.  Steps before j-1 may still be live and
- * stay below.  Returns the op's peak in elements.
+ * REDUCE temporaries of one op, as one stack per chain, the chains' regions
+ * side by side.  A step's temporary is live from its start until its
+ * receive is reduced.  When step j (after_prev) starts, the previous step
+ * of its chain has completed, and since it was the last step placed on the
+ * chain's stack it sits on top: pop it.  Earlier steps may still be live
+ * and stay below.  Returns the op's peak in elements.
  */
 static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *o,
                                uint64_t *temp_off)
 {
-    uint64_t top = 0, peak = 0;
-    for (uint32_t j = 0; j < o->nsteps; ++j) {
-        uint32_t s = o->first_step + j;
-        const themis_step_t *st = &prog->steps[s];
-        if (j > 0 && st->after_prev && step_reduces(&prog->steps[s - 1])) {
-            top = temp_off[s - 1];
-        }
-        temp_off[s] = 0;
-        if (step_reduces(st)) {
-            temp_off[s] = top;
-            top += st->recv_count;
-            if (top > peak) {
-                peak = top;
+    uint64_t base = 0;
+    for (uint8_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+        uint64_t top = base, peak = base;
+        uint32_t prev = UINT32_MAX;
+        for (uint32_t j = 0; j < o->nsteps; ++j) {
+            uint32_t s = o->first_step + j;
+            const themis_step_t *st = &prog->steps[s];
+            if (c != st->chain) {
+                continue;
             }
+            if (UINT32_MAX != prev && st->after_prev && step_reduces(&prog->steps[prev])) {
+                top = temp_off[prev];
+            }
+            temp_off[s] = 0;
+            if (step_reduces(st)) {
+                temp_off[s] = top;
+                top += st->recv_count;
+                if (top > peak) {
+                    peak = top;
+                }
+            }
+            prev = s;
+        }
+        base = peak;
+    }
+    return base;
+}
+
+/* Absolute index of the previous step of step s's chain in op o, or
+ * UINT32_MAX when s is the first of its chain. */
+static uint32_t chain_prev(const themis_program_t *prog, const themis_op_t *o, uint32_t s)
+{
+    for (uint32_t j = s; j > o->first_step; --j) {
+        if (prog->steps[j - 1].chain == prog->steps[s].chain) {
+            return j - 1;
         }
     }
-    return peak;
+    return UINT32_MAX;
 }
 
 /*
@@ -268,6 +292,9 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
         if (s->send_peer < -1 || s->send_peer >= size) {
             return engine_bad("send peer outside the communicator", i,
                               (uint64_t) (int64_t) s->send_peer);
+        }
+        if (s->chain >= THEMIS_STEP_CHAINS) {
+            return engine_bad("step chain out of range", i, s->chain);
         }
         if (s->recv_peer < -1 || s->recv_peer >= size) {
             return engine_bad("receive peer outside the communicator", i,
@@ -509,25 +536,38 @@ static void op_complete(engine_t *e, uint32_t op)
     e->q_free[e->q_slot_first[q] + e->q_nfree[q]++] = e->op_slot[op];
 }
 
-/* Start every step of an active op that may start now. */
+/* Start every step of an active op that may start now: each chain's steps
+ * in order, the chains independently. */
 static int op_advance(engine_t *e, uint32_t op)
 {
     const themis_op_t *o = &e->prog->ops[op];
-    while (e->op_next[op] < o->nsteps) {
-        uint32_t s = o->first_step + e->op_next[op];
-        if (e->op_next[op] > 0 && e->prog->steps[s].after_prev && 0 != e->remaining[s - 1]) {
-            break;
+    int all_started = 1;
+    for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+        uint32_t *next = &e->op_next[(size_t) op * THEMIS_STEP_CHAINS + c];
+        while (*next < o->nsteps) {
+            uint32_t s = o->first_step + *next;
+            if (c != e->prog->steps[s].chain) {
+                ++*next;
+                continue;
+            }
+            if (e->prog->steps[s].after_prev) {
+                uint32_t prev = chain_prev(e->prog, o, s);
+                if (UINT32_MAX != prev && 0 != e->remaining[prev]) {
+                    break;
+                }
+            }
+            int rc = step_start(e, op, s);
+            ++*next;
+            if (0 != e->remaining[s]) {
+                e->op_pending[op]++;
+            }
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
         }
-        int rc = step_start(e, op, s);
-        e->op_next[op]++;
-        if (0 != e->remaining[s]) {
-            e->op_pending[op]++;
-        }
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
+        all_started = all_started && *next == o->nsteps;
     }
-    if (e->op_next[op] == o->nsteps && 0 == e->op_pending[op]) {
+    if (all_started && 0 == e->op_pending[op]) {
         op_complete(e, op);
     }
     return OMPI_SUCCESS;

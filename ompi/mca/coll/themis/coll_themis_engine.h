@@ -23,9 +23,9 @@
  * + sum over queues q of min(inflight, ops on q) x peak_q
  * (each region 64-byte aligned), where peak_q is the largest number of
  * REDUCE receive elements one op of q can have posted at once: a step's
- * temporary is reused once a later step with after_prev starts right after
- * it, so a chained op (ring) needs its largest receive and an op of
- * concurrent steps (direct exchange) the sum of its receives.  peak_q is
+ * temporary is reused once the next step of its chain (plan.h) starts with
+ * after_prev, so a chained op (ring) needs its largest receive per chain
+ * and an op of concurrent steps (direct exchange) the sum of its receives.  peak_q is
  * at most (REDUCE steps of the op) x max_recv_count; the engine computes it
  * from the steps and does not rely on max_recv_count.
  */

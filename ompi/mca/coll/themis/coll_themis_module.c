@@ -272,8 +272,10 @@ static themis_dim_algo_t dim_algorithm(themis_dim_kind_t kind, uint32_t size,
         return THEMIS_DIM_ALGO_DIRECT;
     case THEMIS_DIM_SWITCH:
         return size <= direct_max ? THEMIS_DIM_ALGO_DIRECT : THEMIS_DIM_ALGO_RING;
-    case THEMIS_DIM_RING:
     case THEMIS_DIM_BIRING:
+        /* both link directions, as the latency model assumes */
+        return THEMIS_DIM_ALGO_BIRING;
+    case THEMIS_DIM_RING:
     default:
         return THEMIS_DIM_ALGO_RING;
     }

@@ -99,7 +99,8 @@ int mca_coll_themis_params_register(void)
     (void) mca_base_component_var_register(
         comp, "dim_kinds",
         "Kind of each dimension, innermost first, comma separated: ring, biring, fc or sw. "
-        "ring/biring run the ring algorithm, fc the direct one, sw the direct one up to "
+        "ring runs the ring algorithm, biring a ring in each direction on half of the "
+        "data, fc the direct one, sw the direct one up to "
         "coll_themis_direct_max peers and the ring above. One value applies to all "
         "dimensions. Empty: sw.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

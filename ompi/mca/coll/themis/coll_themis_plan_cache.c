@@ -185,30 +185,6 @@ static mca_coll_themis_plan_choice_t choose_algorithm(const mca_coll_themis_modu
                             (unsigned long long) bytes, themis_status_string(st));
         return choice;
     }
-    {
-        /* The Themis program runs a chained one-directional ring on a
-         * biring dimension (THEMIS_DIM_ALGO_RING), i.e. half of the links
-         * the model's biring bandwidth counts: price it on those (measured
-         * on netbed's 3x3 torus: Themis at 45% of the link bound, rings
-         * and torus2d at 95%). */
-        themis_topology_t one = m->topo;
-        themis_time_t t = 0;
-        for (int d = 0; d < one.ndims; ++d) {
-            one.dims[d].kind = THEMIS_DIM_RING;
-            one.dims[d].bw_bps = one.dims[d].bw_bps > 1 ? one.dims[d].bw_bps / 2 : 1;
-        }
-        costs.status[THEMIS_ALGO_THEMIS] = themis_algo_cost(&one, THEMIS_ALGO_THEMIS, coll,
-                                                            bytes, &cp, &t);
-        costs.time[THEMIS_ALGO_THEMIS] = t;
-        costs.best = THEMIS_ALGO_THEMIS;
-        for (int a = 0, found = 0; a < THEMIS_NALGOS; ++a) {
-            if (THEMIS_OK == costs.status[a]
-                && (!found || costs.time[a] < costs.time[costs.best])) {
-                costs.best = (themis_algo_t) a;
-                found = 1;
-            }
-        }
-    }
     choice.algo = costs.best;
     if (opal_output_get_verbosity(mca_coll_themis_component.output) >= VERBOSE_PLAN) {
         char t[THEMIS_NALGOS][32];
