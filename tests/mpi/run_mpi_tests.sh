@@ -26,104 +26,17 @@
 #                         description matches (for debugging)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$top}
-log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/mpi
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-prog=$BUILD/tests/mpi/coll_matrix
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
-mkdir -p "$log_dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-# ------------------------------------------------------------ preconditions
-# A missing component is a failure, not a skip: every later PASS would
-# otherwise only prove that coll/tuned works.
-if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
-    echo "FAIL: component loaded ($comp_dir/mca_coll_themis.so not found: build it with" \
-         "'make ompi/mca/coll/themis/mca_coll_themis.la' or set THEMIS_BUILD_DIR)"
-    exit 1
-fi
-if [ ! -x "$prog" ]; then
-    echo "FAIL: coll_matrix ($prog not found: build it with 'make check TESTS=')"
-    exit 1
-fi
-# (ompi_info takes the component path from the environment, not --mca.)
-info=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
-       ompi_info --param coll themis --level 9 2>&1)
-if grep -q 'coll_themis_min_bytes' <<<"$info"; then
+suite_label=coll_matrix
+suite_logs=mpi
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
+. "$here/coll_matrix_lib.sh"
+if grep -q 'coll_themis_min_bytes' <<<"$themis_params"; then
     echo "PASS: component loaded (ompi_info lists coll/themis from $comp_dir)"
 else
     echo "FAIL: component loaded (ompi_info does not list coll/themis from $comp_dir:" \
-         "$(head -n 3 <<<"$info" | tr '\n' ' '))"
+         "$(head -n 3 <<<"$themis_params" | tr '\n' ' '))"
     exit 1
 fi
-
-# ------------------------------------------------------------ one run
-# shellcheck disable=SC2054  # the commas separate MCA component names
-common=(--oversubscribe
-        --mca coll themis,inter,tuned,libnbc,basic,self
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
-        --mca op ^avx)
-# shellcheck disable=SC2054
-VADER=(--mca pml ob1 --mca btl vader,self)
-# shellcheck disable=SC2054
-TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-OFI=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp)
-MIN0=(--mca coll_themis_min_bytes 0)
-
-# Set before each call to run:
-#   opts      mpirun options of the configuration
-#   args      coll_matrix arguments
-#   launcher  command put in front of the program (wrapper, valgrind)
-#   need      extended regexes the output must contain (the component's
-#             messages for step-aside cases)
-opts=(); args=(); launcher=(); need=()
-failures=0
-
-# run DESCRIPTION TIMEOUT NP
-run() {
-    local desc=$1 tmo=$2 np=$3
-    local tmp log rc why="" start=$SECONDS
-    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
-        return 0
-    fi
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-mpi.XXXXXX")
-    log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 "$tmo" mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
-        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
-    rc=$?
-    rm -rf "$tmp"
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        why="timed out after ${tmo}s"
-    elif grep -q '^error: ' "$log"; then
-        why="$(grep -c '^error: ' "$log") error lines, exit $rc"
-    elif [ "$rc" -ne 0 ]; then
-        why="exit $rc"
-    elif ! grep -q '^coll_matrix: ' "$log"; then
-        why="no summary line"
-    fi
-    if [ -z "$why" ]; then
-        for re in "${need[@]}"; do
-            if ! grep -Eq -- "$re" "$log"; then
-                why="expected message /$re/ not in the output"
-                break
-            fi
-        done
-    fi
-    if [ -z "$why" ]; then
-        echo "PASS: coll_matrix np=$np $desc ($((SECONDS - start))s)"
-        return 0
-    fi
-    failures=$((failures + 1))
-    echo "FAIL: coll_matrix np=$np $desc ($why; log $log)"
-    if grep -q '^error: ' "$log"; then
-        grep '^error: ' "$log" | head -n 12 | sed 's/^/    | /'
-    else
-        tail -n 15 "$log" | sed 's/^/    | /'
-    fi
-    return 1
-}
 
 # ------------------------------------------------------------ themis path
 # Each configuration: transport, shape, scheduler/order, matrix.  Eligible

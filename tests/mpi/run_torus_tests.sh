@@ -38,33 +38,15 @@
 #   THEMIS_TEST_FILTER    extended regex: run only the matching configurations
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$top}
-log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/torus
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-prog=$BUILD/tests/mpi/coll_matrix
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
-mkdir -p "$log_dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+suite_label=torus
+suite_logs=torus
 suite_start=$SECONDS
-
-# ------------------------------------------------------------ preconditions
-if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
-    echo "FAIL: torus: component loaded ($comp_dir/mca_coll_themis.so not found: build it" \
-         "or set THEMIS_BUILD_DIR)"
-    exit 1
-fi
-if [ ! -x "$prog" ]; then
-    echo "FAIL: torus: coll_matrix ($prog not found: build it with 'make check TESTS=')"
-    exit 1
-fi
-info=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
-       ompi_info --param coll themis --level 9 2>&1)
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
+. "$here/coll_matrix_lib.sh"
 missing=""
 for p in coll_themis_torus coll_themis_allreduce_algorithm \
          coll_themis_reduce_scatter_algorithm coll_themis_allgather_algorithm; do
-    grep -q "MCA coll themis: parameter \"$p\"" <<<"$info" || missing="$missing $p"
+    grep -q "MCA coll themis: parameter \"$p\"" <<<"$themis_params" || missing="$missing $p"
 done
 if [ -z "$missing" ]; then
     echo "PASS: torus: ompi_info lists coll_themis_torus and the three *_algorithm parameters"
@@ -72,76 +54,12 @@ else
     echo "FAIL: torus: ompi_info does not list:$missing"
     exit 1
 fi
-
-# ------------------------------------------------------------ one run
-# shellcheck disable=SC2054  # the commas separate MCA component names
-common=(--oversubscribe
-        --mca coll themis,inter,tuned,libnbc,basic,self
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
-        --mca op ^avx --mca mpi_yield_when_idle 1)
-# shellcheck disable=SC2054
-VADER=(--mca pml ob1 --mca btl vader,self)
-# shellcheck disable=SC2054
-TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-MIN0=(--mca coll_themis_min_bytes 0)
+common+=(--mca mpi_yield_when_idle 1)
 
 algos() {   # ALGORITHM: the same for all three collectives
     printf '%s\n' --mca coll_themis_allreduce_algorithm "$1" \
         --mca coll_themis_reduce_scatter_algorithm "$1" \
         --mca coll_themis_allgather_algorithm "$1"
-}
-
-# Set before each call to run:
-#   opts      mpirun options of the configuration
-#   args      coll_matrix arguments
-#   launcher  command put in front of the program (rank_env.sh)
-#   need      extended regexes the output must contain
-opts=(); args=(); launcher=(); need=()
-failures=0
-
-# run DESCRIPTION TIMEOUT NP
-run() {
-    local desc=$1 tmo=$2 np=$3
-    local tmp log rc why="" start=$SECONDS
-    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
-        return 0
-    fi
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-torus.XXXXXX")
-    log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 "$tmo" mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
-        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
-    rc=$?
-    rm -rf "$tmp"
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        why="timed out after ${tmo}s"
-    elif grep -q '^error: ' "$log"; then
-        why="$(grep -c '^error: ' "$log") error lines, exit $rc"
-    elif [ "$rc" -ne 0 ]; then
-        why="exit $rc"
-    elif ! grep -q '^coll_matrix: ' "$log"; then
-        why="no summary line"
-    fi
-    if [ -z "$why" ]; then
-        for re in "${need[@]}"; do
-            if ! grep -Eq -- "$re" "$log"; then
-                why="expected /$re/ not in the output"
-                break
-            fi
-        done
-    fi
-    if [ -z "$why" ]; then
-        echo "PASS: torus np=$np $desc ($((SECONDS - start))s)"
-        return 0
-    fi
-    failures=$((failures + 1))
-    echo "FAIL: torus np=$np $desc ($why; log $log)"
-    if grep -q '^error: ' "$log"; then
-        grep '^error: ' "$log" | head -n 12 | sed 's/^/    | /'
-    else
-        grep -E '^coll_matrix' "$log" | sed 's/^/    | /'
-        tail -n 12 "$log" | sed 's/^/    | /'
-    fi
-    return 1
 }
 
 # matrix DESCRIPTION TIMEOUT NP LEVEL ALGO-EXPECTED [mpirun options...]:

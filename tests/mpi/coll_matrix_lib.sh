@@ -1,0 +1,103 @@
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Shared by the suites that run tests/mpi/coll_matrix under mpirun
+# (run_mpi_tests.sh, run_torus_tests.sh).  Source it after setting
+#   suite_label   word in front of every PASS:/FAIL: line
+#   suite_logs    sub-directory of the log directory
+# It sets BUILD, comp_dir, ompi_comp_dir, prog, log_dir, the transport
+# arrays and `run`, and fails the suite when the component or the program
+# is missing (a skip would only prove that coll/tuned works).
+# shellcheck shell=bash
+: "${suite_label:?set suite_label before sourcing}" "${suite_logs:?set suite_logs before sourcing}"
+lib_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${THEMIS_BUILD_DIR:-$(cd "$lib_here/../.." && pwd)}
+log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/$suite_logs
+comp_dir=$BUILD/ompi/mca/coll/themis/.libs
+prog=$BUILD/tests/mpi/coll_matrix
+ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
+[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+mkdir -p "$log_dir"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
+    echo "FAIL: $suite_label: component loaded ($comp_dir/mca_coll_themis.so not found: build" \
+         "it with 'make ompi/mca/coll/themis/mca_coll_themis.la' or set THEMIS_BUILD_DIR)"
+    exit 1
+fi
+if [ ! -x "$prog" ]; then
+    echo "FAIL: $suite_label: coll_matrix ($prog not found: build it with 'make check TESTS=')"
+    exit 1
+fi
+# ompi_info takes the component path from the environment, not from --mca.
+# shellcheck disable=SC2034  # read by the sourcing suites
+themis_params=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
+                ompi_info --param coll themis --level 9 2>&1)
+
+# shellcheck disable=SC2054  # the commas separate MCA component names
+common=(--oversubscribe
+        --mca coll themis,inter,tuned,libnbc,basic,self
+        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
+        --mca op ^avx)
+# shellcheck disable=SC2054
+VADER=(--mca pml ob1 --mca btl vader,self)
+# shellcheck disable=SC2054
+TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+# shellcheck disable=SC2034  # used by the sourcing suites
+OFI=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp)
+# shellcheck disable=SC2034
+MIN0=(--mca coll_themis_min_bytes 0)
+
+# Set before each call to run:
+#   opts      mpirun options of the configuration
+#   args      coll_matrix arguments
+#   launcher  command put in front of the program (wrapper, valgrind)
+#   need      extended regexes the output must contain (the component's
+#             messages for step-aside cases)
+opts=(); args=(); launcher=(); need=()
+failures=0
+
+# run DESCRIPTION TIMEOUT NP
+run() {
+    local desc=$1 tmo=$2 np=$3
+    local tmp log rc why="" start=$SECONDS
+    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
+        return 0
+    fi
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
+    log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
+    timeout -k 10 "$tmo" mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
+    rc=$?
+    rm -rf "$tmp"
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        why="timed out after ${tmo}s"
+    elif grep -q '^error: ' "$log"; then
+        why="$(grep -c '^error: ' "$log") error lines, exit $rc"
+    elif [ "$rc" -ne 0 ]; then
+        why="exit $rc"
+    elif ! grep -q '^coll_matrix: ' "$log"; then
+        why="no summary line"
+    fi
+    if [ -z "$why" ]; then
+        for re in "${need[@]}"; do
+            if ! grep -Eq -- "$re" "$log"; then
+                why="expected message /$re/ not in the output"
+                break
+            fi
+        done
+    fi
+    if [ -z "$why" ]; then
+        echo "PASS: $suite_label np=$np $desc ($((SECONDS - start))s)"
+        return 0
+    fi
+    failures=$((failures + 1))
+    echo "FAIL: $suite_label np=$np $desc ($why; log $log)"
+    if grep -q '^error: ' "$log"; then
+        grep '^error: ' "$log" | head -n 12 | sed 's/^/    | /'
+    else
+        grep -E '^coll_matrix' "$log" | sed 's/^/    | /'
+        tail -n 15 "$log" | sed 's/^/    | /'
+    fi
+    return 1
+}
