@@ -39,9 +39,9 @@ common=(--oversubscribe
         --mca coll themis,inter,tuned,libnbc,basic,self
         --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
         --mca op ^avx)
-# shellcheck disable=SC2054
+# shellcheck disable=SC2054,SC2034
 VADER=(--mca pml ob1 --mca btl vader,self)
-# shellcheck disable=SC2054
+# shellcheck disable=SC2054,SC2034
 TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
 # shellcheck disable=SC2034  # used by the sourcing suites
 OFI=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp)
