@@ -313,62 +313,90 @@ fi
 spent=0
 failed_runs=()
 nv=${#vlist[@]}
+# run_variant REP BAND VARIANT: attempts until one is quiet enough (within
+# --retries and --patience); keeps the least disturbed one.
+run_variant() {
+    local r=$1 b=$2 v=$3 f="$out/$3.rep$1.band$2.txt" best_d="" attempt=0
+    local best_rc best_wall best_load why
+    while :; do
+        wait_quiet
+        measured_run "$v" "$f.try$attempt" --min "${band_lo[$b]}" --max "${band_hi[$b]}" \
+            --rounds "$rounds" "${bench_opts[@]}"
+        echo "$v $r $b $attempt $load $disturb $wall $rc" >>"$out/attempts.txt"
+        if [ -z "$best_d" ] || awk -v d="$disturb" -v b="$best_d" 'BEGIN { exit !(d < b) }'; then
+            best_d=$disturb best_rc=$rc best_wall=$wall best_load=$load
+            mv "$f.try$attempt" "$f"
+        else
+            rm -f "$f.try$attempt"
+        fi
+        attempt=$((attempt + 1))
+        awk -v d="$best_d" -v m="$max_disturb" 'BEGIN { exit !(d > m) }' || break
+        { [ "$attempt" -le "$retries" ] && [ "$spent" -lt "$patience" ]; } || break
+        spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%d", s + w + 0.5 }')
+    done
+    awk -v v="$v" -v r="$r" -v d="$best_d" '/^[0-9]/ && NF == 8 { print v, r, $0, d }' "$f" \
+        >>"$out/all.txt"
+    echo "$v $r $b $best_load $best_wall $best_rc $best_d $attempt" >>"$out/runs.txt"
+    if [ "$best_rc" -ne 0 ]; then
+        why="exit $best_rc"
+        [ "$best_rc" -eq 124 ] && why="timeout after ${tmo}s"
+        failed_runs+=("$v rep $r sizes ${band_lo[$b]}..${band_hi[$b]}: $why: $(grep -vE '^(#|[0-9])' "$f" | head -n 2 | tr '\n' ' ')")
+    fi
+}
+# run_band REP BAND: every variant once, back to back, order rotated.
+run_band() {
+    local k
+    for ((k = 0; k < nv; k++)); do
+        run_variant "$1" "$2" "${vlist[$(((k + $1 + $2) % nv))]}"
+    done
+}
+# Does every variant have an undisturbed run of band $1?
+band_clean() {
+    awk -v b="$1" -v m="$max_disturb" -v vs="$variants" '
+        $3 == b && $7 <= m { ok[$1] = 1 }
+        END { n = split(vs, V, ","); for (i = 1; i <= n; i++) if (!(V[i] in ok)) exit 1 }' \
+        "$out/runs.txt"
+}
 start=$SECONDS
 for ((r = 0; r < reps; r++)); do
     for ((b = 0; b < ${#band_lo[@]}; b++)); do
-        for ((k = 0; k < nv; k++)); do
-            v=${vlist[$(((k + r + b) % nv))]}
-            f="$out/$v.rep$r.band$b.txt"
-            # attempts until one is quiet enough; keep the least disturbed
-            best_d="" attempt=0
-            while :; do
-                wait_quiet
-                measured_run "$v" "$f.try$attempt" --min "${band_lo[$b]}" \
-                    --max "${band_hi[$b]}" --rounds "$rounds" "${bench_opts[@]}"
-                echo "$v $r $b $attempt $load $disturb $wall $rc" >>"$out/attempts.txt"
-                if [ -z "$best_d" ] || awk -v d="$disturb" -v b="$best_d" 'BEGIN { exit !(d < b) }'; then
-                    best_d=$disturb best_rc=$rc best_wall=$wall best_load=$load
-                    mv "$f.try$attempt" "$f"
-                else
-                    rm -f "$f.try$attempt"
-                fi
-                attempt=$((attempt + 1))
-                awk -v d="$best_d" -v m="$max_disturb" 'BEGIN { exit !(d > m) }' || break
-                [ "$attempt" -le "$retries" ] && [ "$spent" -lt "$patience" ] || break
-                spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%d", s + w + 0.5 }')
-            done
-            rc=$best_rc
-            awk -v v="$v" -v r="$r" '/^[0-9]/ && NF == 8 { print v, r, $0 }' "$f" >>"$out/all.txt"
-            echo "$v $r $b $best_load $best_wall $rc $best_d $attempt" >>"$out/runs.txt"
-            if [ "$rc" -ne 0 ]; then
-                why="exit $rc"
-                [ "$rc" -eq 124 ] && why="timeout after ${tmo}s"
-                failed_runs+=("$v rep $r sizes ${band_lo[$b]}..${band_hi[$b]}: $why: $(grep -vE '^(#|[0-9])' "$f" | head -n 2 | tr '\n' ' ')")
-            fi
-        done
+        run_band "$r" "$b"
     done
     echo "# repetition $((r + 1))/$reps done ($((SECONDS - start)) s)"
+done
+# Make-up repetitions (up to --reps more, within --patience) of the bands
+# where some variant has no undisturbed run.
+for ((r = reps; r < 2 * reps; r++)); do
+    for ((b = 0; b < ${#band_lo[@]}; b++)); do
+        band_clean "$b" && continue
+        [ "$spent" -lt "$patience" ] || break 2
+        t0=$SECONDS
+        run_band "$r" "$b"
+        spent=$((spent + SECONDS - t0))
+        echo "# make-up repetition of sizes ${band_lo[$b]}..${band_hi[$b]} done ($((SECONDS - start)) s)"
+    done
 done
 
 # ---------------------------------------------------------------- table
 # Ratios are to themis, or to the first variant listed when themis is not
 # among them (then the "themis" below means that variant).
-awk -v variants="$variants" -v hanlabel="$han_label" -v stat="$stat" '
+awk -v variants="$variants" -v hanlabel="$han_label" -v stat="$stat" -v maxd="$max_disturb" '
 function human(b) {
     return b >= 1048576 ? (b / 1048576) "M" : b >= 1024 ? (b / 1024) "K" : b
 }
 # one A/A ratio of kind k ("han": han(off)/tuned, "fb": tuned/ref where ref fell back)
-function aa(r, k,    d) {
+function aa(r, k) {
     naa[k]++; if (!(k in aalo) || r < aalo[k]) aalo[k] = r; if (!(k in aahi) || r > aahi[k]) aahi[k] = r
-    d = r < 1 ? r : 1 / r
-    if (aa_floor == "" || d < aa_floor) aa_floor = d
+    aad[++naad] = r < 1 ? r : 1 / r
 }
+# is run (v, s, r) usable: any run, or only undisturbed ones when q is set
+function use(v, s, r) { return ((v, s, r) in val) && (!q || val[v, s, r, "d"] <= maxd) }
 function width(v) { return length(label[v]) > 11 ? length(label[v]) : 11 }
 function rwidth(v) { return length(v "/" sh) > 8 ? length(v "/" sh) : 8 }
 # min over repetitions of statistic c for variant v at size s ("" if none)
 function best(v, s, c,    r, x, m) {
     m = ""
-    for (r in reps) if ((v, s, r) in val) {
+    for (r in reps) if (use(v, s, r)) {
         x = val[v, s, r, c]
         if (m == "" || x < m) m = x
     }
@@ -379,14 +407,13 @@ function best(v, s, c,    r, x, m) {
     if (!(s in seen)) { seen[s] = 1; sizes[++ns] = s }
     reps[r] = 1
     val[v, s, r] = 1
-    val[v, s, r, "avg"] = $4 + 0; val[v, s, r, "median"] = $10 + 0
+    val[v, s, r, "avg"] = $4 + 0; val[v, s, r, "median"] = $10 + 0; val[v, s, r, "d"] = $11 + 0
     if ($8 != "Pass") bad[s] = bad[s] " " v
     path[v, s] = $9
 }
 END {
     other = stat == "avg" ? "median" : "avg"
     hanoff = hanlabel ~ /^han\(off/
-    aa_floor = ""
     nvar = split(variants, V, ",")
     ref = V[1]
     for (i = 1; i <= nvar; i++) {
@@ -397,6 +424,7 @@ END {
     for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++)
         if (sizes[j] < sizes[i]) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
     printf "latency in us: min over repetitions of the %s of a run; x/%s = x / %s (> 1: %s faster)\n", stat, sh, ref, ref
+    printf "rows marked * : some variant has no run that other jobs disturbed by <= %.0f%% of the CPUs, so all runs are used\n", 100 * maxd
     hdr = sprintf("%-6s", "size")
     for (i = 1; i <= nvar; i++) hdr = hdr sprintf(" %*s", width(V[i]), label[V[i]])
     pw = length(sh ".path") > 8 ? length(sh ".path") : 8
@@ -405,9 +433,14 @@ END {
     hdr = hdr sprintf("  %-13s %16s %6s  %s", "tuned/" sh " pairs", "tuned/" sh "(" other ")", "noise", "valid")
     print hdr
     worst = ""; worst_o = ""; nspread = 0; maxsp = -1
+    nclean = 0
     for (i = 1; i <= ns; i++) {
         s = sizes[i]
-        line = sprintf("%-6s", human(s))
+        # undisturbed runs only, when every variant has one at this size
+        q = 1
+        for (k = 1; k <= nvar; k++) if (best(V[k], s, stat) == "") q = 0
+        clean[i] = q; nclean += q
+        line = sprintf("%-6s", human(s) (q ? "" : "*"))
         for (k = 1; k <= nvar; k++) {
             x = best(V[k], s, stat)
             line = line sprintf(" %*s", width(V[k]), x == "" ? "n/a" : sprintf("%.2f", x))
@@ -422,10 +455,10 @@ END {
         # paired ratios: tuned/ref of the runs of the same repetition
         lo = ""; hi = ""
         for (r in reps) {
-            if (("tuned", s, r) in val && (ref, s, r) in val && val[ref, s, r, stat] > 0) {
-                q = val["tuned", s, r, stat] / val[ref, s, r, stat]
-                if (lo == "" || q < lo) lo = q
-                if (hi == "" || q > hi) hi = q
+            if (use("tuned", s, r) && use(ref, s, r) && val[ref, s, r, stat] > 0) {
+                pq = val["tuned", s, r, stat] / val[ref, s, r, stat]
+                if (lo == "" || pq < lo) lo = pq
+                if (hi == "" || pq > hi) hi = pq
             }
         }
         line = line (lo == "" ? sprintf("  %-13s", "n/a") : sprintf("  %-13s", sprintf("%.2f-%.2f", lo, hi)))
@@ -436,8 +469,9 @@ END {
         sp = -1
         for (k = 1; k <= nvar; k++) {
             m = best(V[k], s, stat); M = ""
-            for (r in reps) if ((V[k], s, r) in val && (M == "" || val[V[k], s, r, stat] > M)) M = val[V[k], s, r, stat]
-            if (m != "" && m > 0 && length(reps) > 1 && M / m - 1 > sp) sp = M / m - 1
+            nm = 0
+            for (r in reps) if (use(V[k], s, r)) { nm++; if (M == "" || val[V[k], s, r, stat] > M) M = val[V[k], s, r, stat] }
+            if (m != "" && m > 0 && nm > 1 && M / m - 1 > sp) sp = M / m - 1
         }
         line = line (sp < 0 ? sprintf(" %6s", "n/a") : sprintf(" %5.0f%%", 100 * sp))
         line = line "  " ((s in bad) ? "FAIL:" bad[s] : "Pass")
@@ -446,15 +480,33 @@ END {
         tu = best("tuned", s, stat)
         if (tu != "" && th != "" && th > 0 && ref != "tuned") {
             ratio[i] = tu / th
-            if (worst == "" || ratio[i] < worst) { worst = ratio[i]; worst_s = s }
             # A/A pairs (the same code in both columns) measure the noise floor
-            if (path[ref, s] == "fallback") aa(ratio[i], "fb")
+            if (path[ref, s] == "fallback") aa_fb[i] = ratio[i]
         }
         ha = best("han", s, stat)
-        if (hanoff && ha != "" && tu != "" && tu > 0) aa(ha / tu, "han")
-        if (ro != "" && ref != "tuned" && (worst_o == "" || ro < worst_o)) { worst_o = ro; worst_os = s }
+        if (hanoff && ha != "" && tu != "" && tu > 0) aa_han[i] = ha / tu
+        if (ro != "") ratio_o[i] = ro
         ta = best("themis-all", s, stat)
         if (ta != "" && tu != "" && ta > 0) allr[i] = tu / ta
+    }
+    # the worst ratios come from the clean rows when there are any
+    for (i = 1; i <= ns; i++) {
+        if (nclean > 0 && !clean[i]) continue
+        if ((i in ratio) && (worst == "" || ratio[i] < worst)) { worst = ratio[i]; worst_s = sizes[i] }
+        if ((i in ratio_o) && ref != "tuned" && (worst_o == "" || ratio_o[i] < worst_o)) { worst_o = ratio_o[i]; worst_os = sizes[i] }
+    }
+    for (i = 1; i <= ns; i++) {
+        if (!clean[i]) dirty_all = dirty_all " " human(sizes[i])
+        if (nclean > 0 && !clean[i]) continue
+        if (i in aa_fb) aa(aa_fb[i], "fb")
+        if (i in aa_han) aa(aa_han[i], "han")
+    }
+    # A/A floor: the 10th percentile of the A/A ratios folded below 1
+    # (the worst tenth of the A/A pairs are taken as outliers)
+    aa_floor = ""
+    if (naad > 0) {
+        for (i = 1; i <= naad; i++) for (j = i + 1; j <= naad; j++) if (aad[j] < aad[i]) { t = aad[i]; aad[i] = aad[j]; aad[j] = t }
+        aa_floor = aad[int(naad / 10) + 1]
     }
     print ""
     if (nspread > 0) {
@@ -467,9 +519,13 @@ END {
         printf "noise floor, A/A (han is off, so han and tuned run the same code): han/tuned %.2f..%.2f over %d sizes\n", aalo["han"], aahi["han"], naa["han"]
     if ("fb" in naa)
         printf "noise floor, A/A (%s hands the call to tuned): tuned/%s %.2f..%.2f over %d sizes\n", ref, sh, aalo["fb"], aahi["fb"], naa["fb"]
+    if (aa_floor != "")
+        printf "A/A floor (10th percentile of the A/A ratios folded below 1): %.2f\n", aa_floor
+    if (dirty_all != "")
+        printf "disturbed rows (*):%s%s\n", dirty_all, (nclean > 0 ? "; the A/A and worst ratios below ignore them" : "; no clean row: the A/A and worst ratios below use them")
     slow = ""
     for (i = 1; i <= ns; i++) if ((i in ratio) && ratio[i] < 0.95) {
-        slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], aa_floor != "" && ratio[i] >= aa_floor ? ", within A/A noise" : "")
+        slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], !clean[i] ? ", disturbed" : aa_floor != "" && ratio[i] >= aa_floor ? ", within A/A noise" : "")
     }
     if (worst != "")
         printf "%s slower than tuned by more than 5%% at:%s\n", ref, (slow != "" ? slow : " none")
