@@ -51,8 +51,11 @@
 # without loss is printed with the filters' drop counts.
 #
 # Settings, measured in benchmarks/README.md ("Emulated network (netbed)"):
-#   - coll_themis_chunks 64 (--chunks; the component's default is 16) for
-#     themis and baseline alike;
+#   - coll_themis_chunks = max(64, size / 256 KiB) (--chunks auto; the
+#     component's default is 16) for themis and baseline alike: 64 chunks
+#     up to 16 MiB, 256 at 64 MiB.  Bigger chunks mean bigger messages, whose
+#     bursts overflow the tbf queues (retransmissions); fewer chunks
+#     balance the dimensions worse;
 #   - ob1: btl_tcp_eager_limit = btl_tcp_rndv_eager_limit =
 #     btl_tcp_max_send_size = 1 MiB (--ob1-eager) for every variant and for
 #     the calibration, passed as OMPI_MCA_* environment variables.  With
@@ -69,7 +72,8 @@
 # Options:
 #   --quick              4x2 100mbit,100mbit, 16 MiB, ob1, themis/baseline/tuned,
 #                        no timeline, no loss check (about a minute; demo.sh)
-#   --chunks N|default   coll_themis_chunks for themis and baseline (default 64)
+#   --chunks N|auto|default  coll_themis_chunks for themis and baseline
+#                        (default auto: max(64, size / 256 KiB), at most 4096)
 #   --ob1-eager B|default  ob1 eager limits (default 1M; "default": Open MPI's)
 #   --ofi-eager B|default  FI_OFI_RXM_BUFFER_SIZE (default 64K; "default": libfabric's)
 #   --sizes LIST         default 1M,4M,16M,64M (K/M/G binary)
@@ -111,7 +115,7 @@ say() { echo "$*"; }
 sizes=1M,4M,16M,64M transports=ob1,ofi variants=themis,baseline,tuned,ring
 iters=10 budget=64M min_iters=3 reps=1 calib_seconds=1.5 timeline=1 timeline_size=16M
 loss=1:1 loss_size=16M themis_opt="" tmo=600 out=$top/benchmarks/out/netbed quick=0
-chunks_opt=64 ob1_eager=1M ofi_eager=64K
+chunks_opt=auto ob1_eager=1M ofi_eager=64K
 beds=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -201,7 +205,7 @@ if [ "$ofi_eager" != default ]; then
     [ "$eb" -le 262144 ] || die "--ofi-eager above 256K: ofi_rxm's buffers would take gigabytes per rank"
     ofi_env=("FI_OFI_RXM_BUFFER_SIZE=$eb")
 fi
-if [ "$chunks_opt" != default ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
+if [ "$chunks_opt" != default ] && [ "$chunks_opt" != auto ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
     die "bad --chunks '$chunks_opt'"
 fi
 IFS=, read -ra transport_list <<<"$transports"
@@ -221,7 +225,6 @@ while IFS=: read -r _ _ _ _ name _ value; do
     param[$name]=$value
 done < <(OMPI_MCA_mca_base_component_path=$comp_dir:$ompi_comp_dir \
     timeout 60 ompi_info --param coll themis --level 9 --parsable 2>/dev/null | grep ':value:' | grep -v enumerator)
-[ "$chunks_opt" != default ] && topt[coll_themis_chunks]=$chunks_opt
 topt[coll_themis_intra_order]=scf
 read -ra themis_opt_arr <<<"$themis_opt"
 themis_extra=()
@@ -236,11 +239,13 @@ for ((i = 0; i < ${#themis_opt_arr[@]}; i++)); do
 done
 [ -n "${topt[coll_themis_scheduler]:-}" ] && die "--themis-opt must not set coll_themis_scheduler (the variants do)"
 for k in "${!topt[@]}"; do param[$k]=${topt[$k]}; done
-chunks=${param[coll_themis_chunks]:-}
+[ -n "${topt[coll_themis_chunks]:-}" ] && chunks_opt=${topt[coll_themis_chunks]}
+unset 'topt[coll_themis_chunks]'
+default_chunks=${param[coll_themis_chunks]:-}
 inflight=${param[coll_themis_chunks_in_flight]:-}
 direct_max=${param[coll_themis_direct_max]:-}
 intra=${param[coll_themis_intra_order]:-}
-if [ -z "$chunks" ] || [ -z "$inflight" ] || [ -z "$direct_max" ]; then
+if [ -z "$default_chunks" ] || [ -z "$inflight" ] || [ -z "$direct_max" ]; then
     die "cannot read coll/themis defaults with ompi_info from $comp_dir"
 fi
 sim_themis_row=Themis+SCF
@@ -250,7 +255,7 @@ mkdir -p "$out" || die "cannot create $out"
 csv=$out/results.csv
 echo "shape,rates,transport,loss,bytes,variant,rep,avg_us,min_us,max_us,iters,validation,path,load1" >"$csv"
 summary=$out/summary.csv
-echo "shape,rates,transport,bytes,themis_ms,baseline_ms,tuned_ms,ring_ms,bound_ms,x_baseline,x_tuned,x_ring,fraction_of_bound,sim_themis_ms,sim_baseline_ms,themis_meas_over_sim,baseline_meas_over_sim,topology" >"$summary"
+echo "shape,rates,transport,bytes,chunks,themis_ms,baseline_ms,tuned_ms,ring_ms,bound_ms,x_baseline,x_tuned,x_ring,fraction_of_bound,sim_themis_ms,sim_baseline_ms,themis_meas_over_sim,baseline_meas_over_sim,topology" >"$summary"
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
 bed_up=0
@@ -261,17 +266,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "# netbed All-Reduce: coll/themis (chunks $chunks, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
+chunk_text=$chunks_opt
+[ "$chunks_opt" = auto ] && chunk_text="max(64, size/256KiB)"
+[ "$chunks_opt" = default ] && chunk_text="$default_chunks (component default)"
+say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
 say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
 say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 
 # ------------------------------------------------------------ one run
-variant_args() {   # VARIANT -> mpirun arguments (one per line)
+chunks_for() {   # BYTES -> coll_themis_chunks
+    case $chunks_opt in
+        default) echo "$default_chunks" ;;
+        auto)
+            local c=$((($1 + 262143) / 262144))
+            [ "$c" -lt 64 ] && c=64
+            [ "$c" -gt 4096 ] && c=4096
+            echo "$c" ;;
+        *) echo "$chunks_opt" ;;
+    esac
+}
+
+variant_args() {   # VARIANT BYTES -> mpirun arguments (one per line)
     case $1 in
         themis | baseline)
             printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1"
+                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1" \
+                --mca coll_themis_chunks "$(chunks_for "$2")"
             [ -n "${topt[coll_themis_dim_kinds]:-}" ] || printf '%s\n' --mca coll_themis_dim_kinds "$kinds"
             for k in "${!topt[@]}"; do printf '%s\n' --mca "$k" "${topt[$k]}"; done
             [ ${#themis_extra[@]} -eq 0 ] || printf '%s\n' "${themis_extra[@]}"
@@ -300,7 +321,7 @@ iters_for() {   # BYTES -> timed calls
 # validation path" (avg/min/max in us; "FAIL - - - Fail rc=N" when no result).
 run_osu() {
     local transport=$1 variant=$2 bytes=$3 it=$4 log=$5 args=() rc=0
-    mapfile -t args < <(variant_args "$variant")
+    mapfile -t args < <(variant_args "$variant" "$bytes")
     # --calibrated is a netbed option: it goes before the mpirun arguments.
     local nb=(--transport "$transport") mp=()
     for a in "${args[@]}"; do
@@ -486,11 +507,17 @@ for bed in "${beds[@]}"; do
         cp "$bed_state/calibration.env" "$cal"
         build_topology "$cal"
         say "  measured: $(grep -v '^#' "$cal" | tr '\n' ' ')"
-        say "  topology: $topo (kinds $kinds; chunks $chunks, in flight $inflight)"
-        blist=$(printf '%s,' "${size_list[@]}")
+        say "  topology: $topo (kinds $kinds; in flight $inflight)"
         simcsv=$out/sim_${tag}_$transport.csv
-        "$plan" simulate --topo "$topo" --bytes "${blist%,}" --chunks "$chunks" \
-            --inflight "$inflight" --csv >"$simcsv" 2>&1 || say "  themis-plan simulate failed: $(head -2 "$simcsv")"
+        : >"$simcsv"
+        for bytes in "${size_list[@]}"; do
+            if ! "$plan" simulate --topo "$topo" --bytes "$bytes" --chunks "$(chunks_for "$bytes")" \
+                --inflight "$inflight" --csv >"$simcsv.tmp" 2>&1; then
+                say "  themis-plan simulate failed: $(head -2 "$simcsv.tmp")"
+            fi
+            if [ -s "$simcsv" ]; then tail -n +2 "$simcsv.tmp" >>"$simcsv"; else cat "$simcsv.tmp" >"$simcsv"; fi
+        done
+        rm -f "$simcsv.tmp"
 
         declare -A T=() V=() P=()
         rot=0
@@ -519,8 +546,8 @@ for bed in "${beds[@]}"; do
         done
 
         say
-        printf '  %-7s | %-17s | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %-17s %-17s | %s\n' \
-            size "themis ms (busbw)" baseline tuned ring "bound ms" "x base" "x tune" "x ring" "f_bound" \
+        printf '  %-11s | %-17s | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %-17s %-17s | %s\n' \
+            size/chunks "themis ms (busbw)" baseline tuned ring "bound ms" "x base" "x tune" "x ring" "f_bound" \
             "sim themis (m/s)" "sim base (m/s)" "valid"
         for bytes in "${size_list[@]}"; do
             bound=$(awk -F, -v b="$bytes" '$3 == b && $6 == "Ideal" { printf "%.1f", $7 / 1e9 }' "$simcsv")
@@ -541,9 +568,9 @@ for bed in "${beds[@]}"; do
             valid="Pass"
             [ -n "${V[$bytes]:-}" ] && valid="FAIL ${V[$bytes]}"
             [ -n "${P[$bytes]:-}" ] && valid="$valid (${P[$bytes]% })"
-            printf '  %-7s | %9s (%5s) | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %7s (%5s)   %7s (%5s)   | %s\n' \
-                "$(human "$bytes")" "$th" "$bw" "$ba" "$tu" "$ri" "$bo" "$xb" "$xt" "$xr" "$fb" "$st" "$qt" "$sb" "$qb" "$valid"
-            echo "$shape,\"$rates\",$transport,$bytes,$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
+            printf '  %-11s | %9s (%5s) | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %7s (%5s)   %7s (%5s)   | %s\n' \
+                "$(human "$bytes")/$(chunks_for "$bytes")" "$th" "$bw" "$ba" "$tu" "$ri" "$bo" "$xb" "$xt" "$xr" "$fb" "$st" "$qt" "$sb" "$qb" "$valid"
+            echo "$shape,\"$rates\",$transport,$bytes,$(chunks_for "$bytes"),$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
             if [ "$shape $rates $transport $bytes" = "4x2 100mbit,100mbit ob1 16777216" ]; then
                 final_line="speedup_vs_baseline=$xb speedup_vs_tuned=$xt fraction_of_bound=$fb"
             fi

@@ -45,8 +45,10 @@ VADER=(--mca pml ob1 --mca btl vader,self)
 TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
 # shellcheck disable=SC2034  # used by the sourcing suites
 OFI=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp)
+# Every size on the themis path, and chunks as small as the counts allow,
+# so that small counts exercise many chunks.
 # shellcheck disable=SC2034
-MIN0=(--mca coll_themis_min_bytes 0)
+MIN0=(--mca coll_themis_min_bytes 0 --mca coll_themis_min_chunk_bytes 1)
 
 # Set before each call to run:
 #   opts      mpirun options of the configuration

@@ -105,11 +105,12 @@ typedef struct {
     themis_time_t lat_ps[THEMIS_MAX_DIMS];
     int nkinds;
     themis_dim_kind_t kinds[THEMIS_MAX_DIMS];
-    uint32_t chunks;
+    uint32_t chunks;                    /* most chunks per call */
+    uint64_t min_chunk_bytes;           /* 0 = automatic (see the module's) */
     themis_sched_kind_t scheduler;
     themis_order_policy_t order;
     uint32_t inflight;
-    uint64_t min_bytes;
+    int64_t min_bytes;                  /* -1 = automatic (see the module's) */
     mca_coll_themis_algorithm_t algorithm;     /* allreduce */
     bool probe;
     uint32_t direct_max;
@@ -130,10 +131,11 @@ typedef struct mca_coll_themis_component_t {
     char *latencies_param;
     char *kinds_param;
     int chunks_param;
+    size_t min_chunk_bytes_param;
     char *scheduler_param;
     char *intra_order_param;
     int inflight_param;
-    size_t min_bytes_param;
+    long min_bytes_param;
     char *algorithm_param;
     int verbose;
     bool probe_param;
@@ -151,6 +153,13 @@ typedef struct mca_coll_themis_component_t {
 } mca_coll_themis_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
+
+/* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
+ * that span nodes and for those within one node (benchmarks/README.md). */
+#define MCA_COLL_THEMIS_MIN_BYTES_NETWORK (64 * 1024)
+#define MCA_COLL_THEMIS_MIN_BYTES_NODE (16 * 1024 * 1024)
+#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (256 * 1024)
+#define MCA_COLL_THEMIS_MIN_CHUNK_NODE (2 * 1024 * 1024)
 
 /* Shape of a communicator: rank = sum_i coord_i * place[i]. */
 typedef struct {
@@ -226,6 +235,8 @@ typedef struct mca_coll_themis_module_t {
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
     int *coord_to_rank;                 /* NULL = identity */
     themis_ham_t *ham;                  /* rings: cycles of the 2-D shape, built once */
+    uint64_t min_bytes;                 /* resolved at setup, the same on every rank */
+    uint64_t min_chunk_bytes;           /* resolved at setup, the same on every rank */
 
     mca_coll_themis_plan_cache_t cache;
     mca_coll_themis_scratch_t scratch;

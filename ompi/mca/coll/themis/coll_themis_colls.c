@@ -146,7 +146,6 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
                               mca_coll_base_module_t *module)
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const themis_program_t *prog;
     mca_coll_themis_plan_choice_t choice;
     themis_elems_t el;
@@ -167,7 +166,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     }
     ompi_datatype_type_size(dtype, &size);
     bytes = (uint64_t) count * size;
-    if (bytes < cfg->min_bytes) {
+    if (bytes < m->min_bytes) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }
@@ -211,7 +210,6 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
                                  ompi_datatype_t *dtype, ompi_op_t *op, ompi_communicator_t *comm,
                                  int *result)
 {
-    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const int nranks = ompi_comm_size(comm);
     const themis_program_t *prog;
     mca_coll_themis_plan_choice_t choice;
@@ -235,7 +233,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         total += (uint64_t) (NULL == rcounts ? rcount : rcounts[r]);
     }
     bytes = total * size;
-    if (bytes < cfg->min_bytes) {
+    if (bytes < m->min_bytes) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }
@@ -323,7 +321,6 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
                               mca_coll_base_module_t *module)
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const bool in_place = MPI_IN_PLACE == sbuf;
     const themis_program_t *prog;
@@ -349,7 +346,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     ompi_datatype_type_size(rdtype, &rsize);
     block = (uint64_t) rcount * rsize;    /* bytes per rank */
     bytes = block * (uint64_t) nranks;
-    if (bytes < cfg->min_bytes) {
+    if (bytes < m->min_bytes) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }

@@ -65,12 +65,12 @@ static int themis_open(void)
     if (c->config_ok) {
         opal_output_verbose(1, c->output,
                             "coll:themis: open: priority %d, dims '%s', chunks %u, "
-                            "scheduler %s, intra order %s, in flight %u, min_bytes %llu, "
+                            "scheduler %s, intra order %s, in flight %u, min_bytes %lld, "
                             "allreduce algorithm %s, probe %d, direct_max %u",
                             c->priority, NULL == c->dims_param ? "" : c->dims_param,
                             c->config.chunks, themis_sched_kind_name(c->config.scheduler),
                             themis_order_policy_name(c->config.order), c->config.inflight,
-                            (unsigned long long) c->config.min_bytes,
+                            (long long) c->config.min_bytes,
                             mca_coll_themis_algorithm_name(c->config.algorithm),
                             (int) c->config.probe, c->config.direct_max);
     }

@@ -494,6 +494,22 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         return rc;
     }
 
+    /* Thresholds: within one node every dimension shares one memory system
+     * (no link for Themis to balance) and every message is a CPU copy (and,
+     * oversubscribed, a context switch), so both are larger there than
+     * across nodes, where the NIC moves the bytes.  The farthest level is
+     * reduced, so all ranks agree. */
+    {
+        const bool spans_nodes = MCA_COLL_THEMIS_LEVEL_NETWORK
+                                 == (mca_coll_themis_level_t) agree[AGREE_FARTHEST];
+        m->min_bytes = 0 <= cfg->min_bytes ? (uint64_t) cfg->min_bytes
+                       : spans_nodes       ? MCA_COLL_THEMIS_MIN_BYTES_NETWORK
+                                           : MCA_COLL_THEMIS_MIN_BYTES_NODE;
+        m->min_chunk_bytes = 0 != cfg->min_chunk_bytes ? cfg->min_chunk_bytes
+                             : spans_nodes             ? MCA_COLL_THEMIS_MIN_CHUNK_NETWORK
+                                                       : MCA_COLL_THEMIS_MIN_CHUNK_NODE;
+    }
+
     m->state = MCA_COLL_THEMIS_STATE_READY;
     m->in_setup = false;
 
@@ -504,9 +520,10 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         }
         opal_output_verbose(1, c->output,
                             "coll:themis: %s (cid %u): ready, %d ranks, dims %s, topology %s, "
-                            "tag_ub %d%s",
+                            "tag_ub %d, min_bytes %llu, chunks of >= %llu bytes%s",
                             comm->c_name, (unsigned) comm->c_contextid, size, why, text,
-                            m->tag_ub,
+                            m->tag_ub, (unsigned long long) m->min_bytes,
+                            (unsigned long long) m->min_chunk_bytes,
                             cfg->probe ? " (probed rates)" : "");
     }
     if (0 < cfg->ndims && (opal_output_get_verbosity(c->output) >= 10)) {

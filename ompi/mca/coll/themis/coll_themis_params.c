@@ -21,14 +21,12 @@
 
 #include "coll_themis.h"
 
-/* Defaults.  min_bytes: an initial 64 KiB keeps latency-bound sizes on
- * coll/tuned, whose small-message algorithms send few messages, while
- * Themis splits a call into chunks x dimensions of messages; not yet
- * measured on a quiet multi-node system, so it is a parameter. */
+/* Defaults.  min_bytes and min_chunk_bytes are automatic (-1 and 0): the
+ * module resolves them per communicator from where its ranks are. */
 #define THEMIS_DEFAULT_PRIORITY 40
 #define THEMIS_DEFAULT_CHUNKS 16
 #define THEMIS_DEFAULT_INFLIGHT 2
-#define THEMIS_DEFAULT_MIN_BYTES (64 * 1024)
+#define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
 #define THEMIS_PARAM_MAX_CHUNKS 4096
 #define THEMIS_PARAM_MAX_INFLIGHT 32 /* the simulator runs 1..32 */
@@ -109,8 +107,9 @@ int mca_coll_themis_params_register(void)
     c->chunks_param = THEMIS_DEFAULT_CHUNKS;
     (void) mca_base_component_var_register(
         comp, "chunks",
-        "Chunks per collective (1..4096). More chunks balance the dimensions better; each "
-        "chunk costs messages. The paper uses 64 on hardware networks.",
+        "Most chunks per collective (1..4096). More chunks balance the dimensions better; each "
+        "chunk costs messages. A call uses fewer when its chunks would be smaller than "
+        "coll_themis_min_chunk_bytes. The paper uses 64 on hardware networks.",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->chunks_param);
 
@@ -136,13 +135,26 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->inflight_param);
 
+    c->min_chunk_bytes_param = 0;
+    (void) mca_base_component_var_register(
+        comp, "min_chunk_bytes",
+        "Smallest chunk (bytes of the full vector): a call of S bytes runs "
+        "min(coll_themis_chunks, max(1, S / this)) chunks, so that per-message costs stay "
+        "small against transfer time. 0 (default): automatic, 256 KiB when the communicator "
+        "spans nodes, 2 MiB when all its ranks share one node (shared-memory transfers cost "
+        "CPU copies per message; measured in benchmarks/README.md).",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->min_chunk_bytes_param);
+
     c->min_bytes_param = THEMIS_DEFAULT_MIN_BYTES;
     (void) mca_base_component_var_register(
         comp, "min_bytes",
         "Smallest message (bytes of the full vector) run by coll/themis; smaller calls go to "
-        "the next component. The default (64 KiB) keeps latency-bound sizes on coll/tuned; "
-        "tune per system.",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        "the next component. -1 (default): automatic, 64 KiB when the communicator spans "
+        "nodes, 16 MiB when all its ranks share one node (there every dimension shares one "
+        "memory system, so Themis has no link to balance and coll/tuned's single algorithm "
+        "is as fast below that size; measured in benchmarks/README.md). 0: every size.",
+        MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->min_bytes_param);
 
     c->algorithm_param = "auto";
@@ -454,10 +466,11 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
         h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->kinds[i]);
     }
     h = mca_coll_themis_hash_u64(h, cfg->chunks);
+    h = mca_coll_themis_hash_u64(h, cfg->min_chunk_bytes);
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->scheduler);
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->order);
     h = mca_coll_themis_hash_u64(h, cfg->inflight);
-    h = mca_coll_themis_hash_u64(h, cfg->min_bytes);
+    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->min_bytes);
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->algorithm);
     h = mca_coll_themis_hash_u64(h, cfg->probe ? 1 : 0);
     h = mca_coll_themis_hash_u64(h, cfg->direct_max);
@@ -571,7 +584,15 @@ bool mca_coll_themis_params_parse(void)
         cfg->inflight = (uint32_t) c->inflight_param;
     }
 
-    cfg->min_bytes = (uint64_t) c->min_bytes_param;
+    if (c->min_bytes_param < -1) {
+        char text[24];
+        snprintf(text, sizeof(text), "%ld", c->min_bytes_param);
+        report("coll_themis_min_bytes", text, "must be -1 (automatic) or a size in bytes");
+        ok = false;
+    } else {
+        cfg->min_bytes = (int64_t) c->min_bytes_param;
+    }
+    cfg->min_chunk_bytes = (uint64_t) c->min_chunk_bytes_param;
 
     if (!parse_algorithm(c->algorithm_param, &cfg->algorithm)) {
         report("coll_themis_allreduce_algorithm", c->algorithm_param,
