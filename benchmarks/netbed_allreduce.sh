@@ -268,7 +268,7 @@ trap 'exit 130' INT TERM
 
 chunk_text=$chunks_opt
 [ "$chunks_opt" = auto ] && chunk_text="max(64, size/256KiB)"
-[ "$chunks_opt" = default ] && chunk_text="$default_chunks (component default)"
+[ "$chunks_opt" = default ] && chunk_text="min($default_chunks, size/256KiB) (component default)"
 say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
 say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
@@ -277,7 +277,11 @@ say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /pro
 # ------------------------------------------------------------ one run
 chunks_for() {   # BYTES -> coll_themis_chunks
     case $chunks_opt in
-        default) echo "$default_chunks" ;;
+        default)   # the component's rule across nodes (docs/coll_themis.md, "Chunks")
+            local c=$(($1 / 262144))
+            [ "$c" -lt 1 ] && c=1
+            [ "$c" -gt "$default_chunks" ] && c=$default_chunks
+            echo "$c" ;;
         auto)
             local c=$((($1 + 262143) / 262144))
             [ "$c" -lt 64 ] && c=64
@@ -293,6 +297,8 @@ variant_args() {   # VARIANT BYTES -> mpirun arguments (one per line)
             printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
                 --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1" \
                 --mca coll_themis_chunks "$(chunks_for "$2")"
+            # An explicit count is the count: no automatic chunk floor.
+            [ "$chunks_opt" = default ] || printf '%s\n' --mca coll_themis_min_chunk_bytes 1
             [ -n "${topt[coll_themis_dim_kinds]:-}" ] || printf '%s\n' --mca coll_themis_dim_kinds "$kinds"
             for k in "${!topt[@]}"; do printf '%s\n' --mca "$k" "${topt[$k]}"; done
             [ ${#themis_extra[@]} -eq 0 ] || printf '%s\n' "${themis_extra[@]}"

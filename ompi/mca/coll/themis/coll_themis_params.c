@@ -173,7 +173,7 @@ int mca_coll_themis_params_register(void)
         "predicted times at coll_themis_verbose 10. A request that cannot run runs "
         "something that can, reported once and counted in coll_themis_<coll>_substitutions: "
         "rings with a dimension < 3 runs torus2d, rings/torus2d on a shape that is not 2-D "
-        "run Themis. rings/torus2d split each quarter into max(1, coll_themis_chunks/4) "
+        "run Themis. rings/torus2d split each quarter into max(1, chunks/4) (the call's chunks) "
         "pipelined chunks.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->algorithm_param);
