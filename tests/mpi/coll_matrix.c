@@ -1293,7 +1293,7 @@ int main(int argc, char **argv)
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
-        min_bytes = node_size == cx.nprocs ? 16u << 20 : 64u << 10;
+        min_bytes = node_size == cx.nprocs ? 32u << 20 : 64u << 10;
     }
     MPI_Bcast(&chunks, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     MPI_Bcast(&min_bytes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);

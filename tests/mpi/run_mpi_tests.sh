@@ -76,7 +76,7 @@ matrix "3x2 ofi baseline/fifo" 180 6 tiny "${OFI[@]}" "${D[@]}" 3x2 "${S[@]}" ba
 # Default min_bytes: one int falls back, a large vector runs themis, with
 # the automatic chunk floor of a single node.
 opts=("${VADER[@]}" "${D[@]}" 2x2 --mca coll_themis_verbose 1); args=(--level minbytes)
-launcher=(); need=('ready, 4 ranks.*min_bytes 16777216, chunks of >= 2097152 bytes')
+launcher=(); need=('ready, 4 ranks.*min_bytes 33554432, chunks of >= 2097152 bytes')
 run "2x2 vader default min_bytes: small calls fall back" 120 4
 
 # Ranks that disagree step aside: correct results, no themis call, some

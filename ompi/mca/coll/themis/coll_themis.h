@@ -157,7 +157,7 @@ OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_componen
 /* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
  * that span nodes and for those within one node (benchmarks/README.md). */
 #define MCA_COLL_THEMIS_MIN_BYTES_NETWORK (64 * 1024)
-#define MCA_COLL_THEMIS_MIN_BYTES_NODE (16 * 1024 * 1024)
+#define MCA_COLL_THEMIS_MIN_BYTES_NODE (32 * 1024 * 1024)
 #define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (256 * 1024)
 #define MCA_COLL_THEMIS_MIN_CHUNK_NODE (2 * 1024 * 1024)
 

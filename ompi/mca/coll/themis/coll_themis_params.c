@@ -151,7 +151,7 @@ int mca_coll_themis_params_register(void)
         comp, "min_bytes",
         "Smallest message (bytes of the full vector) run by coll/themis; smaller calls go to "
         "the next component. -1 (default): automatic, 64 KiB when the communicator spans "
-        "nodes, 16 MiB when all its ranks share one node (there every dimension shares one "
+        "nodes, 32 MiB when all its ranks share one node (there every dimension shares one "
         "memory system, so Themis has no link to balance and coll/tuned's single algorithm "
         "is as fast below that size; measured in benchmarks/README.md). 0: every size.",
         MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
