@@ -46,7 +46,10 @@
 # "han(off: single host)", and measures what han hands the calls to (tuned).
 #
 # Options:
-#   --np N              ranks (default 8)
+#   --np N              ranks (default 8).  Up to one rank per core the ranks
+#                       are bound to cores and busy-poll (stable placement:
+#                       run-to-run spread of a few %); above that they are
+#                       unbound and yield when idle (oversubscribed)
 #   --dims SHAPE        coll_themis_dims (default 4x2; the product must be N)
 #   --transport T       vader (ob1+vader, default) | tcp (ob1+tcp on lo) |
 #                       ofi (cm+ofi, FI_PROVIDER=tcp)
@@ -212,6 +215,11 @@ variant_args() {   # the mpirun arguments that make variant $1
         han) echo "--mca coll han,tuned,inter,libnbc,basic,self --mca coll_han_priority 100" ;;
     esac
 }
+if [ "$np" -le "$(nproc)" ]; then
+    place_args=(--bind-to core)
+else
+    place_args=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+fi
 # run VARIANT OUTFILE BENCH-ARGS...: one mpirun, output in OUTFILE; sets rc.
 # $extra: more mpirun arguments for this run only.
 extra=()
@@ -220,10 +228,10 @@ run() {
     shift 2
     orte_dir=$(mktemp -d /tmp/osu_themis_orte.XXXXXX)
     # shellcheck disable=SC2046  # variant_args is meant to split into words
-    timeout --kill-after=15 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none \
+    timeout --kill-after=15 "$tmo" mpirun -np "$np" "${place_args[@]}" \
         --mca orte_tmpdir_base "$orte_dir" \
         --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-        --mca mpi_yield_when_idle 1 "${tr_args[@]}" $(variant_args "$v") "${extra[@]}" \
+        "${tr_args[@]}" $(variant_args "$v") "${extra[@]}" \
         "$bench" --coll "$coll" "$@" >"$file" 2>&1
     rc=$?
     rm -rf "$orte_dir"
@@ -282,6 +290,7 @@ echo "# variants $variants; $reps interleaved repetition(s) in ${#band_lo[@]} si
      "$rounds round(s) per run; statistic: min over repetitions of the run's $stat"
 [ -n "$themis_opt" ] && echo "# themis variants also get: $themis_opt"
 [ ${#bench_opts[@]} -gt 0 ] && echo "# osu_coll_latency options: ${bench_opts[*]}"
+echo "# placement: ${place_args[*]}"
 
 han_label=han
 if [[ ,$variants, == *,han,* ]]; then
