@@ -51,11 +51,11 @@
 # without loss is printed with the filters' drop counts.
 #
 # Settings, measured in benchmarks/README.md ("Emulated network (netbed)"):
-#   - coll_themis_chunks = max(64, size / 256 KiB) (--chunks auto; the
-#     component's default is 16) for themis and baseline alike: 64 chunks
-#     up to 16 MiB, 256 at 64 MiB.  Bigger chunks mean bigger messages, whose
-#     bursts overflow the tbf queues (retransmissions); fewer chunks
-#     balance the dimensions worse;
+#   - chunks: the component's defaults (at most 1024 chunks, each >= 64 KiB
+#     and >= the latency model's floor): 16 at 1 MiB, 1024 at 64 MiB.
+#     Measured on 2x2x2 at 64 MiB: 64 chunks (1 MiB) reach 0.82 of the
+#     bound, 256 chunks 0.90, 1024 chunks 1.07; the tail of the pipeline
+#     (fill and drain) and long messages hurt more than the model says;
 #   - ob1: btl_tcp_eager_limit = btl_tcp_rndv_eager_limit =
 #     btl_tcp_max_send_size = 1 MiB (--ob1-eager) for every variant and for
 #     the calibration, passed as OMPI_MCA_* environment variables.  With
@@ -72,8 +72,9 @@
 # Options:
 #   --quick              4x2 100mbit,100mbit, 16 MiB, ob1, themis/baseline/tuned,
 #                        no timeline, no loss check (about a minute; demo.sh)
-#   --chunks N|auto|default  coll_themis_chunks for themis and baseline
-#                        (default auto: max(64, size / 256 KiB), at most 4096)
+#   --chunks N|default   coll_themis_chunks for themis and baseline, with
+#                        coll_themis_min_chunk_bytes 1 so that N is the count
+#                        (default: the component's own choice)
 #   --ob1-eager B|default  ob1 eager limits (default 1M; "default": Open MPI's)
 #   --ofi-eager B|default  FI_OFI_RXM_BUFFER_SIZE (default 64K; "default": libfabric's)
 #   --sizes LIST         default 1M,4M,16M,64M (K/M/G binary)
@@ -115,7 +116,7 @@ say() { echo "$*"; }
 sizes=1M,4M,16M,64M transports=ob1,ofi variants=themis,baseline,tuned,ring
 iters=10 budget=64M min_iters=3 reps=1 calib_seconds=1.5 timeline=1 timeline_size=16M
 loss=1:1 loss_size=16M themis_opt="" tmo=600 out=$top/benchmarks/out/netbed quick=0
-chunks_opt=auto ob1_eager=1M ofi_eager=64K
+chunks_opt=default ob1_eager=1M ofi_eager=64K
 beds=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -205,7 +206,7 @@ if [ "$ofi_eager" != default ]; then
     [ "$eb" -le 262144 ] || die "--ofi-eager above 256K: ofi_rxm's buffers would take gigabytes per rank"
     ofi_env=("FI_OFI_RXM_BUFFER_SIZE=$eb")
 fi
-if [ "$chunks_opt" != default ] && [ "$chunks_opt" != auto ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
+if [ "$chunks_opt" != default ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
     die "bad --chunks '$chunks_opt'"
 fi
 IFS=, read -ra transport_list <<<"$transports"
@@ -266,39 +267,32 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-chunk_text=$chunks_opt
-[ "$chunks_opt" = auto ] && chunk_text="max(64, size/256KiB)"
-[ "$chunks_opt" = default ] && chunk_text="min($default_chunks, size/256KiB) (component default)"
+chunk_text="$chunks_opt (coll_themis_min_chunk_bytes 1)"
+[ "$chunks_opt" = default ] && chunk_text="component default: at most $default_chunks, >= 64 KiB and the latency floor"
 say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
 say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
 say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 
 # ------------------------------------------------------------ one run
-chunks_for() {   # BYTES -> coll_themis_chunks
-    case $chunks_opt in
-        default)   # the component's rule across nodes (docs/coll_themis.md, "Chunks")
-            local c=$(($1 / 262144))
-            [ "$c" -lt 1 ] && c=1
-            [ "$c" -gt "$default_chunks" ] && c=$default_chunks
-            echo "$c" ;;
-        auto)
-            local c=$((($1 + 262143) / 262144))
-            [ "$c" -lt 64 ] && c=64
-            [ "$c" -gt 4096 ] && c=4096
-            echo "$c" ;;
-        *) echo "$chunks_opt" ;;
-    esac
+# themis-plan simulate options that give the chunk count coll/themis uses
+# (the automatic floor of a communicator that spans nodes: 64 KiB).
+sim_chunk_args() {
+    if [ "$chunks_opt" = default ]; then
+        echo "--chunks $default_chunks --min-chunk 65536"
+    else
+        echo "--chunks $chunks_opt"
+    fi
 }
 
 variant_args() {   # VARIANT BYTES -> mpirun arguments (one per line)
     case $1 in
         themis | baseline)
             printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1" \
-                --mca coll_themis_chunks "$(chunks_for "$2")"
-            # An explicit count is the count: no automatic chunk floor.
-            [ "$chunks_opt" = default ] || printf '%s\n' --mca coll_themis_min_chunk_bytes 1
+                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1"
+            # An explicit count is the count: no chunk floor.
+            [ "$chunks_opt" = default ] ||
+                printf '%s\n' --mca coll_themis_chunks "$chunks_opt" --mca coll_themis_min_chunk_bytes 1
             [ -n "${topt[coll_themis_dim_kinds]:-}" ] || printf '%s\n' --mca coll_themis_dim_kinds "$kinds"
             for k in "${!topt[@]}"; do printf '%s\n' --mca "$k" "${topt[$k]}"; done
             [ ${#themis_extra[@]} -eq 0 ] || printf '%s\n' "${themis_extra[@]}"
@@ -517,7 +511,8 @@ for bed in "${beds[@]}"; do
         simcsv=$out/sim_${tag}_$transport.csv
         : >"$simcsv"
         for bytes in "${size_list[@]}"; do
-            if ! "$plan" simulate --topo "$topo" --bytes "$bytes" --chunks "$(chunks_for "$bytes")" \
+            # shellcheck disable=SC2046  # sim_chunk_args is meant to split
+            if ! "$plan" simulate --topo "$topo" --bytes "$bytes" $(sim_chunk_args) \
                 --inflight "$inflight" --csv >"$simcsv.tmp" 2>&1; then
                 say "  themis-plan simulate failed: $(head -2 "$simcsv.tmp")"
             fi
@@ -557,6 +552,7 @@ for bed in "${beds[@]}"; do
             "sim themis (m/s)" "sim base (m/s)" "valid"
         for bytes in "${size_list[@]}"; do
             bound=$(awk -F, -v b="$bytes" '$3 == b && $6 == "Ideal" { printf "%.1f", $7 / 1e9 }' "$simcsv")
+            nch=$(awk -F, -v b="$bytes" '$3 == b && $6 == "Themis+SCF" { print $4 }' "$simcsv")
             simt=$(awk -F, -v b="$bytes" -v m="$sim_themis_row" '$3 == b && $6 == m { printf "%.1f", $7 / 1e9 }' "$simcsv")
             simb=$(awk -F, -v b="$bytes" '$3 == b && $6 == "Baseline" { printf "%.1f", $7 / 1e9 }' "$simcsv")
             row=$(awk -v b="$bytes" -v n="$nranks" -v th="${T[$bytes,themis]:-}" -v ba="${T[$bytes,baseline]:-}" \
@@ -575,8 +571,8 @@ for bed in "${beds[@]}"; do
             [ -n "${V[$bytes]:-}" ] && valid="FAIL ${V[$bytes]}"
             [ -n "${P[$bytes]:-}" ] && valid="$valid (${P[$bytes]% })"
             printf '  %-11s | %9s (%5s) | %-10s %-10s %-10s | %8s | %6s %6s %6s %6s | %7s (%5s)   %7s (%5s)   | %s\n' \
-                "$(human "$bytes")/$(chunks_for "$bytes")" "$th" "$bw" "$ba" "$tu" "$ri" "$bo" "$xb" "$xt" "$xr" "$fb" "$st" "$qt" "$sb" "$qb" "$valid"
-            echo "$shape,\"$rates\",$transport,$bytes,$(chunks_for "$bytes"),$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
+                "$(human "$bytes")/$nch" "$th" "$bw" "$ba" "$tu" "$ri" "$bo" "$xb" "$xt" "$xr" "$fb" "$st" "$qt" "$sb" "$qb" "$valid"
+            echo "$shape,\"$rates\",$transport,$bytes,$nch,$th,$ba,$tu,$ri,$bo,$xb,$xt,$xr,$fb,$st,$sb,$qt,$qb,$topo" >>"$summary"
             if [ "$shape $rates $transport $bytes" = "4x2 100mbit,100mbit ob1 16777216" ]; then
                 final_line="speedup_vs_baseline=$xb speedup_vs_tuned=$xt fraction_of_bound=$fb"
             fi

@@ -29,6 +29,7 @@
 #include <json-c/json.h>
 
 #include "bound.h"
+#include "chunking.h"
 #include "latency_model.h"
 #include "scheduler.h"
 #include "simulator.h"
@@ -61,7 +62,8 @@ enum {
     OPT_JSON = 1 << 9,
     OPT_CSV = 1 << 10,
     OPT_PNG = 1 << 11,
-    OPT_HELP = 1 << 12
+    OPT_HELP = 1 << 12,
+    OPT_MIN_CHUNK = 1 << 13
 };
 
 static const struct option long_options[] = {
@@ -78,6 +80,7 @@ static const struct option long_options[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"png", required_argument, NULL, OPT_PNG},
     {"help", no_argument, NULL, OPT_HELP},
+    {"min-chunk", required_argument, NULL, OPT_MIN_CHUNK},
     {NULL, 0, NULL, 0}
 };
 
@@ -99,6 +102,7 @@ typedef struct {
     int csv;
     const char *png_path;
     int help;
+    uint64_t min_chunk;          /* > 0: --chunks is a maximum (chunking.h) */
 } cli_opts_t;
 
 static const char *option_name(int id)
@@ -387,6 +391,11 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
             break;
         case OPT_HELP:
             o->help = 1;
+            break;
+        case OPT_MIN_CHUNK:
+            if (0 != parse_one_size(optarg, &o->min_chunk)) {
+                return EXIT_USAGE;
+            }
             break;
         default:
             return EXIT_USAGE;
@@ -806,6 +815,8 @@ static void usage_simulate(FILE *f)
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
         "  --chunks LIST         chunk counts, e.g. 64 (default) or 4,8,16\n"
+        "  --min-chunk SIZE      make --chunks a maximum, as coll/themis does: each chunk\n"
+        "                        at least SIZE and the latency model's floor (chunking.h)\n"
         "  --inflight N          phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
         "  --csv                 machine-readable output, one row per method\n"
@@ -878,7 +889,8 @@ static int cmd_simulate(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_HELP, &o, &pos);
+                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
+                       &pos);
     if (o.help) {
         usage_simulate(stdout);
         return 0;
@@ -914,18 +926,22 @@ static int cmd_simulate(int argc, char **argv)
     }
     for (int b = 0; b < o.nbytes; b++) {
         for (int c = 0; c < o.nchunks; c++) {
+            /* With --min-chunk, the count coll/themis would use. */
+            const uint32_t nch = 0 == o.min_chunk ? o.chunks[c]
+                                 : themis_chunk_count(&o.topo, o.bytes[b], o.bytes[b],
+                                                      o.chunks[c], o.min_chunk);
             char sz[32];
             double div;
             const char *unit;
 
-            rc = simulate_point(&o, o.bytes[b], o.chunks[c], rows);
+            rc = simulate_point(&o, o.bytes[b], nch, rows);
             if (0 != rc) {
                 return rc;
             }
             format_size(o.bytes[b], sz, sizeof(sz));
             unit = time_unit(rows[0].time, &div);
             if (!o.csv) {
-                printf("\n%s, %u chunks\n", sz, o.chunks[c]);
+                printf("\n%s, %u chunks\n", sz, nch);
                 printf("  %-12s %12s %8s %7s  ", "method", "time", "speedup", "util");
                 for (int k = 0; k < o.topo.ndims; k++) {
                     printf(" busy_d%d", k);
@@ -939,7 +955,7 @@ static int cmd_simulate(int argc, char **argv)
                 if (!rows[m].have_time) {
                     if (o.csv) {
                         printf("%s,%s,%" PRIu64 ",%u,%u,%s,,,,", o.topo_label,
-                               themis_coll_name(o.coll), o.bytes[b], o.chunks[c], o.inflight,
+                               themis_coll_name(o.coll), o.bytes[b], nch, o.inflight,
                                name);
                         for (int k = 0; k < o.topo.ndims; k++) {
                             printf(",");
@@ -952,7 +968,7 @@ static int cmd_simulate(int argc, char **argv)
                 }
                 if (o.csv) {
                     printf("%s,%s,%" PRIu64 ",%u,%u,%s,%" PRIu64 ",%.4f,%.2f,", o.topo_label,
-                           themis_coll_name(o.coll), o.bytes[b], o.chunks[c], o.inflight, name,
+                           themis_coll_name(o.coll), o.bytes[b], nch, o.inflight, name,
                            rows[m].time, speedup, rows[m].util_pct);
                     if (rows[m].have_hash) {
                         printf("0x%016" PRIx64, rows[m].hash);

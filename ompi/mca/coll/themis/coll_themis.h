@@ -52,6 +52,7 @@
 #include "ompi/mca/coll/coll.h"
 
 #include "algo_cost.h"
+#include "chunking.h"
 #include "coll_themis_engine.h"
 #include "hamiltonian.h"
 #include "plan.h"
@@ -158,7 +159,7 @@ OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_componen
  * that span nodes and for those within one node (benchmarks/README.md). */
 #define MCA_COLL_THEMIS_MIN_BYTES_NETWORK (64 * 1024)
 #define MCA_COLL_THEMIS_MIN_BYTES_NODE (32 * 1024 * 1024)
-#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (256 * 1024)
+#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (64 * 1024)
 #define MCA_COLL_THEMIS_MIN_CHUNK_NODE (2 * 1024 * 1024)
 
 /* Shape of a communicator: rank = sum_i coord_i * place[i]. */

@@ -24,7 +24,7 @@
 /* Defaults.  min_bytes and min_chunk_bytes are automatic (-1 and 0): the
  * module resolves them per communicator from where its ranks are. */
 #define THEMIS_DEFAULT_PRIORITY 40
-#define THEMIS_DEFAULT_CHUNKS 16
+#define THEMIS_DEFAULT_CHUNKS 1024
 #define THEMIS_DEFAULT_INFLIGHT 2
 #define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
@@ -107,9 +107,10 @@ int mca_coll_themis_params_register(void)
     c->chunks_param = THEMIS_DEFAULT_CHUNKS;
     (void) mca_base_component_var_register(
         comp, "chunks",
-        "Most chunks per collective (1..4096). More chunks balance the dimensions better; each "
-        "chunk costs messages. A call uses fewer when its chunks would be smaller than "
-        "coll_themis_min_chunk_bytes. The paper uses 64 on hardware networks.",
+        "Most chunks per collective (1..4096). More chunks balance the dimensions better and "
+        "shorten the pipeline's fill and drain; each chunk costs messages. A call uses fewer: "
+        "each chunk at least coll_themis_min_chunk_bytes, and large enough that its smallest "
+        "message (chunk / ranks) takes one step latency on every dimension (latency model).",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->chunks_param);
 
@@ -138,11 +139,10 @@ int mca_coll_themis_params_register(void)
     c->min_chunk_bytes_param = 0;
     (void) mca_base_component_var_register(
         comp, "min_chunk_bytes",
-        "Smallest chunk (bytes of the full vector): a call of S bytes runs "
-        "min(coll_themis_chunks, max(1, S / this)) chunks, so that per-message costs stay "
-        "small against transfer time. 0 (default): automatic, 256 KiB when the communicator "
-        "spans nodes, 2 MiB when all its ranks share one node (shared-memory transfers cost "
-        "CPU copies per message; measured in benchmarks/README.md).",
+        "Smallest chunk (bytes of the full vector), on top of the latency model's floor (see "
+        "coll_themis_chunks). 0 (default): automatic, 64 KiB when the communicator spans "
+        "nodes, 2 MiB when all its ranks share one node (shared-memory transfers cost CPU "
+        "copies per message; measured in benchmarks/README.md).",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->min_chunk_bytes_param);
 

@@ -250,18 +250,8 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     /* Elements of the full vector the collective moves per rank (the
      * caller passes the sum of recvcounts for reduce-scatter). */
     elems = THEMIS_COLL_ALLGATHER == coll ? count * nranks : count;
-    /* Chunks of at least m->min_chunk_bytes, and no more chunks than
-     * elements: every chunk then carries data. */
-    nchunks = elems * elem_size / m->min_chunk_bytes;
-    if (nchunks > cfg->chunks) {
-        nchunks = cfg->chunks;
-    }
-    if (nchunks > elems) {
-        nchunks = elems;
-    }
-    if (0 == nchunks) {
-        nchunks = 1;
-    }
+    nchunks = themis_chunk_count(&m->topo, elems * elem_size, elems, cfg->chunks,
+                                 m->min_chunk_bytes);
 
     memset(&req, 0, sizeof(req));
     req.coll = coll;
