@@ -194,17 +194,22 @@ for s in "${tmp[@]}"; do size_list+=("$(to_bytes "$s")") || exit 2; done
 budget_b=$(to_bytes "$budget") || exit 2
 timeline_b=$(to_bytes "$timeline_size") || exit 2
 loss_b=$(to_bytes "$loss_size") || exit 2
+# Calibration messages: half the eager limit, so that they are eager like
+# the collectives' (Open MPI's ob1/tcp default 64 KiB, ofi_rxm's 16 KiB).
+declare -A calib_msg=([ob1]=32768 [ofi]=8192)
 ob1_env=()
 if [ "$ob1_eager" != default ]; then
     eb=$(to_bytes "$ob1_eager") || exit 2
     ob1_env=("OMPI_MCA_btl_tcp_eager_limit=$eb" "OMPI_MCA_btl_tcp_rndv_eager_limit=$eb"
         "OMPI_MCA_btl_tcp_max_send_size=$eb")
+    calib_msg[ob1]=$((eb / 2 < 1024 ? 1024 : eb / 2))
 fi
 ofi_env=()
 if [ "$ofi_eager" != default ]; then
     eb=$(to_bytes "$ofi_eager") || exit 2
     [ "$eb" -le 262144 ] || die "--ofi-eager above 256K: ofi_rxm's buffers would take gigabytes per rank"
     ofi_env=("FI_OFI_RXM_BUFFER_SIZE=$eb")
+    calib_msg[ofi]=$((eb / 2 < 1024 ? 1024 : eb / 2))
 fi
 if [ "$chunks_opt" != default ] && ! [[ $chunks_opt =~ ^[1-9][0-9]*$ ]]; then
     die "bad --chunks '$chunks_opt'"
@@ -500,6 +505,7 @@ for bed in "${beds[@]}"; do
         cal=$out/calibration_${tag}_$transport.env
         transport_env "$transport"
         if ! env "${envs[@]}" "$NETBED" calibrate --seconds "$calib_seconds" --transport "$transport" \
+            --msg "${calib_msg[$transport]}" \
             >"$out/calibration_${tag}_$transport.log" 2>&1; then
             say "  calibration failed (log $out/calibration_${tag}_$transport.log); skipping $transport"
             continue
