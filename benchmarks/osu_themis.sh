@@ -534,7 +534,11 @@ END {
         printf "disturbed rows (*):%s%s\n", dirty_all, (nclean > 0 ? "; the A/A and worst ratios below ignore them" : "; no clean row: the A/A and worst ratios below use them")
     slow = ""
     for (i = 1; i <= ns; i++) if ((i in ratio) && ratio[i] < 0.95) {
-        slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], !clean[i] ? ", disturbed" : aa_floor != "" && ratio[i] >= aa_floor ? ", within A/A noise" : "")
+        # within the noise: the global A/A floor, or this size's own han/tuned
+        # A/A pair (folded below 1) strays as far
+        aa_here = (i in aa_han) && aa_han[i] > 0 ? (aa_han[i] < 1 ? aa_han[i] : 1 / aa_han[i]) : ""
+        noisy = (aa_floor != "" && ratio[i] >= aa_floor) || (aa_here != "" && ratio[i] >= aa_here)
+        slow = slow sprintf(" %s(%.2f%s)", human(sizes[i]), ratio[i], !clean[i] ? ", disturbed" : noisy ? ", within A/A noise" : "")
     }
     if (worst != "")
         printf "%s slower than tuned by more than 5%% at:%s\n", ref, (slow != "" ? slow : " none")
