@@ -259,10 +259,11 @@ sim_themis_row=Themis+SCF
 
 mkdir -p "$out" || die "cannot create $out"
 csv=$out/results.csv
-echo "shape,rates,transport,loss,bytes,variant,rep,avg_us,min_us,max_us,iters,validation,path,load1" >"$csv"
+echo "shape,rates,transport,loss,bytes,variant,rep,avg_us,min_us,max_us,iters,validation,path,load1,cpu_idle_pct" >"$csv"
 summary=$out/summary.csv
 echo "shape,rates,transport,bytes,chunks,themis_ms,baseline_ms,tuned_ms,ring_ms,bound_ms,x_baseline,x_tuned,x_ring,fraction_of_bound,sim_themis_ms,sim_baseline_ms,themis_meas_over_sim,baseline_meas_over_sim,topology" >"$summary"
 load1() { cut -d' ' -f1 /proc/loadavg; }
+cpu_times() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
 
 bed_up=0
 cleanup() {
@@ -323,7 +324,8 @@ iters_for() {   # BYTES -> timed calls
 }
 
 # run_osu TRANSPORT VARIANT BYTES ITERS LOGFILE: prints "avg min max iters
-# validation path" (avg/min/max in us; "FAIL - - - Fail rc=N" when no result).
+# validation path idle" (avg/min/max in us; "FAIL - - - Fail rc=N" when no
+# result; idle: % of all cores idle during the mpirun, from /proc/stat).
 run_osu() {
     local transport=$1 variant=$2 bytes=$3 it=$4 log=$5 args=() rc=0
     mapfile -t args < <(variant_args "$variant" "$bytes")
@@ -338,13 +340,18 @@ run_osu() {
         "$bench" --min "$bytes" --max "$bytes" --iters "$it" --min-iters "$it"
         --budget "$((bytes * it))")
     echo "# ${cmd[*]}" >"$log"
+    local c0 c1 idle
+    c0=$(cpu_times)
     "${cmd[@]}" >>"$log" 2>&1 || rc=$?
+    c1=$(cpu_times)
+    idle=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+        t = y[2] - x[2]; printf "%.0f", (t > 0 ? 100 * (y[1] - x[1]) / t : 0) }')
     local row
     row=$(awk -v b="$bytes" '$1 == b { print $2, $3, $4, $5, $6, $7 }' "$log")
     if [ -z "$row" ]; then
-        echo "FAIL - - - Fail rc=$rc"
+        echo "FAIL - - - Fail rc=$rc $idle"
     else
-        echo "$row"
+        echo "$row $idle"
     fi
 }
 
@@ -526,7 +533,7 @@ for bed in "${beds[@]}"; do
         done
         rm -f "$simcsv.tmp"
 
-        declare -A T=() V=() P=()
+        declare -A T=() V=() P=() IDLE=()
         rot=0
         for bytes in "${size_list[@]}"; do
             n=${#variant_list[@]}
@@ -535,8 +542,9 @@ for bed in "${beds[@]}"; do
                     v=${variant_list[(j + rot) % n]}
                     log=$out/run_${tag}_${transport}_${bytes}_${v}_$rep.log
                     ld=$(load1)
-                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$bytes" "$(iters_for "$bytes")" "$log")
-                    echo "$shape,\"$rates\",$transport,none,$bytes,$v,$rep,$avg,$mn,$mx,$it,$val,$path,$ld" >>"$csv"
+                    read -r avg mn mx it val path idle < <(run_osu "$transport" "$v" "$bytes" "$(iters_for "$bytes")" "$log")
+                    echo "$shape,\"$rates\",$transport,none,$bytes,$v,$rep,$avg,$mn,$mx,$it,$val,$path,$ld,$idle" >>"$csv"
+                    IDLE[$v]="${IDLE[$v]:-}$idle "
                     if [ "$avg" != FAIL ]; then
                         prev=${T[$bytes,$v]:-}
                         if [ -z "$prev" ] || awk -v a="$avg" -v b="$prev" 'BEGIN { exit !(a < b) }'; then
@@ -585,6 +593,15 @@ for bed in "${beds[@]}"; do
         done
         say "  (ms = Avg of osu_coll_latency; busbw = size x 2(n-1)/n / time in Mbit/s; x = other / themis;"
         say "   f_bound = bound / themis; sim = themis-plan $sim_themis_row and Baseline, m/s = measured / simulated)"
+        # Ranks busy-poll while they wait, so idle is low whenever MPI runs;
+        # what matters is whether the shaped links or the CPUs set the pace.
+        line=""
+        for v in "${variant_list[@]}"; do
+            [ -n "${IDLE[$v]:-}" ] || continue
+            line="$line $v $(awk '{ s = 0; m = 101; for (i = 1; i <= NF; i++) { s += $i; if ($i < m) m = $i }
+                printf "%.0f%% (min %d%%)", s / NF, m }' <<<"${IDLE[$v]}"),"
+        done
+        [ -z "$line" ] || say "  CPU idle during the runs (all cores, mean over sizes):${line%,}"
 
         # --------------------------------------------------- timeline
         if [ "$timeline" = 1 ] && [ "$transport" = ob1 ]; then
@@ -593,7 +610,7 @@ for bed in "${beds[@]}"; do
                 d=$out/timeline_$tag/$v
                 rm -rf "$d"; mkdir -p "$d"
                 start_samplers "$d" "$nranks" "$nd"
-                read -r avg _ _ _ val _ < <(run_osu ob1 "$v" "$timeline_b" 2 "$d/osu.log")
+                read -r avg _ _ _ val _ _ < <(run_osu ob1 "$v" "$timeline_b" 2 "$d/osu.log")
                 stop_samplers
                 TL[$v]=$(awk -v a="$avg" 'BEGIN { if (a == "FAIL") print "?"; else printf "%.2f", a / 1e6 }')
             done
@@ -617,8 +634,8 @@ for bed in "${beds[@]}"; do
                 "$NETBED" loss "$ldim" "$lpct" >/dev/null
                 for v in "${variant_list[@]}"; do
                     log=$out/run_${tag}_${transport}_${loss_b}_${v}_loss.log
-                    read -r avg mn mx it val path < <(run_osu "$transport" "$v" "$loss_b" "$(iters_for "$loss_b")" "$log")
-                    echo "$shape,\"$rates\",$transport,d$ldim:$lpct%,$loss_b,$v,0,$avg,$mn,$mx,$it,$val,$path,$(load1)" >>"$csv"
+                    read -r avg mn mx it val path idle < <(run_osu "$transport" "$v" "$loss_b" "$(iters_for "$loss_b")" "$log")
+                    echo "$shape,\"$rates\",$transport,d$ldim:$lpct%,$loss_b,$v,0,$avg,$mn,$mx,$it,$val,$path,$(load1),$idle" >>"$csv"
                     ref=${T[$loss_b,$v]:-}
                     printf '    %-8s %10s ms  validation %-4s  slowdown vs no loss %s\n' "$v" \
                         "$(awk -v a="$avg" 'BEGIN { if (a == "FAIL") print "FAIL"; else printf "%.1f", a / 1000 }')" "$val" \
