@@ -51,8 +51,8 @@
 # without loss is printed with the filters' drop counts.
 #
 # Settings, measured in benchmarks/README.md ("Emulated network (netbed)"):
-#   - chunks: the component's defaults (at most 1024 chunks, each >= 64 KiB
-#     and >= the latency model's floor): 16 at 1 MiB, 1024 at 64 MiB.
+#   - chunks: the component's defaults (at most 1024 chunks, each >= 16 KiB
+#     and >= the latency model's floor): 64 at 1 MiB, 1024 from 16 MiB.
 #     Measured on 2x2x2 at 64 MiB: 64 chunks (1 MiB) reach 0.82 of the
 #     bound, 256 chunks 0.90, 1024 chunks 1.07; the tail of the pipeline
 #     (fill and drain) and long messages hurt more than the model says;
@@ -274,7 +274,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 chunk_text="$chunks_opt (coll_themis_min_chunk_bytes 1)"
-[ "$chunks_opt" = default ] && chunk_text="component default: at most $default_chunks, >= 64 KiB and the latency floor"
+[ "$chunks_opt" = default ] && chunk_text="component default: at most $default_chunks, >= 16 KiB and the latency floor"
 say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
 say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
@@ -282,10 +282,10 @@ say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /pro
 
 # ------------------------------------------------------------ one run
 # themis-plan simulate options that give the chunk count coll/themis uses
-# (the automatic floor of a communicator that spans nodes: 64 KiB).
+# (the automatic floor of a communicator that spans nodes: 16 KiB).
 sim_chunk_args() {
     if [ "$chunks_opt" = default ]; then
-        echo "--chunks $default_chunks --min-chunk 65536"
+        echo "--chunks $default_chunks --min-chunk 16384"
     else
         echo "--chunks $chunks_opt"
     fi

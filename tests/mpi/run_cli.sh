@@ -161,6 +161,24 @@ else
     fail cli_simulate_csv "rc=$rc:$chk"
 fi
 
+# --- simulate --min-chunk: --chunks becomes a maximum, as in coll/themis.
+# 8 NPUs x 32 us x 91 Mbit/s: a 2912-byte latency floor under 64 KiB, so
+# 1 MiB makes 16 chunks and 64 MiB the maximum, 1024.
+run mc "$plan" simulate --topo fc:4:91Mb:32us_fc:2:89Mb:17us --bytes 1MiB,64MiB --chunks 1024 \
+    --min-chunk 64KiB --csv
+chk=$(awk -F, 'NR > 1 && $6 == "Themis+SCF" { printf "%s:%s ", $3, $4 }' "$tmp/mc.out")
+if [ $rc -eq 0 ] && [ "$chk" = "1048576:16 67108864:1024 " ]; then
+    pass cli_simulate_min_chunk
+else
+    fail cli_simulate_min_chunk "rc=$rc, bytes:chunks $chk$(head -c 200 "$tmp/mc.err")"
+fi
+run mcbad "$plan" simulate --topo 2D-SW_SW --min-chunk 0
+if [ $rc -eq 2 ] && grep -q "bad size" "$tmp/mcbad.err"; then
+    pass cli_simulate_min_chunk_bad
+else
+    fail cli_simulate_min_chunk_bad "rc=$rc: $(head -c 200 "$tmp/mcbad.err")"
+fi
+
 # --- timeline: a real PNG
 run tl "$plan" timeline --topo 3D-SW_SW_SW_homo --bytes 100MB --chunks 16 --png "$tmp/t l.png"
 magic=$(head -c 8 "$tmp/t l.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')

@@ -100,6 +100,10 @@ opts=("${MIN0[@]}" "${VADER[@]}" "${S[@]}" bogus); args=(--level tiny --expect f
 launcher=(); need=('invalid MCA parameter' 'coll_themis_scheduler.*bogus')
 run "vader scheduler=bogus: bad parameter steps aside" 120 4
 
+opts=("${VADER[@]}" --mca coll_themis_min_bytes -5); args=(--level tiny --expect fallback)
+launcher=(); need=('invalid MCA parameter' 'coll_themis_min_bytes.*-5')
+run "vader min_bytes=-5: bad parameter steps aside" 120 2
+
 # ------------------------------------------------------------ valgrind
 # Errors or definite leaks whose stack goes through coll/themis fail; Open
 # MPI's own startup leaks are only counted.  dlclose is disabled so that

@@ -159,7 +159,7 @@ OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_componen
  * that span nodes and for those within one node (benchmarks/README.md). */
 #define MCA_COLL_THEMIS_MIN_BYTES_NETWORK (64 * 1024)
 #define MCA_COLL_THEMIS_MIN_BYTES_NODE (32 * 1024 * 1024)
-#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (64 * 1024)
+#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (16 * 1024)
 #define MCA_COLL_THEMIS_MIN_CHUNK_NODE (2 * 1024 * 1024)
 
 /* Shape of a communicator: rank = sum_i coord_i * place[i]. */

@@ -140,7 +140,7 @@ int mca_coll_themis_params_register(void)
     (void) mca_base_component_var_register(
         comp, "min_chunk_bytes",
         "Smallest chunk (bytes of the full vector), on top of the latency model's floor (see "
-        "coll_themis_chunks). 0 (default): automatic, 64 KiB when the communicator spans "
+        "coll_themis_chunks). 0 (default): automatic, 16 KiB when the communicator spans "
         "nodes, 2 MiB when all its ranks share one node (shared-memory transfers cost CPU "
         "copies per message; measured in benchmarks/README.md).",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
