@@ -108,9 +108,12 @@ matrix "dims=2x2x2 vader torus2d -> themis" 180 8 tiny "themis --substituted" "$
 # and 30 ns per step the crossover is ~800 bytes (`themis-plan cycles
 # --costs --topo biring:3:1Gb:30ns_biring:4:1Gb:30ns`), inside the tiny
 # matrix's counts: 7 ints (28 bytes) -> torus2d, 193 doubles (1544) -> rings.
-# (At the default rates it is ~1.7 MiB.)  The choice is logged.
+# (At the default rates it is ~1.7 MiB.)  16 chunks, as in that estimate:
+# the per-chunk step latencies of a much larger count would make Themis
+# win both sizes.  The choice is logged.
 opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_verbose 10
-      --mca coll_themis_dim_bandwidths 1Gb --mca coll_themis_dim_latencies 30ns)
+      --mca coll_themis_dim_bandwidths 1Gb --mca coll_themis_dim_latencies 30ns
+      --mca coll_themis_chunks 16)
 args=(--level tiny --no-subcomms); launcher=()
 need=('coll_matrix algorithms: .* allreduce=[1-9][0-9]*/[1-9][0-9]*/0 '
       'auto: allreduce of 1544 bytes on the 4x3 torus -> rings'
