@@ -1069,26 +1069,43 @@ static void test_vexec_detects_wrong_tag(void)
     world_free(&w);
 }
 
-/* Ring steps that forward what they just reduced must be chained. */
-static void test_vexec_detects_unchained_ring(void)
+/* Runs case c under 20 seeds with `mutate` applied to every step of every
+ * rank; returns how many seeds exposed the mutation (an execution error or
+ * a wrong result), or -1 when the world cannot be set up. */
+static int seeds_exposing(const plan_case_t *c, void (*mutate)(themis_step_t *))
 {
-    uint32_t size[] = {4};
-    plan_case_t c = simple_case(THEMIS_COLL_ALLREDUCE, 1, size, 8, 1, 0);
     int detected = 0;
     for (uint32_t seed = 0; seed < 20; seed++) {
         world_t w;
         char why[600];
-        if (0 != setup_world(&w, &c)) {
-            return;
+        if (0 != setup_world(&w, c)) {
+            return -1;
         }
         for (uint32_t r = 0; r < w.nranks; r++) {
             for (uint32_t i = 0; i < w.progs[r].nsteps; i++) {
-                w.progs[r].steps[i].after_prev = 0;
+                mutate(&w.progs[r].steps[i]);
             }
         }
         detected += (0 != world_execute(&w, seed, why, sizeof(why)) ||
                      0 != world_check(&w, why, sizeof(why)));
         world_free(&w);
+    }
+    return detected;
+}
+
+static void unchain(themis_step_t *st)
+{
+    st->after_prev = 0;
+}
+
+/* Ring steps that forward what they just reduced must be chained. */
+static void test_vexec_detects_unchained_ring(void)
+{
+    uint32_t size[] = {4};
+    plan_case_t c = simple_case(THEMIS_COLL_ALLREDUCE, 1, size, 8, 1, 0);
+    int detected = seeds_exposing(&c, unchain);
+    if (detected < 0) {
+        return;
     }
     UNIT_CHECKF(detected > 0, "no interleaving exposed the missing chaining");
 }
@@ -1159,25 +1176,18 @@ static void test_biring_steps(void)
 
 /* Chaining a BIRING direction to the other direction's previous step (all
  * steps on chain 0) lets a step forward a half block before it arrived. */
+static void one_chain(themis_step_t *st)
+{
+    st->chain = 0;
+}
+
 static void test_vexec_detects_biring_cross_chain(void)
 {
     uint32_t size[] = {5};
     plan_case_t c = simple_case(THEMIS_COLL_ALLREDUCE, 1, size, 40, 1, 3);
-    int detected = 0;
-    for (uint32_t seed = 0; seed < 20; seed++) {
-        world_t w;
-        char why[600];
-        if (0 != setup_world(&w, &c)) {
-            return;
-        }
-        for (uint32_t r = 0; r < w.nranks; r++) {
-            for (uint32_t i = 0; i < w.progs[r].nsteps; i++) {
-                w.progs[r].steps[i].chain = 0;
-            }
-        }
-        detected += (0 != world_execute(&w, seed, why, sizeof(why)) ||
-                     0 != world_check(&w, why, sizeof(why)));
-        world_free(&w);
+    int detected = seeds_exposing(&c, one_chain);
+    if (detected < 0) {
+        return;
     }
     UNIT_CHECKF(detected > 0, "no interleaving exposed the cross-chain waits");
 }
