@@ -73,6 +73,8 @@ typedef struct {
 
     /* per step */
     uint64_t *temp_off;        /* REDUCE temporary offset inside the op slot */
+    uint32_t *chain_prev;      /* previous step of the step's chain in its op,
+                                * UINT32_MAX for the first */
     uint32_t *remaining;       /* messages outstanding once started */
     /* per op */
     uint64_t *op_temp;         /* element offset of the op's slot in temp */
@@ -163,6 +165,7 @@ static size_t engine_carve(engine_t *e, char *base)
     const themis_program_t *p = e->prog;
     size_t off = 0;
     CARVE(temp_off, p->nsteps);
+    CARVE(chain_prev, p->nsteps);
     CARVE(remaining, p->nsteps);
     CARVE(op_temp, p->nops);
     CARVE(op_queue, p->nops);
@@ -190,10 +193,11 @@ static size_t engine_carve(engine_t *e, char *base)
  * receive is reduced.  When step j (after_prev) starts, the previous step
  * of its chain has completed, and since it was the last step placed on the
  * chain's stack it sits on top: pop it.  Earlier steps may still be live
- * and stay below.  Returns the op's peak in elements.
+ * and stay below.  Records each step's chain predecessor (op_advance
+ * waits on it).  Returns the op's peak in elements.
  */
 static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *o,
-                               uint64_t *temp_off)
+                               uint64_t *temp_off, uint32_t *chain_prev)
 {
     uint64_t base = 0;
     for (uint8_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
@@ -205,6 +209,7 @@ static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *
             if (c != st->chain) {
                 continue;
             }
+            chain_prev[s] = prev;
             if (UINT32_MAX != prev && st->after_prev && step_reduces(&prog->steps[prev])) {
                 top = temp_off[prev];
             }
@@ -221,18 +226,6 @@ static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *
         base = peak;
     }
     return base;
-}
-
-/* Absolute index of the previous step of step s's chain in op o, or
- * UINT32_MAX when s is the first of its chain. */
-static uint32_t chain_prev(const themis_program_t *prog, const themis_op_t *o, uint32_t s)
-{
-    for (uint32_t j = s; j > o->first_step; --j) {
-        if (prog->steps[j - 1].chain == prog->steps[s].chain) {
-            return j - 1;
-        }
-    }
-    return UINT32_MAX;
 }
 
 /*
@@ -386,7 +379,8 @@ static int layout_scratch(engine_t *e, ptrdiff_t true_extent, size_t *work_bytes
         uint64_t peak = 0, add;
         uint32_t nq = p->queue_first[q + 1] - p->queue_first[q];
         for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
-            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], e->temp_off);
+            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], e->temp_off,
+                                         e->chain_prev);
             if (pk > peak) {
                 peak = pk;
             }
@@ -550,11 +544,9 @@ static int op_advance(engine_t *e, uint32_t op)
                 ++*next;
                 continue;
             }
-            if (e->prog->steps[s].after_prev) {
-                uint32_t prev = chain_prev(e->prog, o, s);
-                if (UINT32_MAX != prev && 0 != e->remaining[prev]) {
-                    break;
-                }
+            if (e->prog->steps[s].after_prev && UINT32_MAX != e->chain_prev[s]
+                && 0 != e->remaining[e->chain_prev[s]]) {
+                break;
             }
             int rc = step_start(e, op, s);
             ++*next;
