@@ -48,7 +48,7 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    uint64_t mult;
+    uint64_t mult;      /* a power of ten: parse_quantity relies on it */
 } unit_t;
 
 static const unit_t bw_units[] = {
@@ -79,39 +79,37 @@ static void set_error(themis_parse_error_t *err, int line, int col, const char *
     va_end(ap);
 }
 
-/* Exact decimal value times unit.  On failure *end points at the offending
- * character and *msg says why. */
-static themis_status_t parse_quantity(const char *s, const unit_t *units, size_t nunits,
-                                      uint64_t *value, const char **end, const char **msg)
+/* Exact decimal value times unit, from s[0 .. len).  Every unit is a
+ * power of ten, so each fraction digit weighs a whole number of base units
+ * until the unit runs out of factors of ten, and only zeros may follow:
+ * any number of digits is exact, in 64-bit integers that cannot overflow.
+ * On failure *end points at the offending character and *msg says why. */
+static themis_status_t parse_quantity(const char *s, size_t len, const unit_t *units,
+                                      size_t nunits, uint64_t *value, const char **end,
+                                      const char **msg)
 {
+    const char *lim = s + len;
     const char *p = s;
-    unsigned __int128 mant = 0;
-    unsigned fdigits = 0;
-    int ndigits = 0;
-    int seen_point = 0;
 
-    while (isdigit((unsigned char) *p) || ('.' == *p && !seen_point)) {
-        if ('.' == *p) {
-            seen_point = 1;
-        } else {
-            if (mant > (unsigned __int128) UINT64_MAX) {
-                *msg = "number too large";
-                *end = s;
-                return THEMIS_ERR_PARSE;
-            }
-            mant = mant * 10 + (unsigned) (*p - '0');
-            ndigits++;
-            fdigits += seen_point;
-        }
+    while (p < lim && isdigit((unsigned char) *p)) {
         p++;
     }
-    if (0 == ndigits) {
+    const char *int_end = p;
+    const char *frac = p;
+    if (p < lim && '.' == *p) {
+        frac = ++p;
+        while (p < lim && isdigit((unsigned char) *p)) {
+            p++;
+        }
+    }
+    const char *frac_end = p;
+    if (int_end == s && frac_end == frac) {
         *msg = "expected a number";
         *end = s;
         return THEMIS_ERR_PARSE;
     }
     const char *u = p;
-    while (isalpha((unsigned char) *p)) {
+    while (p < lim && isalpha((unsigned char) *p)) {
         p++;
     }
     if (u == p) {
@@ -132,46 +130,62 @@ static themis_status_t parse_quantity(const char *s, const unit_t *units, size_t
         *end = u;
         return THEMIS_ERR_PARSE;
     }
-    unsigned __int128 v = mant * unit->mult;
-    unsigned __int128 div = 1;
-    for (unsigned i = 0; i < fdigits; i++) {
-        div *= 10;
+
+    uint64_t v = 0;
+    for (const char *q = s; q < int_end; q++) {
+        uint64_t d = (uint64_t) (*q - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            *msg = "number too large";
+            *end = s;
+            return THEMIS_ERR_PARSE;
+        }
+        v = v * 10 + d;
     }
-    if (0 != v % div) {
-        *msg = "not a whole number of base units";
-        *end = s;
-        return THEMIS_ERR_PARSE;
-    }
-    v /= div;
-    if (v > (unsigned __int128) UINT64_MAX) {
+    if (v > UINT64_MAX / unit->mult) {
         *msg = "number too large";
         *end = s;
         return THEMIS_ERR_PARSE;
     }
-    *value = (uint64_t) v;
+    v *= unit->mult;
+    uint64_t weight = unit->mult;
+    for (const char *q = frac; q < frac_end; q++) {
+        uint64_t d = (uint64_t) (*q - '0');
+        if (0 != weight % 10) {
+            if (0 != d) {
+                *msg = "not a whole number of base units";
+                *end = s;
+                return THEMIS_ERR_PARSE;
+            }
+            continue;
+        }
+        weight /= 10;
+        if (v > UINT64_MAX - d * weight) {
+            *msg = "number too large";
+            *end = s;
+            return THEMIS_ERR_PARSE;
+        }
+        v += d * weight;
+    }
+    *value = v;
     *end = p;
     return THEMIS_OK;
 }
 
 /* With end == NULL the whole string must be the value. */
 static themis_status_t parse_value(const char *s, const unit_t *units, size_t nunits,
-                                   uint64_t *value, const char **end, const char **msg)
+                                   uint64_t *value, const char **end)
 {
     const char *e = s;
     const char *m = NULL;
     if (NULL == s || NULL == value) {
         return THEMIS_ERR_INVALID;
     }
-    themis_status_t st = parse_quantity(s, units, nunits, value, &e, &m);
+    themis_status_t st = parse_quantity(s, strlen(s), units, nunits, value, &e, &m);
     if (THEMIS_OK == st && NULL == end && '\0' != *e) {
-        m = "trailing characters";
         st = THEMIS_ERR_PARSE;
     }
     if (NULL != end) {
         *end = e;
-    }
-    if (NULL != msg) {
-        *msg = m;
     }
     return st;
 }
@@ -180,7 +194,7 @@ themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char 
 {
     uint64_t v = 0;
     themis_status_t st =
-        parse_value(s, bw_units, sizeof(bw_units) / sizeof(bw_units[0]), &v, end, NULL);
+        parse_value(s, bw_units, sizeof(bw_units) / sizeof(bw_units[0]), &v, end);
     if (THEMIS_OK == st && 0 == v) {
         return THEMIS_ERR_PARSE;
     }
@@ -194,7 +208,7 @@ themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const cha
 {
     uint64_t v = 0;
     themis_status_t st =
-        parse_value(s, lat_units, sizeof(lat_units) / sizeof(lat_units[0]), &v, end, NULL);
+        parse_value(s, lat_units, sizeof(lat_units) / sizeof(lat_units[0]), &v, end);
     if (THEMIS_OK == st) {
         *ps = v;
     }
@@ -221,32 +235,39 @@ static int tok_eq(const tok_t *t, const char *s)
     return strlen(s) == t->len && 0 == strncasecmp(t->p, s, t->len);
 }
 
-/* A field as a NUL-terminated copy (fields are short; longer ones are cut,
- * which still fails with a position inside the field). */
-static void tok_copy(const tok_t *t, char *buf, size_t len)
+/* A field as messages echo it: a long one is cut, so that the reason
+ * after it still fits in themis_parse_error_t.message. */
+enum { SHOW_MAX = 32 };
+
+static const char *tok_show(const char *p, size_t len, char buf[SHOW_MAX + 1])
 {
-    size_t n = (t->len < len - 1) ? t->len : len - 1;
-    memcpy(buf, t->p, n);
-    buf[n] = '\0';
+    if (len > SHOW_MAX) {
+        snprintf(buf, SHOW_MAX + 1, "%.*s...", SHOW_MAX - 3, p);
+    } else {
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+    }
+    return buf;
 }
 
 static themis_status_t parse_value_field(const tok_t *t, const unit_t *units, size_t nunits,
                                          const char *what, uint64_t *value,
                                          themis_parse_error_t *err)
 {
-    char buf[64];
-    const char *end = NULL;
+    const char *end = t->p;
     const char *msg = NULL;
-    tok_copy(t, buf, sizeof(buf));
-    if (THEMIS_OK != parse_value(buf, units, nunits, value, &end, &msg) || '\0' != *end) {
-        if (NULL == msg) {
-            msg = "trailing characters";
-        }
+    themis_status_t st = parse_quantity(t->p, t->len, units, nunits, value, &end, &msg);
+    if (THEMIS_OK == st && end != t->p + t->len) {
+        msg = "trailing characters";
+        st = THEMIS_ERR_PARSE;
+    }
+    if (THEMIS_OK != st) {
+        char shown[SHOW_MAX + 1];
         const char *hint = (units == bw_units)
                                ? "b, Kb, Mb, Gb, Tb or bit, kbit, mbit, gbit, tbit (bit/s)"
                                : "ps, ns, us, ms or s";
-        set_error(err, t->line, t->col + (int) (end - buf), "%s '%.*s': %s (units: %s)", what,
-                  (int) t->len, t->p, msg, hint);
+        set_error(err, t->line, t->col + (int) (end - t->p), "%s '%s': %s (units: %s)", what,
+                  tok_show(t->p, t->len, shown), msg, hint);
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -261,6 +282,7 @@ static themis_status_t parse_dim(const tok_t f[4], themis_dim_t *d, themis_parse
         {"ring", THEMIS_DIM_RING}, {"biring", THEMIS_DIM_BIRING}, {"fc", THEMIS_DIM_FC},
         {"sw", THEMIS_DIM_SWITCH}, {"switch", THEMIS_DIM_SWITCH},
     };
+    char shown[SHOW_MAX + 1];
     int found = 0;
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         if (tok_eq(&f[0], kinds[i].name)) {
@@ -271,22 +293,22 @@ static themis_status_t parse_dim(const tok_t f[4], themis_dim_t *d, themis_parse
     }
     if (!found) {
         set_error(err, f[0].line, f[0].col,
-                  "unknown dimension kind '%.*s' (expected ring, biring, fc or sw)",
-                  (int) f[0].len, f[0].p);
+                  "unknown dimension kind '%s' (expected ring, biring, fc or sw)",
+                  tok_show(f[0].p, f[0].len, shown));
         return THEMIS_ERR_PARSE;
     }
 
     uint64_t size = 0;
     for (size_t i = 0; i < f[1].len; i++) {
         if (!isdigit((unsigned char) f[1].p[i])) {
-            set_error(err, f[1].line, f[1].col + (int) i,
-                      "dimension size '%.*s' is not an integer", (int) f[1].len, f[1].p);
+            set_error(err, f[1].line, f[1].col + (int) i, "dimension size '%s' is not an integer",
+                      tok_show(f[1].p, f[1].len, shown));
             return THEMIS_ERR_PARSE;
         }
         size = size * 10 + (uint64_t) (f[1].p[i] - '0');
         if (size > THEMIS_MAX_NPUS) {
-            set_error(err, f[1].line, f[1].col, "dimension size '%.*s' is too large",
-                      (int) f[1].len, f[1].p);
+            set_error(err, f[1].line, f[1].col, "dimension size '%s' is too large",
+                      tok_show(f[1].p, f[1].len, shown));
             return THEMIS_ERR_PARSE;
         }
     }
@@ -348,6 +370,7 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
             return parse_compact(&ps, topo, err);
         }
     }
+    char shown[SHOW_MAX + 1];
     size_t pos = 0;
     while (pos <= t->len) {
         size_t dend = pos;
@@ -370,9 +393,9 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
             }
             if (nf >= 4) {
                 set_error(err, t->line, dim.col + (int) fpos,
-                          "too many fields in dimension '%.*s' (expected "
+                          "too many fields in dimension '%s' (expected "
                           "KIND:SIZE:BANDWIDTH:LATENCY)",
-                          (int) dim.len, dim.p);
+                          tok_show(dim.p, dim.len, shown));
                 return THEMIS_ERR_PARSE;
             }
             f[nf].p = dim.p + fpos;
@@ -385,9 +408,9 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
         if (nf < 4) {
             static const char *names[] = {"KIND", "SIZE", "BANDWIDTH", "LATENCY"};
             set_error(err, t->line, dim.col + (int) dim.len,
-                      "missing field %s in dimension '%.*s' (expected "
+                      "missing field %s in dimension '%s' (expected "
                       "KIND:SIZE:BANDWIDTH:LATENCY)",
-                      names[nf], (int) dim.len, dim.p);
+                      names[nf], tok_show(dim.p, dim.len, shown));
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != add_dim(topo, f, &dim, err)) {
@@ -429,6 +452,7 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
                                       themis_parse_error_t *err)
 {
     themis_topology_t t;
+    char shown[SHOW_MAX + 1];
     if (NULL != err) {
         err->line = 0;
         err->column = 0;
@@ -485,9 +509,9 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         if (n > 0) {
             if (n > 1 && NULL != memchr(toks[0].p, ':', toks[0].len)) {
                 set_error(err, line, toks[1].col,
-                          "unexpected '%.*s': a compact KIND:SIZE:BANDWIDTH:LATENCY string "
+                          "unexpected '%s': a compact KIND:SIZE:BANDWIDTH:LATENCY string "
                           "has no spaces",
-                          (int) toks[1].len, toks[1].p);
+                          tok_show(toks[1].p, toks[1].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (n < 4) {
@@ -499,8 +523,8 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
             }
             if (n > 4) {
                 set_error(err, line, toks[4].col,
-                          "extra field '%.*s' (expected: KIND SIZE BANDWIDTH LATENCY)",
-                          (int) toks[4].len, toks[4].p);
+                          "extra field '%s' (expected: KIND SIZE BANDWIDTH LATENCY)",
+                          tok_show(toks[4].p, toks[4].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (THEMIS_OK != add_dim(&t, toks, &toks[0], err)) {

@@ -104,6 +104,18 @@ opts=("${VADER[@]}" --mca coll_themis_min_bytes -5); args=(--level tiny --expect
 launcher=(); need=('invalid MCA parameter' 'coll_themis_min_bytes.*-5')
 run "vader min_bytes=-5: bad parameter steps aside" 120 2
 
+# 130 fraction digits: 10^digits used to wrap to 0 (SIGFPE in MPI_Init).
+frac130=0.$(printf '%0130d' 0)5
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dim_latencies "${frac130}s")
+args=(--level tiny --expect fallback); launcher=()
+need=('invalid MCA parameter' 'coll_themis_dim_latencies = "0\.0{130}5s".* valid latency')
+run "vader dim_latencies=0.(130 digits)5s: bad parameter steps aside" 120 2
+
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dim_bandwidths "${frac130}Gb")
+args=(--level tiny --expect fallback); launcher=()
+need=('invalid MCA parameter' 'coll_themis_dim_bandwidths = "0\.0{130}5Gb".* valid bandwidth')
+run "vader dim_bandwidths=0.(130 digits)5Gb: bad parameter steps aside" 120 2
+
 # ------------------------------------------------------------ valgrind
 # Errors or definite leaks whose stack goes through coll/themis fail; Open
 # MPI's own startup leaks are only counted.  dlclose is disabled so that

@@ -243,6 +243,126 @@ static void test_value_parsers(void)
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("5min", &ps, &end) && 'm' == *end);
 }
 
+/* PRE, then N copies of C, then POST, in buf (cut to len). */
+static const char *digits(char *buf, size_t len, const char *pre, char c, int n,
+                          const char *post)
+{
+    size_t k = (size_t) snprintf(buf, len, "%s", pre);
+    for (int i = 0; i < n && k + 1 < len; i++) {
+        buf[k++] = c;
+    }
+    snprintf(buf + k, len - k, "%s", post);
+    return buf;
+}
+
+/* Any number of digits is exact or rejected: 10^digits used to wrap to 0
+ * (SIGFPE from 128 fraction digits, wrong results from 39). */
+static void test_value_long_digits(void)
+{
+    char s[1024];
+    uint64_t bps = 0;
+    themis_time_t ps = 0;
+    const char *end = NULL;
+
+    /* 0.(130 zeros)5 s: not a whole ps, with or without an end pointer
+     * (coll_themis_params.c passes one). */
+    digits(s, sizeof(s), "0.", '0', 130, "5s");
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency(s, &ps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency(s, &ps, &end) && s == end);
+    digits(s, sizeof(s), "0.", '0', 130, "5Gb");
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth(s, &bps, &end) && s == end);
+    digits(s, sizeof(s), "0.", '0', 38, "1Tb");
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth(s, &bps, NULL));
+    /* Trailing zeros after the unit's last whole digit are exact. */
+    digits(s, sizeof(s), "0.5", '0', 500, "us");
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency(s, &ps, NULL) && 500000 == ps);
+    digits(s, sizeof(s), "1.", '0', 300, "b");
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth(s, &bps, NULL) && 1 == bps);
+    digits(s, sizeof(s), "2.000000000001", '0', 100, "Tb");
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth(s, &bps, NULL) && 2000000000001ULL == bps);
+    digits(s, sizeof(s), "2.0000000000001", '0', 100, "Tb");
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth(s, &bps, NULL));
+    /* Leading zeros do not count towards the size. */
+    digits(s, sizeof(s), "", '0', 400, "7ns");
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency(s, &ps, NULL) && 7000 == ps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth(".5Kb", &bps, NULL) && 500 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("5.Kb", &bps, NULL) && 5000 == bps);
+}
+
+/* 64-bit range: the integer part, the unit multiplication and the
+ * fraction each overflow on their own. */
+static void test_value_overflow(void)
+{
+    char s[256];
+    uint64_t bps = 0;
+    themis_time_t ps = 0;
+
+    digits(s, sizeof(s), "1", '0', 99, "b");
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth(s, &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("99999999999999999999b", &bps, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("18446744073709551Kb", &bps, NULL) &&
+               18446744073709551000ULL == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("18446744073709552Kb", &bps, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("18446744.073709551615Tb", &bps, NULL) &&
+               UINT64_MAX == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("18446744.073709551616Tb", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("18446745Tb", &bps, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency("18446744s", &ps, NULL) &&
+               18446744000000000000ULL == ps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("18446745s", &ps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("18446744.1s", &ps, NULL));
+}
+
+/* No number, or a number followed by something that is not its unit. */
+static void test_value_junk(void)
+{
+    static const char *bad[] = {"",     ".",      "Gb",    ".Gb",    "+1Gb",  "-1Gb", " 1Gb",
+                                "1 Gb", "1Gbx",   "1Gb!",  "1e9b",   "1.5.5Gb", "1..5Gb",
+                                "0x10Gb", "1,5Gb", "\x80" "1Gb", "1Gb\x80"};
+    uint64_t bps = 0;
+    themis_time_t ps = 0;
+    const char *end = NULL;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        UNIT_CHECKF(THEMIS_ERR_PARSE == themis_parse_bandwidth(bad[i], &bps, NULL), "'%s'",
+                    bad[i]);
+    }
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("", &ps, &end));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("us", &ps, &end));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("1usx", &ps, &end));
+    /* With an end pointer the value stops before characters that are no
+     * part of it. */
+    UNIT_CHECK(THEMIS_OK == themis_parse_latency("1us!", &ps, &end) && '!' == *end);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1Gb 2Gb", &bps, &end) && ' ' == *end);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_parse_latency(NULL, &ps, &end));
+}
+
+/* Long fields in a topology: parsed whole (they used to be cut at 63
+ * characters), and the reason stays in the message. */
+static void test_long_fields(void)
+{
+    char s[1024], f[512];
+    themis_topology_t t;
+    themis_parse_error_t e;
+
+    snprintf(s, sizeof(s), "sw:4:1Gb:%s", digits(f, sizeof(f), "0.", '0', 130, "5s"));
+    expect_error(s, 1, 10, "not a whole number");
+    snprintf(s, sizeof(s), "sw 4 %s 1us\n", digits(f, sizeof(f), "0.", '0', 130, "5Gb"));
+    expect_error(s, 1, 6, "not a whole number");
+    snprintf(s, sizeof(s), "sw:4:1Gb:%s", digits(f, sizeof(f), "1", '0', 200, "ps"));
+    expect_error(s, 1, 10, "number too large");
+    snprintf(s, sizeof(s), "sw:4:1Gb:1us%s", digits(f, sizeof(f), "", 'x', 200, ""));
+    expect_error(s, 1, 11, "bad unit");
+    snprintf(s, sizeof(s), "sw:%s:1Gb:1us", digits(f, sizeof(f), "", '9', 200, ""));
+    expect_error(s, 1, 4, "is too large");
+    snprintf(s, sizeof(s), "%s:4:1Gb:1us", digits(f, sizeof(f), "", 'q', 200, ""));
+    expect_error(s, 1, 1, "(expected ring, biring, fc or sw)");
+
+    snprintf(s, sizeof(s), "sw:4:%s:%s", digits(f, sizeof(f), "1.", '0', 300, "Gb"), "0.25us");
+    UNIT_CHECKF(THEMIS_OK == themis_topology_parse(s, &t, &e), "%s", e.message);
+    UNIT_CHECK(1 == t.ndims && 1000000000ULL == t.dims[0].bw_bps &&
+               250000 == t.dims[0].step_latency);
+}
+
 static void test_check(void)
 {
     themis_topology_t t;
@@ -265,6 +385,10 @@ int main(void)
     UNIT_RUN(test_file_format);
     UNIT_RUN(test_parse_errors);
     UNIT_RUN(test_value_parsers);
+    UNIT_RUN(test_value_long_digits);
+    UNIT_RUN(test_value_overflow);
+    UNIT_RUN(test_value_junk);
+    UNIT_RUN(test_long_fields);
     UNIT_RUN(test_check);
     UNIT_EXIT();
 }
