@@ -27,6 +27,12 @@
  * first step of each chain starts with the op.  A
  * message is identified by (op index, step index) on both sides: the
  * sender's op/step numbering equals the receiver's for the same transfer.
+ *
+ * Reduction order: the engine applies the REDUCE receives of one chain of
+ * an op in step order, whatever order they arrive in, so a program gives
+ * the same bits on every run.  Builders keep concurrent reductions into
+ * the same elements within one chain (other chains of the op, and ops that
+ * can be active together, reduce into other elements).
  */
 #ifndef THEMIS_PLAN_H
 #define THEMIS_PLAN_H

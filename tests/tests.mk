@@ -58,3 +58,9 @@ tests_mpi_engine_harness_SOURCES = tests/mpi/engine_harness.c \
 tests_mpi_engine_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi/mca/coll/themis \
     -I$(top_srcdir)/ompi/mca/coll/themis/shim $(OMPI_CPPFLAGS)
 tests_mpi_engine_harness_LDADD = planners/libthemis_planners.la $(OMPI_LIBS) $(GLPK_LIBS)
+
+check_PROGRAMS += tests/mpi/repro
+tests_mpi_repro_SOURCES = tests/mpi/repro.c \
+    tests/mpi/themis_counters.c tests/mpi/themis_counters.h
+tests_mpi_repro_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_repro_LDADD = $(MPI_TEST_LIBS) -lm

@@ -13,8 +13,14 @@
  *     step of the chain, otherwise the step starts with it),
  *   - tests the outstanding requests, kept in a compact array (O(active));
  *     the request test drives opal_progress itself when nothing completed,
- *   - reduces a REDUCE receive into work as soon as it arrives,
+ *   - reduces REDUCE receives into work in a fixed order (below),
  * and finally copy_out.
+ *
+ * Reduction order: the REDUCE receives of one chain of an op are applied
+ * in step order, whatever order they arrive in (a direct exchange receives
+ * p-1 contributions at once).  Floating-point sums then give the same bits
+ * on every run.  A step counts as complete only once its receive has been
+ * reduced, so chained steps (rings) see reduced data as before.
  *
  * Receive temporaries are assigned statically: queue q owns
  * min(inflight, ops on q) op slots of peak_q elements; an active op holds
@@ -75,12 +81,17 @@ typedef struct {
     uint64_t *temp_off;        /* REDUCE temporary offset inside the op slot */
     uint32_t *chain_prev;      /* previous step of the step's chain in its op,
                                 * UINT32_MAX for the first */
-    uint32_t *remaining;       /* messages outstanding once started */
+    uint32_t *remaining;       /* messages outstanding once started, plus one
+                                * while a REDUCE receive waits to be reduced */
+    uint32_t *recv_left;       /* receive pieces not yet arrived */
     /* per op */
     uint64_t *op_temp;         /* element offset of the op's slot in temp */
     uint32_t *op_queue;
     uint32_t *op_next;         /* [op * THEMIS_STEP_CHAINS + chain]: next step of
                                 * the chain to start, relative to first_step */
+    uint32_t *op_red_next;     /* [op * THEMIS_STEP_CHAINS + chain]: the next step
+                                * of the chain whose receive is to be reduced,
+                                * relative to first_step */
     uint32_t *op_pending;      /* started steps not yet complete */
     uint32_t *op_slot;
     uint8_t *op_state;
@@ -167,9 +178,11 @@ static size_t engine_carve(engine_t *e, char *base)
     CARVE(temp_off, p->nsteps);
     CARVE(chain_prev, p->nsteps);
     CARVE(remaining, p->nsteps);
+    CARVE(recv_left, p->nsteps);
     CARVE(op_temp, p->nops);
     CARVE(op_queue, p->nops);
     CARVE(op_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
+    CARVE(op_red_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
     CARVE(op_pending, p->nops);
     CARVE(op_slot, p->nops);
     CARVE(op_state, p->nops);
@@ -251,10 +264,6 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
         return engine_bad("queue_first does not cover the ops", p->queue_first[0],
                           p->queue_first[p->nqueues]);
     }
-    if (p->work_is_output && p->work_count > 0 && NULL == a->output) {
-        return engine_bad("work is the output but output is NULL", p->work_count, 0);
-    }
-
     /* Each op exactly once on a queue (op_state is the seen mark). */
     for (uint32_t q = 0; q < p->nqueues; ++q) {
         if (p->queue_first[q] > p->queue_first[q + 1]) {
@@ -318,16 +327,10 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
         if (!range_ok(p->copy_in[i].dst_off, p->copy_in[i].count, p->work_count)) {
             return engine_bad("copy_in outside work", i, p->copy_in[i].dst_off);
         }
-        if (p->copy_in[i].count > 0 && NULL == a->input) {
-            return engine_bad("copy_in without input", i, 0);
-        }
     }
     for (uint32_t i = 0; i < p->ncopy_out; ++i) {
         if (!range_ok(p->copy_out[i].src_off, p->copy_out[i].count, p->work_count)) {
             return engine_bad("copy_out outside work", i, p->copy_out[i].src_off);
-        }
-        if (p->copy_out[i].count > 0 && NULL == a->output) {
-            return engine_bad("copy_out without output", i, 0);
         }
     }
 
@@ -508,11 +511,16 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
     int rc = OMPI_SUCCESS;
 
     e->remaining[s] = 0;
+    e->recv_left[s] = 0;
     if (step_has_recv(st)) {
         char *base = step_reduces(st)
             ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
             : elem_ptr(e->work, st->recv_off, e->extent);
         rc = post_side(e, op, s, 1, base, st->recv_count, st->recv_peer, tag);
+        e->recv_left[s] = e->remaining[s];
+        if (step_reduces(st)) {
+            e->remaining[s]++;   /* the reduction itself, see reduce_in_order() */
+        }
     }
     if (OMPI_SUCCESS == rc && step_has_send(st)) {
         rc = post_side(e, op, s, 0, elem_ptr(e->work, st->send_off, e->extent),
@@ -637,24 +645,60 @@ static int test_active(engine_t *e, size_t *ndone)
     return err;
 }
 
-/* A message finished: reduce it if it is a REDUCE piece, then complete
- * its step (and maybe its op) when it was the step's last message. */
+static int step_finish_one(engine_t *e, uint32_t op, uint32_t s)
+{
+    if (0 == --e->remaining[s]) {
+        e->op_pending[op]--;
+        return op_advance(e, op);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Apply the arrived REDUCE receives of one chain of an op in step order:
+ * stop at the first one that has not started or not fully arrived. */
+static int reduce_in_order(engine_t *e, uint32_t op, uint8_t chain)
+{
+    const themis_op_t *o = &e->prog->ops[op];
+    const size_t k = (size_t) op * THEMIS_STEP_CHAINS + chain;
+    uint32_t *next = &e->op_red_next[k];
+
+    while (*next < o->nsteps) {
+        uint32_t s = o->first_step + *next;
+        const themis_step_t *st = &e->prog->steps[s];
+        if (chain != st->chain || !step_reduces(st)) {
+            ++*next;
+            continue;
+        }
+        if (*next >= e->op_next[k] || 0 != e->recv_left[s]) {
+            break;   /* not started, or still arriving */
+        }
+        ++*next;
+        for (uint64_t piece = 0, n = npieces(e, st->recv_count); piece < n; ++piece) {
+            uint64_t off = piece * e->piece_elems;
+            ompi_op_reduce(e->op,
+                           elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s] + off, e->extent),
+                           elem_ptr(e->work, st->recv_off + off, e->extent),
+                           (size_t) piece_count(e, st->recv_count, piece), e->dtype);
+        }
+        int rc = step_finish_one(e, op, s);
+        if (OMPI_SUCCESS != rc || OP_DONE == e->op_state[op]) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* A message finished: complete its step (and maybe its op) when it was the
+ * step's last message; a REDUCE receive is reduced in order first. */
 static int handle_done(engine_t *e, engine_owner_t d)
 {
     const themis_step_t *st = &e->prog->steps[d.step];
-    if (d.is_recv && THEMIS_RECV_REDUCE == st->recv_mode) {
-        uint64_t off = (uint64_t) d.piece * e->piece_elems;
-        ompi_op_reduce(e->op,
-                       elem_ptr(e->temp, e->op_temp[d.op] + e->temp_off[d.step] + off,
-                                e->extent),
-                       elem_ptr(e->work, st->recv_off + off, e->extent),
-                       (size_t) piece_count(e, st->recv_count, d.piece), e->dtype);
+    int rc = step_finish_one(e, d.op, d.step);
+    if (OMPI_SUCCESS == rc && d.is_recv && THEMIS_RECV_REDUCE == st->recv_mode
+        && 0 == --e->recv_left[d.step]) {
+        rc = reduce_in_order(e, d.op, st->chain);
     }
-    if (0 == --e->remaining[d.step]) {
-        e->op_pending[d.op]--;
-        return op_advance(e, d.op);
-    }
-    return OMPI_SUCCESS;
+    return rc;
 }
 
 static long long now_nsec(void)
