@@ -40,7 +40,6 @@
 #define EXIT_USAGE 2
 
 #define MAX_LIST 64              /* entries of --bytes / --chunks lists */
-#define MAX_CHUNKS (1u << 20)
 #define MAX_INFLIGHT 1024u
 #define DEFAULT_INFLIGHT 1u
 #define DEFAULT_CHUNKS 64u
@@ -282,8 +281,9 @@ static int parse_one_size(const char *tok, void *out)
 
 static int parse_one_chunks(const char *tok, void *out)
 {
-    if (0 != parse_u32(tok, 1, MAX_CHUNKS, (uint32_t *) out)) {
-        fprintf(stderr, "%s: bad chunk count '%s' (1..%u)\n", prog, tok, MAX_CHUNKS);
+    if (0 != parse_u32(tok, 1, THEMIS_PLAN_MAX_CHUNKS, (uint32_t *) out)) {
+        fprintf(stderr, "%s: bad chunk count '%s' (1..%u)\n", prog, tok,
+                THEMIS_PLAN_MAX_CHUNKS);
         return -1;
     }
     return 0;

@@ -10,6 +10,10 @@
 #ifndef THEMIS_PLAN_CMDS_H
 #define THEMIS_PLAN_CMDS_H
 
+/* Largest chunk count any subcommand takes: bounds planning time and
+ * memory. */
+#define THEMIS_PLAN_MAX_CHUNKS (1u << 20)
+
 /* `themis-plan cycles ...`: HammingMesh (tools/themis_plan_cycles.c). */
 int themis_plan_cmd_cycles(int argc, char **argv);
 

@@ -83,12 +83,12 @@ static int parse_range(const char *s, uint32_t *lo, uint32_t *hi)
     return parse_pair(s, ":", lo, hi);
 }
 
-static int parse_u32(const char *s, uint32_t min, uint32_t *v)
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 {
     char *end;
     errno = 0;
     unsigned long x = strtoul(s, &end, 10);
-    if (end == s || '\0' != *end || 0 != errno || x < min || x > UINT32_MAX || '-' == s[0]) {
+    if (end == s || '\0' != *end || 0 != errno || x < min || x > max || '-' == s[0]) {
         return -1;
     }
     *v = (uint32_t)x;
@@ -422,13 +422,19 @@ int themis_plan_cmd_cycles(int argc, char **argv)
             bad = (0 != parse_bytes(optarg, co.bytes, &co.nbytes));
             break;
         case OPT_CHUNKS:
-            bad = (0 != parse_u32(optarg, 1, &co.params.themis_chunks));
-            break;
         case OPT_TCHUNKS:
-            bad = (0 != parse_u32(optarg, 1, &co.params.torus_chunks));
+            /* the same bound as the other subcommands: planning time and
+             * memory grow with the chunk count */
+            if (0 != parse_u32(optarg, 1, THEMIS_PLAN_MAX_CHUNKS,
+                               (OPT_CHUNKS == opt) ? &co.params.themis_chunks
+                                                   : &co.params.torus_chunks)) {
+                fprintf(stderr, "themis-plan cycles: bad chunk count '%s' (1..%u)\n", optarg,
+                        THEMIS_PLAN_MAX_CHUNKS);
+                return EXIT_USAGE;
+            }
             break;
         case OPT_INFLIGHT:
-            bad = (0 != parse_u32(optarg, 1, &co.params.inflight) || co.params.inflight > 32);
+            bad = (0 != parse_u32(optarg, 1, 32, &co.params.inflight));
             break;
         case 'h':
         case OPT_HELP:

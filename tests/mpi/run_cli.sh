@@ -84,6 +84,28 @@ else
     fail cli_exit_codes "wrong status:$bad"
 fi
 
+# --- cycles --costs: --chunks and --torus-chunks have the other subcommands'
+# bound (10^9 chunks used to plan for minutes); out of range is rejected at
+# once (10 s is only a hang guard) with the range in the message.
+bad=""
+for opt in --chunks --torus-chunks; do
+    timeout 10 "$plan" cycles --costs --topo biring:4:100Gb:1us_biring:4:100Gb:1us \
+        "$opt" 1000000000 >"$tmp/cc.out" 2>"$tmp/cc.err"
+    rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "bad chunk count '1000000000' (1\.\.1048576)" "$tmp/cc.err"
+    then
+        bad="$bad $opt: rc=$rc $(head -c 200 "$tmp/cc.err")"
+    fi
+done
+run cc_max "$plan" cycles --costs --topo biring:4:100Gb:1us_biring:4:100Gb:1us \
+    --chunks 1048576 --bytes 1K
+[ $rc -eq 0 ] || bad="$bad 1048576: rc=$rc $(head -c 200 "$tmp/cc_max.err")"
+if [ -z "$bad" ]; then
+    pass cli_cycles_chunks_bound
+else
+    fail cli_cycles_chunks_bound "$bad"
+fi
+
 # --- schedule: text output, deterministic, and sizes in binary and plain bytes agree
 run s1 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1GiB --chunks 16 --order fifo
 run s2 "$plan" schedule --topo 3D-SW_SW_SW_homo --bytes 1073741824 --chunks 16 --order fifo
