@@ -320,9 +320,15 @@ static uint64_t truncate_bits(uint64_t u, int size)
     return size >= 8 ? u : u & ((UINT64_C(1) << (8 * size)) - 1);
 }
 
-/* Uniform integer in [-b, b] from h, without signed overflow. */
+/* Uniform integer in [-b, b] from h, without signed overflow.  b is
+ * capped at INT64_MAX so that -b fits and 2b + 1 does not wrap (long
+ * double's 2^63 bound did: m was always 0, so every value was -2^63 and
+ * its negation undefined). */
 static int64_t centered(uint64_t h, uint64_t b)
 {
+    if (b > (uint64_t) INT64_MAX) {
+        b = (uint64_t) INT64_MAX;
+    }
     uint64_t m = h % (2 * b + 1);
     return m >= b ? (int64_t) (m - b) : -(int64_t) (b - m);
 }
