@@ -48,9 +48,11 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    uint64_t mult;      /* a power of ten: parse_quantity relies on it */
+    uint64_t mult;
 } unit_t;
 
+/* Bandwidth and latency multipliers are powers of ten: parse_quantity
+ * relies on it. */
 static const unit_t bw_units[] = {
     {"b", 1ULL},              {"bit", 1ULL},
     {"Kb", 1000ULL},          {"kb", 1000ULL},          {"Kbit", 1000ULL},
@@ -213,6 +215,65 @@ themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const cha
         *ps = v;
     }
     return st;
+}
+
+themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
+{
+    static const unit_t units[] = {
+        {"", 1ULL},       {"B", 1ULL},
+        {"KB", 1000ULL},  {"MB", 1000000ULL},  {"GB", 1000000000ULL},  {"TB", 1000000000000ULL},
+        {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+    };
+    uint64_t ipart = 0;
+    uint64_t fpart = 0;
+    uint64_t fscale = 1;
+    const char *p = s;
+    int ndigits = 0;
+
+    if (NULL == s || NULL == bytes) {
+        return THEMIS_ERR_INVALID;
+    }
+    while (isdigit((unsigned char) *p)) {
+        uint64_t d = (uint64_t) (*p - '0');
+        if (ipart > (UINT64_MAX - d) / 10) {
+            return THEMIS_ERR_PARSE;
+        }
+        ipart = ipart * 10 + d;
+        p++;
+        ndigits++;
+    }
+    if ('.' == *p) {
+        p++;
+        while (isdigit((unsigned char) *p)) {
+            /* a size has at most 6 decimals, so fpart * mult fits below */
+            if (fscale >= 1000000) {
+                return THEMIS_ERR_PARSE;
+            }
+            fpart = fpart * 10 + (uint64_t) (*p - '0');
+            fscale *= 10;
+            p++;
+            ndigits++;
+        }
+    }
+    if (0 == ndigits) {
+        return THEMIS_ERR_PARSE;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (0 != strcasecmp(p, units[i].name)) {
+            continue;
+        }
+        uint64_t m = units[i].mult;
+        if (ipart > UINT64_MAX / m || 0 != (fpart * m) % fscale) {
+            return THEMIS_ERR_PARSE;
+        }
+        uint64_t frac = fpart * m / fscale;
+        if (ipart * m > UINT64_MAX - frac) {
+            return THEMIS_ERR_PARSE;
+        }
+        *bytes = ipart * m + frac;
+        return THEMIS_OK;
+    }
+    return THEMIS_ERR_PARSE;
 }
 
 const char *themis_dim_kind_name(themis_dim_kind_t kind)

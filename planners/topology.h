@@ -77,6 +77,11 @@ themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, 
  * bandwidth must be > 0. */
 themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char **end);
 themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end);
+/* Sizes, as themis-plan takes them: "1GB", "4MiB", "1.5KB", "65536".
+ * KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary, no unit or B means
+ * bytes (units case-insensitive); at most 6 decimals; the result must be
+ * a whole number of bytes.  The whole string must be the size. */
+themis_status_t themis_parse_size(const char *s, uint64_t *bytes);
 
 const char *themis_dim_kind_name(themis_dim_kind_t kind);
 

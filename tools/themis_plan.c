@@ -157,68 +157,6 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
     return 0;
 }
 
-/* Sizes: an integer or decimal number and a unit.  KB/MB/GB/TB are decimal
- * (as in the paper), KiB/MiB/GiB/TiB binary; no unit or B means bytes.  The
- * result must be a whole number of bytes. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    static const struct {
-        const char *unit;
-        uint64_t mult;
-    } units[] = {
-        {"", 1}, {"B", 1},
-        {"KB", 1000ull}, {"MB", 1000000ull}, {"GB", 1000000000ull}, {"TB", 1000000000000ull},
-        {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40}
-    };
-    uint64_t ipart = 0, fpart = 0, fscale = 1;
-    const char *p = s;
-    int ndigits = 0;
-
-    while (*p >= '0' && *p <= '9') {
-        if (ipart > (UINT64_MAX - 9) / 10) {
-            return -1;
-        }
-        ipart = ipart * 10 + (uint64_t) (*p - '0');
-        p++;
-        ndigits++;
-    }
-    if ('.' == *p) {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            if (fscale >= 1000000) {   /* more than 6 decimals: not a size */
-                return -1;
-            }
-            fpart = fpart * 10 + (uint64_t) (*p - '0');
-            fscale *= 10;
-            p++;
-            ndigits++;
-        }
-    }
-    if (0 == ndigits) {
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (0 != strcasecmp(p, units[i].unit)) {
-            continue;
-        }
-        uint64_t m = units[i].mult;
-        if (0 != ipart && ipart > UINT64_MAX / m) {
-            return -1;
-        }
-        /* fpart < 10^6 and m <= 2^40: the product fits in 64 bits */
-        if (0 != (fpart * m) % fscale) {
-            return -1;
-        }
-        uint64_t frac = fpart * m / fscale;
-        if (ipart * m > UINT64_MAX - frac) {
-            return -1;
-        }
-        *out = ipart * m + frac;
-        return 0;
-    }
-    return -1;
-}
-
 static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
     char *end = NULL;
@@ -270,7 +208,7 @@ static int parse_list(const char *s, const char *what, int (*parse_one)(const ch
 static int parse_one_size(const char *tok, void *out)
 {
     uint64_t v;
-    if (0 != parse_size(tok, &v) || 0 == v) {
+    if (THEMIS_OK != themis_parse_size(tok, &v) || 0 == v) {
         fprintf(stderr, "%s: bad size '%s' (want e.g. 1GB, 250MB, 4MiB, 65536; > 0)\n", prog,
                 tok);
         return -1;

@@ -363,6 +363,32 @@ static void test_long_fields(void)
                250000 == t.dims[0].step_latency);
 }
 
+/* Sizes (themis-plan --bytes, --min-chunk). */
+static void test_size_parser(void)
+{
+    uint64_t b = 0;
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("65536", &b) && 65536 == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("1GB", &b) && 1000000000ULL == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("4mib", &b) && 4194304ULL == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("1.5KB", &b) && 1500 == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("0.5KiB", &b) && 512 == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("1.000001GB", &b) && 1000001000ULL == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("16777215TiB", &b) && 16777215ULL << 40 == b);
+    /* The whole 64-bit range: the last ten values used to be refused. */
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("18446744073709551615B", &b) && UINT64_MAX == b);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("18446744073709551616", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("16777216TiB", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("18446744073709551.616KB", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("1.5B", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("1.0000001GB", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size(".", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("12XB", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("1GB ", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("-1", &b));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_parse_size(NULL, &b));
+}
+
 static void test_check(void)
 {
     themis_topology_t t;
@@ -389,6 +415,7 @@ int main(void)
     UNIT_RUN(test_value_overflow);
     UNIT_RUN(test_value_junk);
     UNIT_RUN(test_long_fields);
+    UNIT_RUN(test_size_parser);
     UNIT_RUN(test_check);
     UNIT_EXIT();
 }
