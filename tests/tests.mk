@@ -64,3 +64,9 @@ tests_mpi_repro_SOURCES = tests/mpi/repro.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h
 tests_mpi_repro_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_repro_LDADD = $(MPI_TEST_LIBS) -lm
+
+check_PROGRAMS += tests/mpi/dtype_paths
+tests_mpi_dtype_paths_SOURCES = tests/mpi/dtype_paths.c \
+    tests/mpi/themis_counters.c tests/mpi/themis_counters.h
+tests_mpi_dtype_paths_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_dtype_paths_LDADD = $(MPI_TEST_LIBS)

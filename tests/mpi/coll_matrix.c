@@ -16,7 +16,7 @@
  * result (nor in the gaps of a vector type) was written.
  *
  * Which path ran is proven with coll/themis' MPI_T counters:
- *   --expect themis    eligible calls (commutative op, contiguous type,
+ *   --expect themis    eligible calls (commutative op,
  *                      size >= coll_themis_min_bytes) must raise the
  *                      *_calls counter, ineligible ones *_fallbacks;
  *   --expect fallback  no call may run themis, and some must fall back
@@ -241,7 +241,7 @@ static int build_types(char *err, size_t errlen)
     PAIR_TYPE(MPI_SHORT_INT, pair_short_int_t, F_NONE, 0);
     PAIR_TYPE(MPI_LONG_DOUBLE_INT, pair_ldouble_int_t, F_LDOUBLE, 0);
 
-    /* Derived: contiguous (eligible for themis) and vector (not). */
+    /* Derived: contiguous and vector (staged by the component). */
     static const int pos3[3] = { 0, 1, 2 }, pos2[2] = { 0, 1 }, posv[2] = { 0, 2 };
     MPI_Datatype contig_int, contig_double, vector_int;
     MPI_Type_contiguous(3, MPI_INT, &contig_int);
@@ -801,7 +801,8 @@ static void make_recvcounts(dist_t dist, size_t total, int p, int *rc)
 }
 
 /* Which path the call must take, from the public view of eligibility:
- * commutative op, contiguous datatype, message at least min_bytes. */
+ * commutative op and message at least min_bytes (non-contiguous types
+ * are staged, never a reason to fall back). */
 static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems)
 {
     if (0 == total_elems) {
@@ -813,11 +814,6 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
     int commutative = (O_AFFINE != c->op);
     if (!commutative && C_ALLGATHER != c->coll) {
         return PATH_FALLBACK;
-    }
-    if (c->t->gapped) {
-        /* A vector type must fall back; predefined pair types with padding
-         * may be handled either way, but must be counted. */
-        return c->t->derived ? PATH_FALLBACK : PATH_COUNTED;
     }
     /* The size the component compares with min_bytes could be the whole
      * vector or one rank's block: decide only when both agree. */

@@ -8,34 +8,48 @@
  *
  * The choice must be the same on every rank.  It uses only what MPI makes
  * equal across ranks (message bytes from the type signature, the op, the
- * counts) and the agreed setup, plus datatype contiguity, which MPI does
- * not require to match: ranks that describe the same data with a
- * contiguous type on some ranks and a non-contiguous one on others are not
- * supported (they would take different paths).
+ * counts) and the agreed setup.  Datatype layout is not one of them (a
+ * rank may send a vector where the others send contiguous data), so it
+ * never decides the path: non-contiguous data is staged (below).
  *
- * Elements: predefined types run as given.  A contiguous derived type with
- * a predefined op runs as its single predefined base type (count x n), as
+ * Elements: predefined types run as given.  A derived type with a
+ * predefined op runs as its single predefined base type (count x n), as
  * the predefined reduction functions loop over base elements; one without
- * a single base type falls back.  With a user-defined op the user's type
- * is kept, so the op sees what it was written for.  Allgather moves bytes.
- * Byte counts are 64-bit throughout: int counts of large types exceed
- * 2 GiB of data.
+ * a single base type falls back (the type signature decides, so every
+ * rank does).  With a user-defined op the user's type is kept, so the op
+ * sees what it was written for.  Allgather moves bytes.
+ *
+ * Staging, per call, only for non-contiguous data:
+ *   PACK     data packed into contiguous base elements (allgather: bytes)
+ *            and unpacked into the user's buffer afterwards;
+ *   LAYOUT   a user op (or a predefined type with holes, such as
+ *            MPI_SHORT_INT) keeps its type: the data is copied into a
+ *            private span of count x extent bytes, the engine runs there
+ *            in place, and the result is copied back, so nothing outside
+ *            the type map of the user's buffer is ever written.
+ * Buffers are bases for the type's displacements, so MPI_BOTTOM with
+ * absolute addresses works as given.  Byte counts are 64-bit throughout:
+ * int counts of large types exceed 2 GiB of data.
  */
 #include "ompi_config.h"
 
 #include <stdlib.h>
 
+#include "opal/datatype/opal_convertor.h"
 #include "opal/util/output.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 
 #include "coll_themis.h"
 
+typedef enum { STAGE_NONE = 0, STAGE_PACK = 1, STAGE_LAYOUT = 2 } elems_stage_t;
+
 typedef struct {
     ompi_datatype_t *dtype;     /* what the engine works with */
     uint64_t factor;            /* engine elements per user element */
     size_t elem_size;           /* bytes of one engine element */
     ptrdiff_t shift;            /* data offset from the user's pointer */
+    elems_stage_t stage;
 } themis_elems_t;
 
 #define VERBOSE_CALL 20
@@ -46,21 +60,21 @@ static bool contiguous(ompi_datatype_t *dtype, uint64_t count)
     return 0 != ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1);
 }
 
-/* Returns NULL when the data can run, else why not. */
+/* Returns NULL when the data can run, else why not (the answer depends
+ * on the type signature and the op only). */
 static const char *reduction_elements(ompi_datatype_t *dtype, uint64_t count, ompi_op_t *op,
                                       themis_elems_t *out)
 {
     size_t size = 0;
+    const bool contig = contiguous(dtype, count);
 
     ompi_datatype_type_size(dtype, &size);
-    if (!contiguous(dtype, count)) {
-        return "non-contiguous datatype";
-    }
+    out->shift = 0;
     if (ompi_datatype_is_predefined(dtype) || !ompi_op_is_intrinsic(op)) {
         out->dtype = dtype;
         out->factor = 1;
         out->elem_size = size;
-        out->shift = 0;
+        out->stage = contig ? STAGE_NONE : STAGE_LAYOUT;
         return NULL;
     }
     ompi_datatype_t *base = ompi_datatype_get_single_predefined_type_from_args(dtype);
@@ -77,8 +91,112 @@ static const char *reduction_elements(ompi_datatype_t *dtype, uint64_t count, om
     out->dtype = base;
     out->factor = size / bsize;
     out->elem_size = bsize;
-    out->shift = true_lb;
+    out->stage = contig ? STAGE_NONE : STAGE_PACK;
+    out->shift = contig ? true_lb : 0;
     return NULL;
+}
+
+/* ------------------------------------------------------------- staging */
+
+/* Packs (to_user false) `count` elements of `dtype` at `user` into the
+ * contiguous `flat`, or unpacks them back (to_user true). */
+static int convert(void *user, ompi_datatype_t *dtype, uint64_t count, void *flat,
+                   size_t bytes, bool to_user)
+{
+    opal_convertor_t conv;
+    size_t done = 0;
+    int rc = OMPI_SUCCESS;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    if (to_user) {
+        rc = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dtype->super,
+                                                      (size_t) count, user, 0, &conv);
+    } else {
+        rc = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dtype->super,
+                                                      (size_t) count, user, 0, &conv);
+    }
+    while (OMPI_SUCCESS == rc && done < bytes) {
+        struct iovec iov = {.iov_base = (char *) flat + done, .iov_len = bytes - done};
+        uint32_t niov = 1;
+        size_t max_data = bytes - done;
+        int32_t r = to_user ? opal_convertor_unpack(&conv, &iov, &niov, &max_data)
+                            : opal_convertor_pack(&conv, &iov, &niov, &max_data);
+        if (r < 0 || 0 == max_data) {
+            rc = OMPI_ERROR;
+            break;
+        }
+        done += max_data;
+    }
+    OBJ_DESTRUCT(&conv);
+    return rc;
+}
+
+/* Bytes that `count` elements of `dtype` span from their true lower bound. */
+static int span_bytes(ompi_datatype_t *dtype, uint64_t count, size_t *bytes)
+{
+    ptrdiff_t extent = 0, true_lb = 0, true_extent = 0;
+
+    ompi_datatype_type_extent(dtype, &extent);
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    if (0 == count) {
+        *bytes = 0;
+        return OMPI_SUCCESS;
+    }
+    if (extent <= 0 || true_extent <= 0
+        || __builtin_mul_overflow((size_t) (count - 1), (size_t) extent, bytes)
+        || __builtin_add_overflow(*bytes, (size_t) true_extent, bytes)) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* A reduction's data in staging (el->stage != STAGE_NONE): copies `count`
+ * user elements from `src` into *stage and returns the engine's buffer
+ * pointer for them in *buf. */
+static int stage_in(const themis_elems_t *el, ompi_datatype_t *dtype, const void *src,
+                    uint64_t count, char **stage, char **buf)
+{
+    ptrdiff_t true_lb = 0, true_extent = 0;
+    size_t size = 0, bytes = 0;
+    int rc;
+
+    *stage = NULL;
+    ompi_datatype_type_size(dtype, &size);
+    if (STAGE_PACK == el->stage) {
+        if (__builtin_mul_overflow((size_t) count, size, &bytes)) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *stage = malloc(bytes > 0 ? bytes : 1);
+        if (NULL == *stage) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *buf = *stage;
+        return convert((void *) src, dtype, count, *stage, (size_t) count * size, false);
+    }
+    rc = span_bytes(dtype, count, &bytes);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    *stage = malloc(bytes > 0 ? bytes : 1);
+    if (NULL == *stage) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    *buf = *stage - true_lb;
+    return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, *buf, (char *) src);
+}
+
+/* The result back from staging into the user's buffer. */
+static int stage_out(const themis_elems_t *el, ompi_datatype_t *dtype, void *dst,
+                     uint64_t count, char *buf)
+{
+    size_t size = 0;
+
+    ompi_datatype_type_size(dtype, &size);
+    if (STAGE_PACK == el->stage) {
+        return convert(dst, dtype, count, buf, (size_t) count * size, true);
+    }
+    return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, dst, buf);
 }
 
 /* Runs setup on the first call and tells whether the themis path exists.
@@ -138,6 +256,34 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return OMPI_SUCCESS;
 }
 
+/* A reduction reading `count_in` elements at `in` and writing `count_out`
+ * at `out` (the user's type), through staging when el says so. */
+static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
+                         const mca_coll_themis_plan_choice_t *choice, const themis_elems_t *el,
+                         ompi_datatype_t *dtype, const void *in, uint64_t count_in, void *out,
+                         uint64_t count_out, ompi_op_t *op, uint64_t bytes)
+{
+    char *stage = NULL, *buf = NULL;
+    int rc;
+
+    if (STAGE_NONE == el->stage) {
+        return run_program(m, comm, coll, prog, choice, (const char *) in + el->shift,
+                           (char *) out + el->shift, el->dtype, op, bytes);
+    }
+    /* The engine reads its input only before it writes its output, so the
+     * staged data can be both (as with MPI_IN_PLACE). */
+    rc = stage_in(el, dtype, in, count_in, &stage, &buf);
+    if (OMPI_SUCCESS == rc) {
+        rc = run_program(m, comm, coll, prog, choice, buf, buf, el->dtype, op, bytes);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = stage_out(el, dtype, out, count_out, buf);
+    }
+    free(stage);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- allreduce */
 
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
@@ -192,9 +338,9 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return run_program(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice,
-                       (const char *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf) + el.shift,
-                       (char *) rbuf + el.shift, el.dtype, op, bytes);
+    return run_reduction(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice, &el, dtype,
+                         MPI_IN_PLACE == sbuf ? rbuf : sbuf, (uint64_t) count, rbuf,
+                         (uint64_t) count, op, bytes);
 
 fallback:
     log_fallback(comm, MCA_COLL_THEMIS_ALLREDUCE, (uint64_t) count * size, why);
@@ -269,9 +415,10 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         *result = rc;
         return 0;
     }
-    *result = run_program(m, comm, coll, prog, &choice,
-                          (const char *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf) + el.shift,
-                          (char *) rbuf + el.shift, el.dtype, op, bytes);
+    int me = ompi_comm_rank(comm);
+    *result = run_reduction(m, comm, coll, prog, &choice, &el, dtype,
+                            MPI_IN_PLACE == sbuf ? rbuf : sbuf, total, rbuf,
+                            (uint64_t) (NULL == rcounts ? rcount : rcounts[me]), op, bytes);
     return 0;
 
 fallback:
@@ -315,6 +462,28 @@ int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
 
 /* ---------------------------------------------------------------- allgather */
 
+/* One side of an allgather: `count` elements of `dtype` at `user`, as a
+ * pointer to contiguous bytes (the user's own, or a packed copy in *stage
+ * when pack is set). */
+static int allgather_side(void *user, ompi_datatype_t *dtype, uint64_t count, size_t bytes,
+                          bool pack, char **stage, char **flat)
+{
+    ptrdiff_t lb = 0, extent = 0;
+
+    ompi_datatype_get_true_extent(dtype, &lb, &extent);
+    *stage = NULL;
+    *flat = (char *) user + lb;
+    if (contiguous(dtype, count)) {
+        return OMPI_SUCCESS;
+    }
+    *stage = malloc(bytes > 0 ? bytes : 1);
+    if (NULL == *stage) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *flat = *stage;
+    return pack ? convert(user, dtype, count, *stage, bytes, false) : OMPI_SUCCESS;
+}
+
 int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                               void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                               struct ompi_communicator_t *comm,
@@ -325,10 +494,10 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     const bool in_place = MPI_IN_PLACE == sbuf;
     const themis_program_t *prog;
     mca_coll_themis_plan_choice_t choice;
-    ptrdiff_t r_lb = 0, r_extent = 0, s_lb = 0, s_extent = 0;
+    ptrdiff_t r_extent = 0;
     size_t rsize = 0, ssize = 0;
     uint64_t block, bytes = 0;
-    const char *input;
+    char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
     const char *why;
     int rc;
 
@@ -354,25 +523,17 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
         mca_coll_themis_count_call(MCA_COLL_THEMIS_ALLGATHER);
         return OMPI_SUCCESS;
     }
-    if (!contiguous(rdtype, (uint64_t) rcount * (uint64_t) nranks)) {
-        why = "non-contiguous receive datatype";
-        goto fallback;
-    }
-    ompi_datatype_get_true_extent(rdtype, &r_lb, &r_extent);
-    if (in_place) {
-        input = (const char *) rbuf + r_lb + (size_t) me * block;
-    } else {
+    if (!in_place) {
         ompi_datatype_type_size(sdtype, &ssize);
         if ((uint64_t) scount * ssize != block) {
-            why = "send and receive sizes differ";
-            goto fallback;
+            /* An erroneous program; falling back on this rank alone would
+             * leave the others waiting. */
+            opal_output(0, "coll:themis: %s: allgather sends %llu bytes but receives %llu "
+                        "per rank: type signatures differ", comm->c_name,
+                        (unsigned long long) ((uint64_t) scount * ssize),
+                        (unsigned long long) block);
+            return MPI_ERR_TRUNCATE;
         }
-        if (!contiguous(sdtype, (uint64_t) scount)) {
-            why = "non-contiguous send datatype";
-            goto fallback;
-        }
-        ompi_datatype_get_true_extent(sdtype, &s_lb, &s_extent);
-        input = (const char *) sbuf + s_lb;
     }
 
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
@@ -384,8 +545,33 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, input,
-                       (char *) rbuf + r_lb, MPI_BYTE, NULL, bytes);
+    /* Layouts may differ between ranks: non-contiguous sides are packed
+     * here, so every rank runs the same program on contiguous bytes. */
+    ompi_datatype_type_extent(rdtype, &r_extent);
+    rc = allgather_side(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, (size_t) bytes,
+                        false, &out_stage, &output);
+    if (OMPI_SUCCESS == rc && in_place) {
+        if (NULL == out_stage) {
+            input = output + (size_t) me * block;
+        } else {
+            rc = allgather_side((char *) rbuf + (ptrdiff_t) me * rcount * r_extent, rdtype,
+                                (uint64_t) rcount, (size_t) block, true, &in_stage, &input);
+        }
+    } else if (OMPI_SUCCESS == rc) {
+        rc = allgather_side((void *) sbuf, sdtype, (uint64_t) scount, (size_t) block, true,
+                            &in_stage, &input);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, input, output,
+                         MPI_BYTE, NULL, bytes);
+    }
+    if (OMPI_SUCCESS == rc && NULL != out_stage) {
+        rc = convert(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, out_stage,
+                     (size_t) bytes, true);
+    }
+    free(in_stage);
+    free(out_stage);
+    return rc;
 
 fallback:
     log_fallback(comm, MCA_COLL_THEMIS_ALLGATHER, bytes, why);
