@@ -133,6 +133,7 @@ typedef struct mca_coll_themis_component_t {
     char *kinds_param;
     int chunks_param;
     size_t min_chunk_bytes_param;
+    size_t scratch_max_param;           /* local: not part of the agreement */
     char *scheduler_param;
     char *intra_order_param;
     int inflight_param;

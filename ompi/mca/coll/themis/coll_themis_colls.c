@@ -237,6 +237,10 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     };
     int rc = mca_coll_themis_engine_run(&args);
 
+    if (m->scratch.size > mca_coll_themis_component.scratch_max_param) {
+        mca_coll_themis_engine_scratch_release(&m->scratch);
+    }
+
     /* After communication started a fallback could not repair anything:
      * report the error. */
     if (OMPI_SUCCESS != rc) {

@@ -28,6 +28,7 @@
 #define THEMIS_DEFAULT_INFLIGHT 2
 #define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
+#define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 256 << 20)
 #define THEMIS_PARAM_MAX_CHUNKS 4096
 #define THEMIS_PARAM_MAX_INFLIGHT 32 /* the simulator runs 1..32 */
 
@@ -145,6 +146,18 @@ int mca_coll_themis_params_register(void)
         "copies per message; measured in benchmarks/README.md).",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->min_chunk_bytes_param);
+
+    c->scratch_max_param = THEMIS_DEFAULT_SCRATCH_MAX;
+    (void) mca_base_component_var_register(
+        comp, "scratch_max",
+        "Most bytes of engine scratch a communicator keeps between calls. A call that "
+        "needs more (reduce-scatter and allgather need about the whole vector) allocates "
+        "it and frees it when it ends, so one large call does not hold its memory for the "
+        "life of the communicator; smaller scratch is reused, saving the page faults of "
+        "a fresh allocation (cost measured in benchmarks/README.md). 0: free after "
+        "every call.",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+        &c->scratch_max_param);
 
     c->min_bytes_param = THEMIS_DEFAULT_MIN_BYTES;
     (void) mca_base_component_var_register(
