@@ -612,13 +612,26 @@ themis_status_t themis_topology_load_file(const char *path, themis_topology_t *t
         set_error(err, 0, 0, "cannot open %s: %s", path, strerror(errno));
         return THEMIS_ERR_IO;
     }
-    char *buf = malloc(MAX_FILE + 1);
-    if (NULL == buf) {
-        fclose(f);
-        set_error(err, 0, 0, "out of memory");
-        return THEMIS_ERR_NOMEM;
-    }
-    size_t n = fread(buf, 1, MAX_FILE + 1, f);
+    /* The buffer grows with the file: a few lines need no megabyte.  One
+     * byte more than MAX_FILE tells a file that is too large. */
+    char *buf = NULL;
+    size_t cap = 0;
+    size_t n = 0;
+    do {
+        cap = (0 == cap) ? 4096 : 2 * cap;
+        if (cap > MAX_FILE + 1) {
+            cap = MAX_FILE + 1;
+        }
+        char *grown = realloc(buf, cap + 1);
+        if (NULL == grown) {
+            free(buf);
+            fclose(f);
+            set_error(err, 0, 0, "out of memory");
+            return THEMIS_ERR_NOMEM;
+        }
+        buf = grown;
+        n += fread(buf + n, 1, cap - n, f);
+    } while (n == cap && cap < MAX_FILE + 1);
     int rerr = ferror(f);
     fclose(f);
     if (rerr) {

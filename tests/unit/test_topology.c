@@ -182,6 +182,58 @@ static void test_file_format(void)
     UNIT_CHECK(NULL != strstr(e.message, "/nonexistent/topo"));
 }
 
+/* Writes text then pad bytes of filler to a new file; returns its path. */
+static int write_file(char *path, const char *text, size_t pad, char filler)
+{
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        return -1;
+    }
+    int ok = (ssize_t) strlen(text) == write(fd, text, strlen(text));
+    char block[4096];
+    memset(block, filler, sizeof(block));
+    while (ok && pad > 0) {
+        size_t k = pad < sizeof(block) ? pad : sizeof(block);
+        ok = (ssize_t) k == write(fd, block, k);
+        pad -= k;
+    }
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* Files up to 1 MiB are read whole, whatever their size; larger ones and
+ * binary ones are refused. */
+static void test_file_sizes(void)
+{
+    static const char *dim = "sw 4 1Gb 1us\n#";
+    const size_t mib = 1 << 20;
+    themis_topology_t t;
+    themis_parse_error_t e;
+    char path[] = "/tmp/themis_topo_XXXXXX";
+
+    UNIT_CHECK(0 == write_file(path, dim, 100000, ' '));
+    UNIT_CHECKF(THEMIS_OK == themis_topology_load_file(path, &t, &e), "%s", e.message);
+    UNIT_CHECK(1 == t.ndims && 4 == t.dims[0].size);
+    unlink(path);
+
+    strcpy(path, "/tmp/themis_topo_XXXXXX");
+    UNIT_CHECK(0 == write_file(path, dim, mib - strlen(dim), ' '));
+    UNIT_CHECKF(THEMIS_OK == themis_topology_load_file(path, &t, &e), "%s", e.message);
+    unlink(path);
+
+    strcpy(path, "/tmp/themis_topo_XXXXXX");
+    UNIT_CHECK(0 == write_file(path, dim, mib - strlen(dim) + 1, ' '));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_topology_load_file(path, &t, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "larger than"), "%s", e.message);
+    unlink(path);
+
+    strcpy(path, "/tmp/themis_topo_XXXXXX");
+    UNIT_CHECK(0 == write_file(path, dim, 5000, '\0'));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_topology_load_file(path, &t, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "binary file"), "%s", e.message);
+    unlink(path);
+}
+
 static void test_parse_errors(void)
 {
     expect_error("xx:4:1Gb:1us", 1, 1, "unknown dimension kind 'xx'");
@@ -409,6 +461,7 @@ int main(void)
     UNIT_RUN(test_compact_parse);
     UNIT_RUN(test_format_roundtrip);
     UNIT_RUN(test_file_format);
+    UNIT_RUN(test_file_sizes);
     UNIT_RUN(test_parse_errors);
     UNIT_RUN(test_value_parsers);
     UNIT_RUN(test_value_long_digits);
