@@ -2,9 +2,10 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Predicted time of Themis, rings and torus2d (plan_torus.h) on one 2D
- * torus, so that `auto` can choose.  All three go through the same latency
- * model (latency_model.h) and simulator (simulator.h), in integer ps.
+ * The cost model behind `auto` (algorithm.h): each row's cost function
+ * predicts its time through the same latency model (latency_model.h) and
+ * simulator (simulator.h), in integer ps, with the helpers below.  The
+ * rows of today on one 2D torus (plan_torus.h):
  *
  * The network is the topology Themis plans on: exactly two dimensions,
  * dim 0 of size c (along a row), dim 1 of size r.  rings and torus2d need
@@ -40,44 +41,35 @@
 #ifndef THEMIS_ALGO_COST_H
 #define THEMIS_ALGO_COST_H
 
+#include "scheduler.h"
 #include "simulator.h"
 
-typedef enum {
-    THEMIS_ALGO_THEMIS = 0,
-    THEMIS_ALGO_RINGS = 1,
-    THEMIS_ALGO_TORUS2D = 2
-} themis_algo_t;
-
-#define THEMIS_NALGOS 3
-
+/* How the decision sizes a call; every row reads what it needs. */
 typedef struct {
     uint32_t themis_chunks;          /* Themis: scheduler chunks */
     uint32_t torus_chunks;           /* rings / torus2d: chunks per quarter */
     uint32_t inflight;               /* phases at once per dimension / queue */
     themis_order_policy_t policy;    /* Themis intra-dimension order */
+    themis_sched_kind_t scheduler;   /* Themis: scheduler kind */
 } themis_algo_cost_params_t;
 
-typedef struct {
-    /* THEMIS_OK, THEMIS_ERR_UNSUPPORTED (rings below 3 x 3, rings and
-     * torus2d on a non-biring dimension) or another planner error. */
-    themis_status_t status[THEMIS_NALGOS];
-    themis_time_t time[THEMIS_NALGOS];   /* valid where status is OK */
-    themis_algo_t best;                  /* least time; ties to the lower enum */
-} themis_algo_costs_t;
-
-/* 64 Themis chunks, 1 chunk per quarter, inflight 1, SCF. */
+/* 64 Themis chunks, 1 chunk per quarter, inflight 1, SCF, Themis scheduler. */
 void themis_algo_cost_params_init(themis_algo_cost_params_t *p);
+/* The runtime's sizing from one chunk count: Themis gets nchunks, each
+ * torus quarter nchunks / 4 (at least 1). */
+void themis_algo_cost_params_from_chunks(themis_algo_cost_params_t *p, uint32_t nchunks,
+                                         uint32_t inflight, themis_order_policy_t policy,
+                                         themis_sched_kind_t scheduler);
 
-/* THEMIS_ERR_INVALID unless topo has two dimensions and bytes > 0. */
-themis_status_t themis_algo_cost(const themis_topology_t *topo, themis_algo_t algo,
-                                 themis_coll_t coll, uint64_t bytes,
-                                 const themis_algo_cost_params_t *params, themis_time_t *time);
-/* All three; THEMIS_OK when at least one is usable (then best is set). */
-themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t coll,
-                                  uint64_t bytes, const themis_algo_cost_params_t *params,
-                                  themis_algo_costs_t *out);
-
-const char *themis_algo_name(themis_algo_t a);   /* "themis", "rings", "torus2d" */
-themis_status_t themis_algo_parse(const char *s, themis_algo_t *a);
+/* Helpers for the rows' cost functions. */
+uint32_t themis_cost_clamp_chunks(uint32_t want, uint64_t bytes);
+uint64_t themis_cost_quarter_bytes(uint64_t bytes);
+/* One direction of a biring: kind ring, half the bandwidth. */
+themis_dim_t themis_cost_one_direction(const themis_dim_t *d);
+/* Both dims of a 2D topology are birings (links both ways). */
+int themis_cost_is_torus(const themis_topology_t *topo);
+themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis_schedule_t *s,
+                                     themis_order_policy_t policy, uint32_t inflight,
+                                     themis_time_t *time);
 
 #endif

@@ -36,6 +36,10 @@ check_PROGRAMS += tests/unit/test_algo_cost
 tests_unit_test_algo_cost_SOURCES = tests/unit/test_algo_cost.c tests/unit/unit.h
 tests_unit_test_algo_cost_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_algorithm
+tests_unit_test_algorithm_SOURCES = tests/unit/test_algorithm.c tests/unit/unit.h
+tests_unit_test_algorithm_LDADD = $(UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/test_chunking
 tests_unit_test_chunking_SOURCES = tests/unit/test_chunking.c tests/unit/unit.h
 tests_unit_test_chunking_LDADD = $(UNIT_LDADD)

@@ -1318,7 +1318,8 @@ static void usage(FILE *f)
         "  presets    list the Table 2 topologies\n"
         "  topo       parse and print a topology\n"
         "  cycles     HammingMesh: two edge-disjoint Hamiltonian cycles of a torus,\n"
-        "             build cost (--sweep), themis/rings/torus2d costs (--costs)\n"
+        "             build cost (--sweep), every algorithm's cost (--costs)\n"
+        "  algorithms the algorithm table (--names, --markdown)\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -1334,7 +1335,8 @@ int main(int argc, char **argv)
         {"timeline", cmd_timeline},
         {"presets", cmd_presets},
         {"topo", cmd_topo},
-        {"cycles", themis_plan_cmd_cycles}
+        {"cycles", themis_plan_cmd_cycles},
+        {"algorithms", themis_plan_cmd_algorithms}
     };
 
     if (argc < 2) {

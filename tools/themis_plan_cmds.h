@@ -17,4 +17,8 @@
 /* `themis-plan cycles ...`: HammingMesh (tools/themis_plan_cycles.c). */
 int themis_plan_cmd_cycles(int argc, char **argv);
 
+/* `themis-plan algorithms ...`: the algorithm table
+ * (tools/themis_plan_algorithms.c). */
+int themis_plan_cmd_algorithms(int argc, char **argv);
+
 #endif

@@ -20,7 +20,7 @@
 
 #include <json-c/json.h>
 
-#include "algo_cost.h"
+#include "algorithm.h"
 #include "hamiltonian.h"
 #include "themis_plan_cmds.h"
 #include "topology.h"
@@ -296,8 +296,10 @@ typedef struct {
 static int rings_win(const themis_topology_t *t, const costs_opts_t *o, uint64_t bytes)
 {
     themis_time_t a, b;
-    if (THEMIS_OK != themis_algo_cost(t, THEMIS_ALGO_RINGS, o->coll, bytes, &o->params, &a) ||
-        THEMIS_OK != themis_algo_cost(t, THEMIS_ALGO_TORUS2D, o->coll, bytes, &o->params, &b)) {
+    if (THEMIS_OK != themis_algo_cost(t, themis_algorithm_index("rings"), o->coll, bytes,
+                                      &o->params, &a) ||
+        THEMIS_OK != themis_algo_cost(t, themis_algorithm_index("torus2d"), o->coll, bytes,
+                                      &o->params, &b)) {
         return -1;
     }
     return a < b;
@@ -319,7 +321,11 @@ static int run_costs(const costs_opts_t *o)
     themis_topology_format(&t, spec, sizeof(spec));
     printf("# %s on %s (%ux%u torus, rows x cols), times in us\n", themis_coll_name(o->coll), spec,
            t.dims[1].size, t.dims[0].size);
-    printf("%14s %12s %12s %12s  %s\n", "bytes", "themis", "rings", "torus2d", "best");
+    printf("%14s", "bytes");
+    for (int a = 0; a < themis_nalgorithms(); a++) {
+        printf(" %12s", themis_algorithm_get(a)->name);
+    }
+    printf("  %s\n", "best");
     for (int i = 0; i < o->nbytes; i++) {
         themis_algo_costs_t c;
         themis_status_t st = themis_algo_costs(&t, o->coll, o->bytes[i], &o->params, &c);
@@ -329,14 +335,14 @@ static int run_costs(const costs_opts_t *o)
             return EXIT_RUNTIME;
         }
         printf("%14" PRIu64, o->bytes[i]);
-        for (int a = 0; a < THEMIS_NALGOS; a++) {
+        for (int a = 0; a < themis_nalgorithms(); a++) {
             if (THEMIS_OK == c.status[a]) {
                 printf(" %12.2f", (double)c.time[a] / 1e6);
             } else {
                 printf(" %12s", "n/a");
             }
         }
-        printf("  %s\n", themis_algo_name(c.best));
+        printf("  %s\n", themis_algorithm_get(c.best)->name);
     }
     /* the crossover: bisection between the first listed size where rings
      * win and the one before it (times grow monotonically in bytes) */

@@ -72,6 +72,12 @@ matrix "2x2x2 vader baseline/scf" 180 8 reduced "${VADER[@]}" "${D[@]}" 2x2x2 "$
 matrix "2x2 ofi themis/scf" 180 4 reduced "${OFI[@]}" "${D[@]}" 2x2 "${S[@]}" themis "${O[@]}" scf
 matrix "3x2 ofi baseline/fifo" 180 6 tiny "${OFI[@]}" "${D[@]}" 3x2 "${S[@]}" baseline "${O[@]}" fifo
 
+# Large reduce-scatters and allgathers in segments (coll_themis_scratch_max
+# 1 MiB: the 1000003-element cases run as several), uneven and in place.
+opts=("${MIN0[@]}" "${VADER[@]}" "${D[@]}" 3x2 --mca coll_themis_scratch_max 1048576)
+args=(--level reduced --big); launcher=(); need=()
+run "3x2 vader scratch_max=1MiB: large calls in segments" 300 6
+
 # ------------------------------------------------------------ fallbacks
 # Default min_bytes: one int falls back, a large vector runs themis, with
 # the automatic chunk floor of a single node.

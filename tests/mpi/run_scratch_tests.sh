@@ -3,11 +3,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Memory held after one large call (tests/mpi/scratch_mem.c, np 2, 320 MiB
-# vectors): with the default coll_themis_scratch_max (256 MiB) a rank's
-# resident set must not grow by more than 32 MiB once the user's buffers
-# are freed.  The same run with scratch_max 4 GiB must show the scratch
-# kept (growth >= 200 MiB after reduce-scatter), which proves that the
-# measurement sees it.
+# vectors): with the default coll_themis_scratch_max (64 MiB) the large
+# reduce-scatter and allgather run in segments, and a rank's resident set
+# must not grow by more than 64 + 16 MiB once the user's buffers are freed.
+# The same run with scratch_max 0 (unbounded: one segment) must show the
+# whole scratch kept (growth >= 200 MiB after reduce-scatter), which proves
+# that the measurement sees it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=scratch_mem
@@ -38,12 +39,12 @@ growth() {  # LOGNAME COLL -> MiB, or empty when the line is missing
 if go default; then
     for coll in reduce_scatter_block allreduce allgather; do
         g=$(growth default "$coll")
-        if [ -n "$g" ] && [ "$g" -le 32 ]; then
+        if [ -n "$g" ] && [ "$g" -le 80 ]; then
             echo "PASS: scratch_mem default scratch_max: $coll of 320 MiB leaves +${g} MiB"
         else
             failures=$((failures + 1))
             echo "FAIL: scratch_mem default scratch_max: $coll of 320 MiB leaves +${g:-?} MiB" \
-                 "(limit 32; log $log_dir/default.log)"
+                 "(limit 80; log $log_dir/default.log)"
         fi
     done
 else
@@ -52,17 +53,17 @@ else
     tail -n 10 "$log_dir/default.log" | sed 's/^/    | /'
 fi
 
-if go keep --mca coll_themis_scratch_max 4294967296; then
+if go keep --mca coll_themis_scratch_max 0; then
     g=$(growth keep reduce_scatter_block)
     if [ -n "$g" ] && [ "$g" -ge 200 ]; then
-        echo "PASS: scratch_mem scratch_max 4 GiB: reduce-scatter scratch kept (+${g} MiB)"
+        echo "PASS: scratch_mem scratch_max 0 (unbounded): reduce-scatter scratch kept (+${g} MiB)"
     else
         failures=$((failures + 1))
-        echo "FAIL: scratch_mem scratch_max 4 GiB: expected the scratch kept, +${g:-?} MiB" \
+        echo "FAIL: scratch_mem scratch_max 0 (unbounded): expected the scratch kept, +${g:-?} MiB" \
              "(log $log_dir/keep.log)"
     fi
 else
     failures=$((failures + 1))
-    echo "FAIL: scratch_mem scratch_max 4 GiB (run failed; log $log_dir/keep.log)"
+    echo "FAIL: scratch_mem scratch_max 0 (unbounded) (run failed; log $log_dir/keep.log)"
 fi
 [ "$failures" -eq 0 ]

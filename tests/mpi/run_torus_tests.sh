@@ -116,8 +116,8 @@ opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_ve
       --mca coll_themis_chunks 16)
 args=(--level tiny --no-subcomms); launcher=()
 need=('coll_matrix algorithms: .* allreduce=[1-9][0-9]*/[1-9][0-9]*/0 '
-      'auto: allreduce of 1544 bytes on the 4x3 torus -> rings'
-      'auto: allreduce of 28 bytes on the 4x3 torus -> torus2d')
+      'auto: allreduce of 1544 bytes -> rings'
+      'auto: allreduce of 28 bytes -> torus2d')
 run "4x3 vader auto: cost model picks rings and torus2d" 180 12
 # Same ranks without a torus (kind sw): auto never picks rings/torus2d.
 opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dims 3x3 "${AUTO[@]}")

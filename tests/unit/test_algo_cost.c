@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algo_cost.h"
+#include "algorithm.h"
 #include "topology.h"
 #include "unit.h"
+
+#define ALGO(name) themis_algorithm_index(name)
 
 static themis_topology_t torus(const char *spec)
 {
@@ -25,7 +27,7 @@ static themis_topology_t torus(const char *spec)
     return t;
 }
 
-static themis_time_t cost_inflight(const themis_topology_t *t, themis_algo_t a, uint64_t bytes,
+static themis_time_t cost_inflight(const themis_topology_t *t, int a, uint64_t bytes,
                                    uint32_t inflight)
 {
     themis_algo_cost_params_t p;
@@ -33,11 +35,11 @@ static themis_time_t cost_inflight(const themis_topology_t *t, themis_algo_t a, 
     p.inflight = inflight;
     themis_time_t time = 0;
     themis_status_t st = themis_algo_cost(t, a, THEMIS_COLL_ALLREDUCE, bytes, &p, &time);
-    UNIT_CHECKF(THEMIS_OK == st, "%s: %s", themis_algo_name(a), themis_status_string(st));
+    UNIT_CHECKF(THEMIS_OK == st, "%s: %s", themis_algorithm_get(a)->name, themis_status_string(st));
     return time;
 }
 
-static themis_time_t cost(const themis_topology_t *t, themis_algo_t a, uint64_t bytes)
+static themis_time_t cost(const themis_topology_t *t, int a, uint64_t bytes)
 {
     return cost_inflight(t, a, bytes, 1);
 }
@@ -58,12 +60,12 @@ static void test_latency_terms(void)
     themis_topology_t sq = torus("biring:8:800Gb:500ns_biring:8:800Gb:500ns");
     uint32_t r = 8, c = 16;
     double step = 500e3; /* ps */
-    UNIT_CHECK(near((double)cost(&t, THEMIS_ALGO_RINGS, 1), 2.0 * (r * c - 1) * step, 0.01));
-    UNIT_CHECK(near((double)cost(&sq, THEMIS_ALGO_RINGS, 1), 2.0 * (8 * 8 - 1) * step, 0.01));
-    UNIT_CHECK(near((double)cost(&sq, THEMIS_ALGO_TORUS2D, 1), 4.0 * (8 - 1) * step, 0.01));
-    UNIT_CHECK(near((double)cost_inflight(&t, THEMIS_ALGO_TORUS2D, 1, 2),
+    UNIT_CHECK(near((double)cost(&t, ALGO("rings"), 1), 2.0 * (r * c - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost(&sq, ALGO("rings"), 1), 2.0 * (8 * 8 - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost(&sq, ALGO("torus2d"), 1), 4.0 * (8 - 1) * step, 0.01));
+    UNIT_CHECK(near((double)cost_inflight(&t, ALGO("torus2d"), 1, 2),
                     2.0 * (r - 1 + c - 1) * step, 0.01));
-    UNIT_CHECK(cost(&t, THEMIS_ALGO_TORUS2D, 1) > cost_inflight(&t, THEMIS_ALGO_TORUS2D, 1, 2));
+    UNIT_CHECK(cost(&t, ALGO("torus2d"), 1) > cost_inflight(&t, ALGO("torus2d"), 1, 2));
 }
 
 /* Growth of the time between two large sizes = bytes per link / link rate. */
@@ -78,11 +80,11 @@ static void test_bandwidth_terms(void)
         uint64_t s1 = 1ULL << 30, s2 = 1ULL << 32;
         double link = 400e9 / 8 / 1e12; /* bytes per ps */
         double ds = (double)(s2 - s1), p = (double)r * c;
-        double rings = (double)(cost(&t, THEMIS_ALGO_RINGS, s2) - cost(&t, THEMIS_ALGO_RINGS, s1));
+        double rings = (double)(cost(&t, ALGO("rings"), s2) - cost(&t, ALGO("rings"), s1));
         UNIT_CHECKF(near(rings, ds / 2 * (1 - 1 / p) / link, 0.01), "%ux%u rings %.0f", c, r,
                     rings);
-        double t2d = (double)(cost(&t, THEMIS_ALGO_TORUS2D, s2) -
-                              cost(&t, THEMIS_ALGO_TORUS2D, s1));
+        double t2d = (double)(cost(&t, ALGO("torus2d"), s2) -
+                              cost(&t, ALGO("torus2d"), s1));
         if (r == c) { /* square: exactly the rings' bytes per link */
             UNIT_CHECKF(near(t2d, rings, 0.01), "%ux%u torus2d %.0f rings %.0f", c, r, t2d,
                         rings);
@@ -103,9 +105,9 @@ static void test_crossover(void)
     themis_algo_costs_t small, large;
     UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1 << 20, &p, &small));
     UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 31, &p, &large));
-    UNIT_CHECKF(THEMIS_ALGO_TORUS2D == small.best, "1 MiB: %s", themis_algo_name(small.best));
-    UNIT_CHECKF(THEMIS_ALGO_RINGS == large.best, "2 GiB: %s", themis_algo_name(large.best));
-    for (int a = 0; a < THEMIS_NALGOS; a++) {
+    UNIT_CHECKF(ALGO("torus2d") == small.best, "1 MiB: %s", themis_algorithm_get(small.best)->name);
+    UNIT_CHECKF(ALGO("rings") == large.best, "2 GiB: %s", themis_algorithm_get(large.best)->name);
+    for (int a = 0; a < themis_nalgorithms(); a++) {
         UNIT_CHECK(THEMIS_OK == small.status[a] && small.time[small.best] <= small.time[a]);
         UNIT_CHECK(THEMIS_OK == large.status[a] && large.time[large.best] <= large.time[a]);
     }
@@ -121,7 +123,7 @@ static void test_other_collectives(void)
         themis_algo_costs_t rs, ar;
         UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, colls[i], 1 << 24, &p, &rs));
         UNIT_CHECK(THEMIS_OK == themis_algo_costs(&t, THEMIS_COLL_ALLREDUCE, 1 << 24, &p, &ar));
-        for (int a = 0; a < THEMIS_NALGOS; a++) { /* half an allreduce, give or take */
+        for (int a = 0; a < themis_nalgorithms(); a++) { /* half an allreduce, give or take */
             UNIT_CHECK(rs.time[a] < ar.time[a] && 2 * rs.time[a] > ar.time[a] * 9 / 10);
         }
     }
@@ -134,23 +136,26 @@ static void test_unsupported_and_invalid(void)
     themis_time_t time;
     themis_topology_t t2 = torus("biring:2:800Gb:1us_biring:8:800Gb:1us");
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED ==
-               themis_algo_cost(&t2, THEMIS_ALGO_RINGS, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+               themis_algo_cost(&t2, ALGO("rings"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
     UNIT_CHECK(THEMIS_OK ==
-               themis_algo_cost(&t2, THEMIS_ALGO_TORUS2D, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+               themis_algo_cost(&t2, ALGO("torus2d"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
     themis_topology_t uni = torus("ring:4:800Gb:1us_ring:4:800Gb:1us");
     themis_algo_costs_t all;
     UNIT_CHECK(THEMIS_OK == themis_algo_costs(&uni, THEMIS_COLL_ALLREDUCE, 4096, &p, &all));
-    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == all.status[THEMIS_ALGO_RINGS] &&
-               THEMIS_ERR_UNSUPPORTED == all.status[THEMIS_ALGO_TORUS2D] &&
-               THEMIS_ALGO_THEMIS == all.best);
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == all.status[ALGO("rings")] &&
+               THEMIS_ERR_UNSUPPORTED == all.status[ALGO("torus2d")] &&
+               ALGO("themis") == all.best);
+    /* Themis runs on any shape; the torus rows need two dimensions. */
     themis_topology_t t3 = torus("biring:4:800Gb:1us_biring:4:800Gb:1us_biring:4:800Gb:1us");
+    UNIT_CHECK(THEMIS_OK ==
+               themis_algo_cost(&t3, ALGO("themis"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED ==
+               themis_algo_cost(&t3, ALGO("torus2d"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
     UNIT_CHECK(THEMIS_ERR_INVALID ==
-               themis_algo_cost(&t3, THEMIS_ALGO_THEMIS, THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+               themis_algo_cost(&t2, ALGO("themis"), THEMIS_COLL_ALLREDUCE, 0, &p, &time));
     UNIT_CHECK(THEMIS_ERR_INVALID ==
-               themis_algo_cost(&t2, THEMIS_ALGO_THEMIS, THEMIS_COLL_ALLREDUCE, 0, &p, &time));
-    themis_algo_t a;
-    UNIT_CHECK(THEMIS_OK == themis_algo_parse("torus2d", &a) && THEMIS_ALGO_TORUS2D == a);
-    UNIT_CHECK(THEMIS_ERR_PARSE == themis_algo_parse("ring", &a));
+               themis_algo_cost(&t2, themis_nalgorithms(), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
+    UNIT_CHECK(ALGO("torus2d") >= 0 && -1 == themis_algorithm_index("ring"));
 }
 
 int main(void)

@@ -51,12 +51,10 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
 
-#include "algo_cost.h"
+#include "algorithm.h"
 #include "chunking.h"
 #include "coll_themis_engine.h"
-#include "hamiltonian.h"
 #include "plan.h"
-#include "plan_torus.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
@@ -77,16 +75,10 @@ typedef enum {
     MCA_COLL_THEMIS_NCOLLS = 4
 } mca_coll_themis_coll_id_t;
 
-/* coll_themis_{allreduce,reduce_scatter,allgather}_algorithm.  auto:
- * Themis, or the algorithm the cost model (algo_cost.h) predicts fastest
- * on a torus (a 2-D shape whose two dimensions are of kind biring, which
- * coll_themis_torus declares). */
-typedef enum {
-    MCA_COLL_THEMIS_ALGO_AUTO = 0,
-    MCA_COLL_THEMIS_ALGO_THEMIS = 1,
-    MCA_COLL_THEMIS_ALGO_RINGS = 2,
-    MCA_COLL_THEMIS_ALGO_TORUS2D = 3
-} mca_coll_themis_algorithm_t;
+/* The planner collectives (themis_coll_t) that have a
+ * coll_themis_<coll>_algorithm parameter; reduce_scatter_block shares
+ * reduce_scatter's. */
+#define MCA_COLL_THEMIS_NALGO_COLLS 3
 
 /* Kind of link a dimension crosses; selects default rates. */
 typedef enum {
@@ -112,14 +104,15 @@ typedef struct {
     themis_order_policy_t order;
     uint32_t inflight;
     int64_t min_bytes;                  /* -1 = automatic (see the module's) */
-    mca_coll_themis_algorithm_t algorithm;     /* allreduce */
+    /* coll_themis_<coll>_algorithm by themis_coll_t: a row of the
+     * algorithm table (algorithm.h) or THEMIS_ALGO_AUTO */
+    int algorithm[MCA_COLL_THEMIS_NALGO_COLLS];
     bool probe;
     uint32_t direct_max;
+    uint64_t scratch_max;               /* bytes, 0 = unbounded */
     /* coll_themis_torus: rows x cols, 0 = not given; when given, dims is
      * {cols, rows} and kinds is biring (set by the parser). */
     uint32_t torus_rows, torus_cols;
-    mca_coll_themis_algorithm_t rs_algorithm;  /* reduce_scatter(_block) */
-    mca_coll_themis_algorithm_t ag_algorithm;  /* allgather */
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -133,18 +126,16 @@ typedef struct mca_coll_themis_component_t {
     char *kinds_param;
     int chunks_param;
     size_t min_chunk_bytes_param;
-    size_t scratch_max_param;           /* local: not part of the agreement */
+    size_t scratch_max_param;
     char *scheduler_param;
     char *intra_order_param;
     int inflight_param;
     long min_bytes_param;
-    char *algorithm_param;
+    char *algorithm_param[MCA_COLL_THEMIS_NALGO_COLLS];
     int verbose;
     bool probe_param;
     int direct_max_param;
     char *torus_param;
-    char *rs_algorithm_param;
-    char *ag_algorithm_param;
 
     int output;                         /* verbose stream */
     bool config_ok;                     /* all parameters valid */
@@ -185,20 +176,20 @@ typedef struct {
     bool used;
     bool refused;                       /* the planners refused: fall back */
     themis_coll_t coll;
-    mca_coll_themis_algorithm_t algorithm;
+    int algorithm;                      /* requested: a row or THEMIS_ALGO_AUTO */
     uint64_t count;                     /* AR: elements; AG: per rank; RS: total */
     uint64_t *recvcounts;               /* RS only: [comm size] */
     size_t elem_size;
     uint64_t last_use;
-    themis_algo_t algo;                 /* what the program runs */
+    int algo;                           /* the row the program runs */
     bool substituted;                   /* algo is not the one requested */
     themis_program_t prog;
 } mca_coll_themis_plan_entry_t;
 
 /* Which algorithm a program runs, for the counters. */
 typedef struct {
-    themis_algo_t algo;
-    bool substituted;   /* rings/torus2d requested but not possible here */
+    int algo;           /* row of the algorithm table */
+    bool substituted;   /* the requested row cannot run on this shape */
 } mca_coll_themis_plan_choice_t;
 
 typedef struct {
@@ -236,7 +227,9 @@ typedef struct mca_coll_themis_module_t {
     themis_topology_t topo;
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
     int *coord_to_rank;                 /* NULL = identity */
-    themis_ham_t *ham;                  /* rings: cycles of the 2-D shape, built once */
+    /* Per-shape state of the algorithm table's rows (e.g. the rings'
+     * Hamiltonian cycles), built once, freed with each row's state_free. */
+    void *algo_state[THEMIS_MAX_ALGORITHMS];
     uint64_t min_bytes;                 /* resolved at setup, the same on every rank */
     uint64_t min_chunk_bytes;           /* resolved at setup, the same on every rank */
 
@@ -261,7 +254,8 @@ bool mca_coll_themis_params_parse(void);
 void mca_coll_themis_params_report(void);
 /* Renders a topic of the help file and writes it to stderr. */
 void mca_coll_themis_show_help(const char *topic, ...);
-const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a);
+/* A row's name, or "auto" for THEMIS_ALGO_AUTO. */
+const char *mca_coll_themis_algorithm_name(int index);
 const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);
 
 /* 64-bit FNV-1a, fed 64-bit little-endian words. */
@@ -272,7 +266,7 @@ uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v);
 int mca_coll_themis_pvars_register(void);
 void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll);
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
-/* After a themis-path call: coll_themis_<coll>_{rings,torus2d}_calls and
+/* After a themis-path call: coll_themis_<coll>_<algorithm>_calls and
  * coll_themis_<coll>_substitutions. */
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
                                      const mca_coll_themis_plan_choice_t *choice);
@@ -306,6 +300,26 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
                              size_t elem_size, const themis_program_t **prog,
                              mca_coll_themis_plan_choice_t *choice);
+
+/* A reduce-scatter or allgather call, for mca_coll_themis_run_blocks. */
+typedef struct {
+    themis_coll_t coll;             /* THEMIS_COLL_REDUCE_SCATTER or _ALLGATHER */
+    const uint64_t *counts;         /* reduce-scatter: elements per rank */
+    uint64_t count;                 /* allgather: elements per rank */
+    size_t elem_size;               /* bytes of an element (the plan key) */
+    size_t extent;                  /* bytes from one element to the next */
+    const void *input;
+    void *output;
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;
+} mca_coll_themis_blocks_t;
+
+/* Runs `whole` (the program of the whole call), or, when its scratch would
+ * exceed coll_themis_scratch_max, the call as segments that fit
+ * (coll_themis_segment.c).  Returns the engine's status. */
+int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
+                               const mca_coll_themis_blocks_t *call,
+                               const themis_program_t *whole);
 
 /* collectives */
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,

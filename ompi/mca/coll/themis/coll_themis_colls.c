@@ -220,25 +220,36 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
                         (unsigned long long) bytes, why);
 }
 
+/* blocks: NULL for allreduce; for reduce-scatter and allgather the call's
+ * counts, so that a large one can run in segments (its buffers and types
+ * are the ones given here). */
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
-                       const mca_coll_themis_plan_choice_t *choice, const void *input,
+                       const mca_coll_themis_plan_choice_t *choice,
+                       const mca_coll_themis_blocks_t *blocks, const void *input,
                        void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes)
 {
-    mca_coll_themis_engine_args_t args = {
-        .prog = prog,
-        .input = input,
-        .output = output,
-        .dtype = dtype,
-        .op = op,
-        .p2p_comm = m->p2p_comm,
-        .tag_ub = m->tag_ub,
-        .scratch = &m->scratch,
-    };
-    int rc = mca_coll_themis_engine_run(&args);
+    int rc;
 
-    if (m->scratch.size > mca_coll_themis_component.scratch_max_param) {
-        mca_coll_themis_engine_scratch_release(&m->scratch);
+    if (NULL == blocks) {
+        mca_coll_themis_engine_args_t args = {
+            .prog = prog,
+            .input = input,
+            .output = output,
+            .dtype = dtype,
+            .op = op,
+            .p2p_comm = m->p2p_comm,
+            .tag_ub = m->tag_ub,
+            .scratch = &m->scratch,
+        };
+        rc = mca_coll_themis_engine_run(&args);
+    } else {
+        mca_coll_themis_blocks_t call = *blocks;
+        call.input = input;
+        call.output = output;
+        call.dtype = dtype;
+        call.op = op;
+        rc = mca_coll_themis_run_blocks(m, comm, &call, prog);
     }
 
     /* After communication started a fallback could not repair anything:
@@ -255,7 +266,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                         "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
                         mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
-                        themis_algo_name(choice->algo),
+                        mca_coll_themis_algorithm_name(choice->algo),
                         choice->substituted ? ", substituted" : "");
     return OMPI_SUCCESS;
 }
@@ -265,21 +276,22 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                          mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
                          const mca_coll_themis_plan_choice_t *choice, const themis_elems_t *el,
-                         ompi_datatype_t *dtype, const void *in, uint64_t count_in, void *out,
-                         uint64_t count_out, ompi_op_t *op, uint64_t bytes)
+                         const mca_coll_themis_blocks_t *blocks, ompi_datatype_t *dtype,
+                         const void *in, uint64_t count_in, void *out, uint64_t count_out,
+                         ompi_op_t *op, uint64_t bytes)
 {
     char *stage = NULL, *buf = NULL;
     int rc;
 
     if (STAGE_NONE == el->stage) {
-        return run_program(m, comm, coll, prog, choice, (const char *) in + el->shift,
+        return run_program(m, comm, coll, prog, choice, blocks, (const char *) in + el->shift,
                            (char *) out + el->shift, el->dtype, op, bytes);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
     rc = stage_in(el, dtype, in, count_in, &stage, &buf);
     if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, coll, prog, choice, buf, buf, el->dtype, op, bytes);
+        rc = run_program(m, comm, coll, prog, choice, blocks, buf, buf, el->dtype, op, bytes);
     }
     if (OMPI_SUCCESS == rc) {
         rc = stage_out(el, dtype, out, count_out, buf);
@@ -342,7 +354,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    return run_reduction(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice, &el, dtype,
+    return run_reduction(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice, &el, NULL, dtype,
                          MPI_IN_PLACE == sbuf ? rbuf : sbuf, (uint64_t) count, rbuf,
                          (uint64_t) count, op, bytes);
 
@@ -410,19 +422,26 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, total * el.factor, counts,
                                   el.elem_size, &prog, &choice);
-    free(counts);
     if (OMPI_ERR_NOT_SUPPORTED == rc) {
+        free(counts);
         why = "the planners refused it (coll_themis_verbose 1 says why)";
         goto fallback;
     }
     if (OMPI_SUCCESS != rc) {
+        free(counts);
         *result = rc;
         return 0;
     }
+    ptrdiff_t extent = 0;
+    ompi_datatype_type_extent(el.dtype, &extent);
+    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
+                                             .counts = counts, .elem_size = el.elem_size,
+                                             .extent = (size_t) extent};
     int me = ompi_comm_rank(comm);
-    *result = run_reduction(m, comm, coll, prog, &choice, &el, dtype,
+    *result = run_reduction(m, comm, coll, prog, &choice, &el, &blocks, dtype,
                             MPI_IN_PLACE == sbuf ? rbuf : sbuf, total, rbuf,
                             (uint64_t) (NULL == rcounts ? rcount : rcounts[me]), op, bytes);
+    free(counts);
     return 0;
 
 fallback:
@@ -566,8 +585,10 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
                             &in_stage, &input);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, input, output,
-                         MPI_BYTE, NULL, bytes);
+        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
+                                                 .elem_size = 1, .extent = 1};
+        rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, &blocks, input,
+                         output, MPI_BYTE, NULL, bytes);
     }
     if (OMPI_SUCCESS == rc && NULL != out_stage) {
         rc = convert(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, out_stage,

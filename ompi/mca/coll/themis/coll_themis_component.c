@@ -71,7 +71,7 @@ static int themis_open(void)
                             c->config.chunks, themis_sched_kind_name(c->config.scheduler),
                             themis_order_policy_name(c->config.order), c->config.inflight,
                             (long long) c->config.min_bytes,
-                            mca_coll_themis_algorithm_name(c->config.algorithm),
+                            mca_coll_themis_algorithm_name(c->config.algorithm[THEMIS_COLL_ALLREDUCE]),
                             (int) c->config.probe, c->config.direct_max);
     }
     return OMPI_SUCCESS;

@@ -41,7 +41,7 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     memset(&m->topo, 0, sizeof(m->topo));
     memset(m->dim_algo, 0, sizeof(m->dim_algo));
     m->coord_to_rank = NULL;
-    m->ham = NULL;
+    memset(m->algo_state, 0, sizeof(m->algo_state));
     mca_coll_themis_plan_cache_init(&m->cache);
     m->scratch.base = NULL;
     m->scratch.size = 0;
@@ -137,10 +137,11 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
     mca_coll_themis_engine_scratch_release(&m->scratch);
     free(m->coord_to_rank);
     m->coord_to_rank = NULL;
-    if (NULL != m->ham) {
-        themis_ham_free(m->ham);
-        free(m->ham);
-        m->ham = NULL;
+    for (int a = 0; a < themis_nalgorithms(); ++a) {
+        if (NULL != m->algo_state[a] && NULL != themis_algorithm_get(a)->state_free) {
+            themis_algorithm_get(a)->state_free(m->algo_state[a]);
+        }
+        m->algo_state[a] = NULL;
     }
     m->state = MCA_COLL_THEMIS_STATE_ASIDE;
 }

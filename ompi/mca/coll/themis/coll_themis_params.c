@@ -28,18 +28,72 @@
 #define THEMIS_DEFAULT_INFLIGHT 2
 #define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
-#define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 256 << 20)
+#define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 64 << 20)
 #define THEMIS_PARAM_MAX_CHUNKS 4096
 #define THEMIS_PARAM_MAX_INFLIGHT 32 /* the simulator runs 1..32 */
 
-static const char *const algorithm_names[] = {"auto", "themis", "rings", "torus2d"};
-
-const char *mca_coll_themis_algorithm_name(mca_coll_themis_algorithm_t a)
+const char *mca_coll_themis_algorithm_name(int index)
 {
-    if ((unsigned) a < sizeof(algorithm_names) / sizeof(algorithm_names[0])) {
-        return algorithm_names[a];
+    const themis_algorithm_t *a = themis_algorithm_get(index);
+    return THEMIS_ALGO_AUTO == index ? "auto" : NULL == a ? "?" : a->name;
+}
+
+/* "auto, themis, rings or torus2d": the values coll_themis_<coll>_algorithm
+ * takes, from the algorithm table. */
+static void algorithm_values(themis_coll_t coll, char *buf, size_t len)
+{
+    int last = -1;
+    for (int i = 0; i < themis_nalgorithms(); ++i) {
+        if (themis_algorithm_serves(i, coll)) {
+            last = i;
+        }
     }
-    return "?";
+    snprintf(buf, len, "auto");
+    for (int i = 0; i <= last; ++i) {
+        if (themis_algorithm_serves(i, coll)) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", i == last ? " or " : ", ",
+                     themis_algorithm_get(i)->name);
+        }
+    }
+}
+
+/* coll_themis_<coll>_algorithm, its text from the algorithm table. */
+static void register_algorithm_param(const mca_base_component_t *comp, themis_coll_t coll)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    char name[64], desc[2048], values[256];
+    size_t used;
+
+    algorithm_values(coll, values, sizeof(values));
+    snprintf(name, sizeof(name), "%s_algorithm", themis_coll_name(coll));
+    used = (size_t) snprintf(desc, sizeof(desc),
+                             "Algorithm of MPI_%s%s: %s. auto: the least predicted time "
+                             "(cost model, logged at coll_themis_verbose 10) among those "
+                             "that run on the communicator's shape; Themis alone needs no "
+                             "prediction.",
+                             themis_coll_name(coll),
+                             THEMIS_COLL_REDUCE_SCATTER == coll ? " and MPI_Reduce_scatter_block"
+                                                                : "",
+                             values);
+    for (int i = 0; i < themis_nalgorithms() && used < sizeof(desc); ++i) {
+        const themis_algorithm_t *a = themis_algorithm_get(i);
+        if (!themis_algorithm_serves(i, coll)) {
+            continue;
+        }
+        used += (size_t) snprintf(desc + used, sizeof(desc) - used, " %s: %s%s%s.", a->name,
+                                  a->summary, NULL == a->substitute ? "" : "; where it cannot "
+                                  "run, ", NULL == a->substitute ? "" : a->substitute);
+    }
+    if (used < sizeof(desc)) {
+        snprintf(desc + used, sizeof(desc) - used,
+                 " A substitution is reported once and counted in "
+                 "coll_themis_%s_substitutions.", themis_coll_name(coll));
+    }
+    c->algorithm_param[coll] = "auto";
+    (void) mca_base_component_var_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+                                           0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                                           &c->algorithm_param[coll]);
 }
 
 uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v)
@@ -150,13 +204,14 @@ int mca_coll_themis_params_register(void)
     c->scratch_max_param = THEMIS_DEFAULT_SCRATCH_MAX;
     (void) mca_base_component_var_register(
         comp, "scratch_max",
-        "Most bytes of engine scratch a communicator keeps between calls. A call that "
-        "needs more (reduce-scatter and allgather need about the whole vector) allocates "
-        "it and frees it when it ends, so one large call does not hold its memory for the "
-        "life of the communicator; smaller scratch is reused, saving the page faults of "
-        "a fresh allocation (cost measured in benchmarks/README.md). 0: free after "
-        "every call.",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+        "Most engine scratch (bytes) a call may use. Reduce-scatter and allgather programs "
+        "work in scratch about as large as the whole vector; a larger call runs as "
+        "consecutive segments that fit, so the scratch a communicator keeps between calls "
+        "stays below this (plus receive temporaries of a few chunks) and a large call "
+        "neither holds its size in memory afterwards nor allocates it anew each time "
+        "(cost measured in benchmarks/README.md). At least 1 MiB; 0: unbounded (one "
+        "segment). Must be equal on all ranks.",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->scratch_max_param);
 
     c->min_bytes_param = THEMIS_DEFAULT_MIN_BYTES;
@@ -170,47 +225,9 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->min_bytes_param);
 
-    c->algorithm_param = "auto";
-    (void) mca_base_component_var_register(
-        comp, "allreduce_algorithm",
-        "Allreduce algorithm. themis: the Themis schedule over all dimensions. rings "
-        "(HammingMesh): four pipelined rings, the two edge-disjoint Hamiltonian cycles of a "
-        "2-D torus in both directions, each reducing a quarter of the data over all ranks; "
-        "needs both dimensions >= 3. torus2d (HammingMesh): reduce-scatter along the rows, "
-        "allreduce along the columns, allgather along the rows, on half the data, and the "
-        "same on the transposed torus for the other half, both directions at once; any 2-D "
-        "shape. auto: the fastest of the three by the cost model for the message size on a "
-        "torus, i.e. a 2-D shape whose two dimensions are of kind biring (coll_themis_torus "
-        "declares one; ring dimensions have one link direction, which the four rings "
-        "need both of), Themis on every other shape; each choice is logged with the "
-        "predicted times at coll_themis_verbose 10. A request that cannot run runs "
-        "something that can, reported once and counted in coll_themis_<coll>_substitutions: "
-        "rings with a dimension < 3 runs torus2d, rings/torus2d on a shape that is not 2-D "
-        "run Themis. rings/torus2d split each quarter into max(1, chunks/4) (the call's chunks) "
-        "pipelined chunks.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->algorithm_param);
-
-    c->rs_algorithm_param = "auto";
-    (void) mca_base_component_var_register(
-        comp, "reduce_scatter_algorithm",
-        "Algorithm of MPI_Reduce_scatter and MPI_Reduce_scatter_block: auto, themis, rings "
-        "(ring reduce-scatter on the four directed Hamiltonian rings) or torus2d (the first "
-        "half of the torus2d allreduce: reduce-scatter along one dimension, then the other, "
-        "so that each rank ends with its own reduced block). Choice, substitution and "
-        "chunks as for coll_themis_allreduce_algorithm.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->rs_algorithm_param);
-
-    c->ag_algorithm_param = "auto";
-    (void) mca_base_component_var_register(
-        comp, "allgather_algorithm",
-        "Algorithm of MPI_Allgather: auto, themis, rings (ring allgather on the four "
-        "directed Hamiltonian rings) or torus2d (the last half of the torus2d allreduce: "
-        "allgather along one dimension, then the other). Choice, substitution and chunks "
-        "as for coll_themis_allreduce_algorithm.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->ag_algorithm_param);
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        register_algorithm_param(comp, (themis_coll_t) k);
+    }
 
     c->torus_param = "";
     (void) mca_base_component_var_register(
@@ -399,15 +416,14 @@ static bool parse_list(const char *s, value_parser_t parse, const char *what, ui
     }
 }
 
-static bool parse_algorithm(const char *s, mca_coll_themis_algorithm_t *a)
+static bool parse_algorithm(const char *s, themis_coll_t coll, int *index)
 {
-    for (unsigned i = 0; i < sizeof(algorithm_names) / sizeof(algorithm_names[0]); ++i) {
-        if (NULL != s && 0 == strcmp(s, algorithm_names[i])) {
-            *a = (mca_coll_themis_algorithm_t) i;
-            return true;
-        }
+    if (NULL != s && 0 == strcmp(s, "auto")) {
+        *index = THEMIS_ALGO_AUTO;
+        return true;
     }
-    return false;
+    *index = themis_algorithm_index(s);
+    return *index >= 0 && themis_algorithm_serves(*index, coll);
 }
 
 /* coll_themis_torus "RxC": sets the torus and, through it, the declared
@@ -484,13 +500,14 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->order);
     h = mca_coll_themis_hash_u64(h, cfg->inflight);
     h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->min_bytes);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->algorithm);
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        h = mca_coll_themis_hash_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
+    }
     h = mca_coll_themis_hash_u64(h, cfg->probe ? 1 : 0);
     h = mca_coll_themis_hash_u64(h, cfg->direct_max);
+    h = mca_coll_themis_hash_u64(h, cfg->scratch_max);
     h = mca_coll_themis_hash_u64(h, cfg->torus_rows);
     h = mca_coll_themis_hash_u64(h, cfg->torus_cols);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->rs_algorithm);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->ag_algorithm);
     return h;
 }
 
@@ -607,23 +624,28 @@ bool mca_coll_themis_params_parse(void)
     }
     cfg->min_chunk_bytes = (uint64_t) c->min_chunk_bytes_param;
 
-    if (!parse_algorithm(c->algorithm_param, &cfg->algorithm)) {
-        report("coll_themis_allreduce_algorithm", c->algorithm_param,
-               "must be auto, themis, rings or torus2d");
-        ok = false;
-    }
-    if (!parse_algorithm(c->rs_algorithm_param, &cfg->rs_algorithm)) {
-        report("coll_themis_reduce_scatter_algorithm", c->rs_algorithm_param,
-               "must be auto, themis, rings or torus2d");
-        ok = false;
-    }
-    if (!parse_algorithm(c->ag_algorithm_param, &cfg->ag_algorithm)) {
-        report("coll_themis_allgather_algorithm", c->ag_algorithm_param,
-               "must be auto, themis, rings or torus2d");
-        ok = false;
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        if (!parse_algorithm(c->algorithm_param[k], (themis_coll_t) k, &cfg->algorithm[k])) {
+            char param[64], values[256], why[272];
+            snprintf(param, sizeof(param), "coll_themis_%s_algorithm",
+                     themis_coll_name((themis_coll_t) k));
+            algorithm_values((themis_coll_t) k, values, sizeof(values));
+            snprintf(why, sizeof(why), "must be %s", values);
+            report(param, c->algorithm_param[k], why);
+            ok = false;
+        }
     }
 
     cfg->probe = c->probe_param;
+
+    if (0 != c->scratch_max_param && c->scratch_max_param < ((size_t) 1 << 20)) {
+        char text[24];
+        snprintf(text, sizeof(text), "%zu", c->scratch_max_param);
+        report("coll_themis_scratch_max", text, "must be 0 (unbounded) or at least 1048576");
+        ok = false;
+    } else {
+        cfg->scratch_max = (uint64_t) c->scratch_max_param;
+    }
 
     if (c->direct_max_param < 0) {
         report_int("coll_themis_direct_max", c->direct_max_param, "must not be negative");
@@ -642,9 +664,11 @@ bool mca_coll_themis_params_parse(void)
         opal_output_verbose(1, c->output,
                             "coll:themis: algorithms: allreduce %s, reduce_scatter %s, "
                             "allgather %s; torus %s",
-                            mca_coll_themis_algorithm_name(cfg->algorithm),
-                            mca_coll_themis_algorithm_name(cfg->rs_algorithm),
-                            mca_coll_themis_algorithm_name(cfg->ag_algorithm), torus);
+                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLREDUCE]),
+                            mca_coll_themis_algorithm_name(
+                                cfg->algorithm[THEMIS_COLL_REDUCE_SCATTER]),
+                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLGATHER]),
+                            torus);
     }
     return ok;
 }

@@ -4,11 +4,10 @@
  *
  * MPI_T performance variables coll_themis_<coll>_calls (the themis path
  * ran) and coll_themis_<coll>_fallbacks (a user call went to the previous
- * component).  Of the calls, coll_themis_<coll>_rings_calls and
- * coll_themis_<coll>_torus2d_calls ran the HammingMesh algorithms (the
- * rest ran Themis), and coll_themis_<coll>_substitutions ran another
- * algorithm than the one requested (rings on a dimension < 3, rings or
- * torus2d on a shape that is not 2-D).  Process-wide counters: read-only,
+ * component).  Of the calls, coll_themis_<coll>_<algorithm>_calls ran
+ * each row of the algorithm table (algorithm.h), and
+ * coll_themis_<coll>_substitutions ran another algorithm than the one
+ * requested, which cannot run on the shape.  Process-wide counters: read-only,
  * continuous, bound to no object.  Calls made internally during setup are
  * not counted.
  */
@@ -22,8 +21,7 @@
 
 static unsigned long long themis_calls[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
-static unsigned long long themis_rings[MCA_COLL_THEMIS_NCOLLS];
-static unsigned long long themis_torus2d[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_algo_calls[MCA_COLL_THEMIS_NCOLLS][THEMIS_MAX_ALGORITHMS];
 static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
@@ -47,10 +45,8 @@ void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
                                      const mca_coll_themis_plan_choice_t *choice)
 {
-    if (THEMIS_ALGO_RINGS == choice->algo) {
-        __atomic_fetch_add(&themis_rings[coll], 1ULL, __ATOMIC_RELAXED);
-    } else if (THEMIS_ALGO_TORUS2D == choice->algo) {
-        __atomic_fetch_add(&themis_torus2d[coll], 1ULL, __ATOMIC_RELAXED);
+    if (choice->algo >= 0 && choice->algo < themis_nalgorithms()) {
+        __atomic_fetch_add(&themis_algo_calls[coll][choice->algo], 1ULL, __ATOMIC_RELAXED);
     }
     if (choice->substituted) {
         __atomic_fetch_add(&themis_substitutions[coll], 1ULL, __ATOMIC_RELAXED);
@@ -89,31 +85,24 @@ int mca_coll_themis_pvars_register(void)
             MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
             NULL, &themis_fallbacks[i]);
 
-        snprintf(name, sizeof(name), "%s_rings_calls", coll_names[i]);
-        snprintf(desc, sizeof(desc),
-                 "MPI_%s calls that coll/themis ran with the HammingMesh rings algorithm "
-                 "(part of %s_calls)", coll_names[i], coll_names[i]);
-        (void) mca_base_component_pvar_register(
-            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-            NULL, &themis_rings[i]);
-
-        snprintf(name, sizeof(name), "%s_torus2d_calls", coll_names[i]);
-        snprintf(desc, sizeof(desc),
-                 "MPI_%s calls that coll/themis ran with the HammingMesh torus2d algorithm "
-                 "(part of %s_calls)", coll_names[i], coll_names[i]);
-        (void) mca_base_component_pvar_register(
-            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-            NULL, &themis_torus2d[i]);
+        for (int a = 0; a < themis_nalgorithms(); ++a) {
+            const themis_algorithm_t *alg = themis_algorithm_get(a);
+            snprintf(name, sizeof(name), "%s_%s_calls", coll_names[i], alg->name);
+            snprintf(desc, sizeof(desc),
+                     "MPI_%s calls that coll/themis ran with the %s algorithm (part of "
+                     "%s_calls)", coll_names[i], alg->name, coll_names[i]);
+            (void) mca_base_component_pvar_register(
+                comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+                MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+                NULL, &themis_algo_calls[i][a]);
+        }
 
         snprintf(name, sizeof(name), "%s_substitutions", coll_names[i]);
         snprintf(desc, sizeof(desc),
                  "MPI_%s calls that coll/themis ran with another algorithm than the one "
-                 "requested, as it cannot run on the communicator's shape (rings with a "
-                 "dimension < 3 -> torus2d; rings/torus2d on a shape that is not 2-D -> Themis)",
+                 "requested, as it cannot run on the communicator's shape (each algorithm "
+                 "names its substitute in ompi_info's coll_themis_<coll>_algorithm)",
                  coll_names[i]);
         (void) mca_base_component_pvar_register(
             comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,

@@ -1,0 +1,103 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Row `rings` of the algorithm table (algorithm.h): HammingMesh's four
+ * directed rings on the two edge-disjoint Hamiltonian cycles of an r x c
+ * torus (plan_torus.h, hamiltonian.h), a quarter of the data each.
+ * Correct on any 2-D shape with both sizes >= 3; fast where both
+ * dimensions have links both ways, so `auto` considers it only there.
+ * Cost: one of the four rings, simulated on a unidirectional ring of
+ * r c nodes with the slower dimension's links (a pipelined ring goes at
+ * its slowest link) and the larger step latency.
+ */
+#include "algorithm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_torus.h"
+
+static int rings_applies(const themis_topology_t *topo, char *why, size_t len)
+{
+    if (2 != topo->ndims) {
+        snprintf(why, len, "it needs a 2-D shape, this one has %d dimension(s)", topo->ndims);
+        return 0;
+    }
+    if (topo->dims[0].size < 3 || topo->dims[1].size < 3) {
+        snprintf(why, len,
+                 "two edge-disjoint Hamiltonian cycles need both torus dimensions >= 3, "
+                 "this one is %ux%u (rows x cols)", topo->dims[1].size, topo->dims[0].size);
+        return 0;
+    }
+    return 1;
+}
+
+static themis_status_t rings_cost(const themis_algo_input_t *in, themis_time_t *time)
+{
+    const themis_topology_t *topo = in->topo;
+    if (!themis_cost_is_torus(topo) || !rings_applies(topo, NULL, 0)) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    const themis_dim_t *d0 = &topo->dims[0], *d1 = &topo->dims[1];
+    themis_topology_t ring;
+    memset(&ring, 0, sizeof(ring));
+    ring.ndims = 1;
+    ring.dims[0] = themis_cost_one_direction((d0->bw_bps <= d1->bw_bps) ? d0 : d1);
+    ring.dims[0].size = d0->size * d1->size;
+    ring.dims[0].step_latency = (d0->step_latency >= d1->step_latency) ? d0->step_latency
+                                                                       : d1->step_latency;
+    uint64_t q = themis_cost_quarter_bytes(in->bytes);
+    themis_sched_params_t sp;
+    themis_schedule_t s;
+    themis_sched_params_init(&sp, in->coll, q, themis_cost_clamp_chunks(in->params->torus_chunks, q),
+                             THEMIS_SCHED_BASELINE);
+    themis_status_t st = themis_schedule_build(&ring, &sp, &s);
+    if (THEMIS_OK == st) {
+        st = themis_cost_simulate(&ring, &s, THEMIS_ORDER_FIFO, in->params->inflight, time);
+    }
+    themis_schedule_free(&s);
+    return st;
+}
+
+static void rings_state_free(void *state)
+{
+    if (NULL != state) {
+        themis_ham_free(state);
+        free(state);
+    }
+}
+
+/* The cycles depend only on the shape: built once per state slot. */
+static themis_status_t rings_build(const themis_algo_input_t *in,
+                                   const themis_plan_request_t *req, themis_program_t *out)
+{
+    themis_ham_t *ham = NULL != in->state ? *in->state : NULL;
+    if (NULL == ham && NULL != in->state) {
+        ham = calloc(1, sizeof(*ham));
+        if (NULL == ham) {
+            return THEMIS_ERR_NOMEM;
+        }
+        themis_status_t st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size,
+                                              ham, NULL, 0);
+        if (THEMIS_OK != st) {
+            free(ham);
+            return st;
+        }
+        *in->state = ham;
+    }
+    return themis_program_build_rings(req, ham, in->params->torus_chunks, out);
+}
+
+const themis_algorithm_t themis_algorithm_rings = {
+    .name = "rings",
+    .summary = "HammingMesh rings: the four directed rings on two edge-disjoint Hamiltonian "
+               "cycles of a 2-D torus, a quarter of the data each (both sizes >= 3)",
+    .colls = THEMIS_COLLS_ALL,
+    .substitute = "torus2d",
+    .applies = rings_applies,
+    .cost = rings_cost,
+    .build = rings_build,
+    .state_free = rings_state_free,
+};

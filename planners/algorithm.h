@@ -1,0 +1,113 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The algorithm table: every schedule source the runtime can run, one row
+ * each (as coll/han's table of available algorithms).  Everything that
+ * lists algorithms derives from it: the accepted values of the
+ * coll_themis_<coll>_algorithm parameters and their ompi_info text, the
+ * MPI_T counters, the `auto` choice, the CLI's list, the docs table and
+ * the tests' lists.
+ *
+ * Adding an algorithm: a file planners/algo_<name>.c that defines
+ *     const themis_algorithm_t themis_algorithm_<name> = { ... };
+ * and one line THEMIS_ALGORITHM(<name>) at the end of
+ * planners/algorithms.def (its position is its index), plus the file in
+ * Makefile.am's planner sources.  Nothing else names algorithms.
+ *
+ * Row 0 (themis) is the default: it serves every collective and runs on
+ * every topology, so substitution chains and `auto` always end there.
+ */
+#ifndef THEMIS_ALGORITHM_H
+#define THEMIS_ALGORITHM_H
+
+#include "algo_cost.h"
+#include "plan.h"
+
+#define THEMIS_MAX_ALGORITHMS 16
+#define THEMIS_COLL_BIT(c) (1u << (c))
+#define THEMIS_COLLS_ALL                                                                   \
+    (THEMIS_COLL_BIT(THEMIS_COLL_ALLREDUCE) | THEMIS_COLL_BIT(THEMIS_COLL_REDUCE_SCATTER) \
+     | THEMIS_COLL_BIT(THEMIS_COLL_ALLGATHER))
+
+/* What a row's functions see.  bytes is the full vector (allreduce
+ * vector, reduce-scatter input, allgather output). */
+typedef struct {
+    const themis_topology_t *topo;
+    themis_coll_t coll;
+    uint64_t bytes;
+    const themis_algo_cost_params_t *params;
+    /* The row's slot for state it keeps per topology (e.g. the
+     * Hamiltonian cycles of rings), owned by the caller and released with
+     * the row's state_free; NULL: build everything per call. */
+    void **state;
+} themis_algo_input_t;
+
+typedef struct {
+    const char *name;
+    const char *summary;      /* one sentence: ompi_info, CLI, docs */
+    uint32_t colls;           /* THEMIS_COLL_BIT()s of the collectives it serves */
+    /* Runs in its place where it does not apply; NULL only for row 0. */
+    const char *substitute;
+    /* 1 when it can run on topo; else 0 and why (a sentence). */
+    int (*applies)(const themis_topology_t *topo, char *why, size_t len);
+    /* Predicted time for `auto`; THEMIS_ERR_UNSUPPORTED where `auto` is
+     * not to consider it (e.g. links that go one way only). */
+    themis_status_t (*cost)(const themis_algo_input_t *in, themis_time_t *time);
+    /* This rank's program; req carries rank, counts and the rank map. */
+    themis_status_t (*build)(const themis_algo_input_t *in, const themis_plan_request_t *req,
+                             themis_program_t *out);
+    void (*state_free)(void *state);   /* NULL when it keeps no state */
+} themis_algorithm_t;
+
+int themis_nalgorithms(void);
+/* NULL outside 0 .. themis_nalgorithms() - 1. */
+const themis_algorithm_t *themis_algorithm_get(int index);
+/* The row's index, -1 when there is none of that name. */
+int themis_algorithm_index(const char *name);
+int themis_algorithm_serves(int index, themis_coll_t coll);
+
+/* One row's predicted time: THEMIS_ERR_INVALID for bad input (no bytes,
+ * zero chunks or inflight, a topology that fails its check),
+ * THEMIS_ERR_UNSUPPORTED where the row does not serve coll, does not apply
+ * or is not costed there, else the row's cost function. */
+themis_status_t themis_algo_cost(const themis_topology_t *topo, int index, themis_coll_t coll,
+                                 uint64_t bytes, const themis_algo_cost_params_t *params,
+                                 themis_time_t *time);
+
+typedef struct {
+    themis_status_t status[THEMIS_MAX_ALGORITHMS];
+    themis_time_t time[THEMIS_MAX_ALGORITHMS];   /* valid where status is OK */
+    int best;                                    /* least time; ties to the lower index */
+} themis_algo_costs_t;
+
+/* Every row (CLI, tests); THEMIS_OK when at least one has a time. */
+themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t coll,
+                                  uint64_t bytes, const themis_algo_cost_params_t *params,
+                                  themis_algo_costs_t *out);
+
+#define THEMIS_ALGO_AUTO (-1)
+
+typedef struct {
+    int index;            /* the row that runs */
+    int substituted;      /* the requested row could not run here */
+    char why[256];        /* why not, when substituted */
+    int costed;           /* auto compared predicted times (below) */
+    themis_status_t status[THEMIS_MAX_ALGORITHMS];
+    themis_time_t time[THEMIS_MAX_ALGORITHMS];
+} themis_algo_choice_t;
+
+/*
+ * The row that runs `requested` (an index or THEMIS_ALGO_AUTO) for in:
+ *   a row:  itself where it serves in->coll and applies, otherwise its
+ *           substitute, and so on (substituted set, why from the first);
+ *   auto:   the least predicted time among the rows that serve the
+ *           collective and apply; row 0 is costed only when another row
+ *           has a cost, and alone it runs without costing.  Ties go to the
+ *           lower index.
+ * Integer costs and fixed tie-breaks: every rank chooses alike.
+ */
+themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t *in,
+                                        themis_algo_choice_t *out);
+
+#endif

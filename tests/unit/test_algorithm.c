@@ -1,0 +1,142 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The algorithm table (planners/algorithm.h): the rows are well formed,
+ * substitution chains end at row 0, choices follow the documented rules,
+ * and a program built through the table is the one the row's builder
+ * makes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithm.h"
+#include "plan_torus.h"
+#include "topology.h"
+#include "unit.h"
+
+static themis_topology_t topo(const char *spec)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    memset(&t, 0, sizeof(t));
+    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
+        printf("  cannot parse %s: %s\n", spec, e.message);
+    }
+    return t;
+}
+
+static void test_rows_well_formed(void)
+{
+    UNIT_CHECK(themis_nalgorithms() >= 1 && themis_nalgorithms() <= THEMIS_MAX_ALGORITHMS);
+    const themis_algorithm_t *r0 = themis_algorithm_get(0);
+    UNIT_CHECK(NULL != r0 && NULL == r0->substitute && THEMIS_COLLS_ALL == r0->colls);
+    UNIT_CHECK(NULL == themis_algorithm_get(-1) &&
+               NULL == themis_algorithm_get(themis_nalgorithms()));
+    for (int i = 0; i < themis_nalgorithms(); i++) {
+        const themis_algorithm_t *a = themis_algorithm_get(i);
+        UNIT_CHECKF(NULL != a->name && NULL != a->summary && NULL != a->applies &&
+                        NULL != a->cost && NULL != a->build && 0 != a->colls,
+                    "row %d", i);
+        UNIT_CHECKF(i == themis_algorithm_index(a->name), "%s: names are unique", a->name);
+        UNIT_CHECKF(0 != strcmp("auto", a->name), "row %d is named auto", i);
+        /* The chain of substitutes reaches row 0 without a cycle. */
+        int at = i, hops = 0;
+        while (0 != at && hops <= themis_nalgorithms()) {
+            const char *sub = themis_algorithm_get(at)->substitute;
+            at = themis_algorithm_index(sub);
+            UNIT_CHECKF(at >= 0, "%s: unknown substitute %s", a->name, sub ? sub : "(none)");
+            if (at < 0) {
+                break;
+            }
+            hops++;
+        }
+        UNIT_CHECKF(0 == at, "%s: substitution chain does not end at row 0", a->name);
+    }
+    UNIT_CHECK(-1 == themis_algorithm_index("ring") && -1 == themis_algorithm_index(NULL));
+}
+
+static themis_algo_choice_t choose(const char *spec, const char *requested, themis_coll_t coll,
+                                   uint64_t bytes)
+{
+    themis_topology_t t = topo(spec);
+    themis_algo_cost_params_t p;
+    themis_algo_choice_t ch;
+    themis_algo_cost_params_from_chunks(&p, 16, 2, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
+    themis_algo_input_t in = {.topo = &t, .coll = coll, .bytes = bytes, .params = &p};
+    int req = NULL == requested ? THEMIS_ALGO_AUTO : themis_algorithm_index(requested);
+    UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(req, &in, &ch));
+    return ch;
+}
+
+static void test_substitution(void)
+{
+    int rings = themis_algorithm_index("rings"), t2d = themis_algorithm_index("torus2d");
+    themis_algo_choice_t ch = choose("biring:3:100Gb:1us_biring:3:100Gb:1us", "rings",
+                                     THEMIS_COLL_ALLREDUCE, 1 << 20);
+    UNIT_CHECK(rings == ch.index && !ch.substituted);
+    ch = choose("biring:2:100Gb:1us_biring:4:100Gb:1us", "rings", THEMIS_COLL_ALLREDUCE, 1 << 20);
+    UNIT_CHECKF(t2d == ch.index && ch.substituted && NULL != strstr(ch.why, ">= 3"), "%s",
+                ch.why);
+    ch = choose("sw:2:100Gb:1us_sw:2:100Gb:1us_sw:2:100Gb:1us", "rings",
+                THEMIS_COLL_REDUCE_SCATTER, 1 << 20);
+    UNIT_CHECKF(0 == ch.index && ch.substituted && NULL != strstr(ch.why, "2-D"), "%s", ch.why);
+    ch = choose("sw:4:100Gb:1us", "themis", THEMIS_COLL_ALLGATHER, 1 << 20);
+    UNIT_CHECK(0 == ch.index && !ch.substituted && !ch.costed);
+}
+
+static void test_auto(void)
+{
+    /* Not a torus: only row 0 has a cost, and it runs without costing. */
+    themis_algo_choice_t ch = choose("sw:4:100Gb:1us_sw:2:100Gb:1us", NULL,
+                                     THEMIS_COLL_ALLREDUCE, 1 << 20);
+    UNIT_CHECK(0 == ch.index && !ch.costed);
+    /* A torus: every row costed, the least time wins (ties: lower index). */
+    ch = choose("biring:4:100Gb:1us_biring:4:100Gb:1us", NULL, THEMIS_COLL_ALLREDUCE, 1 << 20);
+    UNIT_CHECK(ch.costed);
+    for (int a = 0; a < themis_nalgorithms(); a++) {
+        UNIT_CHECKF(THEMIS_OK != ch.status[a] || ch.time[ch.index] < ch.time[a] ||
+                        (ch.time[ch.index] == ch.time[a] && ch.index <= a),
+                    "%s beats the choice", themis_algorithm_get(a)->name);
+    }
+}
+
+/* The table's build is the row's builder (rings with its cached cycles). */
+static void test_build_through_table(void)
+{
+    themis_topology_t t = topo("biring:3:100Gb:1us_biring:4:100Gb:1us");
+    themis_algo_cost_params_t p;
+    themis_algo_cost_params_from_chunks(&p, 8, 1, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
+    themis_plan_request_t req;
+    memset(&req, 0, sizeof(req));
+    req.coll = THEMIS_COLL_ALLREDUCE;
+    req.ndims = 2;
+    req.dim_size[0] = 3;
+    req.dim_size[1] = 4;
+    req.rank = 5;
+    req.count = 1000;
+    req.inflight = 1;
+    void *state = NULL;
+    int rings = themis_algorithm_index("rings");
+    const themis_algorithm_t *a = themis_algorithm_get(rings);
+    themis_algo_input_t in = {.topo = &t, .coll = req.coll, .bytes = 4000, .params = &p,
+                              .state = &state};
+    themis_program_t via, direct;
+    UNIT_CHECK(THEMIS_OK == a->build(&in, &req, &via));
+    UNIT_CHECK(NULL != state);   /* the cycles are kept for the next call */
+    UNIT_CHECK(THEMIS_OK == themis_program_build_rings(&req, NULL, p.torus_chunks, &direct));
+    UNIT_CHECK(via.nops == direct.nops && via.nsteps == direct.nsteps &&
+               0 == memcmp(via.steps, direct.steps, via.nsteps * sizeof(*via.steps)));
+    themis_program_free(&via);
+    themis_program_free(&direct);
+    a->state_free(state);
+}
+
+int main(void)
+{
+    UNIT_RUN(test_rows_well_formed);
+    UNIT_RUN(test_substitution);
+    UNIT_RUN(test_auto);
+    UNIT_RUN(test_build_through_table);
+    UNIT_EXIT();
+}
