@@ -9,54 +9,34 @@
  *   when an order is given, else u32 0.
  * Hashing bytes rather than structs keeps padding and host byte order out.
  */
+#include "hash.h"
 #include "simulator.h"
-
-#define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
-
-static uint64_t fnv_bytes(uint64_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
-static uint64_t fnv_le(uint64_t h, uint64_t v, int width)
-{
-    uint8_t b[8];
-    for (int i = 0; i < width; i++) {
-        b[i] = (uint8_t) (v >> (8 * i));
-    }
-    return fnv_bytes(h, b, (size_t) width);
-}
 
 uint64_t themis_schedule_hash(const themis_schedule_t *s, const themis_intra_order_t *o)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = THEMIS_FNV_OFFSET;
     if (NULL != s) {
-        h = fnv_le(h, (uint64_t) s->coll, 4);
-        h = fnv_le(h, (uint64_t) s->ndims, 4);
-        h = fnv_le(h, s->nchunks, 4);
-        h = fnv_le(h, s->nstages, 4);
-        h = fnv_le(h, s->nfallbacks, 4);
+        h = themis_fnv1a_le(h, (uint64_t) s->coll, 4);
+        h = themis_fnv1a_le(h, (uint64_t) s->ndims, 4);
+        h = themis_fnv1a_le(h, s->nchunks, 4);
+        h = themis_fnv1a_le(h, s->nstages, 4);
+        h = themis_fnv1a_le(h, s->nfallbacks, 4);
         for (uint32_t c = 0; NULL != s->chunk_bytes && c < s->nchunks; c++) {
-            h = fnv_le(h, s->chunk_bytes[c], 8);
+            h = themis_fnv1a_le(h, s->chunk_bytes[c], 8);
         }
         size_t n = (size_t) s->nchunks * s->nstages;
         for (size_t i = 0; NULL != s->stages && i < n; i++) {
             uint8_t b[2] = {s->stages[i].dim, s->stages[i].phase};
-            h = fnv_bytes(h, b, 2);
+            h = themis_fnv1a(h, b, 2);
         }
     }
-    h = fnv_le(h, (NULL != o) ? 1 : 0, 4);
+    h = themis_fnv1a_le(h, (NULL != o) ? 1 : 0, 4);
     if (NULL != o) {
         for (int k = 0; k < o->ndims && k < THEMIS_MAX_DIMS; k++) {
-            h = fnv_le(h, o->count[k], 4);
+            h = themis_fnv1a_le(h, o->count[k], 4);
             for (uint32_t i = 0; NULL != o->entries[k] && i < o->count[k]; i++) {
-                h = fnv_le(h, o->entries[k][i].chunk, 4);
-                h = fnv_le(h, o->entries[k][i].stage, 2);
+                h = themis_fnv1a_le(h, o->entries[k][i].chunk, 4);
+                h = themis_fnv1a_le(h, o->entries[k][i].stage, 2);
             }
         }
     }

@@ -53,6 +53,7 @@
 
 #include "algorithm.h"
 #include "chunking.h"
+#include "hash.h"
 #include "coll_themis_engine.h"
 #include "plan.h"
 #include "scheduler.h"
@@ -258,9 +259,6 @@ void mca_coll_themis_show_help(const char *topic, ...);
 const char *mca_coll_themis_algorithm_name(int index);
 const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);
 
-/* 64-bit FNV-1a, fed 64-bit little-endian words. */
-#define MCA_COLL_THEMIS_FNV_OFFSET 14695981039346656037ULL
-uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v);
 
 /* performance variables */
 int mca_coll_themis_pvars_register(void);

@@ -141,15 +141,15 @@ void mca_coll_themis_dims_single(mca_coll_themis_shape_t *shape, int comm_size,
 
 uint64_t mca_coll_themis_shape_hash(const mca_coll_themis_shape_t *shape)
 {
-    uint64_t h = mca_coll_themis_hash_u64(MCA_COLL_THEMIS_FNV_OFFSET, shape->valid ? 1 : 0);
+    uint64_t h = themis_fnv1a_u64(THEMIS_FNV_OFFSET, shape->valid ? 1 : 0);
 
     if (!shape->valid) {
         return h;
     }
-    h = mca_coll_themis_hash_u64(h, (uint64_t) shape->ndims);
+    h = themis_fnv1a_u64(h, (uint64_t) shape->ndims);
     for (int i = 0; i < shape->ndims; ++i) {
-        h = mca_coll_themis_hash_u64(h, shape->size[i]);
-        h = mca_coll_themis_hash_u64(h, (uint64_t) shape->place[i]);
+        h = themis_fnv1a_u64(h, shape->size[i]);
+        h = themis_fnv1a_u64(h, (uint64_t) shape->place[i]);
     }
     return h;
 }

@@ -96,15 +96,6 @@ static void register_algorithm_param(const mca_base_component_t *comp, themis_co
                                            &c->algorithm_param[coll]);
 }
 
-uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i) {
-        h ^= (v >> (8 * i)) & 0xffu;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 int mca_coll_themis_params_register(void)
 {
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
@@ -475,39 +466,39 @@ static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why,
 
 static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
 {
-    uint64_t h = MCA_COLL_THEMIS_FNV_OFFSET;
+    uint64_t h = THEMIS_FNV_OFFSET;
 
-    h = mca_coll_themis_hash_u64(h, 2);   /* layout version of this hash */
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->ndims);
+    h = themis_fnv1a_u64(h, 2);   /* layout version of this hash */
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->ndims);
     for (int i = 0; i < cfg->ndims; ++i) {
-        h = mca_coll_themis_hash_u64(h, cfg->dims[i]);
+        h = themis_fnv1a_u64(h, cfg->dims[i]);
     }
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->nbw);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->nbw);
     for (int i = 0; i < cfg->nbw; ++i) {
-        h = mca_coll_themis_hash_u64(h, cfg->bw_bps[i]);
+        h = themis_fnv1a_u64(h, cfg->bw_bps[i]);
     }
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->nlat);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->nlat);
     for (int i = 0; i < cfg->nlat; ++i) {
-        h = mca_coll_themis_hash_u64(h, cfg->lat_ps[i]);
+        h = themis_fnv1a_u64(h, cfg->lat_ps[i]);
     }
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->nkinds);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->nkinds);
     for (int i = 0; i < cfg->nkinds; ++i) {
-        h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->kinds[i]);
+        h = themis_fnv1a_u64(h, (uint64_t) cfg->kinds[i]);
     }
-    h = mca_coll_themis_hash_u64(h, cfg->chunks);
-    h = mca_coll_themis_hash_u64(h, cfg->min_chunk_bytes);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->scheduler);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->order);
-    h = mca_coll_themis_hash_u64(h, cfg->inflight);
-    h = mca_coll_themis_hash_u64(h, (uint64_t) cfg->min_bytes);
+    h = themis_fnv1a_u64(h, cfg->chunks);
+    h = themis_fnv1a_u64(h, cfg->min_chunk_bytes);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->scheduler);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->order);
+    h = themis_fnv1a_u64(h, cfg->inflight);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->min_bytes);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
-        h = mca_coll_themis_hash_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
+        h = themis_fnv1a_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
     }
-    h = mca_coll_themis_hash_u64(h, cfg->probe ? 1 : 0);
-    h = mca_coll_themis_hash_u64(h, cfg->direct_max);
-    h = mca_coll_themis_hash_u64(h, cfg->scratch_max);
-    h = mca_coll_themis_hash_u64(h, cfg->torus_rows);
-    h = mca_coll_themis_hash_u64(h, cfg->torus_cols);
+    h = themis_fnv1a_u64(h, cfg->probe ? 1 : 0);
+    h = themis_fnv1a_u64(h, cfg->direct_max);
+    h = themis_fnv1a_u64(h, cfg->scratch_max);
+    h = themis_fnv1a_u64(h, cfg->torus_rows);
+    h = themis_fnv1a_u64(h, cfg->torus_cols);
     return h;
 }
 
