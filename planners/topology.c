@@ -61,6 +61,9 @@ static const unit_t bw_units[] = {
     {"gb", 1000000000ULL},    {"Gbit", 1000000000ULL},  {"gbit", 1000000000ULL},
     {"Tb", 1000000000000ULL}, {"tb", 1000000000000ULL}, {"Tbit", 1000000000000ULL},
     {"tbit", 1000000000000ULL},
+    {"bps", 1ULL},            {"Kbps", 1000ULL},        {"kbps", 1000ULL},
+    {"Mbps", 1000000ULL},     {"mbps", 1000000ULL},     {"Gbps", 1000000000ULL},
+    {"gbps", 1000000000ULL},  {"Tbps", 1000000000000ULL}, {"tbps", 1000000000000ULL},
 };
 
 static const unit_t lat_units[] = {
@@ -223,6 +226,7 @@ themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
         {"", 1ULL},       {"B", 1ULL},
         {"KB", 1000ULL},  {"MB", 1000000ULL},  {"GB", 1000000000ULL},  {"TB", 1000000000000ULL},
         {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+        {"K", 1ULL << 10},   {"M", 1ULL << 20},   {"G", 1ULL << 30},   {"T", 1ULL << 40},
     };
     uint64_t ipart = 0;
     uint64_t fpart = 0;
@@ -740,4 +744,51 @@ themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, 
     }
     msg[0] = '\0';
     return THEMIS_OK;
+}
+
+themis_status_t themis_parse_dims(const char *s, uint32_t *dims, int *ndims, char *why,
+                                  size_t len)
+{
+    *ndims = 0;
+    while (NULL != s && isspace((unsigned char) *s)) {
+        ++s;
+    }
+    if (NULL == s || '\0' == *s) {
+        return THEMIS_OK;
+    }
+    for (;;) {
+        char *end;
+        unsigned long v;
+
+        while (isspace((unsigned char) *s)) {
+            ++s;
+        }
+        if (!isdigit((unsigned char) *s)) {
+            snprintf(why, len, "expected a dimension size at \"%s\"", s);
+            return THEMIS_ERR_PARSE;
+        }
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (0 != errno || 0 == v || v > INT32_MAX) {
+            snprintf(why, len, "dimension sizes must be between 1 and %d", INT32_MAX);
+            return THEMIS_ERR_PARSE;
+        }
+        if (THEMIS_MAX_DIMS == *ndims) {
+            snprintf(why, len, "at most %d dimensions", THEMIS_MAX_DIMS);
+            return THEMIS_ERR_PARSE;
+        }
+        dims[(*ndims)++] = (uint32_t) v;
+        s = end;
+        while (isspace((unsigned char) *s)) {
+            ++s;
+        }
+        if ('\0' == *s) {
+            return THEMIS_OK;
+        }
+        if ('x' != *s && 'X' != *s) {
+            snprintf(why, len, "expected 'x' between dimension sizes at \"%s\"", s);
+            return THEMIS_ERR_PARSE;
+        }
+        ++s;
+    }
 }

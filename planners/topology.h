@@ -78,10 +78,16 @@ themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, 
 themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char **end);
 themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end);
 /* Sizes, as themis-plan takes them: "1GB", "4MiB", "1.5KB", "65536".
- * KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary, no unit or B means
+ * KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB and K/M/G/T binary (as dd and
+ * the OSU benchmarks take them), no unit or B means
  * bytes (units case-insensitive); at most 6 decimals; the result must be
  * a whole number of bytes.  The whole string must be the size. */
 themis_status_t themis_parse_size(const char *s, uint64_t *bytes);
+/* A shape "4x2x2" (innermost first, as coll_themis_dims): sizes 1 ..
+ * INT32_MAX, at most THEMIS_MAX_DIMS; an empty string is 0 dims.  On
+ * THEMIS_ERR_PARSE, why says what is wrong. */
+themis_status_t themis_parse_dims(const char *s, uint32_t *dims, int *ndims, char *why,
+                                  size_t len);
 
 const char *themis_dim_kind_name(themis_dim_kind_t kind);
 

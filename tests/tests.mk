@@ -4,7 +4,7 @@
 # Unit tests: one program per planner concept.  Each prints PASS:/FAIL:
 # lines (tests/unit/unit.h).  Add a program here and it runs in the suite.
 
-UNIT_LDADD = planners/libthemis_planners.la $(GLPK_LIBS)
+UNIT_LDADD = planners/libthemis_bound.la planners/libthemis_planners.la $(GLPK_LIBS)
 
 check_PROGRAMS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/test_topology.c tests/unit/unit.h
@@ -40,6 +40,10 @@ check_PROGRAMS += tests/unit/test_algorithm
 tests_unit_test_algorithm_SOURCES = tests/unit/test_algorithm.c tests/unit/unit.h
 tests_unit_test_algorithm_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_rules
+tests_unit_test_rules_SOURCES = tests/unit/test_rules.c tests/unit/unit.h
+tests_unit_test_rules_LDADD = $(UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/test_chunking
 tests_unit_test_chunking_SOURCES = tests/unit/test_chunking.c tests/unit/unit.h
 tests_unit_test_chunking_LDADD = $(UNIT_LDADD)
@@ -61,7 +65,7 @@ tests_mpi_engine_harness_SOURCES = tests/mpi/engine_harness.c \
     ompi/mca/coll/themis/coll_themis_engine.c ompi/mca/coll/themis/coll_themis_engine.h
 tests_mpi_engine_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi/mca/coll/themis \
     -I$(top_srcdir)/ompi/mca/coll/themis/shim $(OMPI_CPPFLAGS)
-tests_mpi_engine_harness_LDADD = planners/libthemis_planners.la $(OMPI_LIBS) $(GLPK_LIBS)
+tests_mpi_engine_harness_LDADD = planners/libthemis_planners.la $(OMPI_LIBS)
 
 check_PROGRAMS += tests/mpi/repro
 tests_mpi_repro_SOURCES = tests/mpi/repro.c \

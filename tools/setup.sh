@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 packages=(build-essential autoconf automake libtool pkg-config
-          libopenmpi-dev openmpi-bin libhwloc-dev libfabric-dev libfabric-bin
+          libopenmpi-dev openmpi-bin libhwloc-dev libfabric-bin
           libglpk-dev libjson-c-dev gnuplot-nox iproute2 iperf3 procps)
 missing=()
 for p in "${packages[@]}"; do

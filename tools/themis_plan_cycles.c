@@ -95,36 +95,25 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
     return 0;
 }
 
-/* Comma-separated byte counts with optional K, M, G (binary) suffixes. */
+/* Comma-separated sizes in the one size syntax (themis_parse_size). */
 static int parse_bytes(const char *s, uint64_t *out, int *n)
 {
+    char item[64];
     *n = 0;
     while ('\0' != *s) {
-        char *end;
-        errno = 0;
-        if ('-' == *s) {
+        size_t len = strcspn(s, ",");
+        if (0 == len || len >= sizeof(item) || *n >= MAX_BYTES) {
             return -1;
         }
-        unsigned long long v = strtoull(s, &end, 10);
-        if (end == s || 0 != errno || *n >= MAX_BYTES) {
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (THEMIS_OK != themis_parse_size(item, &out[*n]) || 0 == out[*n]) {
             return -1;
         }
-        int shift = 0;
-        if ('K' == *end || 'k' == *end) {
-            shift = 10;
-        } else if ('M' == *end || 'm' == *end) {
-            shift = 20;
-        } else if ('G' == *end || 'g' == *end) {
-            shift = 30;
-        }
-        end += (0 != shift);
-        if ((shift > 0 && v > (UINT64_MAX >> shift)) || 0 == v || (',' != *end && '\0' != *end)) {
-            return -1;
-        }
-        out[(*n)++] = (uint64_t)v << shift;
-        s = (',' == *end) ? end + 1 : end;
+        (*n)++;
+        s += len + (',' == s[len]);
     }
-    return (*n > 0) ? 0 : -1;
+    return *n > 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ output */

@@ -241,7 +241,15 @@ static void test_parse_errors(void)
     expect_error("sw:4:1Gb", 1, 9, "missing field LATENCY");
     expect_error("sw:4", 1, 5, "missing field BANDWIDTH");
     expect_error("sw:4:1GB:1us", 1, 7, "bad unit");
-    expect_error("sw:4:1Gbps:1us", 1, 7, "bad unit");
+    expect_error("sw:4:1Gbs:1us", 1, 7, "bad unit");
+    /* The one unit syntax: bit/s as Gb, Gbit or Gbps; sizes as 1M (MiB). */
+    themis_topology_t gbps;
+    themis_parse_error_t gbps_err;
+    uint64_t b = 0;
+    UNIT_CHECK(THEMIS_OK == themis_topology_parse("sw:4:100Gbps:1us", &gbps, &gbps_err) &&
+               100000000000ULL == gbps.dims[0].bw_bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("1M", &b) && (1ULL << 20) == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_size("1MB", &b) && 1000000ULL == b);
     expect_error("sw:4:1Gb:10", 1, 12, "missing unit");
     expect_error("sw:4:1Gb:10 us", 1, 13, "has no spaces");
     expect_error("sw:4:Gb:1us", 1, 6, "expected a number");

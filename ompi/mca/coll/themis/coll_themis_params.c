@@ -294,40 +294,7 @@ static bool is_empty(const char *s)
 /* "4x2x2" -> {4, 2, 2} */
 static bool parse_dims(const char *s, mca_coll_themis_config_t *cfg, char *why, size_t len)
 {
-    cfg->ndims = 0;
-    if (is_empty(s)) {
-        return true;
-    }
-    for (;;) {
-        char *end;
-        unsigned long v;
-
-        s = skip_space(s);
-        if (!isdigit((unsigned char) *s)) {
-            snprintf(why, len, "expected a dimension size at \"%s\"", s);
-            return false;
-        }
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (0 != errno || 0 == v || v > INT32_MAX) {
-            snprintf(why, len, "dimension sizes must be between 1 and %d", INT32_MAX);
-            return false;
-        }
-        if (THEMIS_MAX_DIMS == cfg->ndims) {
-            snprintf(why, len, "at most %d dimensions", THEMIS_MAX_DIMS);
-            return false;
-        }
-        cfg->dims[cfg->ndims++] = (uint32_t) v;
-        s = skip_space(end);
-        if ('\0' == *s) {
-            return true;
-        }
-        if ('x' != *s && 'X' != *s) {
-            snprintf(why, len, "expected 'x' between dimension sizes at \"%s\"", s);
-            return false;
-        }
-        ++s;
-    }
+    return THEMIS_OK == themis_parse_dims(s, cfg->dims, &cfg->ndims, why, len);
 }
 
 typedef themis_status_t (*value_parser_t)(const char *s, uint64_t *out, const char **end);
