@@ -56,6 +56,7 @@
 #include "hash.h"
 #include "coll_themis_engine.h"
 #include "plan.h"
+#include "rules.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
@@ -90,9 +91,20 @@ typedef enum {
 
 /* Parsed and validated MCA parameters: identical on every rank that was
  * given the same parameters, and hashed for the agreement. */
+/* A shape declared for communicators of one size (coll_themis_dims,
+ * coll_themis_torus, or a rules file's "shapes"). */
+#define MCA_COLL_THEMIS_MAX_SHAPES 16
 typedef struct {
-    int ndims;                          /* declared dims, 0 = automatic */
+    uint64_t comm_size;
+    int ndims;
     uint32_t dims[THEMIS_MAX_DIMS];     /* innermost first */
+} mca_coll_themis_shape_decl_t;
+
+typedef struct {
+    /* Declared shapes, at most one per communicator size; a communicator
+     * of another size gets an automatic shape. */
+    int nshapes;
+    mca_coll_themis_shape_decl_t shapes[MCA_COLL_THEMIS_MAX_SHAPES];
     int nbw;                            /* 0 = defaults, 1 = all dims, else per dim */
     uint64_t bw_bps[THEMIS_MAX_DIMS];
     int nlat;
@@ -111,9 +123,13 @@ typedef struct {
     bool probe;
     uint32_t direct_max;
     uint64_t scratch_max;               /* bytes, 0 = unbounded */
-    /* coll_themis_torus: rows x cols, 0 = not given; when given, dims is
-     * {cols, rows} and kinds is biring (set by the parser). */
+    /* coll_themis_torus: rows x cols, 0 = not given; when given, the shape
+     * {cols, rows} is declared for rows x cols ranks and, unless
+     * coll_themis_dim_kinds says otherwise, its kinds are biring
+     * (torus_kinds: they apply to that shape only). */
     uint32_t torus_rows, torus_cols;
+    bool torus_kinds;
+    uint64_t rules_hash;                /* of coll_themis_rules_filename's bytes, 0 = none */
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -122,6 +138,7 @@ typedef struct mca_coll_themis_component_t {
     /* MCA parameter storage (owned by the MCA variable system) */
     int priority;
     char *dims_param;
+    char *rules_param;
     char *bandwidths_param;
     char *latencies_param;
     char *kinds_param;
@@ -144,6 +161,7 @@ typedef struct mca_coll_themis_component_t {
     char config_errors[1024];           /* one line per invalid parameter */
     mca_coll_themis_config_t config;
     uint64_t config_hash;
+    themis_rules_t rules;               /* coll_themis_rules_filename, parsed */
 } mca_coll_themis_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
@@ -158,6 +176,7 @@ OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_componen
 /* Shape of a communicator: rank = sum_i coord_i * place[i]. */
 typedef struct {
     bool valid;                         /* false: no usable shape (reason says why) */
+    bool declared;                      /* declared for this size, not automatic */
     int ndims;
     uint32_t size[THEMIS_MAX_DIMS];
     int place[THEMIS_MAX_DIMS];
@@ -177,7 +196,6 @@ typedef struct {
     bool used;
     bool refused;                       /* the planners refused: fall back */
     themis_coll_t coll;
-    int algorithm;                      /* requested: a row or THEMIS_ALGO_AUTO */
     uint64_t count;                     /* AR: elements; AG: per rank; RS: total */
     uint64_t *recvcounts;               /* RS only: [comm size] */
     size_t elem_size;
@@ -271,6 +289,9 @@ void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
 const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll);
 
 /* dimensions */
+/* The declared shape for communicators of comm_size: the rules file's,
+ * then coll_themis_dims' / coll_themis_torus'; NULL when none. */
+const mca_coll_themis_shape_decl_t *mca_coll_themis_declared_shape(uint64_t comm_size);
 void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
                                 const mca_coll_themis_config_t *cfg,
                                 mca_coll_themis_shape_t *shape);
@@ -286,6 +307,19 @@ void mca_coll_themis_dims_default_rates(mca_coll_themis_level_t level, int shari
 int mca_coll_themis_dims_probe(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_themis_shape_t *shape, uint64_t *bw_bps,
                                themis_time_t *lat_ps);
+
+/* What runs a call (coll_themis_decide.c). */
+typedef struct {
+    uint64_t min_bytes;                 /* below: the previous component */
+    int algorithm;                      /* a row of algorithm.h or THEMIS_ALGO_AUTO */
+    uint32_t max_chunks;                /* before the chunk floors */
+    uint32_t inflight;                  /* chunks in flight per dimension */
+    const themis_rule_t *rule;          /* the rules file's rule, NULL: parameters */
+} mca_coll_themis_decision_t;
+
+void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
+                            themis_coll_t coll, uint64_t bytes,
+                            mca_coll_themis_decision_t *d);
 
 /* plan cache */
 void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache);

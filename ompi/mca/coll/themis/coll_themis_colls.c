@@ -210,6 +210,15 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return MCA_COLL_THEMIS_STATE_READY == m->state;
 }
 
+/* Below the decision's threshold (coll_themis_min_bytes or a rule's)? */
+static bool below_min_bytes(const mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                            themis_coll_t coll, uint64_t bytes)
+{
+    mca_coll_themis_decision_t d;
+    mca_coll_themis_decide(m, ompi_comm_size(comm), coll, bytes, &d);
+    return bytes < d.min_bytes;
+}
+
 static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
                          uint64_t bytes, const char *why)
 {
@@ -328,7 +337,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
     }
     ompi_datatype_type_size(dtype, &size);
     bytes = (uint64_t) count * size;
-    if (bytes < m->min_bytes) {
+    if (below_min_bytes(m, comm, THEMIS_COLL_ALLREDUCE, bytes)) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }
@@ -395,7 +404,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         total += (uint64_t) (NULL == rcounts ? rcount : rcounts[r]);
     }
     bytes = total * size;
-    if (bytes < m->min_bytes) {
+    if (below_min_bytes(m, comm, THEMIS_COLL_REDUCE_SCATTER, bytes)) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }
@@ -538,7 +547,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     ompi_datatype_type_size(rdtype, &rsize);
     block = (uint64_t) rcount * rsize;    /* bytes per rank */
     bytes = block * (uint64_t) nranks;
-    if (bytes < m->min_bytes) {
+    if (below_min_bytes(m, comm, THEMIS_COLL_ALLGATHER, bytes)) {
         why = "below coll_themis_min_bytes";
         goto fallback;
     }

@@ -156,38 +156,37 @@ uint64_t mca_coll_themis_shape_hash(const mca_coll_themis_shape_t *shape)
 
 /* ---------------------------------------------------------------- declared */
 
-static void declared_shape(ompi_communicator_t *comm, const mca_coll_themis_config_t *cfg,
+const mca_coll_themis_shape_decl_t *mca_coll_themis_declared_shape(uint64_t comm_size)
+{
+    static __thread mca_coll_themis_shape_decl_t from_rules;
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+    const themis_rule_shape_t *r = themis_rules_shape(&mca_coll_themis_component.rules,
+                                                      comm_size);
+    if (NULL != r) {
+        from_rules.comm_size = r->comm_size;
+        from_rules.ndims = r->ndims;
+        memcpy(from_rules.dims, r->dims, sizeof(from_rules.dims));
+        return &from_rules;
+    }
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        if (cfg->shapes[i].comm_size == comm_size) {
+            return &cfg->shapes[i];
+        }
+    }
+    return NULL;
+}
+
+static void declared_shape(ompi_communicator_t *comm, const mca_coll_themis_shape_decl_t *decl,
                            mca_coll_themis_shape_t *shape)
 {
-    const int size = ompi_comm_size(comm), me = ompi_comm_rank(comm);
-    uint64_t product = 1;
+    const int me = ompi_comm_rank(comm);
     int stride = 1;
 
-    for (int i = 0; i < cfg->ndims; ++i) {
-        product *= cfg->dims[i];
-        if (product > (uint64_t) size) {
-            break;
-        }
-    }
-    if (product != (uint64_t) size) {
-        if (0 != cfg->torus_rows) {
-            snprintf(shape->reason, sizeof(shape->reason),
-                     "coll_themis_torus \"%s\" (%llu ranks) does not match the "
-                     "communicator size %d", mca_coll_themis_component.torus_param,
-                     (unsigned long long) cfg->torus_rows * cfg->torus_cols, size);
-        } else {
-            snprintf(shape->reason, sizeof(shape->reason),
-                     "coll_themis_dims \"%s\" does not multiply to the communicator size %d",
-                     mca_coll_themis_component.dims_param, size);
-        }
-        shape->valid = false;
-        return;
-    }
-
     shape->valid = true;
-    shape->ndims = cfg->ndims;
-    for (int i = 0; i < cfg->ndims; ++i) {
-        const int d = (int) cfg->dims[i];
+    shape->declared = true;
+    shape->ndims = decl->ndims;
+    for (int i = 0; i < decl->ndims; ++i) {
+        const int d = (int) decl->dims[i];
         const int c = (me / stride) % d;
         mca_coll_themis_level_t level = MCA_COLL_THEMIS_LEVEL_SOCKET;
 
@@ -481,8 +480,10 @@ void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
         }
     }
 
-    if (0 < cfg->ndims) {
-        declared_shape(comm, cfg, shape);
+    const mca_coll_themis_shape_decl_t *decl =
+        mca_coll_themis_declared_shape((uint64_t) ompi_comm_size(comm));
+    if (NULL != decl) {
+        declared_shape(comm, decl, shape);
     } else {
         auto_shape(comm, shape);
     }

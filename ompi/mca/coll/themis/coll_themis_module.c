@@ -410,6 +410,13 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
             shape.level[i] = (mca_coll_themis_level_t) agree[AGREE_LEVEL0 + i];
         }
     }
+    /* Shapes were declared, none for this size: automatic, said once. */
+    if (!shape.declared && (0 < cfg->nshapes || 0 < c->rules.nshapes) && is_rank0(comm)
+        && !topic_shown("shape-automatic")) {
+        mca_coll_themis_show_help("shape-automatic", comm->c_name, size,
+                                  '\0' == *c->dims_param ? "(none)" : c->dims_param,
+                                  '\0' == *c->rules_param ? "(none)" : c->rules_param);
+    }
 
     /* Rates and kinds: parameters given per dimension (or one for all)
      * override the defaults of each dimension's level. */
@@ -462,7 +469,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         if (0 != cfg->nlat) {
             lat[i] = cfg->lat_ps[1 == cfg->nlat ? 0 : i];
         }
-        if (0 != cfg->nkinds) {
+        if (0 != cfg->nkinds && (shape.declared || !cfg->torus_kinds)) {
             kind[i] = cfg->kinds[1 == cfg->nkinds ? 0 : i];
         }
     }
@@ -527,8 +534,9 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                             (unsigned long long) m->min_chunk_bytes,
                             cfg->probe ? " (probed rates)" : "");
     }
-    if (0 < cfg->ndims && (opal_output_get_verbosity(c->output) >= 10)) {
-        dims_list_text(cfg->dims, cfg->ndims, text, sizeof(text));
+    const mca_coll_themis_shape_decl_t *decl = mca_coll_themis_declared_shape((uint64_t) size);
+    if (NULL != decl && (opal_output_get_verbosity(c->output) >= 10)) {
+        dims_list_text(decl->dims, decl->ndims, text, sizeof(text));
         opal_output_verbose(10, c->output, "coll:themis: %s: declared dims %s",
                             comm->c_name, text);
     }

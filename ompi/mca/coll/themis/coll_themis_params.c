@@ -114,11 +114,25 @@ int mca_coll_themis_params_register(void)
     (void) mca_base_component_var_register(
         comp, "dims",
         "Shape imposed on consecutive ranks, innermost dimension first, e.g. \"4x2\" or "
-        "\"2x2x2\"; the product must equal the communicator size (other communicators do not "
-        "use coll/themis). Empty: automatic, from the ranks sharing a NUMA domain/socket "
-        "(when bound), a node, and the network.",
+        "\"2x2x2\": it applies to communicators of its size (the product). Several, one per "
+        "size, as SIZE:SHAPE, e.g. \"8:4x2,4:2x2\" (a rules file's \"shapes\" come first). "
+        "Communicators of a size without a shape get an automatic one (said once per "
+        "process). Empty: automatic, from the ranks sharing a NUMA domain/socket (when "
+        "bound), a node, and the network.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->dims_param);
+
+    c->rules_param = "";
+    (void) mca_base_component_var_register(
+        comp, "rules_filename",
+        "JSON rules file (as coll_tuned_dynamic_rules_filename): rules map a collective, a "
+        "communicator size range and a message size range to an algorithm, chunks, chunks "
+        "in flight and min_bytes, and \"shapes\" give dims per communicator size; see "
+        "docs/coll_themis.md and `themis-plan rules`. Every rank must read the same content "
+        "(its hash is part of the setup agreement); a malformed file is reported with its "
+        "line and coll/themis steps aside. Empty: the parameters alone.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->rules_param);
 
     c->bandwidths_param = "";
     (void) mca_base_component_var_register(
@@ -291,10 +305,84 @@ static bool is_empty(const char *s)
     return NULL == s || '\0' == *skip_space(s);
 }
 
-/* "4x2x2" -> {4, 2, 2} */
+/* Adds a shape for its communicator size; one per size. */
+static bool add_shape(mca_coll_themis_config_t *cfg, const uint32_t *dims, int ndims,
+                      char *why, size_t len)
+{
+    uint64_t size = 1;
+    for (int i = 0; i < ndims; ++i) {
+        size *= dims[i];   /* < 2^31 each, at most 8: checked below */
+        if (size > INT32_MAX) {
+            snprintf(why, len, "a shape of more than %d ranks", INT32_MAX);
+            return false;
+        }
+    }
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        if (cfg->shapes[i].comm_size == size) {
+            snprintf(why, len, "two shapes for communicators of %llu ranks",
+                     (unsigned long long) size);
+            return false;
+        }
+    }
+    if (MCA_COLL_THEMIS_MAX_SHAPES == cfg->nshapes) {
+        snprintf(why, len, "at most %d shapes", MCA_COLL_THEMIS_MAX_SHAPES);
+        return false;
+    }
+    mca_coll_themis_shape_decl_t *d = &cfg->shapes[cfg->nshapes++];
+    d->comm_size = size;
+    d->ndims = ndims;
+    memcpy(d->dims, dims, sizeof(uint32_t) * (size_t) ndims);
+    return true;
+}
+
+/* "4x2x2", or shapes per communicator size "8:4x2,4:2x2" (the size
+ * prefix, when given, must be the product). */
 static bool parse_dims(const char *s, mca_coll_themis_config_t *cfg, char *why, size_t len)
 {
-    return THEMIS_OK == themis_parse_dims(s, cfg->dims, &cfg->ndims, why, len);
+    char item[128];
+
+    cfg->nshapes = 0;
+    while (!is_empty(s)) {
+        size_t n = strcspn(s, ",");
+        uint32_t dims[THEMIS_MAX_DIMS];
+        int ndims = 0;
+        unsigned long size = 0;
+        const char *shape = item;
+
+        if (n >= sizeof(item)) {
+            snprintf(why, len, "a shape of more than %zu characters", sizeof(item) - 1);
+            return false;
+        }
+        memcpy(item, s, n);
+        item[n] = '\0';
+        if (NULL != strchr(item, ':')) {
+            char *end;
+            errno = 0;
+            size = strtoul(skip_space(item), &end, 10);
+            if (0 != errno || ':' != *skip_space(end) || 0 == size) {
+                snprintf(why, len, "expected SIZE:SHAPE at \"%s\"", item);
+                return false;
+            }
+            shape = skip_space(end) + 1;
+        }
+        if (THEMIS_OK != themis_parse_dims(shape, dims, &ndims, why, len)) {
+            return false;
+        }
+        if (0 == ndims) {
+            snprintf(why, len, "an empty shape at \"%s\"", item);
+            return false;
+        }
+        if (!add_shape(cfg, dims, ndims, why, len)) {
+            return false;
+        }
+        if (0 != size && cfg->shapes[cfg->nshapes - 1].comm_size != size) {
+            snprintf(why, len, "\"%s\" is a shape of %llu ranks, not %lu", shape,
+                     (unsigned long long) cfg->shapes[cfg->nshapes - 1].comm_size, size);
+            return false;
+        }
+        s += n + (',' == s[n]);
+    }
+    return true;
 }
 
 typedef themis_status_t (*value_parser_t)(const char *s, uint64_t *out, const char **end);
@@ -389,27 +477,31 @@ static bool parse_algorithm(const char *s, themis_coll_t coll, int *index)
  * coll_themis_dim_kinds agree.  Runs after those two are parsed. */
 static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why, size_t len)
 {
-    mca_coll_themis_config_t t;
+    uint32_t rc[THEMIS_MAX_DIMS];   /* rows, cols */
+    int n = 0;
 
     if (is_empty(s)) {
         return true;
     }
-    memset(&t, 0, sizeof(t));
-    if (!parse_dims(s, &t, why, len)) {
+    if (THEMIS_OK != themis_parse_dims(s, rc, &n, why, len)) {
         return false;
     }
-    if (2 != t.ndims || t.dims[0] < 2 || t.dims[1] < 2) {
+    if (2 != n || rc[0] < 2 || rc[1] < 2) {
         snprintf(why, len, "want ROWSxCOLS with both sizes >= 2, e.g. 4x3");
         return false;
     }
-    if (0 != cfg->ndims
-        && (2 != cfg->ndims || cfg->dims[0] != t.dims[1] || cfg->dims[1] != t.dims[0])) {
-        snprintf(why, len,
-                 "a %ux%u torus has the shape coll_themis_dims=%ux%u (rows of %u consecutive "
-                 "ranks), but coll_themis_dims is \"%s\"",
-                 t.dims[0], t.dims[1], t.dims[1], t.dims[0], t.dims[1],
-                 mca_coll_themis_component.dims_param);
-        return false;
+    const uint32_t shape[2] = {rc[1], rc[0]};
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        const mca_coll_themis_shape_decl_t *d = &cfg->shapes[i];
+        if (d->comm_size == (uint64_t) rc[0] * rc[1]
+            && (2 != d->ndims || d->dims[0] != shape[0] || d->dims[1] != shape[1])) {
+            snprintf(why, len,
+                     "a %ux%u torus has the shape coll_themis_dims=%ux%u (rows of %u "
+                     "consecutive ranks), but coll_themis_dims is \"%s\"",
+                     rc[0], rc[1], rc[1], rc[0], rc[1],
+                     mca_coll_themis_component.dims_param);
+            return false;
+        }
     }
     for (int i = 0; i < cfg->nkinds; ++i) {
         if (THEMIS_DIM_BIRING != cfg->kinds[i]) {
@@ -419,14 +511,19 @@ static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why,
             return false;
         }
     }
-    cfg->torus_rows = t.dims[0];
-    cfg->torus_cols = t.dims[1];
-    cfg->ndims = 2;
-    cfg->dims[0] = cfg->torus_cols;
-    cfg->dims[1] = cfg->torus_rows;
+    cfg->torus_rows = rc[0];
+    cfg->torus_cols = rc[1];
+    bool declared = false;
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        declared |= cfg->shapes[i].comm_size == (uint64_t) rc[0] * rc[1];
+    }
+    if (!declared && !add_shape(cfg, shape, 2, why, len)) {
+        return false;
+    }
     if (0 == cfg->nkinds) {
         cfg->nkinds = 1;
         cfg->kinds[0] = THEMIS_DIM_BIRING;
+        cfg->torus_kinds = true;
     }
     return true;
 }
@@ -436,10 +533,16 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     uint64_t h = THEMIS_FNV_OFFSET;
 
     h = themis_fnv1a_u64(h, 2);   /* layout version of this hash */
-    h = themis_fnv1a_u64(h, (uint64_t) cfg->ndims);
-    for (int i = 0; i < cfg->ndims; ++i) {
-        h = themis_fnv1a_u64(h, cfg->dims[i]);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->nshapes);
+    for (int k = 0; k < cfg->nshapes; ++k) {
+        h = themis_fnv1a_u64(h, cfg->shapes[k].comm_size);
+        h = themis_fnv1a_u64(h, (uint64_t) cfg->shapes[k].ndims);
+        for (int i = 0; i < cfg->shapes[k].ndims; ++i) {
+            h = themis_fnv1a_u64(h, cfg->shapes[k].dims[i]);
+        }
     }
+    h = themis_fnv1a_u64(h, cfg->torus_kinds);
+    h = themis_fnv1a_u64(h, cfg->rules_hash);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->nbw);
     for (int i = 0; i < cfg->nbw; ++i) {
         h = themis_fnv1a_u64(h, cfg->bw_bps[i]);
@@ -487,6 +590,18 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     }
 
+    themis_rules_free(&c->rules);
+    cfg->rules_hash = 0;
+    if (!is_empty(c->rules_param)) {
+        char msg[256];
+        if (THEMIS_OK != themis_rules_load(c->rules_param, &c->rules, msg, sizeof(msg))) {
+            report("coll_themis_rules_filename", c->rules_param, msg);
+            ok = false;
+        } else {
+            cfg->rules_hash = c->rules.hash;
+        }
+    }
+
     if (parse_list(c->bandwidths_param, parse_bw, "bandwidth (e.g. 100Gb)", vals, &n, why,
                    sizeof(why))) {
         cfg->nbw = n;
@@ -523,23 +638,25 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     }
 
-    /* With a declared shape the lists can be checked now. */
-    if (ok && 0 < cfg->ndims) {
+    /* With one declared shape the lists can be checked now (with several,
+     * setup checks them against each communicator's). */
+    if (ok && 1 == cfg->nshapes) {
         const char *bad = NULL, *value = NULL;
-        if (cfg->nbw > 1 && cfg->nbw != cfg->ndims) {
+        const int nd = cfg->shapes[0].ndims;
+        if (cfg->nbw > 1 && cfg->nbw != nd) {
             bad = "coll_themis_dim_bandwidths";
             value = c->bandwidths_param;
-        } else if (cfg->nlat > 1 && cfg->nlat != cfg->ndims) {
+        } else if (cfg->nlat > 1 && cfg->nlat != nd) {
             bad = "coll_themis_dim_latencies";
             value = c->latencies_param;
-        } else if (cfg->nkinds > 1 && cfg->nkinds != cfg->ndims) {
+        } else if (cfg->nkinds > 1 && cfg->nkinds != nd) {
             bad = "coll_themis_dim_kinds";
             value = c->kinds_param;
         }
         if (NULL != bad) {
             snprintf(why, sizeof(why),
                      "coll_themis_dims has %d dimensions: give one value per dimension or "
-                     "one for all", cfg->ndims);
+                     "one for all", nd);
             report(bad, value, why);
             ok = false;
         }

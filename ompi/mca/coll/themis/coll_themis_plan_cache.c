@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * Per-communicator cache of this rank's programs.  Key: collective,
- * algorithm, element count (reduce-scatter: the exact recvcounts, compared
+ * element count (reduce-scatter: the exact recvcounts, compared
  * in full so that no hash collision can pick a wrong program) and element
- * size (the schedule depends on bytes).  A miss runs the planners:
+ * size (the schedule depends on bytes; so does the decision,
+ * coll_themis_decide.c, which the key therefore implies).  A miss runs the planners:
  * scheduler -> simulator (intra-dimension order, no events) -> plan
  * compiler for Themis; the HammingMesh builders (plan_torus.h) for rings
  * and torus2d (allreduce, reduce-scatter and allgather alike).  Fixed table
@@ -56,10 +57,10 @@ void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache)
 }
 
 static bool entry_matches(const mca_coll_themis_plan_entry_t *e, themis_coll_t coll,
-                          int algorithm, uint64_t count,
-                          const uint64_t *recvcounts, int nranks, size_t elem_size)
+                          uint64_t count, const uint64_t *recvcounts, int nranks,
+                          size_t elem_size)
 {
-    if (!e->used || e->coll != coll || e->algorithm != algorithm || e->count != count
+    if (!e->used || e->coll != coll || e->count != count
         || e->elem_size != elem_size) {
         return false;
     }
@@ -67,11 +68,6 @@ static bool entry_matches(const mca_coll_themis_plan_entry_t *e, themis_coll_t c
         return 0 == memcmp(e->recvcounts, recvcounts, sizeof(uint64_t) * (size_t) nranks);
     }
     return true;
-}
-
-static int requested_algorithm(themis_coll_t coll)
-{
-    return mca_coll_themis_component.config.algorithm[coll];
 }
 
 /* A substitution is shown once per process, by rank 0 of the communicator
@@ -126,7 +122,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const uint64_t nranks = themis_topology_npus(&m->topo);
-    const int requested = requested_algorithm(coll);
+    mca_coll_themis_decision_t d;
     themis_algo_cost_params_t params;
     themis_plan_request_t req;
     themis_algo_choice_t ch;
@@ -136,9 +132,11 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     /* Elements of the full vector the collective moves per rank (the
      * caller passes the sum of recvcounts for reduce-scatter). */
     elems = THEMIS_COLL_ALLGATHER == coll ? count * nranks : count;
-    nchunks = themis_chunk_count(&m->topo, elems * elem_size, elems, cfg->chunks,
+    mca_coll_themis_decide(m, (int) nranks, coll, elems * elem_size, &d);
+    const int requested = d.algorithm;
+    nchunks = themis_chunk_count(&m->topo, elems * elem_size, elems, d.max_chunks,
                                  m->min_chunk_bytes);
-    themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, cfg->inflight, cfg->order,
+    themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, d.inflight, cfg->order,
                                         cfg->scheduler);
 
     memset(&req, 0, sizeof(req));
@@ -152,7 +150,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.coord_to_rank = m->coord_to_rank;
     req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
     req.recvcounts = recvcounts;
-    req.inflight = cfg->inflight;
+    req.inflight = d.inflight;
 
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .state = NULL};
@@ -177,7 +175,6 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                              mca_coll_themis_plan_choice_t *choice)
 {
     mca_coll_themis_plan_cache_t *cache = &m->cache;
-    const int algorithm = requested_algorithm(coll);
     const int nranks = ompi_comm_size(comm);
     mca_coll_themis_plan_entry_t *victim = &cache->entries[0];
     uint64_t *counts_copy = NULL;
@@ -187,7 +184,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     ++cache->clock;
     for (int i = 0; i < MCA_COLL_THEMIS_PLAN_CACHE_SIZE; ++i) {
         mca_coll_themis_plan_entry_t *e = &cache->entries[i];
-        if (entry_matches(e, coll, algorithm, count, recvcounts, nranks, elem_size)) {
+        if (entry_matches(e, coll, count, recvcounts, nranks, elem_size)) {
             e->last_use = cache->clock;
             *prog = &e->prog;
             if (NULL != choice) {
@@ -234,7 +231,6 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
     victim->used = true;
     victim->coll = coll;
-    victim->algorithm = algorithm;
     victim->count = count;
     victim->recvcounts = counts_copy;
     victim->elem_size = elem_size;
