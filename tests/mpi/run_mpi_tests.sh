@@ -97,10 +97,60 @@ launcher=("$here/rank_env.sh" 2 OMPI_MCA_coll_themis_scheduler=baseline --)
 need=('given different coll.themis parameters')
 run "auto tcp rank 2 scheduler=baseline: disagreement steps aside" 120 3
 
+# Shapes apply to communicators of their size; others get an automatic
+# shape, said once per process (at most one line per rank in the log).
+opts=("${MIN0[@]}" "${VADER[@]}" "${D[@]}" 3x3); args=(--level tiny)
+launcher=(); need=('uses an automatic shape' 'coll_themis_dims: *3x3')
+if run "vader dims=3x3 on 4 ranks: automatic shape, said once" 120 4; then
+    said=$(grep -c "uses an automatic shape" "$log_dir/np4_vader_dims=3x3_on_4_ranks__automatic_shape__said_once.log")
+    if [ "$said" -gt 4 ]; then
+        failures=$((failures + 1))
+        echo "FAIL: coll_matrix np=4 dims=3x3: the automatic-shape message came $said times"
+    fi
+fi
+opts=("${MIN0[@]}" "${VADER[@]}" "${D[@]}" "8:4x2,4:2x2" --mca coll_themis_verbose 1)
+args=(--level tiny); launcher=(); need=('ready, 4 ranks, dims 2\(.*\) x 2\(')
+run "vader dims=8:4x2,4:2x2: the 4-rank shape" 120 4
+
+# Rules files: one that sends every call to the previous component, one
+# whose rule picks the algorithm (seen in the plan), and malformed ones: each
+# gets its line and reason, and correct results through the fallback.
+rules_dir=$(mktemp -d "${TMPDIR:-/tmp}/themis-rules.XXXXXX")
+cat >"$rules_dir/all_fall_back.json" <<'JSON'
+{ "rules": [ { "collective": "all", "min_bytes": "1TiB" } ] }
+JSON
+cat >"$rules_dir/chunks.json" <<'JSON'
+{ "rules": [ { "collective": "allreduce", "comm_size": [4, 4], "chunks": 3,
+               "algorithm": "torus2d" } ],
+  "shapes": [ { "comm_size": 4, "dims": "2x2" } ] }
+JSON
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_rules_filename "$rules_dir/all_fall_back.json")
+args=(--level tiny --expect fallback); launcher=(); need=()
+run "vader rules: min_bytes 1TiB sends every call to the previous component" 120 4
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_rules_filename "$rules_dir/chunks.json"
+      --mca coll_themis_verbose 10)
+args=(--level tiny); launcher=(); need=('planned allreduce \(torus2d\) of 4097 elements'
+                                         'dims 2\(.*\) x 2\(')
+run "vader rules: a rule's algorithm and a shape" 120 4
+printf '{ "rules": [ { "collective": "allreduce",\n  "chunks": 4 ' >"$rules_dir/truncated.json"
+printf '{ "rules": [\n {"collective": "allgather"},\n {"collective": "allreduce", "chunks": "x"} ] }' \
+    >"$rules_dir/wrong_type.json"
+printf '{ "rules": [\n {"collective": "allreduce", "bytes": [0, 100]},\n {"collective": "all"} ] }' \
+    >"$rules_dir/overlap.json"
+printf '{ "rules": [ {"collective": "allreduce", "algorithm": "ring"} ] }' >"$rules_dir/unknown_algo.json"
+head -c 1000000 /dev/urandom >"$rules_dir/garbage.json"
+for bad in "truncated:line 2.*end of the file" "wrong_type:line 3.*chunks" \
+           "overlap:line 3.*overlaps the rule of line 2" "unknown_algo:line 1.*unknown algorithm" \
+           "garbage:line [0-9]+:"; do
+    name=${bad%%:*}
+    opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_rules_filename "$rules_dir/$name.json")
+    args=(--level tiny --expect fallback); launcher=()
+    need=('invalid MCA parameter' "coll_themis_rules_filename.*${bad#*:}")
+    run "vader rules file $name: message with its line, fallback" 120 4
+done
+rm -rf "$rules_dir"
+
 # Bad values: a clear message and correct results through the fallback.
-opts=("${MIN0[@]}" "${VADER[@]}" "${D[@]}" 3x3); args=(--level tiny --expect fallback)
-launcher=(); need=('cannot use the requested shape' 'coll_themis_dims.*3x3')
-run "vader dims=3x3 on 4 ranks: bad shape steps aside" 120 4
 
 opts=("${MIN0[@]}" "${VADER[@]}" "${S[@]}" bogus); args=(--level tiny --expect fallback)
 launcher=(); need=('invalid MCA parameter' 'coll_themis_scheduler.*bogus')
