@@ -4,6 +4,7 @@
 # Unit tests: one program per planner concept.  Each prints PASS:/FAIL:
 # lines (tests/unit/unit.h).  Add a program here and it runs in the suite.
 
+# `make check` runs the unit tests (the MPI suites need mpirun: tests/run_all.sh).
 UNIT_LDADD = planners/libthemis_bound.la planners/libthemis_planners.la $(GLPK_LIBS)
 
 check_PROGRAMS += tests/unit/test_topology
@@ -84,3 +85,5 @@ tests_mpi_scratch_mem_SOURCES = tests/mpi/scratch_mem.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h
 tests_mpi_scratch_mem_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_scratch_mem_LDADD = $(MPI_TEST_LIBS)
+
+TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking

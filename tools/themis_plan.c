@@ -1320,6 +1320,7 @@ static void usage(FILE *f)
         "  cycles     HammingMesh: two edge-disjoint Hamiltonian cycles of a torus,\n"
         "             build cost (--sweep), every algorithm's cost (--costs)\n"
         "  algorithms the algorithm table (--names, --markdown)\n"
+        "  rules      check a rules file; which rule applies to a call\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -1336,7 +1337,8 @@ int main(int argc, char **argv)
         {"presets", cmd_presets},
         {"topo", cmd_topo},
         {"cycles", themis_plan_cmd_cycles},
-        {"algorithms", themis_plan_cmd_algorithms}
+        {"algorithms", themis_plan_cmd_algorithms},
+        {"rules", themis_plan_cmd_rules}
     };
 
     if (argc < 2) {

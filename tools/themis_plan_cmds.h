@@ -21,4 +21,8 @@ int themis_plan_cmd_cycles(int argc, char **argv);
  * (tools/themis_plan_algorithms.c). */
 int themis_plan_cmd_algorithms(int argc, char **argv);
 
+/* `themis-plan rules FILE ...`: a rules file and the rule for a call
+ * (tools/themis_plan_rules.c). */
+int themis_plan_cmd_rules(int argc, char **argv);
+
 #endif

@@ -209,3 +209,39 @@ if [ $rc -eq 0 ] && [ "$magic" = "89504e470d0a1a0a" ]; then
 else
     fail cli_timeline_png "rc=$rc magic='$magic': $(head -c 300 "$tmp/tl.err")"
 fi
+
+# --- algorithms: the table, and the docs' copy of it is the CLI's
+run al "$plan" algorithms --names --coll allreduce
+if [ $rc -eq 0 ] && [ "$(head -n 1 "$tmp/al.out")" = themis ] && grep -qx rings "$tmp/al.out"; then
+    pass cli_algorithms_names
+else
+    fail cli_algorithms_names "rc=$rc: $(tr '\n' ' ' <"$tmp/al.out")"
+fi
+run md "$plan" algorithms --markdown
+docs=$(dirname "$0")/../../docs/coll_themis.md
+if [ $rc -eq 0 ] && grep -qFf "$tmp/md.out" "$docs" \
+   && [ "$(grep -cFxf "$tmp/md.out" "$docs")" -eq "$(wc -l <"$tmp/md.out")" ]; then
+    pass cli_algorithms_docs_table
+else
+    fail cli_algorithms_docs_table "docs/coll_themis.md does not hold the table of" \
+         "'themis-plan algorithms --markdown' (rc=$rc)"
+fi
+
+# --- rules: the rule for a call, and a malformed file with its line
+printf '{ "rules": [\n { "collective": "allreduce", "bytes": [0, "1M"], "chunks": 8 } ] }\n' \
+    >"$tmp/rules.json"
+run ru "$plan" rules "$tmp/rules.json" --coll allreduce --comm-size 8 --bytes 64KiB
+run ru2 "$plan" rules "$tmp/rules.json" --coll allreduce --comm-size 8 --bytes 2M
+if [ $rc -eq 0 ] && grep -q "rule at line 2" "$tmp/ru.out" && grep -q "chunks: *8" "$tmp/ru.out" \
+   && grep -q "no rule applies" "$tmp/ru2.out"; then
+    pass cli_rules_match
+else
+    fail cli_rules_match "rc=$rc: $(head -c 300 "$tmp/ru.out") / $(head -c 200 "$tmp/ru2.out")"
+fi
+printf '{ "rules": [\n { "collective": "allreduce",\n "chunks": -1 } ] }\n' >"$tmp/bad.json"
+run rb "$plan" rules "$tmp/bad.json"
+if [ $rc -eq 2 ] && grep -q 'line 2: "chunks" must be' "$tmp/rb.err"; then
+    pass cli_rules_malformed
+else
+    fail cli_rules_malformed "rc=$rc: $(head -c 300 "$tmp/rb.err")"
+fi

@@ -1,0 +1,143 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan rules FILE [--coll C --comm-size N --bytes B]`: checks a
+ * rules file exactly as coll/themis reads it (planners/rules.h) and, for a
+ * call, prints the rule that applies and what it sets; what it leaves out
+ * comes from the coll_themis_* parameters.  Without a call: every rule and
+ * shape.
+ */
+#include "themis_build_config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithm.h"
+#include "rules.h"
+#include "themis_plan_cmds.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+static void print_rule(const themis_rule_t *r)
+{
+    printf("rule at line %d:", r->line);
+    for (int c = 0; c < 3; c++) {
+        if (0 != (r->colls & THEMIS_COLL_BIT(c))) {
+            printf(" %s", themis_coll_name((themis_coll_t) c));
+        }
+    }
+    printf(", comm_size %" PRIu64 "..%" PRIu64 ", bytes %" PRIu64 "..%" PRIu64 "\n",
+           r->size_lo, r->size_hi, r->bytes_lo, r->bytes_hi);
+    printf("  algorithm:        %s\n", THEMIS_RULE_UNSET == r->algorithm ? "(parameter)"
+                                       : THEMIS_ALGO_AUTO == r->algorithm
+                                           ? "auto"
+                                           : themis_algorithm_get(r->algorithm)->name);
+    if (0 != r->chunks) {
+        printf("  chunks:           %u\n", r->chunks);
+    } else {
+        printf("  chunks:           (parameter)\n");
+    }
+    if (0 != r->inflight) {
+        printf("  chunks_in_flight: %u\n", r->inflight);
+    } else {
+        printf("  chunks_in_flight: (parameter)\n");
+    }
+    if (THEMIS_RULE_UNSET != r->min_bytes) {
+        printf("  min_bytes:        %" PRId64 "\n", r->min_bytes);
+    } else {
+        printf("  min_bytes:        (parameter)\n");
+    }
+}
+
+int themis_plan_cmd_rules(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"coll", required_argument, NULL, 'c'},
+        {"comm-size", required_argument, NULL, 'n'},
+        {"bytes", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    uint64_t comm_size = 0, bytes = 0;
+    int have_call = 0, c;
+    char msg[512];
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "c:n:b:h", longopts, NULL))) {
+        switch (c) {
+        case 'c':
+            if (0 == strcmp(optarg, "reduce_scatter_block")) {
+                optarg = "reduce_scatter";
+            }
+            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
+                fprintf(stderr, "themis-plan rules: --coll: unknown collective '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_call |= 1;
+            break;
+        case 'n':
+            if (THEMIS_OK != themis_parse_size(optarg, &comm_size) || comm_size < 1) {
+                fprintf(stderr, "themis-plan rules: --comm-size: '%s' is not a size\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_call |= 2;
+            break;
+        case 'b':
+            if (THEMIS_OK != themis_parse_size(optarg, &bytes)) {
+                fprintf(stderr, "themis-plan rules: --bytes: '%s' is not a size\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_call |= 4;
+            break;
+        case 'h':
+            printf("usage: themis-plan rules FILE [--coll C --comm-size N --bytes B]\n"
+                   "  checks a coll_themis_rules_filename file; with a call, prints the\n"
+                   "  rule that applies to it (B: bytes of the full vector, e.g. 1M)\n");
+            return 0;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc || (0 != have_call && 7 != have_call)) {
+        fprintf(stderr, "themis-plan rules: want FILE, and --coll, --comm-size and --bytes "
+                        "together or not at all\n");
+        return EXIT_USAGE;
+    }
+    themis_rules_t rules;
+    themis_status_t st = themis_rules_load(argv[optind], &rules, msg, sizeof(msg));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan rules: %s: %s\n", argv[optind], msg);
+        return THEMIS_ERR_IO == st || THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (0 == have_call) {
+        printf("%s: %zu rules, %zu shapes, hash %016" PRIx64 "\n", argv[optind], rules.nrules,
+               rules.nshapes, rules.hash);
+        for (size_t i = 0; i < rules.nrules; i++) {
+            print_rule(&rules.rules[i]);
+        }
+        for (size_t i = 0; i < rules.nshapes; i++) {
+            const themis_rule_shape_t *s = &rules.shapes[i];
+            printf("shape at line %d: comm_size %" PRIu64 ": ", s->line, s->comm_size);
+            for (int d = 0; d < s->ndims; d++) {
+                printf("%s%u", 0 == d ? "" : "x", s->dims[d]);
+            }
+            printf("\n");
+        }
+    } else {
+        const themis_rule_t *r = themis_rules_match(&rules, coll, comm_size, bytes);
+        printf("%s of %" PRIu64 " bytes on %" PRIu64 " ranks: ", themis_coll_name(coll), bytes,
+               comm_size);
+        if (NULL == r) {
+            printf("no rule applies: the coll_themis_* parameters decide\n");
+        } else {
+            print_rule(r);
+        }
+    }
+    themis_rules_free(&rules);
+    return 0;
+}
