@@ -145,6 +145,7 @@ typedef struct mca_coll_themis_component_t {
     char *torus_param;
     char *rs_algorithm_param;
     char *ag_algorithm_param;
+    char *trace_param;                  /* local: not part of the agreement */
 
     int output;                         /* verbose stream */
     bool config_ok;                     /* all parameters valid */
@@ -175,6 +176,17 @@ typedef struct {
     char reason[200];
 } mca_coll_themis_shape_t;
 
+/* What a cached program runs, for the counters and the trace. */
+typedef struct {
+    themis_algo_t algo;
+    bool substituted;   /* rings/torus2d requested but not possible here */
+    /* The call's chunk count (planners/chunking.h); rings and torus2d split
+     * each of their four quarters into max(1, nchunks / 4). */
+    uint32_t nchunks;
+    uint64_t messages;        /* transfers this rank sends and receives */
+    uint64_t message_bytes;   /* their bytes */
+} mca_coll_themis_plan_choice_t;
+
 /* Plan cache: a small fixed table per communicator with least recently
  * used replacement.  An application cycles through few message sizes per
  * communicator; 16 programs bound the memory (each is O(steps) of one
@@ -190,16 +202,9 @@ typedef struct {
     uint64_t *recvcounts;               /* RS only: [comm size] */
     size_t elem_size;
     uint64_t last_use;
-    themis_algo_t algo;                 /* what the program runs */
-    bool substituted;                   /* algo is not the one requested */
+    mca_coll_themis_plan_choice_t choice;   /* what the program runs */
     themis_program_t prog;
 } mca_coll_themis_plan_entry_t;
-
-/* Which algorithm a program runs, for the counters. */
-typedef struct {
-    themis_algo_t algo;
-    bool substituted;   /* rings/torus2d requested but not possible here */
-} mca_coll_themis_plan_choice_t;
 
 typedef struct {
     mca_coll_themis_plan_entry_t entries[MCA_COLL_THEMIS_PLAN_CACHE_SIZE];
@@ -301,11 +306,44 @@ void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache);
 /* Finds or builds this rank's program; the pointer is valid until the next
  * call on the same module.  OMPI_ERR_NOT_SUPPORTED: the planners refused
  * the request (same on every rank, so the caller may fall back).  *choice
- * (may be NULL) tells which algorithm the program runs. */
+ * (may be NULL) tells which algorithm the program runs, with how many
+ * chunks and messages. */
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
                              size_t elem_size, const themis_program_t **prog,
                              mca_coll_themis_plan_choice_t *choice);
+
+/* Sets choice->messages and message_bytes from the transfers of prog
+ * (elements of elem_size bytes); at plan time, for the trace. */
+void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_size,
+                                   mca_coll_themis_plan_choice_t *choice);
+
+/* trace (coll_themis_trace.c): JSON lines, one per themis-path call and
+ * per fallback, to the file coll_themis_trace names (docs/coll_themis.md) */
+typedef struct {
+    ompi_communicator_t *comm;
+    mca_coll_themis_coll_id_t coll;
+    uint64_t bytes;                     /* full vector */
+    size_t dtype_size;                  /* the user's datatype */
+    size_t elem_size;                   /* the engine's element */
+    const mca_coll_themis_module_t *module;
+    const themis_program_t *prog;       /* NULL: a call of 0 bytes */
+    const mca_coll_themis_plan_choice_t *choice;
+    uint64_t start_ns;                  /* CLOCK_MONOTONIC when the engine started */
+    uint64_t end_ns;                    /* ... and when it returned */
+    const uint64_t *op_ns;              /* the engine's op times (engine args) */
+} mca_coll_themis_trace_call_t;
+
+/* Whether to trace: coll_themis_trace is set and its file is open (the
+ * first use opens it; a failure is shown once and turns tracing off). */
+bool mca_coll_themis_trace_on(void);
+void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *call);
+void mca_coll_themis_trace_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
+                                    uint64_t bytes, const char *why);
+/* At component close. */
+void mca_coll_themis_trace_close(void);
+/* CLOCK_MONOTONIC in ns: the clock of the engine's op times. */
+uint64_t mca_coll_themis_trace_now_ns(void);
 
 /* collectives */
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,

@@ -30,6 +30,9 @@
  * Buffers are bases for the type's displacements, so MPI_BOTTOM with
  * absolute addresses works as given.  Byte counts are 64-bit throughout:
  * int counts of large types exceed 2 GiB of data.
+ *
+ * Observing, never deciding: with coll_themis_trace every call and every
+ * fallback is recorded (coll_themis_trace.c).
  */
 #include "ompi_config.h"
 
@@ -214,16 +217,53 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
                          uint64_t bytes, const char *why)
 {
     mca_coll_themis_count_fallback(coll);
+    if (mca_coll_themis_trace_on()) {
+        mca_coll_themis_trace_fallback(comm, coll, bytes, why);
+    }
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                         "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
                         comm->c_name, mca_coll_themis_coll_name(coll),
                         (unsigned long long) bytes, why);
 }
 
+/* A call of 0 bytes at or above min_bytes: done, without a program. */
+static int empty_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                      mca_coll_themis_coll_id_t coll, size_t dtype_size)
+{
+    mca_coll_themis_count_call(coll);
+    if (mca_coll_themis_trace_on()) {
+        mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .dtype_size = dtype_size,
+                                          .module = m};
+        mca_coll_themis_trace_call(&t);
+    }
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_size,
+                                   mca_coll_themis_plan_choice_t *choice)
+{
+    uint64_t n = 0, elems = 0;
+
+    for (uint32_t i = 0; i < prog->nsteps; ++i) {
+        const themis_step_t *s = &prog->steps[i];
+        if (s->send_peer >= 0 && s->send_count > 0) {
+            ++n;
+            elems += s->send_count;
+        }
+        if (s->recv_peer >= 0 && s->recv_count > 0) {
+            ++n;
+            elems += s->recv_count;
+        }
+    }
+    choice->messages = n;
+    choice->message_bytes = elems * elem_size;
+}
+
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
                        const mca_coll_themis_plan_choice_t *choice, const void *input,
-                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes)
+                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes,
+                       size_t dtype_size)
 {
     mca_coll_themis_engine_args_t args = {
         .prog = prog,
@@ -235,7 +275,27 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         .tag_ub = m->tag_ub,
         .scratch = &m->scratch,
     };
-    int rc = mca_coll_themis_engine_run(&args);
+    const bool trace = mca_coll_themis_trace_on();
+    mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .bytes = bytes,
+                                      .dtype_size = dtype_size, .module = m, .prog = prog,
+                                      .choice = choice};
+    int rc;
+
+    if (trace) {
+        /* Without memory for the times the record lists no ops. */
+        args.op_ns = calloc(2 * (size_t) prog->nops + 1, sizeof(uint64_t));
+        ompi_datatype_type_size(dtype, &t.elem_size);
+        t.op_ns = args.op_ns;
+        t.start_ns = mca_coll_themis_trace_now_ns();
+    }
+    rc = mca_coll_themis_engine_run(&args);
+    if (trace) {
+        t.end_ns = mca_coll_themis_trace_now_ns();
+        if (OMPI_SUCCESS == rc) {
+            mca_coll_themis_trace_call(&t);
+        }
+        free(args.op_ns);
+    }
 
     if (m->scratch.size > mca_coll_themis_component.scratch_max_param) {
         mca_coll_themis_engine_scratch_release(&m->scratch);
@@ -269,17 +329,20 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                          uint64_t count_out, ompi_op_t *op, uint64_t bytes)
 {
     char *stage = NULL, *buf = NULL;
+    size_t dtype_size = 0;
     int rc;
 
+    ompi_datatype_type_size(dtype, &dtype_size);
     if (STAGE_NONE == el->stage) {
         return run_program(m, comm, coll, prog, choice, (const char *) in + el->shift,
-                           (char *) out + el->shift, el->dtype, op, bytes);
+                           (char *) out + el->shift, el->dtype, op, bytes, dtype_size);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
     rc = stage_in(el, dtype, in, count_in, &stage, &buf);
     if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, coll, prog, choice, buf, buf, el->dtype, op, bytes);
+        rc = run_program(m, comm, coll, prog, choice, buf, buf, el->dtype, op, bytes,
+                         dtype_size);
     }
     if (OMPI_SUCCESS == rc) {
         rc = stage_out(el, dtype, out, count_out, buf);
@@ -321,8 +384,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(MCA_COLL_THEMIS_ALLREDUCE);
-        return OMPI_SUCCESS;
+        return empty_call(m, comm, MCA_COLL_THEMIS_ALLREDUCE, size);
     }
     if (!ompi_op_is_commute(op)) {
         why = "non-commutative op";
@@ -388,7 +450,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(coll);
+        *result = empty_call(m, comm, coll, size);
         return 0;
     }
     if (!ompi_op_is_commute(op)) {
@@ -524,8 +586,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(MCA_COLL_THEMIS_ALLGATHER);
-        return OMPI_SUCCESS;
+        return empty_call(m, comm, MCA_COLL_THEMIS_ALLGATHER, rsize);
     }
     if (!in_place) {
         ompi_datatype_type_size(sdtype, &ssize);
@@ -567,7 +628,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
     }
     if (OMPI_SUCCESS == rc) {
         rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, input, output,
-                         MPI_BYTE, NULL, bytes);
+                         MPI_BYTE, NULL, bytes, rsize);
     }
     if (OMPI_SUCCESS == rc && NULL != out_stage) {
         rc = convert(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, out_stage,

@@ -93,6 +93,7 @@ void mca_coll_themis_show_help(const char *topic, ...)
 
 static int themis_close(void)
 {
+    mca_coll_themis_trace_close();
     if (0 <= mca_coll_themis_component.output) {
         opal_output_close(mca_coll_themis_component.output);
         mca_coll_themis_component.output = -1;

@@ -267,6 +267,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.inflight = cfg->inflight;
 
     *choice = choose_algorithm(m, comm, coll, elems * elem_size, (uint32_t) nchunks);
+    choice->nchunks = (uint32_t) nchunks;
     switch (choice->algo) {
     case THEMIS_ALGO_RINGS:
         if (NULL == m->ham) {
@@ -311,8 +312,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
             e->last_use = cache->clock;
             *prog = &e->prog;
             if (NULL != choice) {
-                choice->algo = e->algo;
-                choice->substituted = e->substituted;
+                *choice = e->choice;
             }
             return e->refused ? OMPI_ERR_NOT_SUPPORTED : OMPI_SUCCESS;
         }
@@ -359,8 +359,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     victim->recvcounts = counts_copy;
     victim->elem_size = elem_size;
     victim->last_use = cache->clock;
-    victim->algo = ch.algo;
-    victim->substituted = ch.substituted;
+    if (!victim->refused) {
+        mca_coll_themis_plan_messages(&victim->prog, elem_size, &ch);
+    }
+    victim->choice = ch;
     *prog = &victim->prog;
     if (NULL != choice) {
         *choice = ch;
