@@ -176,7 +176,8 @@ typedef struct {
     char reason[200];
 } mca_coll_themis_shape_t;
 
-/* What a cached program runs, for the counters and the trace. */
+/* What a cached program runs, for the counters, the trace and the
+ * tiny-messages warning. */
 typedef struct {
     themis_algo_t algo;
     bool substituted;   /* rings/torus2d requested but not possible here */
@@ -244,6 +245,7 @@ typedef struct mca_coll_themis_module_t {
     themis_ham_t *ham;                  /* rings: cycles of the 2-D shape, built once */
     uint64_t min_bytes;                 /* resolved at setup, the same on every rank */
     uint64_t min_chunk_bytes;           /* resolved at setup, the same on every rank */
+    bool spans_nodes;                   /* agreed at setup: ranks on more than one node */
 
     mca_coll_themis_plan_cache_t cache;
     mca_coll_themis_scratch_t scratch;
@@ -277,6 +279,9 @@ uint64_t mca_coll_themis_hash_u64(uint64_t h, uint64_t v);
 int mca_coll_themis_pvars_register(void);
 void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll);
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
+/* coll_themis_tiny_message_calls: a call whose program makes too many
+ * small messages (coll_themis_colls.c). */
+void mca_coll_themis_count_tiny(void);
 /* After a themis-path call: coll_themis_<coll>_{rings,torus2d}_calls and
  * coll_themis_<coll>_substitutions. */
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -314,7 +319,8 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                              mca_coll_themis_plan_choice_t *choice);
 
 /* Sets choice->messages and message_bytes from the transfers of prog
- * (elements of elem_size bytes); at plan time, for the trace. */
+ * (elements of elem_size bytes); at plan time, for the tiny-messages
+ * check of every call. */
 void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_size,
                                    mca_coll_themis_plan_choice_t *choice);
 

@@ -32,7 +32,8 @@
  * int counts of large types exceed 2 GiB of data.
  *
  * Observing, never deciding: with coll_themis_trace every call and every
- * fallback is recorded (coll_themis_trace.c).
+ * fallback is recorded (coll_themis_trace.c), and a program of many tiny
+ * messages is warned about once per process (below).
  */
 #include "ompi_config.h"
 
@@ -56,6 +57,25 @@ typedef struct {
 } themis_elems_t;
 
 #define VERBOSE_CALL 20
+
+/*
+ * The tiny-messages warning.  Every transfer has a fixed cost the latency
+ * model does not see (matching; within one node a CPU copy through shared
+ * memory and, oversubscribed, a context switch), so a program of thousands
+ * of small transfers runs far slower than its schedule predicts (a 16 MiB
+ * allreduce on 8 ranks of one node with coll_themis_min_chunk_bytes=1:
+ * 3.4 s against 0.38 s for stock Open MPI).  A call is flagged when this rank
+ * sends and receives more than TINY_MESSAGES transfers averaging below
+ * TINY_AVG_NODE bytes within one node, or below TINY_AVG_NETWORK across
+ * nodes.  The automatic chunk floors stay clear of both: 2 MiB chunks
+ * within one node give transfers of 16 KiB and more up to 128 ranks, and
+ * across nodes, where the NIC moves the bytes, the default 1024 chunks of
+ * 16 KiB (2-4 KiB transfers) measured fastest on netbed
+ * (benchmarks/README.md).
+ */
+#define TINY_MESSAGES 1000
+#define TINY_AVG_NODE (16 * 1024)
+#define TINY_AVG_NETWORK 1024
 
 static bool contiguous(ompi_datatype_t *dtype, uint64_t count)
 {
@@ -259,6 +279,36 @@ void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_siz
     choice->message_bytes = elems * elem_size;
 }
 
+/* Counts a call whose program makes many tiny messages; shows why once
+ * per process, on rank 0 of the call's communicator (one message for all
+ * its ranks, whose programs are alike). */
+static void check_tiny(const mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                       mca_coll_themis_coll_id_t coll, const mca_coll_themis_plan_choice_t *choice,
+                       uint64_t bytes)
+{
+    static bool shown = false;
+    const mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    const uint64_t avg_limit = m->spans_nodes ? TINY_AVG_NETWORK : TINY_AVG_NODE;
+
+    if (choice->messages <= TINY_MESSAGES
+        || choice->message_bytes >= avg_limit * choice->messages) {
+        return;
+    }
+    mca_coll_themis_count_tiny();
+    if (0 != ompi_comm_rank(comm) || __atomic_exchange_n(&shown, true, __ATOMIC_RELAXED)) {
+        return;
+    }
+    mca_coll_themis_show_help("tiny-messages", comm->c_name, ompi_comm_size(comm),
+                              mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
+                              (unsigned long long) choice->messages,
+                              (unsigned long long) (choice->message_bytes / choice->messages),
+                              TINY_MESSAGES, (unsigned long long) avg_limit,
+                              m->spans_nodes ? "that spans nodes" : "within one node",
+                              choice->nchunks, c->config.chunks,
+                              (unsigned long long) m->min_chunk_bytes,
+                              0 == c->config.min_chunk_bytes ? " (automatic)" : "");
+}
+
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
                        const mca_coll_themis_plan_choice_t *choice, const void *input,
@@ -312,6 +362,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     mca_coll_themis_count_call(coll);
     mca_coll_themis_count_algorithm(coll, choice);
+    check_tiny(m, comm, coll, choice, bytes);
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                         "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
                         mca_coll_themis_coll_name(coll), (unsigned long long) bytes,

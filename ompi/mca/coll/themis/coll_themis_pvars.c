@@ -8,7 +8,9 @@
  * coll_themis_<coll>_torus2d_calls ran the HammingMesh algorithms (the
  * rest ran Themis), and coll_themis_<coll>_substitutions ran another
  * algorithm than the one requested (rings on a dimension < 3, rings or
- * torus2d on a shape that is not 2-D).  Process-wide counters: read-only,
+ * torus2d on a shape that is not 2-D).  coll_themis_tiny_message_calls
+ * counts the themis-path calls of any collective whose program makes too
+ * many small messages (coll_themis_colls.c).  Process-wide counters: read-only,
  * continuous, bound to no object.  Calls made internally during setup are
  * not counted.
  */
@@ -25,6 +27,7 @@ static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_rings[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_torus2d[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_tiny;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"};
@@ -42,6 +45,11 @@ void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll)
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
 {
     __atomic_fetch_add(&themis_fallbacks[coll], 1ULL, __ATOMIC_RELAXED);
+}
+
+void mca_coll_themis_count_tiny(void)
+{
+    __atomic_fetch_add(&themis_tiny, 1ULL, __ATOMIC_RELAXED);
 }
 
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -121,5 +129,14 @@ int mca_coll_themis_pvars_register(void)
             MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
             NULL, &themis_substitutions[i]);
     }
+
+    (void) mca_base_component_pvar_register(
+        comp, "tiny_message_calls",
+        "Calls (any collective) that coll/themis ran with a program of many small messages: "
+        "more than 1000 transfers sent and received by this process, averaging below 16 KiB "
+        "within one node or below 1 KiB across nodes (the tiny-messages warning, shown once)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        read_counter, NULL, NULL, &themis_tiny);
     return OMPI_SUCCESS;
 }
