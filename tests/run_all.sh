@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # The whole test suite: builds (installing missing packages), runs every
-# unit test and every MPI test, and ends with "N passed, M failed".
+# unit test, every MPI test and short fuzz runs of the parsers, and ends
+# with "N passed, M failed".
 # Every suite prints PASS:/FAIL:/SKIP: lines; this script counts them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +47,7 @@ for t in tests/unit/test_*; do
     [ -x "$t" ] && [ -f "$t.c" ] || continue
     run_suite "$(basename "$t")" "$t"
 done
-for s in tests/mpi/run_*.sh tests/netbed/run_*.sh; do
+for s in tests/mpi/run_*.sh tests/netbed/run_*.sh tests/fuzz/run_*.sh; do
     [ -f "$s" ] || continue
     run_suite "$(basename "$s" .sh)" bash "$s"
 done

@@ -154,6 +154,7 @@ typedef struct mca_coll_themis_component_t {
     bool probe_param;
     int direct_max_param;
     char *torus_param;
+    char *trace_param;                  /* local: not part of the agreement */
 
     int output;                         /* verbose stream */
     bool config_ok;                     /* all parameters valid */
@@ -186,6 +187,18 @@ typedef struct {
     char reason[200];
 } mca_coll_themis_shape_t;
 
+/* What a cached program runs, for the counters, the trace and the
+ * tiny-messages warning. */
+typedef struct {
+    int algo;           /* row of the algorithm table */
+    bool substituted;   /* the requested row cannot run on this shape */
+    /* The call's chunk count (planners/chunking.h); rings and torus2d split
+     * each of their four quarters into max(1, nchunks / 4). */
+    uint32_t nchunks;
+    uint64_t messages;        /* transfers this rank sends and receives */
+    uint64_t message_bytes;   /* their bytes */
+} mca_coll_themis_plan_choice_t;
+
 /* Plan cache: a small fixed table per communicator with least recently
  * used replacement.  An application cycles through few message sizes per
  * communicator; 16 programs bound the memory (each is O(steps) of one
@@ -200,16 +213,9 @@ typedef struct {
     uint64_t *recvcounts;               /* RS only: [comm size] */
     size_t elem_size;
     uint64_t last_use;
-    int algo;                           /* the row the program runs */
-    bool substituted;                   /* algo is not the one requested */
+    mca_coll_themis_plan_choice_t choice;   /* what the program runs */
     themis_program_t prog;
 } mca_coll_themis_plan_entry_t;
-
-/* Which algorithm a program runs, for the counters. */
-typedef struct {
-    int algo;           /* row of the algorithm table */
-    bool substituted;   /* the requested row cannot run on this shape */
-} mca_coll_themis_plan_choice_t;
 
 typedef struct {
     mca_coll_themis_plan_entry_t entries[MCA_COLL_THEMIS_PLAN_CACHE_SIZE];
@@ -251,6 +257,7 @@ typedef struct mca_coll_themis_module_t {
     void *algo_state[THEMIS_MAX_ALGORITHMS];
     uint64_t min_bytes;                 /* resolved at setup, the same on every rank */
     uint64_t min_chunk_bytes;           /* resolved at setup, the same on every rank */
+    bool spans_nodes;                   /* agreed at setup: ranks on more than one node */
 
     mca_coll_themis_plan_cache_t cache;
     mca_coll_themis_scratch_t scratch;
@@ -282,6 +289,9 @@ const char *mca_coll_themis_level_name(mca_coll_themis_level_t level);
 int mca_coll_themis_pvars_register(void);
 void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll);
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
+/* coll_themis_tiny_message_calls: a call whose program makes too many
+ * small messages (coll_themis_colls.c). */
+void mca_coll_themis_count_tiny(void);
 /* After a themis-path call: coll_themis_<coll>_<algorithm>_calls and
  * coll_themis_<coll>_substitutions. */
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -327,7 +337,8 @@ void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache);
 /* Finds or builds this rank's program; the pointer is valid until the next
  * call on the same module.  OMPI_ERR_NOT_SUPPORTED: the planners refused
  * the request (same on every rank, so the caller may fall back).  *choice
- * (may be NULL) tells which algorithm the program runs. */
+ * (may be NULL) tells which algorithm the program runs, with how many
+ * chunks and messages. */
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
                              size_t elem_size, const themis_program_t **prog,
@@ -344,6 +355,7 @@ typedef struct {
     void *output;
     ompi_datatype_t *dtype;
     ompi_op_t *op;
+    uint64_t *op_ns;                /* engine op times, whole program only (trace) */
 } mca_coll_themis_blocks_t;
 
 /* Runs `whole` (the program of the whole call), or, when its scratch would
@@ -351,7 +363,40 @@ typedef struct {
  * (coll_themis_segment.c).  Returns the engine's status. */
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole);
+                               const themis_program_t *whole, uint64_t *segments);
+
+/* Sets choice->messages and message_bytes from the transfers of prog
+ * (elements of elem_size bytes); at plan time, for the tiny-messages
+ * check of every call. */
+void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_size,
+                                   mca_coll_themis_plan_choice_t *choice);
+
+/* trace (coll_themis_trace.c): JSON lines, one per themis-path call and
+ * per fallback, to the file coll_themis_trace names (docs/coll_themis.md) */
+typedef struct {
+    ompi_communicator_t *comm;
+    mca_coll_themis_coll_id_t coll;
+    uint64_t bytes;                     /* full vector */
+    size_t dtype_size;                  /* the user's datatype */
+    size_t elem_size;                   /* the engine's element */
+    const mca_coll_themis_module_t *module;
+    const themis_program_t *prog;       /* NULL: a call of 0 bytes */
+    const mca_coll_themis_plan_choice_t *choice;
+    uint64_t start_ns;                  /* CLOCK_MONOTONIC when the engine started */
+    uint64_t end_ns;                    /* ... and when it returned */
+    const uint64_t *op_ns;              /* the engine's op times (engine args) */
+} mca_coll_themis_trace_call_t;
+
+/* Whether to trace: coll_themis_trace is set and its file is open (the
+ * first use opens it; a failure is shown once and turns tracing off). */
+bool mca_coll_themis_trace_on(void);
+void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *call);
+void mca_coll_themis_trace_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
+                                    uint64_t bytes, const char *why);
+/* At component close. */
+void mca_coll_themis_trace_close(void);
+/* CLOCK_MONOTONIC in ns: the clock of the engine's op times. */
+uint64_t mca_coll_themis_trace_now_ns(void);
 
 /* collectives */
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,

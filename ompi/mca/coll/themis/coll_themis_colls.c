@@ -30,6 +30,10 @@
  * Buffers are bases for the type's displacements, so MPI_BOTTOM with
  * absolute addresses works as given.  Byte counts are 64-bit throughout:
  * int counts of large types exceed 2 GiB of data.
+ *
+ * Observing, never deciding: with coll_themis_trace every call and every
+ * fallback is recorded (coll_themis_trace.c), and a program of many tiny
+ * messages is warned about once per process (below).
  */
 #include "ompi_config.h"
 
@@ -53,6 +57,25 @@ typedef struct {
 } themis_elems_t;
 
 #define VERBOSE_CALL 20
+
+/*
+ * The tiny-messages warning.  Every transfer has a fixed cost the latency
+ * model does not see (matching; within one node a CPU copy through shared
+ * memory and, oversubscribed, a context switch), so a program of thousands
+ * of small transfers runs far slower than its schedule predicts (a 16 MiB
+ * allreduce on 8 ranks of one node with coll_themis_min_chunk_bytes=1:
+ * 3.4 s against 0.38 s for stock Open MPI).  A call is flagged when this rank
+ * sends and receives more than TINY_MESSAGES transfers averaging below
+ * TINY_AVG_NODE bytes within one node, or below TINY_AVG_NETWORK across
+ * nodes.  The automatic chunk floors stay clear of both: 2 MiB chunks
+ * within one node give transfers of 16 KiB and more up to 128 ranks, and
+ * across nodes, where the NIC moves the bytes, the default 1024 chunks of
+ * 16 KiB (2-4 KiB transfers) measured fastest on netbed
+ * (benchmarks/README.md).
+ */
+#define TINY_MESSAGES 1000
+#define TINY_AVG_NODE (16 * 1024)
+#define TINY_AVG_NETWORK 1024
 
 static bool contiguous(ompi_datatype_t *dtype, uint64_t count)
 {
@@ -223,10 +246,76 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
                          uint64_t bytes, const char *why)
 {
     mca_coll_themis_count_fallback(coll);
+    if (mca_coll_themis_trace_on()) {
+        mca_coll_themis_trace_fallback(comm, coll, bytes, why);
+    }
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                         "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
                         comm->c_name, mca_coll_themis_coll_name(coll),
                         (unsigned long long) bytes, why);
+}
+
+/* A call of 0 bytes at or above min_bytes: done, without a program. */
+static int empty_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                      mca_coll_themis_coll_id_t coll, size_t dtype_size)
+{
+    mca_coll_themis_count_call(coll);
+    if (mca_coll_themis_trace_on()) {
+        mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .dtype_size = dtype_size,
+                                          .module = m};
+        mca_coll_themis_trace_call(&t);
+    }
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_size,
+                                   mca_coll_themis_plan_choice_t *choice)
+{
+    uint64_t n = 0, elems = 0;
+
+    for (uint32_t i = 0; i < prog->nsteps; ++i) {
+        const themis_step_t *s = &prog->steps[i];
+        if (s->send_peer >= 0 && s->send_count > 0) {
+            ++n;
+            elems += s->send_count;
+        }
+        if (s->recv_peer >= 0 && s->recv_count > 0) {
+            ++n;
+            elems += s->recv_count;
+        }
+    }
+    choice->messages = n;
+    choice->message_bytes = elems * elem_size;
+}
+
+/* Counts a call whose program makes many tiny messages; shows why once
+ * per process, on rank 0 of the call's communicator (one message for all
+ * its ranks, whose programs are alike). */
+static void check_tiny(const mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                       mca_coll_themis_coll_id_t coll, const mca_coll_themis_plan_choice_t *choice,
+                       uint64_t bytes)
+{
+    static bool shown = false;
+    const mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    const uint64_t avg_limit = m->spans_nodes ? TINY_AVG_NETWORK : TINY_AVG_NODE;
+
+    if (choice->messages <= TINY_MESSAGES
+        || choice->message_bytes >= avg_limit * choice->messages) {
+        return;
+    }
+    mca_coll_themis_count_tiny();
+    if (0 != ompi_comm_rank(comm) || __atomic_exchange_n(&shown, true, __ATOMIC_RELAXED)) {
+        return;
+    }
+    mca_coll_themis_show_help("tiny-messages", comm->c_name, ompi_comm_size(comm),
+                              mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
+                              (unsigned long long) choice->messages,
+                              (unsigned long long) (choice->message_bytes / choice->messages),
+                              TINY_MESSAGES, (unsigned long long) avg_limit,
+                              m->spans_nodes ? "that spans nodes" : "within one node",
+                              choice->nchunks, c->config.chunks,
+                              (unsigned long long) m->min_chunk_bytes,
+                              0 == c->config.min_chunk_bytes ? " (automatic)" : "");
 }
 
 /* blocks: NULL for allreduce; for reduce-scatter and allgather the call's
@@ -236,29 +325,53 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
                        const mca_coll_themis_plan_choice_t *choice,
                        const mca_coll_themis_blocks_t *blocks, const void *input,
-                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes)
+                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes,
+                       size_t dtype_size)
 {
+    mca_coll_themis_engine_args_t args = {
+        .prog = prog,
+        .input = input,
+        .output = output,
+        .dtype = dtype,
+        .op = op,
+        .p2p_comm = m->p2p_comm,
+        .tag_ub = m->tag_ub,
+        .scratch = &m->scratch,
+    };
+    const bool trace = mca_coll_themis_trace_on();
+    mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .bytes = bytes,
+                                      .dtype_size = dtype_size, .module = m, .prog = prog,
+                                      .choice = choice};
     int rc;
 
+    if (trace) {
+        /* Without memory for the times the record lists no ops. */
+        args.op_ns = calloc(2 * (size_t) prog->nops + 1, sizeof(uint64_t));
+        ompi_datatype_type_size(dtype, &t.elem_size);
+        t.op_ns = args.op_ns;
+        t.start_ns = mca_coll_themis_trace_now_ns();
+    }
     if (NULL == blocks) {
-        mca_coll_themis_engine_args_t args = {
-            .prog = prog,
-            .input = input,
-            .output = output,
-            .dtype = dtype,
-            .op = op,
-            .p2p_comm = m->p2p_comm,
-            .tag_ub = m->tag_ub,
-            .scratch = &m->scratch,
-        };
         rc = mca_coll_themis_engine_run(&args);
     } else {
         mca_coll_themis_blocks_t call = *blocks;
+        uint64_t segments = 1;
         call.input = input;
         call.output = output;
         call.dtype = dtype;
         call.op = op;
-        rc = mca_coll_themis_run_blocks(m, comm, &call, prog);
+        call.op_ns = args.op_ns;
+        rc = mca_coll_themis_run_blocks(m, comm, &call, prog, &segments);
+        if (segments > 1) {
+            t.op_ns = NULL;   /* the segments ran other programs: no op times */
+        }
+    }
+    if (trace) {
+        t.end_ns = mca_coll_themis_trace_now_ns();
+        if (OMPI_SUCCESS == rc) {
+            mca_coll_themis_trace_call(&t);
+        }
+        free(args.op_ns);
     }
 
     /* After communication started a fallback could not repair anything:
@@ -272,6 +385,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     mca_coll_themis_count_call(coll);
     mca_coll_themis_count_algorithm(coll, choice);
+    check_tiny(m, comm, coll, choice, bytes);
     opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                         "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
                         mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
@@ -290,17 +404,20 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                          ompi_op_t *op, uint64_t bytes)
 {
     char *stage = NULL, *buf = NULL;
+    size_t dtype_size = 0;
     int rc;
 
+    ompi_datatype_type_size(dtype, &dtype_size);
     if (STAGE_NONE == el->stage) {
         return run_program(m, comm, coll, prog, choice, blocks, (const char *) in + el->shift,
-                           (char *) out + el->shift, el->dtype, op, bytes);
+                           (char *) out + el->shift, el->dtype, op, bytes, dtype_size);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
     rc = stage_in(el, dtype, in, count_in, &stage, &buf);
     if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, coll, prog, choice, blocks, buf, buf, el->dtype, op, bytes);
+        rc = run_program(m, comm, coll, prog, choice, blocks, buf, buf, el->dtype, op, bytes,
+                         dtype_size);
     }
     if (OMPI_SUCCESS == rc) {
         rc = stage_out(el, dtype, out, count_out, buf);
@@ -342,8 +459,7 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(MCA_COLL_THEMIS_ALLREDUCE);
-        return OMPI_SUCCESS;
+        return empty_call(m, comm, MCA_COLL_THEMIS_ALLREDUCE, size);
     }
     if (!ompi_op_is_commute(op)) {
         why = "non-commutative op";
@@ -409,7 +525,7 @@ static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_co
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(coll);
+        *result = empty_call(m, comm, coll, size);
         return 0;
     }
     if (!ompi_op_is_commute(op)) {
@@ -552,8 +668,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
         goto fallback;
     }
     if (0 == bytes) {
-        mca_coll_themis_count_call(MCA_COLL_THEMIS_ALLGATHER);
-        return OMPI_SUCCESS;
+        return empty_call(m, comm, MCA_COLL_THEMIS_ALLGATHER, rsize);
     }
     if (!in_place) {
         ompi_datatype_type_size(sdtype, &ssize);
@@ -597,7 +712,7 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
         const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
                                                  .elem_size = 1, .extent = 1};
         rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, &blocks, input,
-                         output, MPI_BYTE, NULL, bytes);
+                         output, MPI_BYTE, NULL, bytes, rsize);
     }
     if (OMPI_SUCCESS == rc && NULL != out_stage) {
         rc = convert(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, out_stage,

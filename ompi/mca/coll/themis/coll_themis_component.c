@@ -94,6 +94,7 @@ void mca_coll_themis_show_help(const char *topic, ...)
 static int themis_close(void)
 {
     themis_rules_free(&mca_coll_themis_component.rules);
+    mca_coll_themis_trace_close();
     if (0 <= mca_coll_themis_component.output) {
         opal_output_close(mca_coll_themis_component.output);
         mca_coll_themis_component.output = -1;

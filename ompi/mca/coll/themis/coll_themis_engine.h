@@ -43,6 +43,11 @@ typedef struct mca_coll_themis_engine_args_t {
     ompi_communicator_t *p2p_comm; /* private communicator: tags are ours */
     int tag_ub;                    /* MPI_TAG_UB of p2p_comm */
     mca_coll_themis_scratch_t *scratch;
+    /* NULL, or [2 * prog->nops]: CLOCK_MONOTONIC ns at which op i started
+     * (element 2i: queue head taken, dep complete) and completed (2i + 1:
+     * its last step done).  Filled on success; for the trace
+     * (coll_themis_trace), a branch per op when NULL. */
+    uint64_t *op_ns;
 } mca_coll_themis_engine_args_t;
 
 /*

@@ -516,6 +516,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         m->min_chunk_bytes = 0 != cfg->min_chunk_bytes ? cfg->min_chunk_bytes
                              : spans_nodes             ? MCA_COLL_THEMIS_MIN_CHUNK_NETWORK
                                                        : MCA_COLL_THEMIS_MIN_CHUNK_NODE;
+        m->spans_nodes = spans_nodes;
     }
 
     m->state = MCA_COLL_THEMIS_STATE_READY;

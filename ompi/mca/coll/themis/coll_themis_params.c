@@ -253,6 +253,21 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
         &c->verbose);
 
+    c->trace_param = "";
+    (void) mca_base_component_var_register(
+        comp, "trace",
+        "Trace file name. Each process writes one JSON line per call that coll/themis ran "
+        "(communicator, collective, bytes, algorithm, chunks, topology, schedule, and the "
+        "start and end of every engine operation) and one per call it handed to the next "
+        "component (collective, bytes, reason), to this name with \"%r\" replaced by its "
+        "rank in MPI_COMM_WORLD, or with \".<rank>\" appended when the name has no \"%r\". "
+        "Opened at the first call, flushed after each call, closed with the component; "
+        "tracing does not change which path a call takes. \"themis-plan timeline --trace "
+        "FILE\" draws a traced call beside the simulator's prediction. Format: "
+        "docs/coll_themis.md. Empty (default): no trace.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
+        &c->trace_param);
+
     c->probe_param = false;
     (void) mca_base_component_var_register(
         comp, "probe",

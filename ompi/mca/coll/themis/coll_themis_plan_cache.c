@@ -160,6 +160,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     }
     choice->algo = ch.index;
     choice->substituted = 0 != ch.substituted;
+    choice->nchunks = (uint32_t) nchunks;
     if (ch.substituted) {
         report_substitution(comm, coll, requested, ch.index, ch.why);
     } else if (THEMIS_ALGO_AUTO == requested) {
@@ -188,8 +189,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
             e->last_use = cache->clock;
             *prog = &e->prog;
             if (NULL != choice) {
-                choice->algo = e->algo;
-                choice->substituted = e->substituted;
+                *choice = e->choice;
             }
             return e->refused ? OMPI_ERR_NOT_SUPPORTED : OMPI_SUCCESS;
         }
@@ -235,8 +235,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     victim->recvcounts = counts_copy;
     victim->elem_size = elem_size;
     victim->last_use = cache->clock;
-    victim->algo = ch.algo;
-    victim->substituted = ch.substituted;
+    if (!victim->refused) {
+        mca_coll_themis_plan_messages(&victim->prog, elem_size, &ch);
+    }
+    victim->choice = ch;
     *prog = &victim->prog;
     if (NULL != choice) {
         *choice = ch;

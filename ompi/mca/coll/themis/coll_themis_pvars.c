@@ -7,7 +7,9 @@
  * component).  Of the calls, coll_themis_<coll>_<algorithm>_calls ran
  * each row of the algorithm table (algorithm.h), and
  * coll_themis_<coll>_substitutions ran another algorithm than the one
- * requested, which cannot run on the shape.  Process-wide counters: read-only,
+ * requested, which cannot run on the shape.  coll_themis_tiny_message_calls
+ * counts the themis-path calls of any collective whose program makes too
+ * many small messages (coll_themis_colls.c).  Process-wide counters: read-only,
  * continuous, bound to no object.  Calls made internally during setup are
  * not counted.
  */
@@ -23,6 +25,7 @@ static unsigned long long themis_calls[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_algo_calls[MCA_COLL_THEMIS_NCOLLS][THEMIS_MAX_ALGORITHMS];
 static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
+static unsigned long long themis_tiny;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"};
@@ -40,6 +43,11 @@ void mca_coll_themis_count_call(mca_coll_themis_coll_id_t coll)
 void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
 {
     __atomic_fetch_add(&themis_fallbacks[coll], 1ULL, __ATOMIC_RELAXED);
+}
+
+void mca_coll_themis_count_tiny(void)
+{
+    __atomic_fetch_add(&themis_tiny, 1ULL, __ATOMIC_RELAXED);
 }
 
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -110,5 +118,14 @@ int mca_coll_themis_pvars_register(void)
             MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
             NULL, &themis_substitutions[i]);
     }
+
+    (void) mca_base_component_pvar_register(
+        comp, "tiny_message_calls",
+        "Calls (any collective) that coll/themis ran with a program of many small messages: "
+        "more than 1000 transfers sent and received by this process, averaging below 16 KiB "
+        "within one node or below 1 KiB across nodes (the tiny-messages warning, shown once)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        read_counter, NULL, NULL, &themis_tiny);
     return OMPI_SUCCESS;
 }

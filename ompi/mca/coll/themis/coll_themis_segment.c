@@ -82,7 +82,7 @@ static themis_copy_t *move_copies(const themis_copy_t *in, uint32_t nin, bool mo
 
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole)
+                               const themis_program_t *whole, uint64_t *segments)
 {
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
@@ -97,10 +97,13 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
     for (int r = 0; r < nranks; ++r) {
         total += rs ? call->counts[r] : call->count;
     }
+    *segments = 1;
     if (whole->work_is_output || 0 == max || total * call->elem_size <= max) {
+        args.op_ns = call->op_ns;
         return mca_coll_themis_engine_run(&args);
     }
     S = (total * call->elem_size + max - 1) / max;
+    *segments = S;
 
     uint64_t *buf = malloc(5 * sizeof(uint64_t) * (size_t) nranks);
     char *result = call->output, *own = NULL;

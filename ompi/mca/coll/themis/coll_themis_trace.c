@@ -1,0 +1,340 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * coll_themis_trace: what each call did, as JSON lines (the format is
+ * documented field by field in docs/coll_themis.md; `themis-plan timeline
+ * --trace` reads it).  Written with fprintf: the component does not link a
+ * JSON library.
+ *
+ * One file per process, opened at the first traced call and kept open
+ * until the component closes; each record is written under one lock (calls
+ * on several communicators may run in several threads) and flushed, so a
+ * crash loses at most the record being written.  A file that cannot be
+ * opened is reported once and tracing stays off for the process.  Nothing
+ * here decides anything: a call takes the same path traced or not.
+ */
+#include "ompi_config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opal/util/proc.h"
+#include "ompi/communicator/communicator.h"
+
+#include "coll_themis.h"
+
+/* Bumped when a field changes meaning; new fields do not bump it. */
+#define TRACE_VERSION 1
+
+enum { TRACE_UNTRIED = 0, TRACE_OPEN = 1, TRACE_FAILED = 2 };
+
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *trace_file;           /* under trace_lock */
+static int trace_state;            /* TRACE_*; written under trace_lock */
+static uint64_t trace_calls;       /* call records written; under trace_lock */
+
+uint64_t mca_coll_themis_trace_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; NULL != s && '\0' != *s; ++s) {
+        unsigned char ch = (unsigned char) *s;
+        if ('"' == ch || '\\' == ch) {
+            fputc('\\', f);
+            fputc(ch, f);
+        } else if (ch < 0x20 || 0x7f == ch) {
+            fprintf(f, "\\u%04x", ch);
+        } else {
+            fputc(ch, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* The name with every "%r" replaced by the world rank, or ".<rank>"
+ * appended when it has none.  NULL when out of memory. */
+static char *trace_path(const char *name, int rank)
+{
+    char r[16];
+    size_t n = 0, rlen, count = 0;
+    char *path, *out;
+
+    rlen = (size_t) snprintf(r, sizeof(r), "%d", rank);
+    for (const char *p = strstr(name, "%r"); NULL != p; p = strstr(p + 2, "%r")) {
+        ++count;
+    }
+    n = strlen(name) + 1 + (0 == count ? 1 + rlen : count * rlen);
+    path = malloc(n);
+    if (NULL == path) {
+        return NULL;
+    }
+    if (0 == count) {
+        snprintf(path, n, "%s.%s", name, r);
+        return path;
+    }
+    out = path;
+    while ('\0' != *name) {
+        if ('%' == name[0] && 'r' == name[1]) {
+            memcpy(out, r, rlen);
+            out += rlen;
+            name += 2;
+        } else {
+            *out++ = *name++;
+        }
+    }
+    *out = '\0';
+    return path;
+}
+
+/* Under trace_lock, once per process (until the component closes). */
+static void trace_open(const char *name)
+{
+    const int rank = ompi_comm_rank(&ompi_mpi_comm_world.comm);
+    char *path = trace_path(name, rank);
+    int err = ENOMEM;
+
+    trace_state = TRACE_FAILED;
+    if (NULL != path) {
+        trace_file = fopen(path, "we");
+        err = errno;
+    }
+    if (NULL == trace_file) {
+        mca_coll_themis_show_help("trace-open", opal_process_info.nodename,
+                                  NULL == path ? name : path, strerror(err));
+        free(path);
+        return;
+    }
+    fprintf(trace_file, "{\"type\":\"header\",\"format\":\"coll_themis_trace\",\"version\":%d,"
+            "\"world_rank\":%d,\"pid\":%ld,\"host\":", TRACE_VERSION, rank, (long) getpid());
+    put_string(trace_file, opal_process_info.nodename);
+    fprintf(trace_file, ",\"file\":");
+    put_string(trace_file, path);
+    fprintf(trace_file, "}\n");
+    fflush(trace_file);
+    free(path);
+    __atomic_store_n(&trace_state, TRACE_OPEN, __ATOMIC_RELEASE);
+}
+
+bool mca_coll_themis_trace_on(void)
+{
+    const char *name = mca_coll_themis_component.trace_param;
+    int state;
+
+    if (NULL == name || '\0' == name[0]) {
+        return false;
+    }
+    state = __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE);
+    if (TRACE_UNTRIED == state) {
+        pthread_mutex_lock(&trace_lock);
+        if (TRACE_UNTRIED == trace_state) {
+            trace_open(name);
+        }
+        state = trace_state;
+        pthread_mutex_unlock(&trace_lock);
+    }
+    return TRACE_OPEN == state;
+}
+
+void mca_coll_themis_trace_close(void)
+{
+    pthread_mutex_lock(&trace_lock);
+    if (NULL != trace_file) {
+        fclose(trace_file);
+        trace_file = NULL;
+    }
+    trace_calls = 0;
+    __atomic_store_n(&trace_state, TRACE_UNTRIED, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&trace_lock);
+}
+
+/* Fields every record about a call has. */
+static void put_call_head(FILE *f, ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
+                          uint64_t bytes)
+{
+    fprintf(f, "\"comm\":");
+    put_string(f, comm->c_name);
+    fprintf(f, ",\"comm_rank\":%d,\"comm_size\":%d,\"coll\":\"%s\",\"bytes\":%llu",
+            ompi_comm_rank(comm), ompi_comm_size(comm), mca_coll_themis_coll_name(coll),
+            (unsigned long long) bytes);
+}
+
+void mca_coll_themis_trace_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
+                                    uint64_t bytes, const char *why)
+{
+    pthread_mutex_lock(&trace_lock);
+    if (NULL != trace_file) {
+        fprintf(trace_file, "{\"type\":\"fallback\",");
+        put_call_head(trace_file, comm, coll, bytes);
+        fprintf(trace_file, ",\"reason\":");
+        put_string(trace_file, why);
+        fprintf(trace_file, "}\n");
+        fflush(trace_file);
+    }
+    pthread_mutex_unlock(&trace_lock);
+}
+
+static const char *dim_algo_name(themis_dim_algo_t a)
+{
+    switch (a) {
+    case THEMIS_DIM_ALGO_DIRECT:
+        return "direct";
+    case THEMIS_DIM_ALGO_BIRING:
+        return "biring";
+    case THEMIS_DIM_ALGO_RING:
+    default:
+        return "ring";
+    }
+}
+
+/* Identifies the program this rank ran (its steps, queues and copies),
+ * for algorithms that have no Themis schedule to print. */
+static uint64_t program_hash(const themis_program_t *p)
+{
+    uint64_t h = themis_fnv1a_u64(THEMIS_FNV_OFFSET, p->nqueues);
+
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        const themis_op_t *o = &p->ops[i];
+        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | (uint32_t) o->dep);
+        h = themis_fnv1a_u64(h, ((uint64_t) o->first_step << 32) | o->nsteps);
+        h = themis_fnv1a_u64(h, ((uint64_t) o->chunk << 8) | o->phase);
+    }
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        h = themis_fnv1a_u64(h, p->queue_ops[i]);
+    }
+    for (uint32_t i = 0; i < p->nsteps; ++i) {
+        const themis_step_t *s = &p->steps[i];
+        h = themis_fnv1a_u64(h, ((uint64_t) (uint32_t) s->send_peer << 32)
+                                            | (uint32_t) s->recv_peer);
+        h = themis_fnv1a_u64(h, s->send_off);
+        h = themis_fnv1a_u64(h, s->send_count);
+        h = themis_fnv1a_u64(h, s->recv_off);
+        h = themis_fnv1a_u64(h, s->recv_count);
+        h = themis_fnv1a_u64(h, ((uint64_t) s->tag << 24) | ((uint64_t) s->recv_mode << 16)
+                                            | ((uint64_t) s->after_prev << 8) | s->chain);
+    }
+    for (uint32_t i = 0; i < p->ncopy_in; ++i) {
+        h = themis_fnv1a_u64(h, p->copy_in[i].src_off ^ (p->copy_in[i].dst_off << 1));
+        h = themis_fnv1a_u64(h, p->copy_in[i].count);
+    }
+    for (uint32_t i = 0; i < p->ncopy_out; ++i) {
+        h = themis_fnv1a_u64(h, p->copy_out[i].src_off ^ (p->copy_out[i].dst_off << 1));
+        h = themis_fnv1a_u64(h, p->copy_out[i].count);
+    }
+    h = themis_fnv1a_u64(h, p->work_count);
+    return themis_fnv1a_u64(h, (uint64_t) p->work_is_output);
+}
+
+static void put_topology(FILE *f, const mca_coll_themis_module_t *m)
+{
+    char spec[512];
+
+    if (themis_topology_format(&m->topo, spec, sizeof(spec)) < 0) {
+        spec[0] = '\0';
+    }
+    fprintf(f, "\"topology\":{\"spec\":");
+    put_string(f, spec);
+    fprintf(f, ",\"dims\":[");
+    for (int k = 0; k < m->topo.ndims; ++k) {
+        const themis_dim_t *d = &m->topo.dims[k];
+        fprintf(f, "%s{\"size\":%u,\"kind\":\"%s\",\"algo\":\"%s\",\"bw_bps\":%llu,"
+                "\"latency_ps\":%llu}", 0 == k ? "" : ",", d->size,
+                themis_dim_kind_name(d->kind), dim_algo_name(m->dim_algo[k]),
+                (unsigned long long) d->bw_bps, (unsigned long long) d->step_latency);
+    }
+    fprintf(f, "]}");
+}
+
+/* A Themis program lists chunk c's stages as ops c * nstages + s (plan.h),
+ * each on its dimension's queue: the chunk's dimension orders. */
+static void put_chunk_orders(FILE *f, const themis_program_t *p)
+{
+    fprintf(f, ",\"chunk_orders\":[");
+    for (uint32_t first = 0, end; first < p->nops; first = end) {
+        for (end = first + 1; end < p->nops && p->ops[end].chunk == p->ops[first].chunk; ++end) {
+        }
+        fprintf(f, "%s{\"chunk\":%u", 0 == first ? "" : ",", p->ops[first].chunk);
+        for (int ph = THEMIS_PHASE_RS; ph <= THEMIS_PHASE_AG; ++ph) {
+            int n = 0;
+            fprintf(f, ",\"%s\":[", THEMIS_PHASE_RS == ph ? "rs" : "ag");
+            for (uint32_t i = first; i < end; ++i) {
+                if (ph == p->ops[i].phase) {
+                    fprintf(f, "%s%u", 0 == n++ ? "" : ",", p->ops[i].queue);
+                }
+            }
+            fprintf(f, "]");
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "]");
+}
+
+void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
+{
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+    const themis_program_t *p = c->prog;
+    uint32_t nchunk_ids = 0;
+    FILE *f;
+
+    pthread_mutex_lock(&trace_lock);
+    f = trace_file;
+    if (NULL == f) {
+        pthread_mutex_unlock(&trace_lock);
+        return;
+    }
+    fprintf(f, "{\"type\":\"call\",\"call\":%llu,", (unsigned long long) trace_calls++);
+    put_call_head(f, c->comm, c->coll, c->bytes);
+    fprintf(f, ",\"dtype_size\":%zu", c->dtype_size);
+    if (NULL == p) {
+        /* 0 bytes: completes without a program */
+        fprintf(f, ",\"algorithm\":\"none\",\"chunks\":0,\"ops\":[]}\n");
+        fflush(f);
+        pthread_mutex_unlock(&trace_lock);
+        return;
+    }
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        if (p->ops[i].chunk >= nchunk_ids) {
+            nchunk_ids = p->ops[i].chunk + 1;
+        }
+    }
+    fprintf(f, ",\"elem_size\":%zu,\"algorithm\":\"%s\",\"substituted\":%s,\"chunks\":%u,"
+            "\"program_chunks\":%u,\"scheduler\":\"%s\",\"intra_order\":\"%s\","
+            "\"inflight\":%u,\"min_chunk_bytes\":%llu,\"messages\":%llu,"
+            "\"message_bytes\":%llu,",
+            c->elem_size, mca_coll_themis_algorithm_name(c->choice->algo),
+            c->choice->substituted ? "true" : "false", c->choice->nchunks, nchunk_ids,
+            themis_sched_kind_name(cfg->scheduler), themis_order_policy_name(cfg->order),
+            p->inflight, (unsigned long long) c->module->min_chunk_bytes,
+            (unsigned long long) c->choice->messages,
+            (unsigned long long) c->choice->message_bytes);
+    put_topology(f, c->module);
+    fprintf(f, ",\"queues\":%u,\"program_hash\":\"0x%016llx\"", p->nqueues,
+            (unsigned long long) program_hash(p));
+    if (themis_algorithm_index("themis") == c->choice->algo) {
+        put_chunk_orders(f, p);
+    }
+    fprintf(f, ",\"engine_ns\":%llu,\"ops\":[",
+            (unsigned long long) (c->end_ns - c->start_ns));
+    for (uint32_t i = 0; NULL != c->op_ns && i < p->nops; ++i) {
+        const themis_op_t *o = &p->ops[i];
+        fprintf(f, "%s[%u,%u,%u,\"%s\",%lld,%lld]", 0 == i ? "" : ",", i, o->queue, o->chunk,
+                themis_phase_name((themis_phase_t) o->phase),
+                (long long) (c->op_ns[2 * (size_t) i] - c->start_ns),
+                (long long) (c->op_ns[2 * (size_t) i + 1] - c->start_ns));
+    }
+    fprintf(f, "]}\n");
+    fflush(f);
+    pthread_mutex_unlock(&trace_lock);
+}
