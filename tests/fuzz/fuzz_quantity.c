@@ -25,7 +25,9 @@ static const ref_unit_t bw_units[] = {
     {"b", 0, 0},     {"bit", 0, 0},   {"Kb", 3, 0},    {"kb", 3, 0},    {"Kbit", 3, 0},
     {"kbit", 3, 0},  {"Mb", 6, 0},    {"mb", 6, 0},    {"Mbit", 6, 0},  {"mbit", 6, 0},
     {"Gb", 9, 0},    {"gb", 9, 0},    {"Gbit", 9, 0},  {"gbit", 9, 0},  {"Tb", 12, 0},
-    {"tb", 12, 0},   {"Tbit", 12, 0}, {"tbit", 12, 0}, {NULL, 0, 0},
+    {"tb", 12, 0},   {"Tbit", 12, 0}, {"tbit", 12, 0}, {"bps", 0, 0},   {"Kbps", 3, 0},
+    {"kbps", 3, 0},  {"Mbps", 6, 0},  {"mbps", 6, 0},  {"Gbps", 9, 0},  {"gbps", 9, 0},
+    {"Tbps", 12, 0}, {"tbps", 12, 0}, {NULL, 0, 0},
 };
 static const ref_unit_t lat_units[] = {
     {"ps", 0, 0}, {"ns", 3, 0}, {"us", 6, 0}, {"ms", 9, 0}, {"s", 12, 0}, {NULL, 0, 0},
@@ -34,7 +36,8 @@ static const ref_unit_t size_units[] = {
     {"", 0, 1ULL},           {"B", 0, 1ULL},          {"KB", 0, 1000ULL},
     {"MB", 0, 1000000ULL},   {"GB", 0, 1000000000ULL}, {"TB", 0, 1000000000000ULL},
     {"KiB", 0, 1ULL << 10},  {"MiB", 0, 1ULL << 20},  {"GiB", 0, 1ULL << 30},
-    {"TiB", 0, 1ULL << 40},  {NULL, 0, 0},
+    {"TiB", 0, 1ULL << 40},  {"K", 0, 1ULL << 10},    {"M", 0, 1ULL << 20},
+    {"G", 0, 1ULL << 30},    {"T", 0, 1ULL << 40},    {NULL, 0, 0},
 };
 
 /* NUMBER = DIGITS ['.' DIGITS] with at least one digit; the rest is the

@@ -6,8 +6,10 @@
 #   fuzz_topology_string  themis_topology_parse (compact strings, presets, lines)
 #   fuzz_topology_file    themis_topology_load_file
 #   fuzz_quantity         themis_parse_bandwidth / _latency / _size
+#   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
 # Each target is built with clang from its source and planners/topology.c
-# (the autotools build does not need clang), then run from a fresh copy of
+# (fuzz_rules: the planner library's sources and json-c; the autotools
+# build does not need clang), then run from a fresh copy of
 # its seed corpus (tests/fuzz/corpus/TARGET) for a bounded time.  Prints
 # PASS:/FAIL: per target, or SKIP: when clang's fuzzer runtime is missing.
 # A finding is left in LOG_DIR/fuzz/artifacts; tests/fuzz/README.md says
@@ -23,7 +25,7 @@ top=$(cd "$here/../.." && pwd)
 work=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}/fuzz
 secs=${THEMIS_FUZZ_TIME:-20}
 runs=${THEMIS_FUZZ_RUNS:-2000000}
-targets=(topology_string topology_file quantity)
+targets=(topology_string topology_file quantity rules)
 mkdir -p "$work/artifacts"
 
 CC=${FUZZ_CC:-clang}
@@ -54,7 +56,16 @@ failures=0
 for t in "${targets[@]}"; do
     bin=$work/fuzz_$t
     log=$work/fuzz_$t.log
-    if ! "$CC" "${CFLAGS[@]}" "$here/fuzz_$t.c" "$top/planners/topology.c" -o "$bin" \
+    srcs=("$top/planners/topology.c")
+    libs=()
+    if [ "$t" = rules ]; then
+        # the rules name algorithms: the whole library but the LP bound
+        mapfile -t srcs < <(ls "$top"/planners/*.c | grep -v '/bound\.c$')
+        libs=(-ljson-c)
+    fi
+    dict=$here/$t.dict
+    [ -f "$dict" ] || dict=$here/themis.dict
+    if ! "$CC" "${CFLAGS[@]}" "$here/fuzz_$t.c" "${srcs[@]}" "${libs[@]}" -o "$bin" \
          >"$work/fuzz_$t.build.log" 2>&1; then
         echo "FAIL: fuzz_$t (build failed: $(grep -m1 'error' "$work/fuzz_$t.build.log"))"
         failures=$((failures + 1))
@@ -65,7 +76,7 @@ for t in "${targets[@]}"; do
     rm -rf "$work/corpus_$t" "$work/artifacts/$t-"*
     mkdir -p "$work/corpus_$t"
     timeout -k 10 $((secs + 120)) "$bin" -max_total_time="$secs" -runs="$runs" \
-        -rss_limit_mb=1024 -timeout=10 -max_len=4096 -dict="$here/themis.dict" \
+        -rss_limit_mb=1024 -timeout=10 -max_len=4096 -dict="$dict" \
         -artifact_prefix="$work/artifacts/$t-" -print_final_stats=1 \
         "$work/corpus_$t" "$here/corpus/$t" >"$log" 2>&1
     rc=$?
