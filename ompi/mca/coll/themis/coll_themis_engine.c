@@ -763,18 +763,19 @@ static int drain_after_error(engine_t *e)
     return scratch_used;
 }
 
-/* Contiguous copy of the bytes `count` elements span from their true
- * lower bound, (count - 1) x extent + true_extent: a type with padding
- * after its data (MPI_DOUBLE_INT) must not read or write past the last
- * element.  Skipped when source and destination are the same memory (in
- * place); memmove: a bad program may overlap them partially. */
+/* Contiguous copy of the span of `count` elements: (count - 1) x extent +
+ * true_extent bytes from the true lower bound, not count x extent, which
+ * would run past the last element's data when the extent ends in padding
+ * (a buffer, e.g. a staged copy of MPI_DOUBLE_INT data, may end there).
+ * Skipped when source and destination are the same memory (in place).
+ * memmove: a bad program may overlap them partially. */
 static void copy_elems(char *dst, const char *src, uint64_t count, size_t extent,
-                       ptrdiff_t true_lb, ptrdiff_t true_extent)
+                       ptrdiff_t true_lb, size_t true_extent)
 {
     if (0 == count || dst == src) {
         return;
     }
-    memmove(dst + true_lb, src + true_lb, (size_t) (count - 1) * extent + (size_t) true_extent);
+    memmove(dst + true_lb, src + true_lb, (size_t) (count - 1) * extent + true_extent);
 }
 
 static void engine_free(engine_t *e)
@@ -850,7 +851,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
         const themis_copy_t *c = &e.prog->copy_in[i];
         copy_elems(elem_ptr(e.work, c->dst_off, e.extent),
                    elem_ptr((char *) args->input, c->src_off, e.extent), c->count, e.extent,
-                   true_lb, true_extent);
+                   true_lb, (size_t) true_extent);
     }
 
     rc = start_ops(&e);
@@ -885,7 +886,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
         const themis_copy_t *c = &e.prog->copy_out[i];
         copy_elems(elem_ptr((char *) args->output, c->dst_off, e.extent),
                    elem_ptr(e.work, c->src_off, e.extent), c->count, e.extent, true_lb,
-                   true_extent);
+                   (size_t) true_extent);
     }
     engine_free(&e);
     return OMPI_SUCCESS;
