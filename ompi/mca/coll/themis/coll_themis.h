@@ -228,18 +228,27 @@ typedef enum {
     MCA_COLL_THEMIS_STATE_ASIDE = 2     /* stepped aside for good */
 } mca_coll_themis_state_t;
 
+/* A previous component's function, whichever collective it serves (as
+ * coll/xhc indexes its saved functions). */
+typedef union {
+    void *any;
+    mca_coll_base_module_allreduce_fn_t allreduce;
+    mca_coll_base_module_reduce_scatter_fn_t reduce_scatter;
+    mca_coll_base_module_reduce_scatter_block_fn_t reduce_scatter_block;
+    mca_coll_base_module_allgather_fn_t allgather;
+} mca_coll_themis_fn_t;
+
+typedef struct {
+    mca_coll_themis_fn_t fn;
+    mca_coll_base_module_t *module;
+} mca_coll_themis_prev_t;
+
 typedef struct mca_coll_themis_module_t {
     mca_coll_base_module_t super;
 
-    /* The functions and modules that were in place before us. */
-    mca_coll_base_module_allreduce_fn_t prev_allreduce;
-    mca_coll_base_module_t *prev_allreduce_module;
-    mca_coll_base_module_reduce_scatter_fn_t prev_reduce_scatter;
-    mca_coll_base_module_t *prev_reduce_scatter_module;
-    mca_coll_base_module_reduce_scatter_block_fn_t prev_reduce_scatter_block;
-    mca_coll_base_module_t *prev_reduce_scatter_block_module;
-    mca_coll_base_module_allgather_fn_t prev_allgather;
-    mca_coll_base_module_t *prev_allgather_module;
+    /* The functions and modules that were in place before us, by
+     * collective (saved at enable, retained, released at disable). */
+    mca_coll_themis_prev_t prev[MCA_COLL_THEMIS_NCOLLS];
 
     mca_coll_themis_state_t state;
     bool in_setup;                      /* re-entrancy guard */

@@ -426,186 +426,108 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return rc;
 }
 
-/* ---------------------------------------------------------------- allreduce */
+/* ------------------------------------------------------------ one call */
 
-int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
-                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                              struct ompi_communicator_t *comm,
-                              mca_coll_base_module_t *module)
+/* A call as the shared path sees it: the arguments of whichever
+ * collective, indexed by the collective. */
+typedef struct {
+    mca_coll_themis_coll_id_t id;
+    themis_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    ompi_datatype_t *dtype;             /* allgather: the receive type */
+    ompi_op_t *op;                      /* allgather: NULL */
+    int count;                          /* allreduce count, allgather rcount */
+    const int *rcounts;                 /* reduce_scatter; NULL: every rank rcount */
+    int rcount;                         /* reduce_scatter_block */
+    int scount;                         /* allgather */
+    ompi_datatype_t *sdtype;            /* allgather */
+} themis_call_t;
+
+#define PLANNERS_REFUSED "the planners refused it (coll_themis_verbose 1 says why)"
+
+/* Element count of the full vector, in the user's type. */
+static uint64_t call_elements(const themis_call_t *c, int nranks)
 {
-    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    const themis_program_t *prog;
-    mca_coll_themis_plan_choice_t choice;
-    themis_elems_t el;
-    const char *why;
-    size_t size = 0;
-    uint64_t bytes;
-    int rc;
-
-    if (m->in_setup) {
-        return m->prev_allreduce(sbuf, rbuf, count, dtype, op, comm, m->prev_allreduce_module);
-    }
-    if (!themis_ready(m, comm, &rc)) {
-        if (OMPI_SUCCESS != rc) {
-            return rc;
+    uint64_t total = 0;
+    switch (c->id) {
+    case MCA_COLL_THEMIS_REDUCE_SCATTER:
+    case MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK:
+        for (int r = 0; r < nranks; ++r) {
+            total += (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[r]);
         }
-        why = "not set up on this communicator";
-        goto fallback;
+        return total;
+    case MCA_COLL_THEMIS_ALLGATHER:
+        return (uint64_t) c->count * (uint64_t) nranks;
+    case MCA_COLL_THEMIS_ALLREDUCE:
+    default:
+        return (uint64_t) c->count;
     }
-    ompi_datatype_type_size(dtype, &size);
-    bytes = (uint64_t) count * size;
-    if (below_min_bytes(m, comm, THEMIS_COLL_ALLREDUCE, bytes)) {
-        why = "below coll_themis_min_bytes";
-        goto fallback;
-    }
-    if (0 == bytes) {
-        return empty_call(m, comm, MCA_COLL_THEMIS_ALLREDUCE, size);
-    }
-    if (!ompi_op_is_commute(op)) {
-        why = "non-commutative op";
-        goto fallback;
-    }
-    why = reduction_elements(dtype, (uint64_t) count, op, &el);
-    if (NULL != why) {
-        goto fallback;
-    }
-
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) count * el.factor,
-                                  NULL, el.elem_size, &prog, &choice);
-    if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the planners refused it (coll_themis_verbose 1 says why)";
-        goto fallback;
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    return run_reduction(m, comm, MCA_COLL_THEMIS_ALLREDUCE, prog, &choice, &el, NULL, dtype,
-                         MPI_IN_PLACE == sbuf ? rbuf : sbuf, (uint64_t) count, rbuf,
-                         (uint64_t) count, op, bytes);
-
-fallback:
-    log_fallback(comm, MCA_COLL_THEMIS_ALLREDUCE, (uint64_t) count * size, why);
-    return m->prev_allreduce(sbuf, rbuf, count, dtype, op, comm, m->prev_allreduce_module);
 }
 
-/* ---------------------------------------------------------- reduce_scatter */
-
-/* Shared by reduce_scatter and reduce_scatter_block: `rcounts` NULL means
- * every rank gets `rcount`.  Returns 1 when the caller must fall back. */
-static int reduce_scatter_common(mca_coll_themis_module_t *m, mca_coll_themis_coll_id_t coll,
-                                 const void *sbuf, void *rbuf, const int *rcounts, int rcount,
-                                 ompi_datatype_t *dtype, ompi_op_t *op, ompi_communicator_t *comm,
-                                 int *result)
+static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const themis_call_t *c, uint64_t bytes, const char **why)
 {
-    const int nranks = ompi_comm_size(comm);
     const themis_program_t *prog;
     mca_coll_themis_plan_choice_t choice;
-    uint64_t total = 0, bytes, *counts;
     themis_elems_t el;
-    const char *why;
-    size_t size = 0;
     int rc;
 
-    *result = OMPI_SUCCESS;
-    if (!themis_ready(m, comm, &rc)) {
-        if (OMPI_SUCCESS != rc) {
-            *result = rc;
-            return 0;
-        }
-        why = "not set up on this communicator";
-        goto fallback;
+    *why = reduction_elements(c->dtype, (uint64_t) c->count, c->op, &el);
+    if (NULL != *why) {
+        return OMPI_ERR_NOT_SUPPORTED;
     }
-    ompi_datatype_type_size(dtype, &size);
-    for (int r = 0; r < nranks; ++r) {
-        total += (uint64_t) (NULL == rcounts ? rcount : rcounts[r]);
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) c->count * el.factor,
+                                  NULL, el.elem_size, &prog, &choice);
+    if (OMPI_SUCCESS != rc) {
+        *why = PLANNERS_REFUSED;
+        return rc;
     }
-    bytes = total * size;
-    if (below_min_bytes(m, comm, THEMIS_COLL_REDUCE_SCATTER, bytes)) {
-        why = "below coll_themis_min_bytes";
-        goto fallback;
-    }
-    if (0 == bytes) {
-        *result = empty_call(m, comm, coll, size);
-        return 0;
-    }
-    if (!ompi_op_is_commute(op)) {
-        why = "non-commutative op";
-        goto fallback;
-    }
-    why = reduction_elements(dtype, total, op, &el);
-    if (NULL != why) {
-        goto fallback;
-    }
+    return run_reduction(m, comm, c->id, prog, &choice, &el, NULL, c->dtype,
+                         MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, (uint64_t) c->count,
+                         c->rbuf, (uint64_t) c->count, c->op, bytes);
+}
 
+/* Both reduce-scatters. */
+static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                              const themis_call_t *c, uint64_t total, uint64_t bytes,
+                              const char **why)
+{
+    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    const themis_program_t *prog;
+    mca_coll_themis_plan_choice_t choice;
+    themis_elems_t el;
+    ptrdiff_t extent = 0;
+    uint64_t *counts;
+    int rc;
+
+    *why = reduction_elements(c->dtype, total, c->op, &el);
+    if (NULL != *why) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     counts = malloc(sizeof(uint64_t) * (size_t) nranks);
     if (NULL == counts) {
-        *result = OMPI_ERR_OUT_OF_RESOURCE;
-        return 0;
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     for (int r = 0; r < nranks; ++r) {
-        counts[r] = (uint64_t) (NULL == rcounts ? rcount : rcounts[r]) * el.factor;
+        counts[r] = (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[r]) * el.factor;
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, total * el.factor, counts,
                                   el.elem_size, &prog, &choice);
-    if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        free(counts);
-        why = "the planners refused it (coll_themis_verbose 1 says why)";
-        goto fallback;
+    if (OMPI_SUCCESS == rc) {
+        ompi_datatype_type_extent(el.dtype, &extent);
+        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
+                                                 .counts = counts, .elem_size = el.elem_size,
+                                                 .extent = (size_t) extent};
+        rc = run_reduction(m, comm, c->id, prog, &choice, &el, &blocks, c->dtype,
+                           MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, total, c->rbuf,
+                           (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), c->op,
+                           bytes);
+    } else {
+        *why = PLANNERS_REFUSED;
     }
-    if (OMPI_SUCCESS != rc) {
-        free(counts);
-        *result = rc;
-        return 0;
-    }
-    ptrdiff_t extent = 0;
-    ompi_datatype_type_extent(el.dtype, &extent);
-    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
-                                             .counts = counts, .elem_size = el.elem_size,
-                                             .extent = (size_t) extent};
-    int me = ompi_comm_rank(comm);
-    *result = run_reduction(m, comm, coll, prog, &choice, &el, &blocks, dtype,
-                            MPI_IN_PLACE == sbuf ? rbuf : sbuf, total, rbuf,
-                            (uint64_t) (NULL == rcounts ? rcount : rcounts[me]), op, bytes);
     free(counts);
-    return 0;
-
-fallback:
-    log_fallback(comm, coll, total * size, why);
-    return 1;
-}
-
-int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
-                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                                   struct ompi_communicator_t *comm,
-                                   mca_coll_base_module_t *module)
-{
-    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    int result;
-
-    if (m->in_setup
-        || reduce_scatter_common(m, MCA_COLL_THEMIS_REDUCE_SCATTER, sbuf, rbuf, rcounts, 0,
-                                 dtype, op, comm, &result)) {
-        return m->prev_reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm,
-                                      m->prev_reduce_scatter_module);
-    }
-    return result;
-}
-
-int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
-                                         struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                                         struct ompi_communicator_t *comm,
-                                         mca_coll_base_module_t *module)
-{
-    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    int result;
-
-    if (m->in_setup
-        || reduce_scatter_common(m, MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK, sbuf, rbuf, NULL,
-                                 rcount, dtype, op, comm, &result)) {
-        return m->prev_reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm,
-                                            m->prev_reduce_scatter_block_module);
-    }
-    return result;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- allgather */
@@ -632,98 +554,188 @@ static int allgather_side(void *user, ompi_datatype_t *dtype, uint64_t count, si
     return pack ? convert(user, dtype, count, *stage, bytes, false) : OMPI_SUCCESS;
 }
 
+/* Layouts may differ between ranks (MPI matches signatures only):
+ * non-contiguous sides are packed here, so every rank runs the same
+ * program on contiguous bytes. */
+static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const themis_call_t *c, uint64_t bytes, const char **why)
+{
+    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    const bool in_place = MPI_IN_PLACE == c->sbuf;
+    const uint64_t block = bytes / (uint64_t) nranks;
+    const themis_program_t *prog;
+    mca_coll_themis_plan_choice_t choice;
+    ptrdiff_t r_extent = 0;
+    size_t ssize = 0, rsize = 0;
+    char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
+    int rc;
+
+    if (!in_place) {
+        ompi_datatype_type_size(c->sdtype, &ssize);
+        if ((uint64_t) c->scount * ssize != block) {
+            /* An erroneous program; falling back on this rank alone would
+             * leave the others waiting. */
+            opal_output(0, "coll:themis: %s: allgather sends %llu bytes but receives %llu "
+                        "per rank: type signatures differ", comm->c_name,
+                        (unsigned long long) ((uint64_t) c->scount * ssize),
+                        (unsigned long long) block);
+            return MPI_ERR_TRUNCATE;
+        }
+    }
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
+                                  &choice);
+    if (OMPI_SUCCESS != rc) {
+        *why = PLANNERS_REFUSED;
+        return rc;
+    }
+    ompi_datatype_type_extent(c->dtype, &r_extent);
+    ompi_datatype_type_size(c->dtype, &rsize);
+    rc = allgather_side(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks,
+                        (size_t) bytes, false, &out_stage, &output);
+    if (OMPI_SUCCESS == rc && in_place) {
+        if (NULL == out_stage) {
+            input = output + (size_t) me * block;
+        } else {
+            rc = allgather_side((char *) c->rbuf + (ptrdiff_t) me * c->count * r_extent,
+                                c->dtype, (uint64_t) c->count, (size_t) block, true, &in_stage,
+                                &input);
+        }
+    } else if (OMPI_SUCCESS == rc) {
+        rc = allgather_side((void *) c->sbuf, c->sdtype, (uint64_t) c->scount, (size_t) block,
+                            true, &in_stage, &input);
+    }
+    if (OMPI_SUCCESS == rc) {
+        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
+                                                 .elem_size = 1, .extent = 1};
+        rc = run_program(m, comm, c->id, prog, &choice, &blocks, input, output, MPI_BYTE, NULL,
+                         bytes, rsize);
+    }
+    if (OMPI_SUCCESS == rc && NULL != out_stage) {
+        rc = convert(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks, out_stage,
+                     (size_t) bytes, true);
+    }
+    free(in_stage);
+    free(out_stage);
+    return rc;
+}
+
+/*
+ * The path every collective shares: setup on the first call, the
+ * decision's threshold, empty calls, the op, then the collective's own
+ * body.  Returns the call's result, or sets *fallback (logged and counted)
+ * when the previous component is to run it.  Only what MPI makes equal
+ * across ranks decides a fallback.
+ */
+static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                       const themis_call_t *c, bool *fallback)
+{
+    const int nranks = ompi_comm_size(comm);
+    const uint64_t total = call_elements(c, nranks);
+    const char *why = NULL;
+    size_t size = 0;
+    uint64_t bytes;
+    int rc;
+
+    *fallback = false;
+    ompi_datatype_type_size(c->dtype, &size);
+    bytes = total * size;
+    if (!themis_ready(m, comm, &rc)) {
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        why = "not set up on this communicator";
+    } else if (below_min_bytes(m, comm, c->coll, bytes)) {
+        why = "below coll_themis_min_bytes";
+    } else if (0 == bytes) {
+        return empty_call(m, comm, c->id, size);
+    } else if (NULL != c->op && !ompi_op_is_commute(c->op)) {
+        why = "non-commutative op";
+    } else {
+        switch (c->id) {
+        case MCA_COLL_THEMIS_ALLREDUCE:
+            rc = run_allreduce(m, comm, c, bytes, &why);
+            break;
+        case MCA_COLL_THEMIS_ALLGATHER:
+            rc = run_allgather(m, comm, c, bytes, &why);
+            break;
+        default:
+            rc = run_reduce_scatter(m, comm, c, total, bytes, &why);
+            break;
+        }
+        if (OMPI_ERR_NOT_SUPPORTED != rc) {
+            return rc;
+        }
+    }
+    log_fallback(comm, c->id, bytes, why);
+    *fallback = true;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+/* While setup runs its own collectives (re-entrancy) or when the shared
+ * path declines, the saved previous function runs the call. */
+#define THEMIS_ENTRY(m, comm, call, prev_call)                                \
+    do {                                                                      \
+        bool fallback_ = (m)->in_setup;                                       \
+        int rc_ = OMPI_SUCCESS;                                               \
+        if (!fallback_) {                                                     \
+            rc_ = themis_call((m), (comm), &(call), &fallback_);             \
+        }                                                                     \
+        return fallback_ ? (prev_call) : rc_;                                 \
+    } while (0)
+
+int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
+                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                              struct ompi_communicator_t *comm,
+                              mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLREDUCE];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_ALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
+                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
+                             .count = count};
+    THEMIS_ENTRY(m, comm, c, p->fn.allreduce(sbuf, rbuf, count, dtype, op, comm, p->module));
+}
+
+int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm,
+                                   mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_REDUCE_SCATTER];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER,
+                             .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
+                             .dtype = dtype, .op = op, .rcounts = rcounts};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, p->module));
+}
+
+int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                         struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                         struct ompi_communicator_t *comm,
+                                         mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK,
+                             .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
+                             .dtype = dtype, .op = op, .rcount = rcount};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, p->module));
+}
+
 int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                               void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                               struct ompi_communicator_t *comm,
                               mca_coll_base_module_t *module)
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
-    const bool in_place = MPI_IN_PLACE == sbuf;
-    const themis_program_t *prog;
-    mca_coll_themis_plan_choice_t choice;
-    ptrdiff_t r_extent = 0;
-    size_t rsize = 0, ssize = 0;
-    uint64_t block, bytes = 0;
-    char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
-    const char *why;
-    int rc;
-
-    if (m->in_setup) {
-        return m->prev_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                 m->prev_allgather_module);
-    }
-    if (!themis_ready(m, comm, &rc)) {
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        why = "not set up on this communicator";
-        goto fallback;
-    }
-    ompi_datatype_type_size(rdtype, &rsize);
-    block = (uint64_t) rcount * rsize;    /* bytes per rank */
-    bytes = block * (uint64_t) nranks;
-    if (below_min_bytes(m, comm, THEMIS_COLL_ALLGATHER, bytes)) {
-        why = "below coll_themis_min_bytes";
-        goto fallback;
-    }
-    if (0 == bytes) {
-        return empty_call(m, comm, MCA_COLL_THEMIS_ALLGATHER, rsize);
-    }
-    if (!in_place) {
-        ompi_datatype_type_size(sdtype, &ssize);
-        if ((uint64_t) scount * ssize != block) {
-            /* An erroneous program; falling back on this rank alone would
-             * leave the others waiting. */
-            opal_output(0, "coll:themis: %s: allgather sends %llu bytes but receives %llu "
-                        "per rank: type signatures differ", comm->c_name,
-                        (unsigned long long) ((uint64_t) scount * ssize),
-                        (unsigned long long) block);
-            return MPI_ERR_TRUNCATE;
-        }
-    }
-
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
-                                  &choice);
-    if (OMPI_ERR_NOT_SUPPORTED == rc) {
-        why = "the planners refused it (coll_themis_verbose 1 says why)";
-        goto fallback;
-    }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    /* Layouts may differ between ranks: non-contiguous sides are packed
-     * here, so every rank runs the same program on contiguous bytes. */
-    ompi_datatype_type_extent(rdtype, &r_extent);
-    rc = allgather_side(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, (size_t) bytes,
-                        false, &out_stage, &output);
-    if (OMPI_SUCCESS == rc && in_place) {
-        if (NULL == out_stage) {
-            input = output + (size_t) me * block;
-        } else {
-            rc = allgather_side((char *) rbuf + (ptrdiff_t) me * rcount * r_extent, rdtype,
-                                (uint64_t) rcount, (size_t) block, true, &in_stage, &input);
-        }
-    } else if (OMPI_SUCCESS == rc) {
-        rc = allgather_side((void *) sbuf, sdtype, (uint64_t) scount, (size_t) block, true,
-                            &in_stage, &input);
-    }
-    if (OMPI_SUCCESS == rc) {
-        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
-                                                 .elem_size = 1, .extent = 1};
-        rc = run_program(m, comm, MCA_COLL_THEMIS_ALLGATHER, prog, &choice, &blocks, input,
-                         output, MPI_BYTE, NULL, bytes, rsize);
-    }
-    if (OMPI_SUCCESS == rc && NULL != out_stage) {
-        rc = convert(rbuf, rdtype, (uint64_t) rcount * (uint64_t) nranks, out_stage,
-                     (size_t) bytes, true);
-    }
-    free(in_stage);
-    free(out_stage);
-    return rc;
-
-fallback:
-    log_fallback(comm, MCA_COLL_THEMIS_ALLGATHER, bytes, why);
-    return m->prev_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                             m->prev_allgather_module);
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLGATHER];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_ALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
+                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
+                             .scount = scount, .sdtype = sdtype};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, p->module));
 }

@@ -592,8 +592,9 @@ int mca_coll_themis_dims_probe(mca_coll_themis_module_t *m, struct ompi_communic
     if (OMPI_SUCCESS != rc) {
         v[0] = UINT64_MAX;
     }
-    rc2 = m->prev_allreduce(MPI_IN_PLACE, v, 2 * THEMIS_MAX_DIMS, MPI_UINT64_T, MPI_MAX, comm,
-                            m->prev_allreduce_module);
+    rc2 = m->prev[MCA_COLL_THEMIS_ALLREDUCE].fn.allreduce(
+        MPI_IN_PLACE, v, 2 * THEMIS_MAX_DIMS, MPI_UINT64_T, MPI_MAX, comm,
+        m->prev[MCA_COLL_THEMIS_ALLREDUCE].module);
     if (OMPI_SUCCESS != rc2) {
         return rc2;
     }

@@ -7,6 +7,8 @@
  */
 #include "ompi_config.h"
 
+#include <stddef.h>
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +27,7 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m);
 
 static void themis_module_construct(mca_coll_themis_module_t *m)
 {
-    m->prev_allreduce = NULL;
-    m->prev_allreduce_module = NULL;
-    m->prev_reduce_scatter = NULL;
-    m->prev_reduce_scatter_module = NULL;
-    m->prev_reduce_scatter_block = NULL;
-    m->prev_reduce_scatter_block_module = NULL;
-    m->prev_allgather = NULL;
-    m->prev_allgather_module = NULL;
+    memset(m->prev, 0, sizeof(m->prev));
     m->state = MCA_COLL_THEMIS_STATE_NEW;
     m->in_setup = false;
     m->p2p_comm = NULL;
@@ -62,46 +57,54 @@ static void themis_module_destruct(mca_coll_themis_module_t *m)
 OBJ_CLASS_INSTANCE(mca_coll_themis_module_t, mca_coll_base_module_t, themis_module_construct,
                    themis_module_destruct);
 
-#define THEMIS_SAVE_PREV(m, comm, coll)                                      \
-    do {                                                                     \
-        (m)->prev_##coll = (comm)->c_coll->coll_##coll;                      \
-        (m)->prev_##coll##_module = (comm)->c_coll->coll_##coll##_module;    \
-        if (NULL == (m)->prev_##coll || NULL == (m)->prev_##coll##_module) { \
-            missing = #coll;                                                 \
-        } else {                                                             \
-            OBJ_RETAIN((m)->prev_##coll##_module);                           \
-        }                                                                    \
-    } while (0)
+/* Where each collective's function and module sit in the communicator's
+ * table, by mca_coll_themis_coll_id_t. */
+static const struct {
+    size_t fn, module;
+} prev_slot[MCA_COLL_THEMIS_NCOLLS] = {
+    [MCA_COLL_THEMIS_ALLREDUCE] = {offsetof(mca_coll_base_comm_coll_t, coll_allreduce),
+                                   offsetof(mca_coll_base_comm_coll_t, coll_allreduce_module)},
+    [MCA_COLL_THEMIS_REDUCE_SCATTER] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter),
+         offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_module)},
+    [MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_block),
+         offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_block_module)},
+    [MCA_COLL_THEMIS_ALLGATHER] = {offsetof(mca_coll_base_comm_coll_t, coll_allgather),
+                                   offsetof(mca_coll_base_comm_coll_t, coll_allgather_module)},
+};
 
-#define THEMIS_RELEASE_PREV(m, coll)                   \
-    do {                                               \
-        if (NULL != (m)->prev_##coll##_module) {       \
-            OBJ_RELEASE((m)->prev_##coll##_module);    \
-            (m)->prev_##coll##_module = NULL;          \
-        }                                              \
-        (m)->prev_##coll = NULL;                       \
-    } while (0)
+static void release_prev(mca_coll_themis_module_t *m)
+{
+    for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
+        if (NULL != m->prev[i].module) {
+            OBJ_RELEASE(m->prev[i].module);
+        }
+        m->prev[i].module = NULL;
+        m->prev[i].fn.any = NULL;
+    }
+}
 
+/* Fail-safe: without every previous implementation there is nothing to
+ * fall back to, so coll/themis must rank above a complete component. */
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
-    const char *missing = NULL;
+    const char *table = (const char *) comm->c_coll;
 
-    THEMIS_SAVE_PREV(m, comm, allreduce);
-    THEMIS_SAVE_PREV(m, comm, reduce_scatter);
-    THEMIS_SAVE_PREV(m, comm, reduce_scatter_block);
-    THEMIS_SAVE_PREV(m, comm, allgather);
-    if (NULL != missing) {
-        /* Without a previous implementation there is nothing to fall back
-         * to: coll/themis must rank above a complete component. */
-        opal_output_verbose(1, mca_coll_themis_component.output,
-                            "coll:themis: %s: no lower-priority %s to fall back to; disabled",
-                            comm->c_name, missing);
-        THEMIS_RELEASE_PREV(m, allreduce);
-        THEMIS_RELEASE_PREV(m, reduce_scatter);
-        THEMIS_RELEASE_PREV(m, reduce_scatter_block);
-        THEMIS_RELEASE_PREV(m, allgather);
-        return OMPI_ERR_NOT_FOUND;
+    for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
+        memcpy(&m->prev[i].fn.any, table + prev_slot[i].fn, sizeof(void *));
+        memcpy(&m->prev[i].module, table + prev_slot[i].module, sizeof(void *));
+        if (NULL == m->prev[i].fn.any || NULL == m->prev[i].module) {
+            opal_output_verbose(1, mca_coll_themis_component.output,
+                                "coll:themis: %s: no lower-priority %s to fall back to; "
+                                "disabled", comm->c_name,
+                                mca_coll_themis_coll_name((mca_coll_themis_coll_id_t) i));
+            m->prev[i].module = NULL;
+            release_prev(m);
+            return OMPI_ERR_NOT_FOUND;
+        }
+        OBJ_RETAIN(m->prev[i].module);
     }
     return OMPI_SUCCESS;
 }
@@ -117,10 +120,7 @@ static int themis_module_disable(mca_coll_base_module_t *module,
  * the destructor runs afterwards. */
 static void themis_module_cleanup(mca_coll_themis_module_t *m)
 {
-    THEMIS_RELEASE_PREV(m, allreduce);
-    THEMIS_RELEASE_PREV(m, reduce_scatter);
-    THEMIS_RELEASE_PREV(m, reduce_scatter_block);
-    THEMIS_RELEASE_PREV(m, allgather);
+    release_prev(m);
 
     if (NULL != m->p2p_comm) {
         /* At MPI_Finalize Open MPI releases leftover communicators in
@@ -367,8 +367,9 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     agree[AGREE_CFG_NOT] = ~agree[AGREE_CFG];
     agree[AGREE_SHAPE_NOT] = ~agree[AGREE_SHAPE];
 
-    rc = m->prev_allreduce(MPI_IN_PLACE, agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm,
-                           m->prev_allreduce_module);
+    rc = m->prev[MCA_COLL_THEMIS_ALLREDUCE].fn.allreduce(
+        MPI_IN_PLACE, agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm,
+        m->prev[MCA_COLL_THEMIS_ALLREDUCE].module);
     if (OMPI_SUCCESS != rc) {
         step_aside(m, comm, NULL, "the agreement allreduce failed");
         m->in_setup = false;
