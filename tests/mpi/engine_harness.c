@@ -303,11 +303,20 @@ static int check_sum_int(const int *out, uint64_t first, uint64_t n, const char 
 static int run(const themis_program_t *p, const void *in, void *out, MPI_Datatype dt,
                MPI_Op op, int tag_ub, int *rc_out)
 {
-    mca_coll_themis_engine_args_t a = {.prog = p, .input = in, .output = out, .dtype = dt,
+    mca_coll_themis_engine_layout_t layout;
+    mca_coll_themis_engine_args_t a = {.prog = p, .layout = &layout, .input = in,
+                                       .output = out, .dtype = dt,
                                        .op = MPI_OP_NULL == op ? NULL : op,
                                        .p2p_comm = MPI_COMM_WORLD, .tag_ub = tag_ub,
                                        .scratch = &scratch};
-    int rc = mca_coll_themis_engine_run(&a);
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* As the plan cache does: checked and laid out, then run. */
+    int rc = mca_coll_themis_engine_prepare(p, size, &layout);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_themis_engine_run(&a);
+        mca_coll_themis_engine_layout_free(&layout);
+    }
     if (NULL != rc_out) {
         *rc_out = rc;
     }
@@ -782,12 +791,19 @@ static void case_error(void)
         hb_step(&b, 0, 16, 262144, -1, 0, 0, THEMIS_RECV_NONE, 0);
     }
     hb_finish(&b, 262144 + 16, 1);
-    mca_coll_themis_engine_args_t a = {.prog = &b.p, .output = buf, .dtype = MPI_INT,
-                                       .p2p_comm = comm, .tag_ub = tag_ub_world,
-                                       .scratch = &scratch};
+    mca_coll_themis_engine_layout_t layout;
+    mca_coll_themis_engine_args_t a = {.prog = &b.p, .layout = &layout, .output = buf,
+                                       .dtype = MPI_INT, .p2p_comm = comm,
+                                       .tag_ub = tag_ub_world, .scratch = &scratch};
     char *scratch_before = scratch.base;
     double t0 = MPI_Wtime();
-    rc = mca_coll_themis_engine_run(&a);
+    int size;
+    MPI_Comm_size(comm, &size);
+    rc = mca_coll_themis_engine_prepare(&b.p, size, &layout);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_themis_engine_run(&a);
+        mca_coll_themis_engine_layout_free(&layout);
+    }
     double dt = MPI_Wtime() - t0;
     if (1 == rank && OMPI_SUCCESS == rc) {
         ok = fail("truncated receive returned success");

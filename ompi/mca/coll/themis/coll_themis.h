@@ -215,6 +215,7 @@ typedef struct {
     uint64_t last_use;
     mca_coll_themis_plan_choice_t choice;   /* what the program runs */
     themis_program_t prog;
+    mca_coll_themis_engine_layout_t layout; /* prog checked and laid out once */
 } mca_coll_themis_plan_entry_t;
 
 typedef struct {
@@ -351,6 +352,7 @@ void mca_coll_themis_plan_cache_clear(mca_coll_themis_plan_cache_t *cache);
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
                              size_t elem_size, const themis_program_t **prog,
+                             const mca_coll_themis_engine_layout_t **layout,
                              mca_coll_themis_plan_choice_t *choice);
 
 /* A reduce-scatter or allgather call, for mca_coll_themis_run_blocks. */
@@ -372,7 +374,9 @@ typedef struct {
  * (coll_themis_segment.c).  Returns the engine's status. */
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole, uint64_t *segments);
+                               const themis_program_t *whole,
+                               const mca_coll_themis_engine_layout_t *layout,
+                               uint64_t *segments);
 
 /* Sets choice->messages and message_bytes from the transfers of prog
  * (elements of elem_size bytes); at plan time, for the tiny-messages

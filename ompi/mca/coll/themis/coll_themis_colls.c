@@ -323,6 +323,7 @@ static void check_tiny(const mca_coll_themis_module_t *m, ompi_communicator_t *c
  * are the ones given here). */
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
+                       const mca_coll_themis_engine_layout_t *layout,
                        const mca_coll_themis_plan_choice_t *choice,
                        const mca_coll_themis_blocks_t *blocks, const void *input,
                        void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes,
@@ -330,6 +331,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 {
     mca_coll_themis_engine_args_t args = {
         .prog = prog,
+        .layout = layout,
         .input = input,
         .output = output,
         .dtype = dtype,
@@ -361,7 +363,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         call.dtype = dtype;
         call.op = op;
         call.op_ns = args.op_ns;
-        rc = mca_coll_themis_run_blocks(m, comm, &call, prog, &segments);
+        rc = mca_coll_themis_run_blocks(m, comm, &call, prog, layout, &segments);
         if (segments > 1) {
             t.op_ns = NULL;   /* the segments ran other programs: no op times */
         }
@@ -398,6 +400,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
  * at `out` (the user's type), through staging when el says so. */
 static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                          mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
+                         const mca_coll_themis_engine_layout_t *layout,
                          const mca_coll_themis_plan_choice_t *choice, const themis_elems_t *el,
                          const mca_coll_themis_blocks_t *blocks, ompi_datatype_t *dtype,
                          const void *in, uint64_t count_in, void *out, uint64_t count_out,
@@ -409,14 +412,14 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 
     ompi_datatype_type_size(dtype, &dtype_size);
     if (STAGE_NONE == el->stage) {
-        return run_program(m, comm, coll, prog, choice, blocks, (const char *) in + el->shift,
+        return run_program(m, comm, coll, prog, layout, choice, blocks, (const char *) in + el->shift,
                            (char *) out + el->shift, el->dtype, op, bytes, dtype_size);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
     rc = stage_in(el, dtype, in, count_in, &stage, &buf);
     if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, coll, prog, choice, blocks, buf, buf, el->dtype, op, bytes,
+        rc = run_program(m, comm, coll, prog, layout, choice, blocks, buf, buf, el->dtype, op, bytes,
                          dtype_size);
     }
     if (OMPI_SUCCESS == rc) {
@@ -469,6 +472,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                          const themis_call_t *c, uint64_t bytes, const char **why)
 {
     const themis_program_t *prog;
+    const mca_coll_themis_engine_layout_t *layout;
     mca_coll_themis_plan_choice_t choice;
     themis_elems_t el;
     int rc;
@@ -478,12 +482,12 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         return OMPI_ERR_NOT_SUPPORTED;
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) c->count * el.factor,
-                                  NULL, el.elem_size, &prog, &choice);
+                                  NULL, el.elem_size, &prog, &layout, &choice);
     if (OMPI_SUCCESS != rc) {
         *why = PLANNERS_REFUSED;
         return rc;
     }
-    return run_reduction(m, comm, c->id, prog, &choice, &el, NULL, c->dtype,
+    return run_reduction(m, comm, c->id, prog, layout, &choice, &el, NULL, c->dtype,
                          MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, (uint64_t) c->count,
                          c->rbuf, (uint64_t) c->count, c->op, bytes);
 }
@@ -495,6 +499,7 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
 {
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const themis_program_t *prog;
+    const mca_coll_themis_engine_layout_t *layout;
     mca_coll_themis_plan_choice_t choice;
     themis_elems_t el;
     ptrdiff_t extent = 0;
@@ -513,13 +518,13 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
         counts[r] = (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[r]) * el.factor;
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, total * el.factor, counts,
-                                  el.elem_size, &prog, &choice);
+                                  el.elem_size, &prog, &layout, &choice);
     if (OMPI_SUCCESS == rc) {
         ompi_datatype_type_extent(el.dtype, &extent);
         const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
                                                  .counts = counts, .elem_size = el.elem_size,
                                                  .extent = (size_t) extent};
-        rc = run_reduction(m, comm, c->id, prog, &choice, &el, &blocks, c->dtype,
+        rc = run_reduction(m, comm, c->id, prog, layout, &choice, &el, &blocks, c->dtype,
                            MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, total, c->rbuf,
                            (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), c->op,
                            bytes);
@@ -564,6 +569,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     const bool in_place = MPI_IN_PLACE == c->sbuf;
     const uint64_t block = bytes / (uint64_t) nranks;
     const themis_program_t *prog;
+    const mca_coll_themis_engine_layout_t *layout;
     mca_coll_themis_plan_choice_t choice;
     ptrdiff_t r_extent = 0;
     size_t ssize = 0, rsize = 0;
@@ -583,7 +589,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         }
     }
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
-                                  &choice);
+                                  &layout, &choice);
     if (OMPI_SUCCESS != rc) {
         *why = PLANNERS_REFUSED;
         return rc;
@@ -607,7 +613,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     if (OMPI_SUCCESS == rc) {
         const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
                                                  .elem_size = 1, .extent = 1};
-        rc = run_program(m, comm, c->id, prog, &choice, &blocks, input, output, MPI_BYTE, NULL,
+        rc = run_program(m, comm, c->id, prog, layout, &choice, &blocks, input, output, MPI_BYTE, NULL,
                          bytes, rsize);
     }
     if (OMPI_SUCCESS == rc && NULL != out_stage) {

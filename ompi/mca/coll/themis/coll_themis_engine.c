@@ -81,16 +81,22 @@ typedef struct {
     void *block;               /* the bookkeeping allocation */
     uint64_t *op_ns;           /* args->op_ns: op start/end times, or NULL */
 
+    /* static, from the layout (mca_coll_themis_engine_prepare) */
+    const mca_coll_themis_engine_layout_t *layout;
+    const uint64_t *temp_off;  /* per step: REDUCE temporary offset in the op slot */
+    const uint32_t *chain_prev;/* per step: previous step of its chain, UINT32_MAX */
+    const uint32_t *op_queue;
+    const uint64_t *q_peak;    /* elements per op slot */
+    const uint64_t *q_temp_base;  /* element offset of the queue's slots in temp */
+    const uint32_t *q_nslots;
+    const uint32_t *q_slot_first; /* the queue's free-slot stack in q_free */
+
     /* per step */
-    uint64_t *temp_off;        /* REDUCE temporary offset inside the op slot */
-    uint32_t *chain_prev;      /* previous step of the step's chain in its op,
-                                * UINT32_MAX for the first */
     uint32_t *remaining;       /* messages outstanding once started, plus one
                                 * while a REDUCE receive waits to be reduced */
     uint32_t *recv_left;       /* receive pieces not yet arrived */
     /* per op */
     uint64_t *op_temp;         /* element offset of the op's slot in temp */
-    uint32_t *op_queue;
     uint32_t *op_next;         /* [op * THEMIS_STEP_CHAINS + chain]: next step of
                                 * the chain to start, relative to first_step */
     uint32_t *op_red_next;     /* [op * THEMIS_STEP_CHAINS + chain]: the next step
@@ -100,13 +106,9 @@ typedef struct {
     uint32_t *op_slot;
     uint8_t *op_state;
     /* per queue */
-    uint64_t *q_peak;          /* elements per op slot */
-    uint64_t *q_temp_base;     /* element offset of the queue's slots in temp */
     uint32_t *q_next;          /* position in queue_ops of the next op to start */
     uint32_t *q_active;
-    uint32_t *q_nslots;
     uint32_t *q_nfree;
-    uint32_t *q_slot_first;    /* the queue's free-slot stack in q_free */
     uint32_t *q_free;
     uint32_t ops_done;
 
@@ -186,26 +188,34 @@ static size_t engine_carve(engine_t *e, char *base)
 {
     const themis_program_t *p = e->prog;
     size_t off = 0;
-    CARVE(temp_off, p->nsteps);
-    CARVE(chain_prev, p->nsteps);
     CARVE(remaining, p->nsteps);
     CARVE(recv_left, p->nsteps);
     CARVE(op_temp, p->nops);
-    CARVE(op_queue, p->nops);
     CARVE(op_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
     CARVE(op_red_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
     CARVE(op_pending, p->nops);
     CARVE(op_slot, p->nops);
     CARVE(op_state, p->nops);
-    CARVE(q_peak, p->nqueues);
-    CARVE(q_temp_base, p->nqueues);
     CARVE(q_next, p->nqueues);
     CARVE(q_active, p->nqueues);
-    CARVE(q_nslots, p->nqueues);
     CARVE(q_nfree, p->nqueues);
-    CARVE(q_slot_first, p->nqueues);
     /* No queue holds more slots than it has ops. */
     CARVE(q_free, p->nops);
+    return off;
+}
+
+/* The layout's arrays, carved the same way. */
+static size_t layout_carve(mca_coll_themis_engine_layout_t *e, const themis_program_t *p,
+                           char *base)
+{
+    size_t off = 0;
+    CARVE(temp_off, p->nsteps);
+    CARVE(chain_prev, p->nsteps);
+    CARVE(op_queue, p->nops);
+    CARVE(q_peak, p->nqueues);
+    CARVE(q_temp_base, p->nqueues);
+    CARVE(q_nslots, p->nqueues);
+    CARVE(q_slot_first, p->nqueues);
     return off;
 }
 
@@ -253,14 +263,13 @@ static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *
 }
 
 /*
- * The cheap pass: everything the run indexes is checked here, so the event
- * loop cannot go out of bounds or wait for an op that can never start.
+ * Everything the run indexes is checked here, once per program, so the
+ * event loop cannot go out of bounds or wait for an op that can never
+ * start.  state[nops] and q_next[nqueues] are scratch for the checks.
  */
-static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
+static int check_program(const themis_program_t *p, int size,
+                         mca_coll_themis_engine_layout_t *l, uint8_t *state, uint32_t *q_next)
 {
-    const themis_program_t *p = e->prog;
-    int size = ompi_comm_size(e->comm);
-
     if ((p->nqueues > 0 && (NULL == p->queue_first || NULL == p->queue_ops))
         || (p->nops > 0 && NULL == p->ops) || (p->nsteps > 0 && NULL == p->steps)
         || (p->ncopy_in > 0 && NULL == p->copy_in)
@@ -282,11 +291,11 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
         }
         for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
             uint32_t op = p->queue_ops[i];
-            if (op >= p->nops || OP_IDLE != e->op_state[op]) {
+            if (op >= p->nops || OP_IDLE != state[op]) {
                 return engine_bad("queue lists an op twice or out of range", q, op);
             }
-            e->op_state[op] = OP_ACTIVE;
-            e->op_queue[op] = q;
+            state[op] = OP_ACTIVE;
+            l->op_queue[op] = q;
         }
     }
 
@@ -323,14 +332,13 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
             if (THEMIS_RECV_COPY != s->recv_mode && THEMIS_RECV_REDUCE != s->recv_mode) {
                 return engine_bad("receive without a mode", i, s->recv_mode);
             }
-            if (THEMIS_RECV_REDUCE == s->recv_mode && NULL == e->op) {
-                return engine_bad("REDUCE step without an op", i, 0);
-            }
+            l->has_reduce |= step_reduces(s);
         }
-        uint64_t msgs = (step_has_send(s) ? npieces(e, s->send_count) : 0)
-            + (step_has_recv(s) ? npieces(e, s->recv_count) : 0);
-        if (msgs >= UINT32_MAX) {
-            return engine_bad("step splits into too many messages", i, msgs);
+        if (step_has_send(s) && s->send_count > l->max_transfer) {
+            l->max_transfer = s->send_count;
+        }
+        if (step_has_recv(s) && s->recv_count > l->max_transfer) {
+            l->max_transfer = s->recv_count;
         }
     }
 
@@ -351,22 +359,22 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
      * a cycle check on those edges.  Sweeps repeat only while a dep on
      * another queue unblocks something: at most nops sweeps, usually 2.
      */
-    memset(e->op_state, OP_IDLE, p->nops);
+    memset(state, OP_IDLE, p->nops);
     for (uint32_t q = 0; q < p->nqueues; ++q) {
-        e->q_next[q] = p->queue_first[q];
+        q_next[q] = p->queue_first[q];
     }
     uint32_t started = 0, before;
     do {
         before = started;
         for (uint32_t q = 0; q < p->nqueues; ++q) {
-            while (e->q_next[q] < p->queue_first[q + 1]) {
-                uint32_t op = p->queue_ops[e->q_next[q]];
+            while (q_next[q] < p->queue_first[q + 1]) {
+                uint32_t op = p->queue_ops[q_next[q]];
                 int32_t dep = p->ops[op].dep;
-                if (dep >= 0 && OP_DONE != e->op_state[dep]) {
+                if (dep >= 0 && OP_DONE != state[dep]) {
                     break;
                 }
-                e->op_state[op] = OP_DONE;
-                e->q_next[q]++;
+                state[op] = OP_DONE;
+                q_next[q]++;
                 started++;
             }
         }
@@ -374,50 +382,45 @@ static int validate(engine_t *e, const mca_coll_themis_engine_args_t *a)
     if (started != p->nops) {
         return engine_bad("ops wait on each other (dependency cycle)", started, p->nops);
     }
-    memset(e->op_state, OP_IDLE, p->nops);
-    for (uint32_t q = 0; q < p->nqueues; ++q) {
-        e->q_next[q] = p->queue_first[q];
-    }
     return OMPI_SUCCESS;
 }
 
-/* Temp slots per queue and the byte size of the work and temp regions. */
-static int layout_scratch(engine_t *e, ptrdiff_t true_extent, size_t *work_bytes,
-                          size_t *total_bytes)
+/* Receive temporaries: each queue's slots and the elements they take. */
+static int layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout_t *l)
 {
-    const themis_program_t *p = e->prog;
-    uint64_t temp_elems = 0;
-    uint32_t nslots = 0;
-
     for (uint32_t q = 0; q < p->nqueues; ++q) {
         uint64_t peak = 0, add;
         uint32_t nq = p->queue_first[q + 1] - p->queue_first[q];
         for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
-            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], e->temp_off,
-                                         e->chain_prev);
+            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], l->temp_off,
+                                         l->chain_prev);
             if (pk > peak) {
                 peak = pk;
             }
         }
-        e->q_nslots[q] = nq < p->inflight ? nq : p->inflight;
-        e->q_peak[q] = peak;
-        e->q_temp_base[q] = temp_elems;
-        e->q_slot_first[q] = nslots;
-        e->q_nfree[q] = e->q_nslots[q];
-        for (uint32_t k = 0; k < e->q_nslots[q]; ++k) {
-            e->q_free[nslots + k] = e->q_nslots[q] - 1 - k;
-        }
-        nslots += e->q_nslots[q];
-        if (__builtin_mul_overflow((uint64_t) e->q_nslots[q], peak, &add)
-            || __builtin_add_overflow(temp_elems, add, &temp_elems)) {
+        l->q_nslots[q] = nq < p->inflight ? nq : p->inflight;
+        l->q_peak[q] = peak;
+        l->q_temp_base[q] = l->temp_elems;
+        l->q_slot_first[q] = l->nslots;
+        l->nslots += l->q_nslots[q];
+        if (__builtin_mul_overflow((uint64_t) l->q_nslots[q], peak, &add)
+            || __builtin_add_overflow(l->temp_elems, add, &l->temp_elems)) {
             return engine_bad("temporaries overflow", q, peak);
         }
     }
+    return OMPI_SUCCESS;
+}
+
+/* Byte size of the work and temp regions for this call's datatype. */
+static int scratch_bytes(const engine_t *e, ptrdiff_t true_extent, size_t *work_bytes,
+                         size_t *total_bytes)
+{
+    const themis_program_t *p = e->prog;
 
     /* n elements span (n - 1) * extent + true_extent bytes from the true
      * lower bound; regions are rounded up to stay aligned. */
     size_t span[2] = {0, 0};
-    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, temp_elems};
+    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, e->layout->temp_elems};
     for (int r = 0; r < 2; ++r) {
         size_t bytes;
         if (0 == n[r]) {
@@ -435,6 +438,50 @@ static int layout_scratch(engine_t *e, ptrdiff_t true_extent, size_t *work_bytes
     }
     *work_bytes = span[0];
     return OMPI_SUCCESS;
+}
+
+int mca_coll_themis_engine_prepare(const themis_program_t *p, int comm_size,
+                                   mca_coll_themis_engine_layout_t *l)
+{
+    uint8_t *state;
+    uint32_t *q_next;
+    int rc;
+
+    memset(l, 0, sizeof(*l));
+    if (NULL == p) {
+        return engine_bad("no program", 0, 0);
+    }
+    l->block = calloc(1, layout_carve(l, p, NULL) + 8);
+    state = calloc((size_t) p->nops + 1, 1);
+    q_next = calloc((size_t) p->nqueues + 1, sizeof(*q_next));
+    if (NULL == l->block || NULL == state || NULL == q_next) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    } else {
+        layout_carve(l, p, l->block);
+        rc = check_program(p, comm_size, l, state, q_next);
+        if (OMPI_SUCCESS == rc) {
+            rc = layout_temps(p, l);
+        }
+    }
+    free(state);
+    free(q_next);
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_themis_engine_layout_free(l);
+        return rc;
+    }
+    l->comm_size = comm_size;
+    l->nops = p->nops;
+    l->nsteps = p->nsteps;
+    l->nqueues = p->nqueues;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_engine_layout_free(mca_coll_themis_engine_layout_t *l)
+{
+    if (NULL != l) {
+        free(l->block);
+        memset(l, 0, sizeof(*l));
+    }
 }
 
 static int scratch_reserve(mca_coll_themis_scratch_t *sc, size_t bytes)
@@ -796,8 +843,17 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
     int rc;
 
     if (NULL == args || NULL == args->prog || NULL == args->dtype || NULL == args->p2p_comm
-        || NULL == args->scratch || args->tag_ub < 0) {
+        || NULL == args->scratch || NULL == args->layout || args->tag_ub < 0) {
         return engine_bad("missing argument or negative tag_ub", 0, 0);
+    }
+    const mca_coll_themis_engine_layout_t *l = args->layout;
+    if (NULL == l->block || l->comm_size != ompi_comm_size(args->p2p_comm)
+        || l->nops != args->prog->nops || l->nsteps != args->prog->nsteps
+        || l->nqueues != args->prog->nqueues) {
+        return engine_bad("the layout is not this program's", l->nops, args->prog->nops);
+    }
+    if (l->has_reduce && NULL == args->op) {
+        return engine_bad("REDUCE step without an op", 0, 0);
     }
     ompi_datatype_type_extent(args->dtype, &extent);
     ompi_datatype_get_true_extent(args->dtype, &true_lb, &true_extent);
@@ -820,16 +876,34 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
         e.piece_elems = 1;
     }
 
+    /* A step's send and receive, each split into pieces, count in
+     * 32 bits. */
+    if (2 * npieces(&e, l->max_transfer) >= UINT32_MAX) {
+        return engine_bad("a step splits into too many messages", l->max_transfer, e.extent);
+    }
+    e.layout = l;
+    e.temp_off = l->temp_off;
+    e.chain_prev = l->chain_prev;
+    e.op_queue = l->op_queue;
+    e.q_peak = l->q_peak;
+    e.q_temp_base = l->q_temp_base;
+    e.q_nslots = l->q_nslots;
+    e.q_slot_first = l->q_slot_first;
+
     e.block = calloc(1, engine_carve(&e, NULL) + 8);
     if (NULL == e.block) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     engine_carve(&e, e.block);
-
-    rc = validate(&e, args);
-    if (OMPI_SUCCESS == rc) {
-        rc = layout_scratch(&e, true_extent, &work_bytes, &total_bytes);
+    for (uint32_t q = 0; q < e.prog->nqueues; ++q) {
+        e.q_next[q] = e.prog->queue_first[q];
+        e.q_nfree[q] = l->q_nslots[q];
+        for (uint32_t k = 0; k < l->q_nslots[q]; ++k) {
+            e.q_free[l->q_slot_first[q] + k] = l->q_nslots[q] - 1 - k;
+        }
     }
+
+    rc = scratch_bytes(&e, true_extent, &work_bytes, &total_bytes);
     if (OMPI_SUCCESS == rc) {
         rc = scratch_reserve(args->scratch, total_bytes);
     }

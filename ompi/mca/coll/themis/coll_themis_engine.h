@@ -34,8 +34,40 @@ typedef struct mca_coll_themis_scratch_t {
     size_t size;
 } mca_coll_themis_scratch_t;
 
+/*
+ * What the engine derives from a program alone, once, when the program is
+ * cached (mca_coll_themis_engine_prepare): the program checked against
+ * itself and the communicator size (offsets inside work, peers inside the
+ * communicator, each op once on a queue, no local dependency cycle, ...),
+ * and its static layout (each step's chain predecessor and receive
+ * temporary, each queue's slots).  It stays valid for copies of the
+ * program whose copy lists differ on the user's side only (segments).
+ */
+typedef struct mca_coll_themis_engine_layout_t {
+    int comm_size;
+    uint32_t nops, nsteps, nqueues;     /* of the program it was made for */
+    int has_reduce;                     /* some step reduces: the call needs an op */
+    uint64_t max_transfer;              /* largest send or receive count */
+    uint64_t temp_elems;                /* receive temporaries, elements */
+    uint32_t nslots;
+    uint64_t *temp_off;                 /* [nsteps] */
+    uint32_t *chain_prev;               /* [nsteps] */
+    uint32_t *op_queue;                 /* [nops] */
+    uint64_t *q_peak, *q_temp_base;     /* [nqueues] */
+    uint32_t *q_nslots, *q_slot_first;  /* [nqueues] */
+    void *block;                        /* one allocation behind the arrays */
+} mca_coll_themis_engine_layout_t;
+
+/* OMPI_SUCCESS, OMPI_ERR_BAD_PARAM for a program that is inconsistent with
+ * itself or a communicator of comm_size ranks (logged at verbose 1), or
+ * OMPI_ERR_OUT_OF_RESOURCE.  Free with mca_coll_themis_engine_layout_free. */
+int mca_coll_themis_engine_prepare(const themis_program_t *prog, int comm_size,
+                                   mca_coll_themis_engine_layout_t *layout);
+void mca_coll_themis_engine_layout_free(mca_coll_themis_engine_layout_t *layout);
+
 typedef struct mca_coll_themis_engine_args_t {
     const themis_program_t *prog;
+    const mca_coll_themis_engine_layout_t *layout;   /* prepared for prog */
     const void *input;             /* element 0 of the program's input */
     void *output;                  /* element 0 of the output buffer */
     ompi_datatype_t *dtype;        /* contiguous; extent may exceed 2 GiB x count */
@@ -61,10 +93,10 @@ extern size_t mca_coll_themis_engine_max_message_bytes;
 /*
  * Returns OMPI_SUCCESS, an OMPI error, or the MPI error class of a failed
  * request (e.g. MPI_ERR_TRUNCATE).  On success every request is complete.
- * OMPI_ERR_BAD_PARAM (before any communication) for a program that is
- * inconsistent with itself or the communicator: offsets outside work,
- * peers outside the communicator, an op missing from or repeated in the
- * queues, local dependency cycles, REDUCE without op, tag_ub < 0.
+ * OMPI_ERR_BAD_PARAM (before any communication) for a layout that is not
+ * the program's or another communicator size's, REDUCE without op, a
+ * datatype without extent, tag_ub < 0 (the program itself was checked by
+ * mca_coll_themis_engine_prepare).
  * Transfers of 0 elements are skipped on both sides.  If a transfer fails,
  * the outstanding receives are cancelled (sends cannot be) and all are
  * drained; requests still active after a second (a send whose peer never

@@ -41,6 +41,7 @@ static void entry_free(mca_coll_themis_plan_entry_t *e)
 {
     if (e->used) {
         if (!e->refused) {
+            mca_coll_themis_engine_layout_free(&e->layout);
             themis_program_free(&e->prog);
         }
         free(e->recvcounts);
@@ -173,6 +174,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                              themis_coll_t coll, uint64_t count, const uint64_t *recvcounts,
                              size_t elem_size, const themis_program_t **prog,
+                             const mca_coll_themis_engine_layout_t **layout,
                              mca_coll_themis_plan_choice_t *choice)
 {
     mca_coll_themis_plan_cache_t *cache = &m->cache;
@@ -188,6 +190,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
         if (entry_matches(e, coll, count, recvcounts, nranks, elem_size)) {
             e->last_use = cache->clock;
             *prog = &e->prog;
+            *layout = &e->layout;
             if (NULL != choice) {
                 *choice = e->choice;
             }
@@ -212,6 +215,18 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
 
     entry_free(victim);
     st = build_program(m, comm, coll, count, recvcounts, elem_size, &victim->prog, &ch);
+    if (THEMIS_OK == st) {
+        /* Checked and laid out once here, not on every call.  A program
+         * the engine rejects is a planner bug: an error, not a fallback
+         * that other ranks might not take. */
+        int rc = mca_coll_themis_engine_prepare(&victim->prog, nranks, &victim->layout);
+        if (OMPI_SUCCESS != rc) {
+            themis_program_free(&victim->prog);
+            free(counts_copy);
+            memset(victim, 0, sizeof(*victim));
+            return rc;
+        }
+    }
     if (THEMIS_OK != st) {
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: planning %s (%s) of %llu elements x %zu bytes "
@@ -240,6 +255,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
     victim->choice = ch;
     *prog = &victim->prog;
+    *layout = &victim->layout;
     if (NULL != choice) {
         *choice = ch;
     }

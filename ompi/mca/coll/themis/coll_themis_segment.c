@@ -82,13 +82,15 @@ static themis_copy_t *move_copies(const themis_copy_t *in, uint32_t nin, bool mo
 
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole, uint64_t *segments)
+                               const themis_program_t *whole,
+                               const mca_coll_themis_engine_layout_t *layout,
+                               uint64_t *segments)
 {
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
     const uint64_t max = mca_coll_themis_component.config.scratch_max;
     mca_coll_themis_engine_args_t args = {
-        .prog = whole, .input = call->input, .output = call->output, .dtype = call->dtype,
+        .prog = whole, .layout = layout, .input = call->input, .output = call->output, .dtype = call->dtype,
         .op = call->op, .p2p_comm = m->p2p_comm, .tag_ub = m->tag_ub, .scratch = &m->scratch,
     };
     uint64_t total = 0, S;
@@ -145,8 +147,10 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
             continue;   /* every block ended earlier: the same on every rank */
         }
         const themis_program_t *prog;
+        const mca_coll_themis_engine_layout_t *seg_layout;
         rc = mca_coll_themis_plan_get(m, comm, call->coll, rs ? seg_total : len[0],
-                                      rs ? len : NULL, call->elem_size, &prog, NULL);
+                                      rs ? len : NULL, call->elem_size, &prog, &seg_layout,
+                                      NULL);
         if (OMPI_SUCCESS != rc) {
             break;   /* refused for a segment after others ran: an error, not a fallback */
         }
@@ -169,6 +173,7 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
             args.output = call->output;
         }
         args.prog = &seg;
+        args.layout = seg_layout;   /* the copy differs on the user's side only */
         rc = mca_coll_themis_engine_run(&args);
         free(moved);
     }
