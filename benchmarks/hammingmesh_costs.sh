@@ -22,7 +22,7 @@
 #          the runtime's Themis program uses one (see benchmarks/README.md),
 #          and the runtime's auto prices it so.
 #
-#   hammingmesh_costs.sh [--link BW] [--alpha LAT] [--chunks N] [--inflight N]
+#   hammingmesh_costs.sh [--link BW] [--alpha LAT] [--chunks N] [--chunks-in-flight N]
 #                        [--bytes LIST] [ROWSxCOLS ...]
 #
 # Defaults: 400 Gb/s per directed link (Table III, one plane), 500 ns per
@@ -37,19 +37,19 @@ out=$top/benchmarks/out/hammingmesh
 
 die() { echo "hammingmesh_costs: $*" >&2; exit 2; }
 
-link=400Gb alpha=500ns chunks=16 inflight=2
+link=400Gb alpha=500ns chunks=16 chunks_in_flight=2
 bytes=64K,256K,1M,4M,16M,64M,256M,1G,4G,16G
 tori=()
 while [ $# -gt 0 ]; do
     case $1 in
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-        --link | --alpha | --chunks | --inflight | --bytes)
+        --link | --alpha | --chunks | --chunks-in-flight | --bytes)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
                 --link) link=$2 ;;
                 --alpha) alpha=$2 ;;
                 --chunks) chunks=$2 ;;
-                --inflight) inflight=$2 ;;
+                --chunks-in-flight) chunks_in_flight=$2 ;;
                 --bytes) bytes=$2 ;;
             esac
             shift 2 ;;
@@ -72,14 +72,14 @@ echo "torus,bytes,ours_themis_us,ours_rings_us,ours_torus2d_us,ours_best,paper_r
 summary=()
 
 echo "# link $link per direction (biring $((2 * link_bps / 1000000000)) Gb/s aggregate), alpha $alpha per step,"
-echo "# Themis $chunks chunks, rings/torus2d $torus_chunks chunk(s) per quarter, $inflight in flight"
+echo "# Themis $chunks chunks, rings/torus2d $torus_chunks chunk(s) per quarter, $chunks_in_flight in flight"
 for t in "${tori[@]}"; do
     [[ $t =~ ^([0-9]+)x([0-9]+)$ ]] || die "bad torus '$t'"
     r=${BASH_REMATCH[1]} c=${BASH_REMATCH[2]}
     # biring bandwidth = both directions' aggregate (algo_cost.h)
     topo="biring:$c:$((2 * link_bps))b:$alpha_ns""ns_biring:$r:$((2 * link_bps))b:$alpha_ns""ns"
     res=$("$plan" cycles --costs --topo "$topo" --bytes "$bytes" --chunks "$chunks" \
-        --torus-chunks "$torus_chunks" --inflight "$inflight" 2>&1) || die "themis-plan: $res"
+        --torus-chunks "$torus_chunks" --chunks-in-flight "$chunks_in_flight" 2>&1) || die "themis-plan: $res"
     echo
     echo "== $t torus (rows x cols, p = $((r * c)))"
     printf '%14s | %12s %12s %12s %-8s | %12s %12s %-8s\n' bytes "ours themis" "ours rings" \

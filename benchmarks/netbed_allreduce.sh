@@ -248,10 +248,10 @@ for k in "${!topt[@]}"; do param[$k]=${topt[$k]}; done
 [ -n "${topt[coll_themis_chunks]:-}" ] && chunks_opt=${topt[coll_themis_chunks]}
 unset 'topt[coll_themis_chunks]'
 default_chunks=${param[coll_themis_chunks]:-}
-inflight=${param[coll_themis_chunks_in_flight]:-}
+chunks_in_flight=${param[coll_themis_chunks_in_flight]:-}
 direct_max=${param[coll_themis_direct_max]:-}
 intra=${param[coll_themis_intra_order]:-}
-if [ -z "$default_chunks" ] || [ -z "$inflight" ] || [ -z "$direct_max" ]; then
+if [ -z "$default_chunks" ] || [ -z "$chunks_in_flight" ] || [ -z "$direct_max" ]; then
     die "cannot read coll/themis defaults with ompi_info from $comp_dir"
 fi
 sim_themis_row=Themis+SCF
@@ -275,7 +275,7 @@ trap 'exit 130' INT TERM
 
 chunk_text="$chunks_opt (coll_themis_min_chunk_bytes 1)"
 [ "$chunks_opt" = default ] && chunk_text="component default: at most $default_chunks, >= 16 KiB and the latency floor"
-say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $inflight, intra order $intra) vs baseline order vs coll/tuned"
+say "# netbed All-Reduce: coll/themis (chunks $chunk_text, in flight $chunks_in_flight, intra order $intra) vs baseline order vs coll/tuned"
 say "# ob1: ${ob1_env[*]:-Open MPI defaults} (and netbed's btl_tcp_rdma_pipeline_frag_size 32768); ofi: ${ofi_env[*]:-libfabric defaults}"
 say "# osu_coll_latency: up to $iters timed calls per size (budget $(human "$budget_b"), >= $min_iters), reps $reps, Avg over calls and ranks"
 say "# start $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
@@ -520,13 +520,13 @@ for bed in "${beds[@]}"; do
         cp "$bed_state/calibration.env" "$cal"
         build_topology "$cal"
         say "  measured: $(grep -v '^#' "$cal" | tr '\n' ' ')"
-        say "  topology: $topo (kinds $kinds; in flight $inflight)"
+        say "  topology: $topo (kinds $kinds; in flight $chunks_in_flight)"
         simcsv=$out/sim_${tag}_$transport.csv
         : >"$simcsv"
         for bytes in "${size_list[@]}"; do
             # shellcheck disable=SC2046  # sim_chunk_args is meant to split
             if ! "$plan" simulate --topo "$topo" --bytes "$bytes" $(sim_chunk_args) \
-                --inflight "$inflight" --csv >"$simcsv.tmp" 2>&1; then
+                --chunks-in-flight "$chunks_in_flight" --csv >"$simcsv.tmp" 2>&1; then
                 say "  themis-plan simulate failed: $(head -2 "$simcsv.tmp")"
             fi
             if [ -s "$simcsv" ]; then tail -n +2 "$simcsv.tmp" >>"$simcsv"; else cat "$simcsv.tmp" >"$simcsv"; fi

@@ -18,7 +18,7 @@
 # Environment:
 #   THEMIS_BUILD_DIR   build tree holding tools/themis-plan (default: repo root)
 #   THEMIS_BENCH_OUT   where CSV files and the PNG go (default benchmarks/out)
-#   THEMIS_INFLIGHT    phases at once per dimension (default: themis-plan's)
+#   THEMIS_CHUNKS_IN_FLIGHT    phases at once per dimension (default: themis-plan's)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${THEMIS_BUILD_DIR:-$top}
@@ -36,10 +36,9 @@ if [ ! -x "$plan" ]; then
     fi
 fi
 mkdir -p "$out"
-inflight=()
-if [ -n "${THEMIS_INFLIGHT:-}" ]; then
-    inflight=(--inflight "$THEMIS_INFLIGHT")
-fi
+# The paper's setting is one chunk operation in flight per dimension
+# (themis-plan's default is coll/themis' 2).
+chunks_in_flight=(--chunks-in-flight "${THEMIS_CHUNKS_IN_FLIGHT:-1}")
 
 # ---------------------------------------------------------------- Fig. 8 / 11
 sizes=100MB,250MB,500MB,1GB
@@ -48,18 +47,18 @@ main_csv="$out/paper_fig8.csv"
 first=1
 for p in $presets; do
     if [ $first -eq 1 ]; then
-        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${inflight[@]}" --csv \
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${chunks_in_flight[@]}" --csv \
             | cut -d, -f1-10 >"$main_csv"
         first=0
     else
-        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${inflight[@]}" --csv \
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 "${chunks_in_flight[@]}" --csv \
             | tail -n +2 | cut -d, -f1-10 >>"$main_csv"
     fi
 done
 
-echo "All-Reduce, 64 chunks per collective$([ ${#inflight[@]} -gt 0 ] && echo ", inflight $THEMIS_INFLIGHT")"
+echo "All-Reduce, 64 chunks per collective$([ ${#chunks_in_flight[@]} -gt 0 ] && echo ", chunks_in_flight $THEMIS_CHUNKS_IN_FLIGHT")"
 echo "time in ms; util = bandwidth-weighted average BW utilization; x = speedup over Baseline"
-# CSV columns: topology,coll,bytes,chunks,inflight,method,time_ps,speedup,util_pct,hash
+# CSV columns: topology,coll,bytes,chunks,chunks_in_flight,method,time_ps,speedup,util_pct,hash
 awk -F, '
 function sz(b) { return b >= 1e9 ? sprintf("%gGB", b / 1e9) : sprintf("%gMB", b / 1e6) }
 NR == 1 { next }
@@ -96,11 +95,11 @@ first=1
 for p in 3D-SW_SW_SW_hetero 4D-Ring_FC_Ring_SW; do
     if [ $first -eq 1 ]; then
         "$plan" simulate --topo "$p" --bytes 1GB --chunks 4,8,16,32,64,128,256,512 \
-            "${inflight[@]}" --csv | cut -d, -f1-10 >"$sweep_csv"
+            "${chunks_in_flight[@]}" --csv | cut -d, -f1-10 >"$sweep_csv"
         first=0
     else
         "$plan" simulate --topo "$p" --bytes 1GB --chunks 4,8,16,32,64,128,256,512 \
-            "${inflight[@]}" --csv | tail -n +2 | cut -d, -f1-10 >>"$sweep_csv"
+            "${chunks_in_flight[@]}" --csv | tail -n +2 | cut -d, -f1-10 >>"$sweep_csv"
     fi
 done
 awk -F, '
@@ -133,22 +132,22 @@ END {
 # ---------------------------------------------------------------- Fig. 10 timeline
 echo
 png="$out/fig10_timeline_3D-SW_SW_SW_homo.png"
-"$plan" timeline --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64 "${inflight[@]}" --png "$png" \
+"$plan" timeline --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64 "${chunks_in_flight[@]}" --png "$png" \
     | sed 's/^/timeline: /'
 
-# ---------------------------------------------------------------- inflight
+# ---------------------------------------------------------------- chunks_in_flight
 # Phases at once per dimension decide whether fixed delays (steps x step
 # latency) overlap; the paper runs several chunks per dimension when one
 # cannot saturate it (Sec. 4.3).  Same 24 points, averaged.
 echo
-echo "Sensitivity to --inflight (Fig. 8 points, averages)"
-printf "%9s %12s %12s %12s %14s %10s %10s\n" inflight fifo_speedup scf_speedup \
+echo "Sensitivity to --chunks-in-flight (Fig. 8 points, averages)"
+printf "%9s %12s %12s %12s %14s %10s %10s\n" chunks_in_flight fifo_speedup scf_speedup \
     ideal_speedup util_baseline util_fifo util_scf
 for i in 1 2 4 8; do
     for p in $presets; do
-        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 --inflight "$i" --csv \
+        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 --chunks-in-flight "$i" --csv \
             | tail -n +2 | cut -d, -f1-10
-    done | awk -F, -v inflight="$i" '
+    done | awk -F, -v chunks_in_flight="$i" '
     { t[$1, $3, $6] = $7; u[$1, $3, $6] = $9; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; k[++n] = $1 SUBSEP $3 } }
     END {
         for (j = 1; j <= n; j++) {
@@ -158,7 +157,7 @@ for i in 1 2 4 8; do
             ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
             us += u[a[1], a[2], "Themis+SCF"]
         }
-        printf "%9s %12.2f %12.2f %12.2f %13.1f%% %9.1f%% %9.1f%%\n", inflight, sf / n, ss / n,
+        printf "%9s %12.2f %12.2f %12.2f %13.1f%% %9.1f%% %9.1f%%\n", chunks_in_flight, sf / n, ss / n,
             si / n, ub / n, uf / n, us / n
     }'
 done

@@ -15,19 +15,19 @@ void themis_algo_cost_params_init(themis_algo_cost_params_t *p)
     memset(p, 0, sizeof(*p));
     p->themis_chunks = 64;
     p->torus_chunks = 1;
-    p->inflight = 1;
+    p->chunks_in_flight = 1;
     p->policy = THEMIS_ORDER_SCF;
     p->scheduler = THEMIS_SCHED_THEMIS;
 }
 
 void themis_algo_cost_params_from_chunks(themis_algo_cost_params_t *p, uint32_t nchunks,
-                                         uint32_t inflight, themis_order_policy_t policy,
+                                         uint32_t chunks_in_flight, themis_order_policy_t policy,
                                          themis_sched_kind_t scheduler)
 {
     themis_algo_cost_params_init(p);
     p->themis_chunks = nchunks > 0 ? nchunks : 1;
     p->torus_chunks = nchunks / 4 > 0 ? nchunks / 4 : 1;
-    p->inflight = inflight;
+    p->chunks_in_flight = chunks_in_flight;
     p->policy = policy;
     p->scheduler = scheduler;
 }
@@ -57,7 +57,7 @@ int themis_cost_is_torus(const themis_topology_t *topo)
 }
 
 themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis_schedule_t *s,
-                                     themis_order_policy_t policy, uint32_t inflight,
+                                     themis_order_policy_t policy, uint32_t chunks_in_flight,
                                      themis_time_t *time)
 {
     themis_sim_params_t sp;
@@ -65,7 +65,7 @@ themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis
     memset(&sp, 0, sizeof(sp));
     memset(&r, 0, sizeof(r));
     sp.policy = policy;
-    sp.inflight = inflight;
+    sp.chunks_in_flight = chunks_in_flight;
     themis_status_t st = themis_simulate(topo, s, &sp, &r);
     if (THEMIS_OK == st) {
         *time = r.stats.total_time;

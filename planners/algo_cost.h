@@ -25,7 +25,7 @@
  * `themis-plan cycles --costs`):
  *   latency   rings 2 (p - 1) steps, torus2d 2 (r - 1) + 2 (c - 1): torus2d
  *             wins small and medium sizes by far (on a non-square torus
- *             with inflight 1 a bit more: its two + quarters share each
+ *             with chunks_in_flight 1 a bit more: its two + quarters share each
  *             dimension's + link queue, as in the program);
  *   bandwidth rings move (S/2)(1 - 1/p) per link.  torus2d moves
  *             (S/2)(1 - 1/c)(1 + 1/r) on a dim-0 link and
@@ -48,17 +48,17 @@
 typedef struct {
     uint32_t themis_chunks;          /* Themis: scheduler chunks */
     uint32_t torus_chunks;           /* rings / torus2d: chunks per quarter */
-    uint32_t inflight;               /* phases at once per dimension / queue */
+    uint32_t chunks_in_flight;               /* phases at once per dimension / queue */
     themis_order_policy_t policy;    /* Themis intra-dimension order */
     themis_sched_kind_t scheduler;   /* Themis: scheduler kind */
 } themis_algo_cost_params_t;
 
-/* 64 Themis chunks, 1 chunk per quarter, inflight 1, SCF, Themis scheduler. */
+/* 64 Themis chunks, 1 chunk per quarter, chunks_in_flight 1, SCF, Themis scheduler. */
 void themis_algo_cost_params_init(themis_algo_cost_params_t *p);
 /* The runtime's sizing from one chunk count: Themis gets nchunks, each
  * torus quarter nchunks / 4 (at least 1). */
 void themis_algo_cost_params_from_chunks(themis_algo_cost_params_t *p, uint32_t nchunks,
-                                         uint32_t inflight, themis_order_policy_t policy,
+                                         uint32_t chunks_in_flight, themis_order_policy_t policy,
                                          themis_sched_kind_t scheduler);
 
 /* Helpers for the rows' cost functions. */
@@ -69,7 +69,7 @@ themis_dim_t themis_cost_one_direction(const themis_dim_t *d);
 /* Both dims of a 2D topology are birings (links both ways). */
 int themis_cost_is_torus(const themis_topology_t *topo);
 themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis_schedule_t *s,
-                                     themis_order_policy_t policy, uint32_t inflight,
+                                     themis_order_policy_t policy, uint32_t chunks_in_flight,
                                      themis_time_t *time);
 
 #endif

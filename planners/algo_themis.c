@@ -32,7 +32,7 @@ static themis_status_t themis_cost(const themis_algo_input_t *in, themis_time_t 
     themis_schedule_t s;
     themis_status_t st = themis_schedule_for(in, &s);
     if (THEMIS_OK == st) {
-        st = themis_cost_simulate(in->topo, &s, in->params->policy, in->params->inflight, time);
+        st = themis_cost_simulate(in->topo, &s, in->params->policy, in->params->chunks_in_flight, time);
     }
     themis_schedule_free(&s);
     return st;
@@ -51,7 +51,7 @@ static themis_status_t themis_build(const themis_algo_input_t *in,
     }
     memset(&simp, 0, sizeof(simp));
     simp.policy = in->params->policy;
-    simp.inflight = in->params->inflight;
+    simp.chunks_in_flight = in->params->chunks_in_flight;
     simp.record_events = 0;
     st = themis_simulate(in->topo, &sched, &simp, &sim);
     if (THEMIS_OK == st) {

@@ -63,7 +63,7 @@ themis_status_t themis_algo_cost(const themis_topology_t *topo, int index, themi
                                  themis_time_t *time)
 {
     if (NULL == topo || NULL == params || NULL == time || 0 == bytes ||
-        0 == params->themis_chunks || 0 == params->torus_chunks || 0 == params->inflight ||
+        0 == params->themis_chunks || 0 == params->torus_chunks || 0 == params->chunks_in_flight ||
         NULL == themis_algorithm_get(index) || THEMIS_OK != themis_topology_check(topo, NULL, 0)) {
         return THEMIS_ERR_INVALID;
     }

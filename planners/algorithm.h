@@ -68,7 +68,7 @@ int themis_algorithm_index(const char *name);
 int themis_algorithm_serves(int index, themis_coll_t coll);
 
 /* One row's predicted time: THEMIS_ERR_INVALID for bad input (no bytes,
- * zero chunks or inflight, a topology that fails its check),
+ * zero chunks or chunks_in_flight, a topology that fails its check),
  * THEMIS_ERR_UNSUPPORTED where the row does not serve coll, does not apply
  * or is not costed there, else the row's cost function. */
 themis_status_t themis_algo_cost(const themis_topology_t *topo, int index, themis_coll_t coll,

@@ -11,7 +11,7 @@
  * The fixed delays are those of one chunk's pass (paper's Ideal ignores
  * idle time, not latency): fixed_k is one phase's steps x step latency,
  * because no byte moves on k before the first phase's delay has passed,
- * while later delays may overlap transfers when inflight > 1.  So the
+ * while later delays may overlap transfers when chunks_in_flight > 1.  So the
  * bound holds for every schedule the simulator can run.  Refused
  * (THEMIS_ERR_UNSUPPORTED) above 5 dimensions (N! columns).
  */

@@ -65,7 +65,7 @@ static themis_status_t check_request(const themis_plan_request_t *req,
 {
     uint32_t nstages;
     if (NULL == req || NULL == sched || NULL == order || req->ndims < 1 ||
-        req->ndims > THEMIS_MAX_DIMS || 0 == req->inflight ||
+        req->ndims > THEMIS_MAX_DIMS || 0 == req->chunks_in_flight ||
         !expected_stages(req->coll, req->ndims, &nstages)) {
         return THEMIS_ERR_INVALID;
     }
@@ -220,7 +220,7 @@ static themis_status_t ctx_init(hier_ctx_t *c, const themis_plan_request_t *req,
     if (THEMIS_COLL_REDUCE_SCATTER == req->coll && THEMIS_OK != (st = compute_displ(c))) {
         return st;
     }
-    return themis_pb_init(&c->b, (uint32_t)req->ndims, hier_tag_stride(req), req->inflight);
+    return themis_pb_init(&c->b, (uint32_t)req->ndims, hier_tag_stride(req), req->chunks_in_flight);
 }
 
 /* ------------------------------------------------------------ chunk layout */

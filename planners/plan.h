@@ -16,7 +16,7 @@
  * (work -> output).
  *
  * Ops live on queues (one per dimension, ring, ...).  Each queue starts its
- * ops strictly in the listed order, at most `inflight` at a time, and an op
+ * ops strictly in the listed order, at most `chunks_in_flight` at a time, and an op
  * starts only once its `dep` op completed.  Every rank of a queue's group
  * lists the group's ops in the same order, so messages never cross-match.
  * Steps of one op form independent chains by `chain` (single-chain
@@ -86,7 +86,7 @@ typedef struct {
     uint32_t ncopy_out;
     themis_copy_t *copy_out;
     uint64_t max_recv_count; /* largest REDUCE receive: temp buffer sizing */
-    uint32_t inflight;       /* per queue */
+    uint32_t chunks_in_flight;       /* per queue */
     /* Most REDUCE receives one op can have outstanding at once (1 for
      * chained steps, p-1 for direct exchanges): receive temporaries per
      * active op, each of max_recv_count elements. */
@@ -114,7 +114,7 @@ typedef struct {
     const int *coord_to_rank;
     uint64_t count;                       /* AR: elements; AG: elements per rank */
     const uint64_t *recvcounts;           /* RS: [P] elements per rank */
-    uint32_t inflight;
+    uint32_t chunks_in_flight;
 } themis_plan_request_t;
 
 /* Themis or baseline schedule + intra-dimension order -> this rank's program.

@@ -125,15 +125,15 @@ static themis_status_t grow(void **arr, uint32_t *cap, uint32_t need, size_t ele
 }
 
 themis_status_t themis_pb_init(themis_plan_builder_t *b, uint32_t nqueues, uint32_t tag_stride,
-                               uint32_t inflight)
+                               uint32_t chunks_in_flight)
 {
     memset(b, 0, sizeof(*b));
     b->cur_op = UINT32_MAX;
-    if (0 == nqueues || 0 == tag_stride || 0 == inflight) {
+    if (0 == nqueues || 0 == tag_stride || 0 == chunks_in_flight) {
         return THEMIS_ERR_INVALID;
     }
     b->prog.nqueues = nqueues;
-    b->prog.inflight = inflight;
+    b->prog.chunks_in_flight = chunks_in_flight;
     b->tag_stride = tag_stride;
     b->queue_len = calloc(nqueues, sizeof(*b->queue_len));
     b->queue_cap = calloc(nqueues, sizeof(*b->queue_cap));

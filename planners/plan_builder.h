@@ -75,7 +75,7 @@ typedef struct {
 
 /* tag_stride >= most steps any op of the program will get (>= 1). */
 themis_status_t themis_pb_init(themis_plan_builder_t *b, uint32_t nqueues, uint32_t tag_stride,
-                               uint32_t inflight);
+                               uint32_t chunks_in_flight);
 /* Frees everything; safe after themis_pb_finish (which empties the builder). */
 void themis_pb_free(themis_plan_builder_t *b);
 

@@ -54,7 +54,7 @@ static void piece(uint64_t n, uint32_t nchunks, uint32_t q, uint32_t k, uint64_t
 static themis_status_t check_request(const themis_plan_request_t *req, uint32_t nchunks)
 {
     if (NULL == req || 2 != req->ndims || 0 == req->dim_size[0] || 0 == req->dim_size[1] ||
-        0 == req->inflight || 0 == nchunks) {
+        0 == req->chunks_in_flight || 0 == nchunks) {
         return THEMIS_ERR_INVALID;
     }
     switch (req->coll) {
@@ -120,7 +120,7 @@ static themis_status_t ctx_init(torus_ctx_t *c, const themis_plan_request_t *req
     if (NULL == c->blocks) {
         return THEMIS_ERR_NOMEM;
     }
-    return themis_pb_init(&c->b, NQ, (tag_stride < 1) ? 1 : tag_stride, req->inflight);
+    return themis_pb_init(&c->b, NQ, (tag_stride < 1) ? 1 : tag_stride, req->chunks_in_flight);
 }
 
 /* One ring phase of the current op; rev runs it backwards (to

@@ -190,9 +190,9 @@ static themis_status_t parse_rule(json_object *o, int line, themis_rule_t *r, ch
                 return THEMIS_ERR_PARSE;
             }
         } else if (0 == strcmp(key, "chunks_in_flight")) {
-            if (!get_count(v, 1, THEMIS_RULES_MAX_INFLIGHT, &r->inflight)) {
+            if (!get_count(v, 1, THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT, &r->chunks_in_flight)) {
                 say(msg, len, line, "\"chunks_in_flight\" must be an integer from 1 to %d",
-                    THEMIS_RULES_MAX_INFLIGHT);
+                    THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT);
                 return THEMIS_ERR_PARSE;
             }
         } else if (0 == strcmp(key, "min_bytes")) {

@@ -37,7 +37,7 @@
 
 #define THEMIS_RULE_UNSET (-2)     /* algorithm / min_bytes not given */
 #define THEMIS_RULES_MAX_CHUNKS (1u << 20)
-#define THEMIS_RULES_MAX_INFLIGHT 32
+#define THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT 32
 #define THEMIS_RULES_MAX_FILE (1u << 20)
 
 typedef struct {
@@ -46,7 +46,7 @@ typedef struct {
     uint64_t bytes_lo, bytes_hi;     /* full-vector bytes, inclusive */
     int algorithm;                   /* row index, THEMIS_ALGO_AUTO or THEMIS_RULE_UNSET */
     uint32_t chunks;                 /* 0: not given */
-    uint32_t inflight;               /* 0: not given */
+    uint32_t chunks_in_flight;               /* 0: not given */
     int64_t min_bytes;               /* THEMIS_RULE_UNSET: not given */
     int line;                        /* where the rule starts */
 } themis_rule_t;

@@ -9,7 +9,7 @@
  * then transfers: its work is the latency-model transfer time at full
  * bandwidth, and the n phases transferring on a dimension each progress at
  * 1/n of it.  Processor sharing is tracked with a per-dimension virtual
- * clock V that advances L/n per picosecond, L = lcm(1..inflight), so every
+ * clock V that advances L/n per picosecond, L = lcm(1..chunks_in_flight), so every
  * advance is an exact integer; a transfer that joins at V0 with work w ends
  * when V reaches V0 + w*L.  The real end time is rounded up to the next
  * picosecond, the only rounding in the model.
@@ -17,7 +17,7 @@
  * Fixed delays are the same for every phase of a dimension, so the phases
  * in their delay leave it in start order (a FIFO).  Waiting phases sit in
  * a binary heap per dimension ordered by the policy key, so a simulation
- * of E phases costs O(E (log E + N + inflight)).
+ * of E phases costs O(E (log E + N + chunks_in_flight)).
  */
 #include "simulator.h"
 
@@ -26,7 +26,7 @@
 
 #include "latency_model.h"
 
-#define THEMIS_MAX_INFLIGHT 32
+#define THEMIS_MAX_CHUNKS_IN_FLIGHT 32
 #define NONE UINT64_MAX
 
 typedef unsigned __int128 u128;
@@ -38,8 +38,8 @@ typedef struct {
     uint32_t *lat_chunk;   /* ring buffer: phases in their fixed delay */
     themis_time_t *lat_end;
     uint32_t lat_head, lat_n;
-    uint32_t xfer_chunk[THEMIS_MAX_INFLIGHT]; /* phases transferring */
-    u128 xfer_finish[THEMIS_MAX_INFLIGHT];    /* virtual finish tags */
+    uint32_t xfer_chunk[THEMIS_MAX_CHUNKS_IN_FLIGHT]; /* phases transferring */
+    u128 xfer_finish[THEMIS_MAX_CHUNKS_IN_FLIGHT];    /* virtual finish tags */
     uint32_t nxfer;
     u128 vclock;
     themis_time_t busy_since;
@@ -256,7 +256,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     memset(out, 0, sizeof(*out));
     if (NULL == topo || NULL == sched || NULL == params ||
         THEMIS_OK != themis_topology_check(topo, NULL, 0) || !schedule_ok(topo, sched) ||
-        params->inflight < 1 || params->inflight > THEMIS_MAX_INFLIGHT ||
+        params->chunks_in_flight < 1 || params->chunks_in_flight > THEMIS_MAX_CHUNKS_IN_FLIGHT ||
         (THEMIS_ORDER_FIFO != params->policy && THEMIS_ORDER_SCF != params->policy)) {
         return THEMIS_ERR_INVALID;
     }
@@ -268,13 +268,13 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     const uint32_t nstages = sched->nstages;
     const size_t nphases = (size_t) nchunks * nstages;
     const uint32_t per_dim = nchunks * (nstages / (uint32_t) n);
-    const uint32_t inflight = params->inflight;
+    const uint32_t chunks_in_flight = params->chunks_in_flight;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
     sim.params = params;
     sim.nstages = nstages;
     sim.lcm = 1;
-    for (uint64_t i = 2; i <= inflight; i++) {
+    for (uint64_t i = 2; i <= chunks_in_flight; i++) {
         sim.lcm = sim.lcm / gcd64(sim.lcm, i) * i;
     }
     sim.work = malloc(sizeof(themis_time_t) * nphases);
@@ -291,8 +291,8 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     for (int k = 0; k < n; k++) {
         dim_state_t *d = &sim.dims[k];
         d->heap = malloc(sizeof(uint32_t) * nchunks);
-        d->lat_chunk = malloc(sizeof(uint32_t) * inflight);
-        d->lat_end = malloc(sizeof(themis_time_t) * inflight);
+        d->lat_chunk = malloc(sizeof(uint32_t) * chunks_in_flight);
+        d->lat_end = malloc(sizeof(themis_time_t) * chunks_in_flight);
         out->order.entries[k] = malloc(sizeof(themis_order_entry_t) * per_dim);
         if (NULL == d->heap || NULL == d->lat_chunk || NULL == d->lat_end ||
             NULL == out->order.entries[k]) {
@@ -337,12 +337,12 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
 
     themis_time_t now = 0;
     size_t completed = 0;
-    uint32_t done_list[THEMIS_MAX_DIMS * THEMIS_MAX_INFLIGHT];
+    uint32_t done_list[THEMIS_MAX_DIMS * THEMIS_MAX_CHUNKS_IN_FLIGHT];
     for (;;) {
         /* Start waiting phases on free slots, in policy order. */
         for (int k = 0; k < n; k++) {
             dim_state_t *d = &sim.dims[k];
-            while (d->active < inflight && d->nheap > 0) {
+            while (d->active < chunks_in_flight && d->nheap > 0) {
                 uint32_t c = heap_pop(&sim, d);
                 size_t ph = (size_t) c * nstages + sim.cur_stage[c];
                 themis_order_entry_t *e = &out->order.entries[k][out->order.count[k]++];
@@ -355,7 +355,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
                 if (0 == d->fixed) {
                     start_transfer(&sim, d, c);
                 } else {
-                    uint32_t slot = (d->lat_head + d->lat_n++) % inflight;
+                    uint32_t slot = (d->lat_head + d->lat_n++) % chunks_in_flight;
                     d->lat_chunk[slot] = c;
                     d->lat_end[slot] = now + d->fixed;
                 }
@@ -388,7 +388,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
             dim_state_t *d = &sim.dims[k];
             while (d->lat_n > 0 && d->lat_end[d->lat_head] <= now) {
                 start_transfer(&sim, d, d->lat_chunk[d->lat_head]);
-                d->lat_head = (d->lat_head + 1) % inflight;
+                d->lat_head = (d->lat_head + 1) % chunks_in_flight;
                 d->lat_n--;
             }
             uint32_t i = 0;

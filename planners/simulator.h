@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * Deterministic event simulation of a schedule.  Each dimension is a
- * resource that runs up to `inflight` chunk phases at once; phases that
+ * resource that runs up to `chunks_in_flight` chunk phases at once; phases that
  * share a dimension share its bandwidth equally (processor sharing), while
  * their fixed delays overlap.  A dimension that frees a slot takes the next
  * ready phase by the intra-dimension policy:
@@ -15,7 +15,7 @@
  * A phase holds its slot for the dimension's fixed delay (no bandwidth),
  * then for its transfer (latency-model transfer time at full bandwidth,
  * stretched by sharing).  Times are integer ps; a transfer's end is
- * rounded up to a whole ps.  inflight is 1..32.  events[] is indexed by
+ * rounded up to a whole ps.  chunks_in_flight is 1..32.  events[] is indexed by
  * chunk * nstages + stage.
  */
 #ifndef THEMIS_SIMULATOR_H
@@ -60,7 +60,7 @@ typedef struct {
 
 typedef struct {
     themis_order_policy_t policy;
-    uint32_t inflight;        /* >= 1 phases at once per dimension */
+    uint32_t chunks_in_flight;        /* >= 1 phases at once per dimension */
     int record_events;        /* fill events[] */
 } themis_sim_params_t;
 

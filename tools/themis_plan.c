@@ -45,9 +45,14 @@
 #define EXIT_USAGE 2
 
 #define MAX_LIST 64              /* entries of --bytes / --chunks lists */
-#define MAX_INFLIGHT 1024u
-#define DEFAULT_INFLIGHT 1u
-#define DEFAULT_CHUNKS 64u
+#define MAX_CHUNKS_IN_FLIGHT 1024u
+/* coll/themis' defaults, so that themis-plan shows what a call does: at
+ * most 1024 chunks, none smaller than the across-nodes floor (16 KiB) or
+ * the latency model's (chunking.h), two chunks in flight per dimension.
+ * An explicit --chunks without --min-chunk is an exact count. */
+#define DEFAULT_CHUNKS_IN_FLIGHT 2u
+#define DEFAULT_CHUNKS 1024u
+#define DEFAULT_MIN_CHUNK (16u * 1024u)
 
 static const char *prog = "themis-plan";
 
@@ -61,7 +66,7 @@ enum {
     OPT_CHUNKS = 1 << 4,
     OPT_SCHEDULER = 1 << 5,
     OPT_ORDER = 1 << 6,
-    OPT_INFLIGHT = 1 << 7,
+    OPT_CHUNKS_IN_FLIGHT = 1 << 7,
     OPT_THRESHOLD = 1 << 8,
     OPT_JSON = 1 << 9,
     OPT_CSV = 1 << 10,
@@ -80,7 +85,7 @@ static const struct option long_options[] = {
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"scheduler", required_argument, NULL, OPT_SCHEDULER},
     {"order", required_argument, NULL, OPT_ORDER},
-    {"inflight", required_argument, NULL, OPT_INFLIGHT},
+    {"chunks-in-flight", required_argument, NULL, OPT_CHUNKS_IN_FLIGHT},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", no_argument, NULL, OPT_CSV},
@@ -103,7 +108,7 @@ typedef struct {
     int nchunks;
     themis_sched_kind_t kind;
     themis_order_policy_t order;
-    uint32_t inflight;
+    uint32_t chunks_in_flight;
     uint32_t threshold_permille;
     int have_threshold;
     const char *json_path;
@@ -115,6 +120,14 @@ typedef struct {
     uint32_t call;               /* timeline --call: index of the traced call */
     unsigned given;              /* OPT_* bits that were on the command line */
 } cli_opts_t;
+
+/* The chunk count a call of `bytes` gets: with a floor (--min-chunk, or
+ * the defaults), the component's (themis_chunk_count); else `chunks`. */
+static uint32_t chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes)
+{
+    return 0 == o->min_chunk ? chunks
+                             : themis_chunk_count(&o->topo, bytes, bytes, chunks, o->min_chunk);
+}
 
 static const char *option_name(int id)
 {
@@ -252,7 +265,7 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
     o->coll = THEMIS_COLL_ALLREDUCE;
     o->kind = THEMIS_SCHED_THEMIS;
     o->order = THEMIS_ORDER_SCF;
-    o->inflight = DEFAULT_INFLIGHT;
+    o->chunks_in_flight = DEFAULT_CHUNKS_IN_FLIGHT;
     o->chunks[0] = DEFAULT_CHUNKS;
     o->nchunks = 1;
 
@@ -316,10 +329,10 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
                 return EXIT_USAGE;
             }
             break;
-        case OPT_INFLIGHT:
-            if (0 != parse_u32(optarg, 1, MAX_INFLIGHT, &o->inflight)) {
-                fprintf(stderr, "%s: bad --inflight '%s' (1..%u)\n", prog, optarg,
-                        MAX_INFLIGHT);
+        case OPT_CHUNKS_IN_FLIGHT:
+            if (0 != parse_u32(optarg, 1, MAX_CHUNKS_IN_FLIGHT, &o->chunks_in_flight)) {
+                fprintf(stderr, "%s: bad --chunks-in-flight '%s' (1..%u)\n", prog, optarg,
+                        MAX_CHUNKS_IN_FLIGHT);
                 return EXIT_USAGE;
             }
             break;
@@ -364,6 +377,9 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
     *first_pos = optind;
     if (o->help) {
         return 0;
+    }
+    if (0 == (o->given & (OPT_CHUNKS | OPT_MIN_CHUNK))) {
+        o->min_chunk = DEFAULT_MIN_CHUNK;   /* the component's defaults */
     }
     if (NULL != topo_spec && NULL != topo_file) {
         fprintf(stderr, "%s %s: give --topo or --topo-file, not both\n", prog, argv[0]);
@@ -502,12 +518,12 @@ static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     }
     memset(&simp, 0, sizeof(simp));
     simp.policy = policy;
-    simp.inflight = o->inflight;
+    simp.chunks_in_flight = o->chunks_in_flight;
     simp.record_events = record_events;
     st = themis_simulate(&o->topo, sched, &simp, res);
     if (THEMIS_OK != st) {
-        fprintf(stderr, "%s: simulating the %s schedule (%s, inflight %u) failed: %s\n", prog,
-                themis_sched_kind_name(kind), themis_order_policy_name(policy), o->inflight,
+        fprintf(stderr, "%s: simulating the %s schedule (%s, chunks_in_flight %u) failed: %s\n", prog,
+                themis_sched_kind_name(kind), themis_order_policy_name(policy), o->chunks_in_flight,
                 themis_status_string(st));
         themis_schedule_free(sched);
         return st;
@@ -566,8 +582,8 @@ static void print_schedule_text(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     print_topology_header(stdout, o);
     printf("collective: %s, %s (%" PRIu64 " bytes) per NPU, %u chunks\n",
            themis_coll_name(o->coll), sz, bytes, nchunks);
-    printf("scheduler: %s, intra-dimension order: %s, inflight %u",
-           themis_sched_kind_name(o->kind), themis_order_policy_name(o->order), o->inflight);
+    printf("scheduler: %s, intra-dimension order: %s, chunks_in_flight %u",
+           themis_sched_kind_name(o->kind), themis_order_policy_name(o->order), o->chunks_in_flight);
     if (THEMIS_SCHED_THEMIS == o->kind) {
         printf(", threshold fallbacks %u of %u chunks", s->nfallbacks, s->nchunks);
     }
@@ -626,7 +642,7 @@ static json_object *schedule_to_json(const cli_opts_t *o, uint64_t bytes, uint32
                            json_object_new_string(themis_sched_kind_name(o->kind)));
     json_object_object_add(root, "order",
                            json_object_new_string(themis_order_policy_name(o->order)));
-    json_object_object_add(root, "inflight", json_u64(o->inflight));
+    json_object_object_add(root, "chunks_in_flight", json_u64(o->chunks_in_flight));
     json_object_object_add(root, "nfallbacks", json_u64(s->nfallbacks));
     json_object_object_add(root, "simulated_time_ps", json_u64(r->stats.total_time));
     json_object_object_add(root, "avg_util_ppm", json_u64(r->stats.avg_util_ppm));
@@ -698,13 +714,15 @@ static void usage_schedule(FILE *f)
         "  and the 64-bit schedule hash.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes SIZE          per-NPU vector size, e.g. 1GB, 250MB, 64MiB (default 1GB)\n"
-        "  --chunks N            chunks per collective (default %u)\n"
+        "  --chunks N            chunks per collective; without --chunks and --min-chunk\n"
+        "                        coll/themis' defaults: at most %u, floors of 16 KiB\n"
+        "                        and the latency model (--min-chunk)\n"
         "  --scheduler baseline|themis   (default themis)\n"
         "  --order fifo|scf      intra-dimension policy (default scf)\n"
-        "  --inflight N          phases at once per dimension (default %u)\n"
+        "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
         "  --json FILE|-         write the schedule as JSON instead of text\n",
-        prog, DEFAULT_CHUNKS, DEFAULT_INFLIGHT);
+        prog, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 static int cmd_schedule(int argc, char **argv)
@@ -717,8 +735,8 @@ static int cmd_schedule(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_SCHEDULER | OPT_ORDER | OPT_INFLIGHT | OPT_THRESHOLD | OPT_JSON
-                       | OPT_HELP, &o, &pos);
+                       | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_JSON
+                       | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_schedule(stdout);
         return 0;
@@ -734,14 +752,15 @@ static int cmd_schedule(int argc, char **argv)
         return rc;
     }
     bytes = o.nbytes > 0 ? o.bytes[0] : 1000000000ull;
-    st = plan_one(&o, bytes, o.chunks[0], o.kind, o.order, 0, &sched, &res);
+    const uint32_t nch = chunks_for(&o, o.chunks[0], bytes);
+    st = plan_one(&o, bytes, nch, o.kind, o.order, 0, &sched, &res);
     if (THEMIS_OK != st) {
         return status_exit(st);
     }
     hash = themis_schedule_hash(&sched, &res.order);
     rc = 0;
     if (NULL != o.json_path) {
-        json_object *root = schedule_to_json(&o, bytes, o.chunks[0], &sched, &res, hash);
+        json_object *root = schedule_to_json(&o, bytes, nch, &sched, &res, hash);
         int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                     | JSON_C_TO_STRING_NOSLASHESCAPE;
         if (0 == strcmp("-", o.json_path)) {
@@ -757,7 +776,7 @@ static int cmd_schedule(int argc, char **argv)
         }
         json_object_put(root);
     } else {
-        print_schedule_text(&o, bytes, o.chunks[0], &sched, &res, hash);
+        print_schedule_text(&o, bytes, nch, &sched, &res, hash);
     }
     themis_sim_result_free(&res);
     themis_schedule_free(&sched);
@@ -774,15 +793,15 @@ static void usage_simulate(FILE *f)
         "  bound of any dimension-by-dimension schedule) for every size and chunk count.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
-        "  --chunks LIST         chunk counts, e.g. 64 (default) or 4,8,16\n"
+        "  --chunks LIST         chunk counts, e.g. 4,8,16 (default: as coll/themis, below)\n"
         "  --min-chunk SIZE      make --chunks a maximum, as coll/themis does: each chunk\n"
         "                        at least SIZE and the latency model's floor (chunking.h)\n"
-        "  --inflight N          phases at once per dimension (default %u)\n"
+        "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
         "  --csv                 machine-readable output, one row per method\n"
         "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
         "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
-        prog, DEFAULT_INFLIGHT);
+        prog, DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 typedef struct {
@@ -849,7 +868,7 @@ static int cmd_simulate(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
                        &pos);
     if (o.help) {
         usage_simulate(stdout);
@@ -875,21 +894,19 @@ static int cmd_simulate(int argc, char **argv)
     }
 
     if (o.csv) {
-        printf("topology,coll,bytes,chunks,inflight,method,time_ps,speedup,util_pct,hash");
+        printf("topology,coll,bytes,chunks,chunks_in_flight,method,time_ps,speedup,util_pct,hash");
         for (int k = 0; k < o.topo.ndims; k++) {
             printf(",busy_pct_d%d", k);
         }
         printf("\n");
     } else {
         print_topology_header(stdout, &o);
-        printf("collective: %s, inflight %u\n", themis_coll_name(o.coll), o.inflight);
+        printf("collective: %s, chunks_in_flight %u\n", themis_coll_name(o.coll), o.chunks_in_flight);
     }
     for (int b = 0; b < o.nbytes; b++) {
         for (int c = 0; c < o.nchunks; c++) {
             /* With --min-chunk, the count coll/themis would use. */
-            const uint32_t nch = 0 == o.min_chunk ? o.chunks[c]
-                                 : themis_chunk_count(&o.topo, o.bytes[b], o.bytes[b],
-                                                      o.chunks[c], o.min_chunk);
+            const uint32_t nch = chunks_for(&o, o.chunks[c], o.bytes[b]);
             char sz[32];
             double div;
             const char *unit;
@@ -915,7 +932,7 @@ static int cmd_simulate(int argc, char **argv)
                 if (!rows[m].have_time) {
                     if (o.csv) {
                         printf("%s,%s,%" PRIu64 ",%u,%u,%s,,,,", o.topo_label,
-                               themis_coll_name(o.coll), o.bytes[b], nch, o.inflight,
+                               themis_coll_name(o.coll), o.bytes[b], nch, o.chunks_in_flight,
                                name);
                         for (int k = 0; k < o.topo.ndims; k++) {
                             printf(",");
@@ -928,7 +945,7 @@ static int cmd_simulate(int argc, char **argv)
                 }
                 if (o.csv) {
                     printf("%s,%s,%" PRIu64 ",%u,%u,%s,%" PRIu64 ",%.4f,%.2f,", o.topo_label,
-                           themis_coll_name(o.coll), o.bytes[b], nch, o.inflight, name,
+                           themis_coll_name(o.coll), o.bytes[b], nch, o.chunks_in_flight, name,
                            rows[m].time, speedup, rows[m].util_pct);
                     if (rows[m].have_hash) {
                         printf("0x%016" PRIx64, rows[m].hash);
@@ -975,8 +992,8 @@ static void usage_timeline(FILE *f)
         "  Fig. 10 of themis.txt.  Needs gnuplot (%s).\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes SIZE          (default 1GB)\n"
-        "  --chunks N            (default %u)\n"
-        "  --inflight N          (default %u)\n"
+        "  --chunks N            (default: at most %u, as coll/themis, see schedule --help)\n"
+        "  --chunks-in-flight N  (default %u)\n"
         "  --threshold PERMILLE  (default 1000)\n"
         "With --trace, a call recorded by coll/themis (MCA parameter coll_themis_trace,\n"
         "one file per process): what ran, one bar per engine operation on its queue\n"
@@ -984,7 +1001,7 @@ static void usage_timeline(FILE *f)
         "chunks and settings, on the same time axis; prints measured and predicted\n"
         "times and busy fractions.  The trace gives everything else.\n"
         "  --call N              the N-th call record of the file, from 0 (default 0)\n",
-        prog, prog, THEMIS_GNUPLOT, DEFAULT_CHUNKS, DEFAULT_INFLIGHT);
+        prog, prog, THEMIS_GNUPLOT, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 typedef struct {
@@ -1106,7 +1123,7 @@ typedef struct {
     themis_coll_t coll;
     int algo;                    /* row of the algorithm table */
     uint64_t bytes;
-    uint32_t chunks, inflight, nqueues;
+    uint32_t chunks, chunks_in_flight, nqueues;
     themis_sched_kind_t kind;
     themis_order_policy_t order;
     themis_topology_t topo;
@@ -1385,7 +1402,7 @@ static int trace_decode(trace_call_t *t)
         return trace_error(t, "unknown collective \"%s\"", t->coll_name);
     }
     if (0 != (rc = trace_u32(t, rec, "chunks", 1, THEMIS_PLAN_MAX_CHUNKS, &t->chunks))
-        || 0 != (rc = trace_u32(t, rec, "inflight", 1, 32, &t->inflight))
+        || 0 != (rc = trace_u32(t, rec, "chunks_in_flight", 1, 32, &t->chunks_in_flight))
         || 0 != (rc = trace_u32(t, rec, "queues", 1, TRACE_MAX_QUEUES, &t->nqueues))
         || 0 != (rc = trace_uint(t, rec, "engine_ns", 0, INT64_MAX, &t->engine_ns))
         || 0 != (rc = trace_str(t, rec, "scheduler", &s))) {
@@ -1704,7 +1721,7 @@ static int predict(const trace_call_t *t, prediction_t *p)
         }
         memset(&simp, 0, sizeof(simp));
         simp.policy = t->order;
-        simp.inflight = t->inflight;
+        simp.chunks_in_flight = t->chunks_in_flight;
         simp.record_events = 1;
         st = themis_simulate(&t->topo, &p->sched, &simp, &p->sim);
         if (THEMIS_OK != st) {
@@ -1721,16 +1738,16 @@ static int predict(const trace_call_t *t, prediction_t *p)
         }
         p->have = p->have_events = 1;
         p->total = p->sim.stats.total_time;
-        snprintf(p->what, sizeof(p->what), "simulator: %s scheduler, %s order, inflight %u",
+        snprintf(p->what, sizeof(p->what), "simulator: %s scheduler, %s order, chunks_in_flight %u",
                  themis_sched_kind_name(t->kind), themis_order_policy_name(t->order),
-                 t->inflight);
+                 t->chunks_in_flight);
         return 0;
     }
     /* rings/torus2d: no schedule to simulate, only the cost model's total
      * (which needs biring dimensions). */
     {
         themis_algo_cost_params_t cp;
-        themis_algo_cost_params_from_chunks(&cp, t->chunks, t->inflight, t->order, t->kind);
+        themis_algo_cost_params_from_chunks(&cp, t->chunks, t->chunks_in_flight, t->order, t->kind);
         st = themis_algo_cost(&t->topo, t->algo, t->coll, t->bytes, &cp, &p->total);
         p->have = THEMIS_OK == st;
         snprintf(p->what, sizeof(p->what), "cost model, %s: %s", themis_algorithm_get(t->algo)->name,
@@ -1905,10 +1922,10 @@ static int timeline_trace(const cli_opts_t *o)
     printf("trace: %s, call %" PRIu64 " of %" PRIu64 " (%" PRIu64 " fallbacks in the file)\n",
            t.path, t.index, t.ncalls, t.nfallbacks);
     printf("call: %s of %" PRIu64 " bytes on %s (rank %" PRIu64 " of %" PRIu64 "), %s, %u "
-           "chunk%s, scheduler %s, order %s, inflight %u\n", t.coll_name, t.bytes, t.comm,
+           "chunk%s, scheduler %s, order %s, chunks_in_flight %u\n", t.coll_name, t.bytes, t.comm,
            t.comm_rank, t.comm_size, themis_algorithm_get(t.algo)->name, t.chunks,
            1 == t.chunks ? "" : "s", themis_sched_kind_name(t.kind),
-           themis_order_policy_name(t.order), t.inflight);
+           themis_order_policy_name(t.order), t.chunks_in_flight);
     printf("topology: %s (%" PRIu64 " NPUs)\n", spec, themis_topology_npus(&t.topo));
     if (themis_algorithm_index("themis") == t.algo) {
         if (0 == pred.mismatches) {
@@ -1978,8 +1995,8 @@ static int cmd_timeline(int argc, char **argv)
     const char *unit;
 
     rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_INFLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_TRACE | OPT_CALL
-                       | OPT_HELP, &o, &pos);
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_TRACE | OPT_CALL
+                       | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_timeline(stdout);
         return 0;
@@ -2017,7 +2034,7 @@ static int cmd_timeline(int argc, char **argv)
     bytes = o.nbytes > 0 ? o.bytes[0] : 1000000000ull;
 
     for (int m = 0; m < NMETHODS; m++) {
-        themis_status_t st = plan_one(&o, bytes, o.chunks[0], methods[m].kind,
+        themis_status_t st = plan_one(&o, bytes, chunks_for(&o, o.chunks[0], bytes), methods[m].kind,
                                       methods[m].policy, 1, &sched[m], &res[m]);
         if (THEMIS_OK != st) {
             rc = status_exit(st);
@@ -2085,8 +2102,8 @@ static int cmd_timeline(int argc, char **argv)
         {
             char title[1400];
             snprintf(title, sizeof(title),
-                     "Per-dimension activity: %s %s, %u chunks, inflight %u\\n%s", sz,
-                     themis_coll_name(o.coll), o.chunks[0], o.inflight, o.topo_label);
+                     "Per-dimension activity: %s %s, %u chunks, chunks_in_flight %u\\n%s", sz,
+                     themis_coll_name(o.coll), o.chunks[0], o.chunks_in_flight, o.topo_label);
             fprintf(f, "\"");
             for (const char *p = title; '\0' != *p; p++) {
                 if ('"' == *p) {

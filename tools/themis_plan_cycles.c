@@ -36,7 +36,7 @@ static void usage(FILE *f)
         "usage: themis-plan cycles [ROWSxCOLS ...] [--list | --json FILE|-]\n"
         "       themis-plan cycles --sweep MIN:MAX\n"
         "       themis-plan cycles --costs --topo SPEC [--coll C] [--bytes LIST]\n"
-        "                          [--chunks N] [--torus-chunks N] [--inflight N]\n"
+        "                          [--chunks N] [--torus-chunks N] [--chunks-in-flight N]\n"
         "  Two edge-disjoint Hamiltonian cycles of a ROWS x COLS torus (default: the\n"
         "  Fig. 16 sizes 4x4 8x4 9x3 16x8).  Node index = row * COLS + col (col is\n"
         "  dimension 0).  Grid cells show each node's position in cycle 0 / cycle 1;\n"
@@ -369,7 +369,7 @@ static int run_costs(const costs_opts_t *o)
 int themis_plan_cmd_cycles(int argc, char **argv)
 {
     enum { OPT_LIST = 1000, OPT_JSON, OPT_SWEEP, OPT_COSTS, OPT_TOPO, OPT_COLL, OPT_BYTES,
-           OPT_CHUNKS, OPT_TCHUNKS, OPT_INFLIGHT, OPT_HELP };
+           OPT_CHUNKS, OPT_TCHUNKS, OPT_CHUNKS_IN_FLIGHT, OPT_HELP };
     static const struct option longopts[] = {
         {"list", no_argument, NULL, OPT_LIST},       {"json", required_argument, NULL, OPT_JSON},
         {"sweep", required_argument, NULL, OPT_SWEEP}, {"costs", no_argument, NULL, OPT_COSTS},
@@ -377,7 +377,7 @@ int themis_plan_cmd_cycles(int argc, char **argv)
         {"bytes", required_argument, NULL, OPT_BYTES},
         {"chunks", required_argument, NULL, OPT_CHUNKS},
         {"torus-chunks", required_argument, NULL, OPT_TCHUNKS},
-        {"inflight", required_argument, NULL, OPT_INFLIGHT},
+        {"chunks-in-flight", required_argument, NULL, OPT_CHUNKS_IN_FLIGHT},
         {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
     int list = 0, costs = 0, sweep = 0;
     const char *json_out = NULL;
@@ -428,8 +428,8 @@ int themis_plan_cmd_cycles(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case OPT_INFLIGHT:
-            bad = (0 != parse_u32(optarg, 1, 32, &co.params.inflight));
+        case OPT_CHUNKS_IN_FLIGHT:
+            bad = (0 != parse_u32(optarg, 1, 32, &co.params.chunks_in_flight));
             break;
         case 'h':
         case OPT_HELP:

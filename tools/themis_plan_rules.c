@@ -41,8 +41,8 @@ static void print_rule(const themis_rule_t *r)
     } else {
         printf("  chunks:           (parameter)\n");
     }
-    if (0 != r->inflight) {
-        printf("  chunks_in_flight: %u\n", r->inflight);
+    if (0 != r->chunks_in_flight) {
+        printf("  chunks_in_flight: %u\n", r->chunks_in_flight);
     } else {
         printf("  chunks_in_flight: (parameter)\n");
     }

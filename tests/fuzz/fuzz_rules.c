@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(0 != x->colls && x->size_lo <= x->size_hi && x->bytes_lo <= x->bytes_hi);
         FUZZ_CHECK(THEMIS_RULE_UNSET == x->algorithm || THEMIS_ALGO_AUTO == x->algorithm ||
                    NULL != themis_algorithm_get(x->algorithm));
-        FUZZ_CHECK(x->chunks <= THEMIS_RULES_MAX_CHUNKS && x->inflight <= THEMIS_RULES_MAX_INFLIGHT);
+        FUZZ_CHECK(x->chunks <= THEMIS_RULES_MAX_CHUNKS && x->chunks_in_flight <= THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT);
         for (int c = 0; c < 3; c++) {
             if (0 != (x->colls & THEMIS_COLL_BIT(c))) {
                 FUZZ_CHECK(x == themis_rules_match(&r, (themis_coll_t) c, x->size_lo,

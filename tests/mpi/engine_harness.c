@@ -6,7 +6,7 @@
  * this MPI program, which runs programs on MPI_COMM_WORLD and checks the
  * results against values computed here.
  *   - hand-built programs (independent of the plan compiler): ring and
- *     direct allreduce on one or two queues, cross-queue deps, inflight,
+ *     direct allreduce on one or two queues, cross-queue deps, chunks_in_flight,
  *     reduce-scatter with uneven counts, allgather (op NULL), in place,
  *     work in scratch, split messages, tag wrap-around, a datatype with a
  *     non-zero lower bound, scratch sizes and reuse, rejected programs;
@@ -101,11 +101,11 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-static void hb_init(hb_t *b, uint32_t nqueues, uint32_t inflight)
+static void hb_init(hb_t *b, uint32_t nqueues, uint32_t chunks_in_flight)
 {
     memset(b, 0, sizeof(*b));
     b->p.nqueues = nqueues;
-    b->p.inflight = inflight;
+    b->p.chunks_in_flight = chunks_in_flight;
     b->qlen = calloc(nqueues, sizeof(*b->qlen));
     b->qlist = calloc(nqueues, sizeof(*b->qlist));
 }
@@ -253,11 +253,11 @@ enum { LAYOUT_ONE_QUEUE, LAYOUT_PHASE_QUEUES, LAYOUT_CROSSED };
  *   CROSSED       even chunks RS on 0 / AG on 1, odd chunks the reverse
  */
 static void build_allreduce(hb_t *b, uint64_t n, int nchunks, int layout, int direct,
-                            uint32_t inflight, int work_is_output)
+                            uint32_t chunks_in_flight, int work_is_output)
 {
     blk_t chunks[64], *blks = calloc(nprocs, sizeof(*blks));
     split(0, n, nchunks, chunks);
-    hb_init(b, LAYOUT_ONE_QUEUE == layout ? 1 : 2, inflight);
+    hb_init(b, LAYOUT_ONE_QUEUE == layout ? 1 : 2, chunks_in_flight);
     hb_copy(b, 0, 0, 0, n);
     for (int c = 0; c < nchunks; ++c) {
         uint32_t qrs = 0, qag = LAYOUT_ONE_QUEUE == layout ? 0 : 1;
@@ -325,12 +325,12 @@ static int run(const themis_program_t *p, const void *in, void *out, MPI_Datatyp
 
 /* Allreduce of ints with a hand-built program; in_place: input == output. */
 static void case_allreduce(const char *name, uint64_t n, int nchunks, int layout, int direct,
-                           uint32_t inflight, int work_is_output, int in_place)
+                           uint32_t chunks_in_flight, int work_is_output, int in_place)
 {
     hb_t b;
     int *in = malloc((n + 1) * sizeof(int)), *out = malloc((n + 1) * sizeof(int));
     int ok = 1;
-    build_allreduce(&b, n, nchunks, layout, direct, inflight, work_is_output);
+    build_allreduce(&b, n, nchunks, layout, direct, chunks_in_flight, work_is_output);
     for (int rep = 0; rep < 2 && ok; ++rep) {   /* twice: scratch reuse */
         for (uint64_t i = 0; i < n; ++i) {
             in[i] = val(rank, i);
@@ -391,7 +391,7 @@ static void case_ops(void)
 
 /* Reduce-scatter with uneven counts (some zero): work in scratch, copy_out
  * of this rank's segment; ring RS per chunk over non-contiguous blocks. */
-static void case_reduce_scatter(int nchunks, uint32_t inflight)
+static void case_reduce_scatter(int nchunks, uint32_t chunks_in_flight)
 {
     uint64_t *rc = malloc(nprocs * sizeof(*rc)), *displ = malloc(nprocs * sizeof(*displ));
     uint64_t total = 0;
@@ -402,7 +402,7 @@ static void case_reduce_scatter(int nchunks, uint32_t inflight)
         displ[r] = total;
         total += rc[r];
     }
-    hb_init(&b, 1, inflight);
+    hb_init(&b, 1, chunks_in_flight);
     hb_copy(&b, 0, 0, 0, total);
     for (int c = 0; c < nchunks; ++c) {
         for (int r = 0; r < nprocs; ++r) {
@@ -423,7 +423,7 @@ static void case_reduce_scatter(int nchunks, uint32_t inflight)
     int ok = run(&b.p, in, out, MPI_INT, MPI_SUM, tag_ub_world, NULL)
         && check_sum_int(out, displ[rank], rc[rank], "out");
     char name[64];
-    snprintf(name, sizeof(name), "reduce_scatter_c%d_i%u", nchunks, inflight);
+    snprintf(name, sizeof(name), "reduce_scatter_c%d_i%u", nchunks, chunks_in_flight);
     report(name, ok);
     hb_free(&b);
     free(in);
@@ -491,7 +491,7 @@ static void case_split(void)
 }
 
 /* tag_ub far below the tags: tags wrap modulo tag_ub + 1, safe here
- * because one queue with inflight 1 orders every pair's messages.  And a
+ * because one queue with chunks_in_flight 1 orders every pair's messages.  And a
  * tag near UINT32_MAX with the real tag_ub. */
 static void case_tags(void)
 {
@@ -683,7 +683,7 @@ static void case_bad_programs(void)
         case 4: p->queue_first[p->nqueues]--; break;
         case 5: p->queue_ops[1] = p->queue_ops[0]; break;
         case 6: op = MPI_OP_NULL; break;
-        case 7: p->inflight = 0; break;
+        case 7: p->chunks_in_flight = 0; break;
         case 8: p->copy_out = xrealloc(p->copy_out, sizeof(themis_copy_t));
                 p->ncopy_out = 1;
                 p->copy_out[0] = (themis_copy_t) {.src_off = 1, .dst_off = 0, .count = n};
@@ -845,14 +845,14 @@ static int shapes_for(int p, uint32_t shapes[][3], int *ndims)
 
 static int compiled_one(themis_coll_t coll, const uint32_t *shape, int ndims,
                         themis_sched_kind_t kind, themis_order_policy_t policy, int algo_mix,
-                        uint32_t nchunks, uint32_t inflight, int permute, uint64_t count)
+                        uint32_t nchunks, uint32_t chunks_in_flight, int permute, uint64_t count)
 {
     themis_topology_t topo;
     themis_schedule_t sched;
     themis_sim_result_t sim;
     themis_program_t prog;
     themis_sched_params_t sp;
-    themis_sim_params_t simp = {.policy = policy, .inflight = inflight};
+    themis_sim_params_t simp = {.policy = policy, .chunks_in_flight = chunks_in_flight};
     uint64_t *rcounts = NULL, total;
     int *c2r = NULL, ok = 1;
 
@@ -892,7 +892,7 @@ static int compiled_one(themis_coll_t coll, const uint32_t *shape, int ndims,
     }
     themis_plan_request_t req = {.coll = coll, .ndims = ndims, .rank = rank,
                                  .coord_to_rank = c2r, .count = count, .recvcounts = rcounts,
-                                 .inflight = inflight};
+                                 .chunks_in_flight = chunks_in_flight};
     for (int d = 0; d < ndims; ++d) {
         req.dim_size[d] = shape[d];
         req.dim_algo[d] = THEMIS_DIM_FC == topo.dims[d].kind ? THEMIS_DIM_ALGO_DIRECT
@@ -956,7 +956,7 @@ static void case_compiled(void)
         for (int c = 0; c < 3; ++c) {
             int ok = 1;
             int v = 0;
-            /* variants: scheduler x order policy x algorithms x inflight */
+            /* variants: scheduler x order policy x algorithms x chunks_in_flight */
             for (int kind = 0; ok && kind < 2; ++kind) {
                 for (int mix = 0; ok && mix < 2; ++mix, ++v) {
                     ok = compiled_one(colls[c], shapes[s], ndims[s],

@@ -111,7 +111,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/trace.*.jsonl")):
             continue
         where = "%s:%d" % (path, no)
         for k in ("comm", "comm_size", "coll", "bytes", "dtype_size", "algorithm", "chunks",
-                  "program_chunks", "scheduler", "intra_order", "inflight", "topology",
+                  "program_chunks", "scheduler", "intra_order", "chunks_in_flight", "topology",
                   "chunk_orders", "program_hash", "engine_ns", "ops"):
             if k not in r:
                 errs.append("%s: no %s" % (where, k))
@@ -127,9 +127,9 @@ for path in sorted(glob.glob(sys.argv[1] + "/trace.*.jsonl")):
                 len(r["chunk_orders"]), want))
         if [d["size"] for d in r["topology"]["dims"]] != [2, 2]:
             errs.append("%s: topology %s" % (where, r["topology"]))
-        if (r["scheduler"], r["intra_order"], r["inflight"]) != ("themis", "scf", 2):
+        if (r["scheduler"], r["intra_order"], r["chunks_in_flight"]) != ("themis", "scf", 2):
             errs.append("%s: settings %s %s %s" % (where, r["scheduler"], r["intra_order"],
-                                                    r["inflight"]))
+                                                    r["chunks_in_flight"]))
         ops = r["ops"]
         if len(ops) != want * stages[r["coll"]]:
             errs.append("%s: %d ops, want %d" % (where, len(ops), want * stages[r["coll"]]))

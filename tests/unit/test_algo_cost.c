@@ -28,11 +28,11 @@ static themis_topology_t torus(const char *spec)
 }
 
 static themis_time_t cost_inflight(const themis_topology_t *t, int a, uint64_t bytes,
-                                   uint32_t inflight)
+                                   uint32_t chunks_in_flight)
 {
     themis_algo_cost_params_t p;
     themis_algo_cost_params_init(&p);
-    p.inflight = inflight;
+    p.chunks_in_flight = chunks_in_flight;
     themis_time_t time = 0;
     themis_status_t st = themis_algo_cost(t, a, THEMIS_COLL_ALLREDUCE, bytes, &p, &time);
     UNIT_CHECKF(THEMIS_OK == st, "%s: %s", themis_algorithm_get(a)->name, themis_status_string(st));

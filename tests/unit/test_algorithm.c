@@ -115,7 +115,7 @@ static void test_build_through_table(void)
     req.dim_size[1] = 4;
     req.rank = 5;
     req.count = 1000;
-    req.inflight = 1;
+    req.chunks_in_flight = 1;
     void *state = NULL;
     int rings = themis_algorithm_index("rings");
     const themis_algorithm_t *a = themis_algorithm_get(rings);

@@ -105,7 +105,7 @@ typedef struct {
     /* real schedules: simulator policy; hand ones: FIFO = chunks in
      * ascending order per stage, SCF = descending */
     themis_order_policy_t policy;
-    uint32_t inflight;
+    uint32_t chunks_in_flight;
     int algo;                /* 0 ring, 1 direct, 2 ring on even dims, direct on odd,
                               * 3 biring */
     int permuted;            /* non-identity coord_to_rank */
@@ -128,9 +128,9 @@ static void describe(const plan_case_t *c, char *buf, size_t len)
     }
     if (at < (int)len) {
         snprintf(buf + at, len - at,
-                 " count %llu%s chunks %u %s %s inflight %u algo %d perm %d inplace %d elem %d "
+                 " count %llu%s chunks %u %s %s chunks_in_flight %u algo %d perm %d inplace %d elem %d "
                  "seed %u", (unsigned long long)c->count, c->uneven ? " uneven" : "", c->nchunks,
-                 sched_name(c->sched), themis_order_policy_name(c->policy), c->inflight, c->algo,
+                 sched_name(c->sched), themis_order_policy_name(c->policy), c->chunks_in_flight, c->algo,
                  c->permuted, c->in_place, (int)c->elem, c->seed);
     }
 }
@@ -344,7 +344,7 @@ static int real_schedule(world_t *w, char *why, size_t len)
     const plan_case_t *c = w->c;
     themis_topology_t topo;
     themis_sched_params_t sp;
-    themis_sim_params_t simp = {.policy = c->policy, .inflight = c->inflight, .record_events = 0};
+    themis_sim_params_t simp = {.policy = c->policy, .chunks_in_flight = c->chunks_in_flight, .record_events = 0};
     themis_sim_result_t sim;
     case_topology(c, &topo);
     themis_sched_kind_t kind =
@@ -394,7 +394,7 @@ static void case_request(const world_t *w, int rank, themis_plan_request_t *req)
     req->coord_to_rank = w->coord_to_rank;
     req->count = c->count;
     req->recvcounts = w->recvcounts;
-    req->inflight = c->inflight;
+    req->chunks_in_flight = c->chunks_in_flight;
 }
 
 static int build_programs(world_t *w, char *why, size_t len)
@@ -630,7 +630,7 @@ static void pick_variations(plan_case_t *c, uint64_t id)
     c->seed = (uint32_t)(h >> 32);
 }
 
-/* Sweep counts x chunks x schedules x orders x inflight for one shape; two
+/* Sweep counts x chunks x schedules x orders x chunks_in_flight for one shape; two
  * interleavings per case. */
 static int sweep_shape(themis_coll_t coll, const shape_t *s, int quick, int *cases)
 {
@@ -653,7 +653,7 @@ static int sweep_shape(themis_coll_t coll, const shape_t *s, int quick, int *cas
                     c.nchunks = chunk_list[ci];
                     c.sched = (sched_src_t)sk;
                     c.policy = (v & 1) ? THEMIS_ORDER_SCF : THEMIS_ORDER_FIFO;
-                    c.inflight = (v & 2) ? 3 : 1;
+                    c.chunks_in_flight = (v & 2) ? 3 : 1;
                     c.uneven = (v >> 2) & 1;
                     if (THEMIS_COLL_REDUCE_SCATTER != coll && c.uneven) {
                         continue;
@@ -696,7 +696,7 @@ static plan_case_t simple_case(themis_coll_t coll, int ndims, const uint32_t *si
                                uint64_t count, uint32_t nchunks, int algo)
 {
     plan_case_t c = {.coll = coll, .ndims = ndims, .count = count, .nchunks = nchunks,
-                     .sched = SCHED_ROTATE, .policy = THEMIS_ORDER_FIFO, .inflight = 1,
+                     .sched = SCHED_ROTATE, .policy = THEMIS_ORDER_FIFO, .chunks_in_flight = 1,
                      .algo = algo, .elem = ELEM_I64_SUM, .seed = 1};
     memcpy(c.size, size, (size_t)ndims * sizeof(uint32_t));
     return c;
@@ -745,7 +745,7 @@ static void test_ring_allreduce_steps(void)
     UNIT_CHECK(0 == p->queue_first[0] && 2 == p->queue_first[1] && 0 == p->queue_ops[0] &&
                1 == p->queue_ops[1]);
     UNIT_CHECK(-1 == p->ops[0].dep && 0 == p->ops[1].dep && THEMIS_PHASE_AG == p->ops[1].phase);
-    UNIT_CHECK(2 == p->max_recv_count && 1 == p->max_op_reduce_recvs && 1 == p->inflight);
+    UNIT_CHECK(2 == p->max_recv_count && 1 == p->max_op_reduce_recvs && 1 == p->chunks_in_flight);
     /* RS: send blocks 0, 3, 2; reduce blocks 3, 2, 1 (keeps block 1). */
     const themis_step_t *s = p->steps;
     UNIT_CHECK(steps_equal(&s[0], 2, 0, 2, 0, 6, 2, THEMIS_RECV_REDUCE, 0, 0));
@@ -892,7 +892,7 @@ typedef void (*corrupt_fn)(themis_plan_request_t *req, themis_schedule_t *s,
 
 static void bad_inflight(themis_plan_request_t *r, themis_schedule_t *s, themis_intra_order_t *o)
 {
-    r->inflight = 0;
+    r->chunks_in_flight = 0;
 }
 static void bad_rank(themis_plan_request_t *r, themis_schedule_t *s, themis_intra_order_t *o)
 {
@@ -964,7 +964,7 @@ static void expect_rejected(const char *what, corrupt_fn fn, themis_status_t wan
 
 static void test_invalid_input(void)
 {
-    expect_rejected("inflight 0", bad_inflight, THEMIS_ERR_INVALID);
+    expect_rejected("chunks_in_flight 0", bad_inflight, THEMIS_ERR_INVALID);
     expect_rejected("rank out of range", bad_rank, THEMIS_ERR_INVALID);
     expect_rejected("dimension of size 0", bad_dim_size, THEMIS_ERR_INVALID);
     expect_rejected("schedule of another collective", bad_coll, THEMIS_ERR_INVALID);
@@ -998,7 +998,7 @@ static void test_reduce_scatter_needs_counts(void)
 
 /* ------------------------------------------------------------ the checks can fail */
 
-/* A 2x2 allreduce, 2 chunks, baseline order, inflight 1. */
+/* A 2x2 allreduce, 2 chunks, baseline order, chunks_in_flight 1. */
 static int negative_world(world_t *w, plan_case_t *c)
 {
     uint32_t size[] = {2, 2};
@@ -1128,7 +1128,7 @@ static void test_biring(void)
                                             counts[ni], 1 + (uint32_t)ni % 3, 3);
                 c.sched = (sched_src_t)(ni % 4);
                 c.uneven = (THEMIS_COLL_REDUCE_SCATTER == colls[ci]) ? (int)(ni & 1) : 0;
-                c.inflight = 1 + (uint32_t)(ni & 1) * 2;
+                c.chunks_in_flight = 1 + (uint32_t)(ni & 1) * 2;
                 c.permuted = (int)(si & 1);
                 for (uint32_t seed = 0; seed < 4; seed++) {
                     char why[600];

@@ -26,7 +26,7 @@ typedef struct {
     themis_coll_t coll;
     uint32_t rows, cols;
     uint64_t count;       /* AR: elements; AG: per rank; RS: base of the uneven segments */
-    uint32_t nchunks, inflight;
+    uint32_t nchunks, chunks_in_flight;
     int permuted, in_place;
 } tcase_t;
 
@@ -114,7 +114,7 @@ static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
         req.coord_to_rank = c2r;
         req.count = tc->count;
         req.recvcounts = rcounts;
-        req.inflight = tc->inflight;
+        req.chunks_in_flight = tc->chunks_in_flight;
         themis_status_t st = (ALGO_RINGS == tc->algo)
                                  ? themis_program_build_rings(&req, &ham, tc->nchunks, &progs[r])
                                  : themis_program_build_torus2d(&req, tc->nchunks, &progs[r]);
@@ -218,20 +218,20 @@ static void run_matrix(algo_t algo, const uint32_t (*sizes)[2], int nsizes)
     static const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
                                           THEMIS_COLL_ALLGATHER};
     static const uint64_t counts[] = {0, 1, 37, 203};
-    static const uint32_t chunks[][2] = {{1, 1}, {3, 2}}; /* nchunks, inflight */
+    static const uint32_t chunks[][2] = {{1, 1}, {3, 2}}; /* nchunks, chunks_in_flight */
     for (int z = 0; z < nsizes; z++) {
         for (int ci = 0; ci < 3; ci++) {
             for (int k = 0; k < 4; k++) {
                 for (int h = 0; h < 2; h++) {
                     tcase_t tc = {.algo = algo, .coll = colls[ci], .rows = sizes[z][0],
                                   .cols = sizes[z][1], .count = counts[k],
-                                  .nchunks = chunks[h][0], .inflight = chunks[h][1],
+                                  .nchunks = chunks[h][0], .chunks_in_flight = chunks[h][1],
                                   .permuted = h, .in_place = (k & 1) && !h};
                     char why[256] = "";
                     if (0 != run_case(&tc, 3, why, sizeof(why))) {
-                        printf("  %s %s %ux%u count %llu chunks %u inflight %u%s%s: %s\n",
+                        printf("  %s %s %ux%u count %llu chunks %u chunks_in_flight %u%s%s: %s\n",
                                algo_name(algo), themis_coll_name(tc.coll), tc.rows, tc.cols,
-                               (unsigned long long)tc.count, tc.nchunks, tc.inflight,
+                               (unsigned long long)tc.count, tc.nchunks, tc.chunks_in_flight,
                                tc.permuted ? " permuted" : "", tc.in_place ? " in-place" : "",
                                why);
                         UNIT_CHECK(0);
@@ -266,7 +266,7 @@ static void test_torus2d_small_dims(void)
 static void test_rings_grown_deep_pipeline(void)
 {
     tcase_t tc = {.algo = ALGO_RINGS, .coll = THEMIS_COLL_ALLREDUCE, .rows = 5, .cols = 4,
-                  .count = 1001, .nchunks = 5, .inflight = 4, .permuted = 1};
+                  .count = 1001, .nchunks = 5, .chunks_in_flight = 4, .permuted = 1};
     char why[256] = "";
     int rc = run_case(&tc, 4, why, sizeof(why));
     UNIT_CHECKF(0 == rc, "%s", why);
@@ -282,7 +282,7 @@ static void test_rings_unsupported(void)
     req.dim_size[0] = 4;
     req.dim_size[1] = 2;
     req.count = 100;
-    req.inflight = 1;
+    req.chunks_in_flight = 1;
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_program_build_rings(&req, NULL, 1, &prog));
     UNIT_CHECK(0 == prog.nops && NULL == prog.ops);
     /* cycles of another size are refused */
@@ -314,7 +314,7 @@ static void test_neighbour_traffic(void)
                 req.dim_size[1] = rows;
                 req.rank = (int)r;
                 req.count = 4096;
-                req.inflight = 1;
+                req.chunks_in_flight = 1;
                 themis_status_t st = (0 == algo) ? themis_program_build_rings(&req, NULL, 2, &prog)
                                                  : themis_program_build_torus2d(&req, 2, &prog);
                 UNIT_CHECK(THEMIS_OK == st);

@@ -35,7 +35,7 @@ static void test_valid(void)
                 "%s", msg);
     UNIT_CHECK(3 == r.nrules && 1 == r.nshapes && 0 != r.hash);
     const themis_rule_t *a = themis_rules_match(&r, THEMIS_COLL_ALLREDUCE, 8, 1 << 20);
-    UNIT_CHECK(NULL != a && 16 == a->chunks && 1 == a->inflight && 3 == a->line &&
+    UNIT_CHECK(NULL != a && 16 == a->chunks && 1 == a->chunks_in_flight && 3 == a->line &&
                themis_algorithm_index("themis") == a->algorithm &&
                THEMIS_RULE_UNSET == a->min_bytes);
     const themis_rule_t *b = themis_rules_match(&r, THEMIS_COLL_ALLREDUCE, 4, (1 << 20) + 1);
@@ -95,7 +95,7 @@ static void test_malformed(void)
             "{\"rules\": [\n{\"collective\": \"allreduce\", \"bytes\": [0, 100]},\n"
             "{\"collective\": \"all\", \"bytes\": [100, 200]}]}",
             SIZE_MAX, 3, "overlaps the rule of line 2");
-    refused("inflight range",
+    refused("chunks_in_flight range",
             "{\"rules\": [{\"collective\": \"allreduce\", \"chunks_in_flight\": 33}]}", SIZE_MAX, 1,
             "chunks_in_flight");
     refused("shape product", "{\"shapes\": [{\"comm_size\": 8, \"dims\": \"3x2\"}]}", SIZE_MAX, 1,

@@ -37,10 +37,10 @@ static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uin
 }
 
 static themis_status_t simulate(const themis_topology_t *t, const themis_schedule_t *s,
-                                themis_order_policy_t pol, uint32_t inflight, int events,
+                                themis_order_policy_t pol, uint32_t chunks_in_flight, int events,
                                 themis_sim_result_t *r)
 {
-    themis_sim_params_t p = {pol, inflight, events};
+    themis_sim_params_t p = {pol, chunks_in_flight, events};
     return themis_simulate(t, s, &p, r);
 }
 
@@ -56,16 +56,16 @@ static void test_ring_closed_form(void)
     const uint64_t S = 8000000;
     const themis_time_t closed = 2 * 7 * (S / 8) * 1000 + 2 * 7 * 1000000ULL;
     struct {
-        uint32_t nchunks, inflight;
+        uint32_t nchunks, chunks_in_flight;
         themis_time_t want;
     } v[] = {{1, 1, closed}, {4, 4, closed}, {4, 1, closed + 6 * 7 * 1000000ULL}};
     for (int i = 0; i < 3; i++) {
         themis_schedule_t s;
         themis_sim_result_t r;
         UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, S, v[i].nchunks, THEMIS_SCHED_THEMIS, &s));
-        UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, v[i].inflight, 0, &r));
+        UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, v[i].chunks_in_flight, 0, &r));
         UNIT_CHECKF(v[i].want == r.stats.total_time, "%u chunks x %u: %llu != %llu",
-                    v[i].nchunks, v[i].inflight, (unsigned long long) r.stats.total_time,
+                    v[i].nchunks, v[i].chunks_in_flight, (unsigned long long) r.stats.total_time,
                     (unsigned long long) v[i].want);
         UNIT_CHECK(2 * 7 * (S / 8) == r.stats.bytes_sent[0]);
         UNIT_CHECK(r.stats.busy[0] == r.stats.total_time);
@@ -153,10 +153,10 @@ static void test_processor_sharing(void)
 /* Invariants of every simulation: order and events consistent, slots
  * respected, stats coherent, result deterministic. */
 static void check_invariants(const themis_topology_t *t, const themis_schedule_t *s,
-                             themis_order_policy_t pol, uint32_t inflight, const char *what)
+                             themis_order_policy_t pol, uint32_t chunks_in_flight, const char *what)
 {
     themis_sim_result_t r, r2;
-    if (THEMIS_OK != simulate(t, s, pol, inflight, 1, &r)) {
+    if (THEMIS_OK != simulate(t, s, pol, chunks_in_flight, 1, &r)) {
         UNIT_CHECKF(0, "%s: simulate failed", what);
         return;
     }
@@ -197,7 +197,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
                         what);
             /* A phase takes at least its delay plus its share of the work. */
             UNIT_CHECKF(ev->end >= ev->start + themis_lm_fixed_delay(d) +
-                                       themis_lm_transfer_time(d, sent) / inflight,
+                                       themis_lm_transfer_time(d, sent) / chunks_in_flight,
                         "%s chunk %u stage %u too fast", what, c, st);
             if (st > 0) {
                 UNIT_CHECKF(ev->start >= r.events[ph - 1].end, "%s chunk %u stage %u", what, c, st);
@@ -208,7 +208,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
         }
     }
     UNIT_CHECKF(maxend == r.stats.total_time, "%s", what);
-    /* Slots: at each phase start, at most `inflight` phases of that dim
+    /* Slots: at each phase start, at most `chunks_in_flight` phases of that dim
      * are running (start <= t < end). */
     for (int k = 0; k < n; k++) {
         for (uint32_t i = 0; i < r.order.count[k]; i++) {
@@ -220,7 +220,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
                 const themis_sim_event_t *ev = &r.events[(size_t) f->chunk * s->nstages + f->stage];
                 running += (ev->start <= t0 && t0 < ev->end) ? 1 : 0;
             }
-            UNIT_CHECKF(running <= inflight, "%s dim %d: %u running", what, k, running);
+            UNIT_CHECKF(running <= chunks_in_flight, "%s dim %d: %u running", what, k, running);
         }
     }
     unsigned __int128 wsum = 0, bwsum = 0;
@@ -239,7 +239,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
     UNIT_CHECKF(avg <= r.stats.avg_util_ppm && r.stats.avg_util_ppm <= avg + 1, "%s: %u vs %u",
                 what, avg, r.stats.avg_util_ppm);
 
-    UNIT_CHECK(THEMIS_OK == simulate(t, s, pol, inflight, 0, &r2));
+    UNIT_CHECK(THEMIS_OK == simulate(t, s, pol, chunks_in_flight, 0, &r2));
     UNIT_CHECKF(themis_schedule_hash(s, &r.order) == themis_schedule_hash(s, &r2.order) &&
                     0 == memcmp(&r.stats, &r2.stats, sizeof(r.stats)) && NULL == r2.events,
                 "%s: not deterministic", what);
@@ -257,13 +257,13 @@ static void test_invariants(void)
                 UNIT_CHECK(THEMIS_OK == build(&t, colls[ci], 64ULL << 20, 32,
                                               (themis_sched_kind_t) kind, &s));
                 for (int pol = 0; pol < 2; pol++) {
-                    for (uint32_t inflight = 1; inflight <= 3; inflight += 2) {
+                    for (uint32_t chunks_in_flight = 1; chunks_in_flight <= 3; chunks_in_flight += 2) {
                         char what[128];
                         snprintf(what, sizeof(what), "%s %s %s %s x%u",
                                  themis_topology_presets[i].name, themis_coll_name(colls[ci]),
                                  themis_sched_kind_name((themis_sched_kind_t) kind),
-                                 themis_order_policy_name((themis_order_policy_t) pol), inflight);
-                        check_invariants(&t, &s, (themis_order_policy_t) pol, inflight, what);
+                                 themis_order_policy_name((themis_order_policy_t) pol), chunks_in_flight);
+                        check_invariants(&t, &s, (themis_order_policy_t) pol, chunks_in_flight, what);
                     }
                 }
                 themis_schedule_free(&s);
@@ -361,10 +361,10 @@ static void test_bound_below_simulation(void)
                     UNIT_CHECK(THEMIS_OK == build(&t, colls[ci], sizes[si], si ? 16 : 64,
                                                   (themis_sched_kind_t) kind, &s));
                     for (int pol = 0; pol < 2; pol++) {
-                        for (uint32_t inflight = 1; inflight <= 4; inflight += 3) {
+                        for (uint32_t chunks_in_flight = 1; chunks_in_flight <= 4; chunks_in_flight += 3) {
                             themis_sim_result_t r;
                             UNIT_CHECK(THEMIS_OK == simulate(&t, &s, (themis_order_policy_t) pol,
-                                                             inflight, 0, &r));
+                                                             chunks_in_flight, 0, &r));
                             UNIT_CHECKF(b.time <= r.stats.total_time,
                                         "%s %s %llu %s %s x%u: bound %llu > %llu",
                                         themis_topology_presets[i].name,
@@ -372,7 +372,7 @@ static void test_bound_below_simulation(void)
                                         (unsigned long long) sizes[si],
                                         themis_sched_kind_name((themis_sched_kind_t) kind),
                                         themis_order_policy_name((themis_order_policy_t) pol),
-                                        inflight, (unsigned long long) b.time,
+                                        chunks_in_flight, (unsigned long long) b.time,
                                         (unsigned long long) r.stats.total_time);
                             themis_sim_result_free(&r);
                         }

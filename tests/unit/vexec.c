@@ -201,8 +201,8 @@ static int check_copies(vx_t *v, int r, const themis_copy_t *c, uint32_t n, int 
 static int check_program(vx_t *v, int r)
 {
     const themis_program_t *p = v->ranks[r].prog;
-    if (NULL == p || 0 == p->inflight) {
-        return vx_fail(v, "rank %d: no program or inflight 0", r);
+    if (NULL == p || 0 == p->chunks_in_flight) {
+        return vx_fail(v, "rank %d: no program or chunks_in_flight 0", r);
     }
     if (0 != check_queues(v, r) || 0 != check_ops(v, r)) {
         return -1;
@@ -530,7 +530,7 @@ static int queue_ready(const vx_rank_t *k, uint32_t q)
 {
     const themis_program_t *p = k->prog;
     if (k->queue_pos[q] >= p->queue_first[q + 1] - p->queue_first[q] ||
-        k->queue_active[q] >= p->inflight) {
+        k->queue_active[q] >= p->chunks_in_flight) {
         return 0;
     }
     int32_t dep = p->ops[p->queue_ops[p->queue_first[q] + k->queue_pos[q]]].dep;

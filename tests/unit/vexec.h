@@ -7,7 +7,7 @@
  *
  *   - copy_in on every rank first (skipped when source and destination
  *     are the same memory), copy_out once the rank's ops are all done;
- *   - a queue starts its ops strictly in order, at most prog->inflight
+ *   - a queue starts its ops strictly in order, at most prog->chunks_in_flight
  *     active at once, each only after its dep completed;
  *   - the first step of each chain (plan.h) starts with its op, the first
  *     step of the op at once; a later step starts once the previous step

@@ -115,7 +115,7 @@ typedef struct {
     uint64_t min_chunk_bytes;           /* 0 = automatic (see the module's) */
     themis_sched_kind_t scheduler;
     themis_order_policy_t order;
-    uint32_t inflight;
+    uint32_t chunks_in_flight;
     int64_t min_bytes;                  /* -1 = automatic (see the module's) */
     /* coll_themis_<coll>_algorithm by themis_coll_t: a row of the
      * algorithm table (algorithm.h) or THEMIS_ALGO_AUTO */
@@ -147,7 +147,7 @@ typedef struct mca_coll_themis_component_t {
     size_t scratch_max_param;
     char *scheduler_param;
     char *intra_order_param;
-    int inflight_param;
+    int chunks_in_flight_param;
     long min_bytes_param;
     char *algorithm_param[MCA_COLL_THEMIS_NALGO_COLLS];
     int verbose;
@@ -333,7 +333,7 @@ typedef struct {
     uint64_t min_bytes;                 /* below: the previous component */
     int algorithm;                      /* a row of algorithm.h or THEMIS_ALGO_AUTO */
     uint32_t max_chunks;                /* before the chunk floors */
-    uint32_t inflight;                  /* chunks in flight per dimension */
+    uint32_t chunks_in_flight;                  /* chunks in flight per dimension */
     const themis_rule_t *rule;          /* the rules file's rule, NULL: parameters */
 } mca_coll_themis_decision_t;
 

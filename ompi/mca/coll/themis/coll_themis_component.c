@@ -69,7 +69,7 @@ static int themis_open(void)
                             "allreduce algorithm %s, probe %d, direct_max %u",
                             c->priority, NULL == c->dims_param ? "" : c->dims_param,
                             c->config.chunks, themis_sched_kind_name(c->config.scheduler),
-                            themis_order_policy_name(c->config.order), c->config.inflight,
+                            themis_order_policy_name(c->config.order), c->config.chunks_in_flight,
                             (long long) c->config.min_bytes,
                             mca_coll_themis_algorithm_name(c->config.algorithm[THEMIS_COLL_ALLREDUCE]),
                             (int) c->config.probe, c->config.direct_max);

@@ -27,7 +27,7 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     d->min_bytes = m->min_bytes;
     d->algorithm = cfg->algorithm[coll];
     d->max_chunks = cfg->chunks;
-    d->inflight = cfg->inflight;
+    d->chunks_in_flight = cfg->chunks_in_flight;
     if (NULL == r) {
         return;
     }
@@ -40,7 +40,7 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     if (0 != r->chunks) {
         d->max_chunks = r->chunks;
     }
-    if (0 != r->inflight) {
-        d->inflight = r->inflight;
+    if (0 != r->chunks_in_flight) {
+        d->chunks_in_flight = r->chunks_in_flight;
     }
 }

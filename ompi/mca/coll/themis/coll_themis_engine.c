@@ -6,7 +6,7 @@
  *
  * One call: validate the program (no communication), size the scratch,
  * copy_in, then an event loop that
- *   - starts queue heads (strict queue order, at most `inflight` active
+ *   - starts queue heads (strict queue order, at most `chunks_in_flight` active
  *     ops per queue, only once the op's dep completed),
  *   - starts the steps of active ops, each chain's in order and the chains
  *     independently (after_prev waits for the completion of the previous
@@ -23,7 +23,7 @@
  * reduced, so chained steps (rings) see reduced data as before.
  *
  * Receive temporaries are assigned statically: queue q owns
- * min(inflight, ops on q) op slots of peak_q elements; an active op holds
+ * min(chunks_in_flight, ops on q) op slots of peak_q elements; an active op holds
  * one slot, and each REDUCE step of the op has a fixed offset inside it
  * (temp_layout_op()).  Nothing is allocated per step at run time.
  *
@@ -276,8 +276,8 @@ static int check_program(const themis_program_t *p, int size,
         || (p->ncopy_out > 0 && NULL == p->copy_out)) {
         return engine_bad("missing array", p->nops, p->nsteps);
     }
-    if (p->nops > 0 && (0 == p->nqueues || 0 == p->inflight)) {
-        return engine_bad("ops without queues or inflight", p->nqueues, p->inflight);
+    if (p->nops > 0 && (0 == p->nqueues || 0 == p->chunks_in_flight)) {
+        return engine_bad("ops without queues or chunks_in_flight", p->nqueues, p->chunks_in_flight);
     }
     if (p->nqueues > 0
         && (0 != p->queue_first[0] || p->nops != p->queue_first[p->nqueues])) {
@@ -398,7 +398,7 @@ static int layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout
                 peak = pk;
             }
         }
-        l->q_nslots[q] = nq < p->inflight ? nq : p->inflight;
+        l->q_nslots[q] = nq < p->chunks_in_flight ? nq : p->chunks_in_flight;
         l->q_peak[q] = peak;
         l->q_temp_base[q] = l->temp_elems;
         l->q_slot_first[q] = l->nslots;
@@ -643,7 +643,7 @@ static int start_ops(engine_t *e)
     do {
         done_before = e->ops_done;
         for (uint32_t q = 0; q < p->nqueues; ++q) {
-            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->inflight) {
+            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->chunks_in_flight) {
                 uint32_t op = p->queue_ops[e->q_next[q]];
                 int32_t dep = p->ops[op].dep;
                 if (dep >= 0 && OP_DONE != e->op_state[dep]) {

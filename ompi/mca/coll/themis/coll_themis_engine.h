@@ -20,7 +20,7 @@
  * is freed by mca_coll_themis_engine_scratch_release.  Its size is bounded
  * by the plan, in elements of the call's datatype:
  *   work_count (only when the work buffer is not the output)
- * + sum over queues q of min(inflight, ops on q) x peak_q
+ * + sum over queues q of min(chunks_in_flight, ops on q) x peak_q
  * (each region 64-byte aligned), where peak_q is the largest number of
  * REDUCE receive elements one op of q can have posted at once: a step's
  * temporary is reused once the next step of its chain (plan.h) starts with

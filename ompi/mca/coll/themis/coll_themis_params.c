@@ -25,12 +25,12 @@
  * module resolves them per communicator from where its ranks are. */
 #define THEMIS_DEFAULT_PRIORITY 40
 #define THEMIS_DEFAULT_CHUNKS 1024
-#define THEMIS_DEFAULT_INFLIGHT 2
+#define THEMIS_DEFAULT_CHUNKS_IN_FLIGHT 2
 #define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
 #define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 64 << 20)
 #define THEMIS_PARAM_MAX_CHUNKS 4096
-#define THEMIS_PARAM_MAX_INFLIGHT 32 /* the simulator runs 1..32 */
+#define THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT 32 /* the simulator runs 1..32 */
 
 const char *mca_coll_themis_algorithm_name(int index)
 {
@@ -189,12 +189,12 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->intra_order_param);
 
-    c->inflight_param = THEMIS_DEFAULT_INFLIGHT;
+    c->chunks_in_flight_param = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
     (void) mca_base_component_var_register(
         comp, "chunks_in_flight",
         "Chunk operations each dimension runs at once (1..32).",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->inflight_param);
+        &c->chunks_in_flight_param);
 
     c->min_chunk_bytes_param = 0;
     (void) mca_base_component_var_register(
@@ -574,7 +574,7 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = themis_fnv1a_u64(h, cfg->min_chunk_bytes);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->scheduler);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->order);
-    h = themis_fnv1a_u64(h, cfg->inflight);
+    h = themis_fnv1a_u64(h, cfg->chunks_in_flight);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->min_bytes);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         h = themis_fnv1a_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
@@ -696,12 +696,12 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     }
 
-    if (c->inflight_param < 1 || c->inflight_param > THEMIS_PARAM_MAX_INFLIGHT) {
-        snprintf(why, sizeof(why), "must be between 1 and %d", THEMIS_PARAM_MAX_INFLIGHT);
-        report_int("coll_themis_chunks_in_flight", c->inflight_param, why);
+    if (c->chunks_in_flight_param < 1 || c->chunks_in_flight_param > THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT) {
+        snprintf(why, sizeof(why), "must be between 1 and %d", THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT);
+        report_int("coll_themis_chunks_in_flight", c->chunks_in_flight_param, why);
         ok = false;
     } else {
-        cfg->inflight = (uint32_t) c->inflight_param;
+        cfg->chunks_in_flight = (uint32_t) c->chunks_in_flight_param;
     }
 
     if (c->min_bytes_param < -1) {

@@ -137,7 +137,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     const int requested = d.algorithm;
     nchunks = themis_chunk_count(&m->topo, elems * elem_size, elems, d.max_chunks,
                                  m->min_chunk_bytes);
-    themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, d.inflight, cfg->order,
+    themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, d.chunks_in_flight, cfg->order,
                                         cfg->scheduler);
 
     memset(&req, 0, sizeof(req));
@@ -151,7 +151,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.coord_to_rank = m->coord_to_rank;
     req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
     req.recvcounts = recvcounts;
-    req.inflight = d.inflight;
+    req.chunks_in_flight = d.chunks_in_flight;
 
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .state = NULL};
