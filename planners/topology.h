@@ -48,6 +48,16 @@ typedef struct {
     themis_dim_t dims[THEMIS_MAX_DIMS];
 } themis_topology_t;
 
+/* Rates coll/themis assumes for a dimension crossing a socket, a node or
+ * the network when none are given (the network's is shared by the ranks
+ * of a node); themis-plan --dims uses the network's. */
+#define THEMIS_DEFAULT_SOCKET_BW_BPS 200000000000ULL
+#define THEMIS_DEFAULT_SOCKET_LAT_PS 300000ULL
+#define THEMIS_DEFAULT_NODE_BW_BPS 100000000000ULL
+#define THEMIS_DEFAULT_NODE_LAT_PS 600000ULL
+#define THEMIS_DEFAULT_NETWORK_BW_BPS 100000000000ULL
+#define THEMIS_DEFAULT_NETWORK_LAT_PS 2000000ULL
+
 /* Error detail: 1-based line and column where parsing stopped (the start
  * of the offending field, or of its unit for unit errors; for a missing
  * field, just past the last one).  0:0 for I/O errors. */

@@ -74,8 +74,16 @@ enum {
     OPT_HELP = 1 << 12,
     OPT_MIN_CHUNK = 1 << 13,
     OPT_TRACE = 1 << 14,
-    OPT_CALL = 1 << 15
+    OPT_CALL = 1 << 15,
+    OPT_DIMS = 1 << 16,
+    OPT_DIM_BW = 1 << 17,
+    OPT_DIM_LAT = 1 << 18,
+    OPT_DIM_KINDS = 1 << 19
 };
+
+/* The topology options: a preset or spec, a file, or coll/themis' shape
+ * syntax (--dims 4x2 with optional per-dimension lists). */
+#define OPT_TOPOLOGY (OPT_TOPO | OPT_TOPO_FILE | OPT_DIMS | OPT_DIM_BW | OPT_DIM_LAT | OPT_DIM_KINDS)
 
 static const struct option long_options[] = {
     {"topo", required_argument, NULL, OPT_TOPO},
@@ -94,6 +102,10 @@ static const struct option long_options[] = {
     {"min-chunk", required_argument, NULL, OPT_MIN_CHUNK},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"call", required_argument, NULL, OPT_CALL},
+    {"dims", required_argument, NULL, OPT_DIMS},
+    {"dim-bandwidths", required_argument, NULL, OPT_DIM_BW},
+    {"dim-latencies", required_argument, NULL, OPT_DIM_LAT},
+    {"dim-kinds", required_argument, NULL, OPT_DIM_KINDS},
     {NULL, 0, NULL, 0}
 };
 
@@ -182,6 +194,100 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
     return 0;
 }
 
+/* Item k of a comma-separated list with one value for all or one per
+ * dimension, into buf; NULL list: none given. */
+static int list_item(const char *list, int k, int ndims, char *buf, size_t len)
+{
+    int n = 1;
+    for (const char *p = list; '\0' != *p; p++) {
+        n += ',' == *p;
+    }
+    if (1 != n && ndims != n) {
+        return -1;
+    }
+    const char *p = list;
+    for (int i = 0; i < (1 == n ? 0 : k); i++) {
+        p = strchr(p, ',') + 1;
+    }
+    size_t l = strcspn(p, ",");
+    if (0 == l || l >= len) {
+        return -1;
+    }
+    memcpy(buf, p, l);
+    buf[l] = '\0';
+    return 0;
+}
+
+/* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
+ * [--dim-kinds K[,L]]: coll/themis' syntax for its coll_themis_dims and
+ * coll_themis_dim_* parameters, the same parsers; rates default to the
+ * component's across-nodes ones, kinds to sw. */
+static int dims_topology(cli_opts_t *o, const char *dims, const char *bws, const char *lats,
+                         const char *kinds)
+{
+    static const char *const kind_names[] = {"ring", "biring", "fc", "sw"};
+    static const themis_dim_kind_t kind_values[] = {THEMIS_DIM_RING, THEMIS_DIM_BIRING,
+                                                    THEMIS_DIM_FC, THEMIS_DIM_SWITCH};
+    uint32_t sizes[THEMIS_MAX_DIMS];
+    char why[160], item[64];
+    int n = 0;
+
+    if (NULL == dims) {
+        fprintf(stderr, "%s: --dim-bandwidths, --dim-latencies and --dim-kinds go with --dims\n",
+                prog);
+        return EXIT_USAGE;
+    }
+    if (THEMIS_OK != themis_parse_dims(dims, sizes, &n, why, sizeof(why)) || 0 == n) {
+        fprintf(stderr, "%s: bad --dims '%s': %s\n", prog, dims, 0 == n ? "empty" : why);
+        return EXIT_USAGE;
+    }
+    memset(&o->topo, 0, sizeof(o->topo));
+    o->topo.ndims = n;
+    for (int i = 0; i < n; i++) {
+        themis_dim_t *d = &o->topo.dims[i];
+        const char *end = "";
+        d->size = sizes[i];
+        d->kind = THEMIS_DIM_SWITCH;
+        d->bw_bps = THEMIS_DEFAULT_NETWORK_BW_BPS;
+        d->step_latency = THEMIS_DEFAULT_NETWORK_LAT_PS;
+        if (NULL != bws && (0 != list_item(bws, i, n, item, sizeof(item))
+                            || THEMIS_OK != themis_parse_bandwidth(item, &d->bw_bps, &end)
+                            || '\0' != *end)) {
+            fprintf(stderr, "%s: bad --dim-bandwidths '%s' (one per dimension or one for all, "
+                    "e.g. 400Gb,100Gbps)\n", prog, bws);
+            return EXIT_USAGE;
+        }
+        if (NULL != lats && (0 != list_item(lats, i, n, item, sizeof(item))
+                             || THEMIS_OK != themis_parse_latency(item, &d->step_latency, &end)
+                             || '\0' != *end)) {
+            fprintf(stderr, "%s: bad --dim-latencies '%s' (one per dimension or one for all, "
+                    "e.g. 700ns,1.7us)\n", prog, lats);
+            return EXIT_USAGE;
+        }
+        if (NULL != kinds) {
+            int found = -1;
+            if (0 == list_item(kinds, i, n, item, sizeof(item))) {
+                for (int k = 0; k < 4; k++) {
+                    found = 0 == strcmp(item, kind_names[k]) ? k : found;
+                }
+            }
+            if (found < 0) {
+                fprintf(stderr, "%s: bad --dim-kinds '%s' (ring, biring, fc or sw, one per "
+                        "dimension or one for all)\n", prog, kinds);
+                return EXIT_USAGE;
+            }
+            d->kind = kind_values[found];
+        }
+    }
+    if (THEMIS_OK != themis_topology_check(&o->topo, why, sizeof(why))) {
+        fprintf(stderr, "%s: --dims %s: %s\n", prog, dims, why);
+        return EXIT_USAGE;
+    }
+    themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));
+    o->have_topo = 1;
+    return 0;
+}
+
 static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
     char *end = NULL;
@@ -259,6 +365,7 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
                          int *first_pos)
 {
     const char *topo_spec = NULL, *topo_file = NULL;
+    const char *dims = NULL, *dim_bw = NULL, *dim_lat = NULL, *dim_kinds = NULL;
     int c;
 
     memset(o, 0, sizeof(*o));
@@ -297,6 +404,18 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
             break;
         case OPT_TOPO_FILE:
             topo_file = optarg;
+            break;
+        case OPT_DIMS:
+            dims = optarg;
+            break;
+        case OPT_DIM_BW:
+            dim_bw = optarg;
+            break;
+        case OPT_DIM_LAT:
+            dim_lat = optarg;
+            break;
+        case OPT_DIM_KINDS:
+            dim_kinds = optarg;
             break;
         case OPT_COLL:
             if (THEMIS_OK != themis_coll_parse(optarg, &o->coll)) {
@@ -381,9 +500,16 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
     if (0 == (o->given & (OPT_CHUNKS | OPT_MIN_CHUNK))) {
         o->min_chunk = DEFAULT_MIN_CHUNK;   /* the component's defaults */
     }
-    if (NULL != topo_spec && NULL != topo_file) {
-        fprintf(stderr, "%s %s: give --topo or --topo-file, not both\n", prog, argv[0]);
+    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims) > 1) {
+        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims\n", prog, argv[0]);
         return EXIT_USAGE;
+    }
+    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
+        if (NULL != topo_spec || NULL != topo_file) {
+            fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, argv[0]);
+            return EXIT_USAGE;
+        }
+        return dims_topology(o, dims, dim_bw, dim_lat, dim_kinds);
     }
     if (NULL != topo_spec || NULL != topo_file) {
         return load_topology(o, topo_spec, topo_file);
@@ -457,7 +583,8 @@ static int status_exit(themis_status_t st)
 static int need_topology(const cli_opts_t *o, const char *cmd)
 {
     if (!o->have_topo) {
-        fprintf(stderr, "%s %s: --topo SPEC or --topo-file FILE is required (try --help)\n",
+        fprintf(stderr, "%s %s: --topo SPEC, --topo-file FILE or --dims SHAPE is required "
+                "(try --help)\n",
                 prog, cmd);
         return EXIT_USAGE;
     }
@@ -708,7 +835,10 @@ static json_object *schedule_to_json(const cli_opts_t *o, uint64_t bytes, uint32
 static void usage_schedule(FILE *f)
 {
     fprintf(f,
-        "usage: %s schedule (--topo SPEC | --topo-file FILE) [options]\n"
+        "usage: %s schedule (--topo SPEC | --topo-file FILE | --dims SHAPE) [options]\n"
+        "  --dims 4x2 [--dim-bandwidths 400Gb,100Gb] [--dim-latencies 700ns,1.7us]\n"
+        "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
+        "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Builds one schedule, simulates it for the intra-dimension order, and prints\n"
         "  per chunk its size and RS/AG dimension orders, per dimension the start order,\n"
         "  and the 64-bit schedule hash.\n"
@@ -734,7 +864,7 @@ static int cmd_schedule(int argc, char **argv)
     uint64_t hash, bytes;
     int pos, rc;
 
-    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+    rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
                        | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_JSON
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
@@ -788,7 +918,10 @@ static int cmd_schedule(int argc, char **argv)
 static void usage_simulate(FILE *f)
 {
     fprintf(f,
-        "usage: %s simulate (--topo SPEC | --topo-file FILE) [options]\n"
+        "usage: %s simulate (--topo SPEC | --topo-file FILE | --dims SHAPE) [options]\n"
+        "  --dims 4x2 [--dim-bandwidths 400Gb,100Gb] [--dim-latencies 700ns,1.7us]\n"
+        "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
+        "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Simulates Baseline, Themis+FIFO and Themis+SCF and computes Ideal (the LP lower\n"
         "  bound of any dimension-by-dimension schedule) for every size and chunk count.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
@@ -867,7 +1000,7 @@ static int cmd_simulate(int argc, char **argv)
     sim_row_t rows[NMETHODS + 1];
     int pos, rc;
 
-    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+    rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
                        | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
                        &pos);
     if (o.help) {
@@ -985,7 +1118,8 @@ static int cmd_simulate(int argc, char **argv)
 static void usage_timeline(FILE *f)
 {
     fprintf(f,
-        "usage: %s timeline (--topo SPEC | --topo-file FILE) --png OUT.png [options]\n"
+        "usage: %s timeline (--topo SPEC | --topo-file FILE | --dims SHAPE) --png OUT.png\n"
+        "       [options]   (--dims as in schedule --help)\n"
         "       %s timeline --trace FILE [--call N] --png OUT.png\n"
         "  Per-dimension activity over time (a dimension is active while at least one\n"
         "  chunk phase runs on it) for Baseline, Themis+FIFO and Themis+SCF, stacked as in\n"
@@ -1994,7 +2128,7 @@ static int cmd_timeline(int argc, char **argv)
     double div;
     const char *unit;
 
-    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_COLL | OPT_BYTES | OPT_CHUNKS
+    rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
                        | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_TRACE | OPT_CALL
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
@@ -2222,7 +2356,7 @@ static int cmd_topo(int argc, char **argv)
     char spec[1024];
     int pos, rc;
 
-    rc = parse_options(argc, argv, OPT_TOPO | OPT_TOPO_FILE | OPT_HELP, &o, &pos);
+    rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_HELP, &o, &pos);
     if (o.help) {
         printf("usage: %s topo SPEC | --topo-file FILE\n"
                "  Parses a topology and prints it.  SPEC is a preset name or\n"

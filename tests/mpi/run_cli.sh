@@ -245,3 +245,16 @@ if [ $rc -eq 2 ] && grep -q 'line 2: "chunks" must be' "$tmp/rb.err"; then
 else
     fail cli_rules_malformed "rc=$rc: $(head -c 300 "$tmp/rb.err")"
 fi
+
+# --- --dims: coll/themis' shape syntax gives the same topology as its spec
+run dm "$plan" schedule --dims 4x2 --dim-bandwidths 400Gb,100Gbps --dim-latencies 700ns,1.7us \
+    --bytes 64M --chunks 16
+run ds "$plan" schedule --topo sw:4:400Gb:700ns_sw:2:100Gb:1700ns --bytes 64MiB --chunks 16
+hd=$(sed -n 's/^schedule hash: //p' "$tmp/dm.out")
+hs=$(sed -n 's/^schedule hash: //p' "$tmp/ds.out")
+run db "$plan" simulate --dims 4x2 --dim-latencies 1us,2us,3us
+if [ -n "$hd" ] && [ "$hd" = "$hs" ] && [ $rc -eq 2 ] && grep -q "dim-latencies" "$tmp/db.err"; then
+    pass cli_dims_syntax
+else
+    fail cli_dims_syntax "hashes '$hd' '$hs', bad list rc=$rc: $(head -c 200 "$tmp/db.err")"
+fi

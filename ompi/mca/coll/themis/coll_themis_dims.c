@@ -44,13 +44,6 @@
 
 #include "coll_themis.h"
 
-#define THEMIS_SOCKET_BW_BPS 200000000000ULL
-#define THEMIS_SOCKET_LAT_PS 300000ULL
-#define THEMIS_NODE_BW_BPS 100000000000ULL
-#define THEMIS_NODE_LAT_PS 600000ULL
-#define THEMIS_NIC_BW_BPS 100000000000ULL
-#define THEMIS_NETWORK_LAT_PS 2000000ULL
-
 static const char *const level_names[] = {"socket", "node", "network"};
 
 const char *mca_coll_themis_level_name(mca_coll_themis_level_t level)
@@ -63,17 +56,17 @@ void mca_coll_themis_dims_default_rates(mca_coll_themis_level_t level, int shari
 {
     switch (level) {
     case MCA_COLL_THEMIS_LEVEL_SOCKET:
-        *bw_bps = THEMIS_SOCKET_BW_BPS;
-        *lat_ps = THEMIS_SOCKET_LAT_PS;
+        *bw_bps = THEMIS_DEFAULT_SOCKET_BW_BPS;
+        *lat_ps = THEMIS_DEFAULT_SOCKET_LAT_PS;
         break;
     case MCA_COLL_THEMIS_LEVEL_NODE:
-        *bw_bps = THEMIS_NODE_BW_BPS;
-        *lat_ps = THEMIS_NODE_LAT_PS;
+        *bw_bps = THEMIS_DEFAULT_NODE_BW_BPS;
+        *lat_ps = THEMIS_DEFAULT_NODE_LAT_PS;
         break;
     case MCA_COLL_THEMIS_LEVEL_NETWORK:
     default:
-        *bw_bps = THEMIS_NIC_BW_BPS / (uint64_t) (sharing < 1 ? 1 : sharing);
-        *lat_ps = THEMIS_NETWORK_LAT_PS;
+        *bw_bps = THEMIS_DEFAULT_NETWORK_BW_BPS / (uint64_t) (sharing < 1 ? 1 : sharing);
+        *lat_ps = THEMIS_DEFAULT_NETWORK_LAT_PS;
         break;
     }
 }
