@@ -83,7 +83,14 @@ run "3x2 vader scratch_max=1MiB: large calls in segments" 300 6
 # the automatic chunk floor of a single node.
 opts=("${VADER[@]}" "${D[@]}" 2x2 --mca coll_themis_verbose 1); args=(--level minbytes)
 launcher=(); need=('ready, 4 ranks.*min_bytes 33554432, chunks of >= 2097152 bytes')
-run "2x2 vader default min_bytes: small calls fall back" 120 4
+if run "2x2 vader default min_bytes: small calls fall back" 120 4; then
+    # Verbose 1 is for decisions about communicators: no per-process banner.
+    banner=$(grep -c 'coll:themis: open:' "$log_dir/np4_2x2_vader_default_min_bytes__small_calls_fall_back.log")
+    if [ "$banner" -ne 0 ]; then
+        failures=$((failures + 1))
+        echo "FAIL: coll_matrix np=4 verbose 1: $banner per-process 'open:' lines (want 0)"
+    fi
+fi
 
 # Ranks that disagree step aside: correct results, no themis call, some
 # fallbacks, the component's message, no hang.

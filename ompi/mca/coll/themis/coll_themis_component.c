@@ -62,17 +62,25 @@ static int themis_open(void)
     (void) opal_show_help_add_dir(THEMIS_SRC_HELP_DIR);
 
     c->config_ok = mca_coll_themis_params_parse();
+    /* One line per process, at the level of details: level 1 is kept for
+     * the decisions about each communicator. */
     if (c->config_ok) {
-        opal_output_verbose(1, c->output,
-                            "coll:themis: open: priority %d, dims '%s', chunks %u, "
-                            "scheduler %s, intra order %s, in flight %u, min_bytes %lld, "
-                            "allreduce algorithm %s, probe %d, direct_max %u",
-                            c->priority, NULL == c->dims_param ? "" : c->dims_param,
-                            c->config.chunks, themis_sched_kind_name(c->config.scheduler),
-                            themis_order_policy_name(c->config.order), c->config.chunks_in_flight,
-                            (long long) c->config.min_bytes,
-                            mca_coll_themis_algorithm_name(c->config.algorithm[THEMIS_COLL_ALLREDUCE]),
-                            (int) c->config.probe, c->config.direct_max);
+        const mca_coll_themis_config_t *cfg = &c->config;
+        opal_output_verbose(10, c->output,
+                            "coll:themis: open: priority %d, dims '%s', rules '%s', chunks %u, "
+                            "scheduler %s, intra order %s, chunks in flight %u, min_bytes %lld, "
+                            "algorithms %s/%s/%s (allreduce/reduce_scatter/allgather), torus "
+                            "%ux%u, probe %d, direct_max %u, scratch_max %llu",
+                            c->priority, c->dims_param, c->rules_param, cfg->chunks,
+                            themis_sched_kind_name(cfg->scheduler),
+                            themis_order_policy_name(cfg->order), cfg->chunks_in_flight,
+                            (long long) cfg->min_bytes,
+                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLREDUCE]),
+                            mca_coll_themis_algorithm_name(
+                                cfg->algorithm[THEMIS_COLL_REDUCE_SCATTER]),
+                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLGATHER]),
+                            cfg->torus_rows, cfg->torus_cols, (int) cfg->probe, cfg->direct_max,
+                            (unsigned long long) cfg->scratch_max);
     }
     return OMPI_SUCCESS;
 }

@@ -745,21 +745,6 @@ bool mca_coll_themis_params_parse(void)
     }
 
     c->config_hash = config_hash(cfg);
-    if (ok) {
-        char torus[48] = "none";
-        if (0 != cfg->torus_rows) {
-            snprintf(torus, sizeof(torus), "%u rows x %u cols", cfg->torus_rows,
-                     cfg->torus_cols);
-        }
-        opal_output_verbose(1, c->output,
-                            "coll:themis: algorithms: allreduce %s, reduce_scatter %s, "
-                            "allgather %s; torus %s",
-                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLREDUCE]),
-                            mca_coll_themis_algorithm_name(
-                                cfg->algorithm[THEMIS_COLL_REDUCE_SCATTER]),
-                            mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLGATHER]),
-                            torus);
-    }
     return ok;
 }
 
