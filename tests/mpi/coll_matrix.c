@@ -23,12 +23,14 @@
  *                      (ranks disagree, bad parameters);
  *   --expect none      no counter checks (default colls; also forced by
  *                      THEMIS_TEST_NO_PVARS=1).
- * --algo themis|rings|torus2d (with --expect themis) also requires every
- * themis-path call on a communicator of the world's shape to raise exactly
- * that algorithm's coll_themis_<coll>_{rings,torus2d}_calls (themis:
- * neither), and coll_themis_<coll>_substitutions only with --substituted
- * (the component ran it in place of another request).  Rank 0 then prints
- * a "coll_matrix algorithms:" line with its totals of those counters.
+ * --algo NAME (a row of the component's algorithm table, found through its
+ * counters; with --expect themis) also requires every themis-path call on a
+ * communicator of the world's shape to raise exactly that algorithm's
+ * coll_themis_<coll>_NAME_calls and no other algorithm's, and
+ * coll_themis_<coll>_substitutions only with --substituted (the component
+ * ran it in place of another request).  Rank 0 then prints a
+ * "coll_matrix algorithms: rank 0 A/B/.../substitutions: coll=a/b/.../s"
+ * line with its totals of those counters, in the table's order.
  * --level full|reduced|tiny|minbytes picks the matrix, --big adds
  * 1000003-element cases for a few representative types.
  *
@@ -710,7 +712,7 @@ typedef struct {
     MPI_Comm comm;
     const char *comm_name;
     int comm_is_world_like;     /* same eligibility as MPI_COMM_WORLD */
-    int algo;                   /* --algo: -1 unchecked, else ALGO_* */
+    int algo;                   /* --algo: -1 unchecked, else tc_algo_name() index */
     int substituted;            /* --substituted */
     int rank, nprocs;
     expect_mode_t expect;
@@ -831,27 +833,31 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
     return PATH_COUNTED;
 }
 
-enum { ALGO_THEMIS = 0, ALGO_RINGS = 1, ALGO_TORUS2D = 2 };
-static const char *const algo_names[3] = { "themis", "rings", "torus2d" };
-
-/* A themis-path call must have run the --algo algorithm (a call without
- * data, PATH_ANY, is counted without running a program). */
+/* A themis-path call must have run the --algo algorithm and no other of
+ * the component's (its counters name them; a call without data, PATH_ANY,
+ * is counted without running a program). */
 static void check_algorithm(ctx_t *cx, const case_t *c, path_t path, const tc_snapshot_t *before,
                             const tc_snapshot_t *after)
 {
     tc_coll_t k = coll_counter[c->coll];
     uint64_t dc = after->calls[k] - before->calls[k];
-    uint64_t dr = after->algo[TC_ALGO_RINGS][k] - before->algo[TC_ALGO_RINGS][k];
-    uint64_t dt = after->algo[TC_ALGO_TORUS2D][k] - before->algo[TC_ALGO_TORUS2D][k];
-    uint64_t ds = after->algo[TC_ALGO_SUBSTITUTED][k] - before->algo[TC_ALGO_SUBSTITUTED][k];
+    uint64_t ds = after->substitutions[k] - before->substitutions[k];
     if (cx->algo < 0 || 0 == dc || !cx->comm_is_world_like || PATH_ANY == path) {
         return;
     }
-    if (dr != (ALGO_RINGS == cx->algo ? dc : 0) || dt != (ALGO_TORUS2D == cx->algo ? dc : 0)
-        || ds != (cx->substituted ? dc : 0)) {
-        report(cx, c, "expected %s%s: coll_themis_%s_calls +%" PRIu64 ", _rings_calls +%" PRIu64
-               ", _torus2d_calls +%" PRIu64 ", _substitutions +%" PRIu64, algo_names[cx->algo],
-               cx->substituted ? " (substituted)" : "", tc_coll_name(k), dc, dr, dt, ds);
+    int bad = ds != (cx->substituted ? dc : 0);
+    char seen[256] = "";
+    size_t off = 0;
+    for (int a = 0; a < tc_nalgos() && off < sizeof(seen); a++) {
+        uint64_t d = after->algo[a][k] - before->algo[a][k];
+        bad |= d != (a == cx->algo ? dc : 0);
+        off += (size_t) snprintf(seen + off, sizeof(seen) - off, ", _%s_calls +%" PRIu64,
+                                 tc_algo_name(a), d);
+    }
+    if (bad) {
+        report(cx, c, "expected %s%s: coll_themis_%s_calls +%" PRIu64 "%s, _substitutions +%"
+               PRIu64, tc_algo_name(cx->algo), cx->substituted ? " (substituted)" : "",
+               tc_coll_name(k), dc, seen, ds);
     }
 }
 
@@ -1180,7 +1186,7 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
 static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
-            "[--expect themis|fallback|none] [--algo themis|rings|torus2d [--substituted]] "
+            "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
             "[--big] [--no-subcomms]\n", argv0);
 }
 
@@ -1188,7 +1194,8 @@ int main(int argc, char **argv)
 {
     level_t level = L_REDUCED;
     expect_mode_t expect = EXPECT_THEMIS;
-    int big = 0, subcomms = 1, algo = -1, substituted = 0;
+    int big = 0, subcomms = 1, substituted = 0;
+    const char *algo = NULL;
     char err[256];
 
     MPI_Init(&argc, &argv);
@@ -1202,14 +1209,7 @@ int main(int argc, char **argv)
             expect = !strcmp(e, "none") ? EXPECT_NONE : !strcmp(e, "fallback") ? EXPECT_FALLBACK
                      : EXPECT_THEMIS;
         } else if (0 == strcmp(argv[i], "--algo") && i + 1 < argc) {
-            const char *a = argv[++i];
-            for (int k = 0; k < 3; k++) {
-                algo = 0 == strcmp(a, algo_names[k]) ? k : algo;
-            }
-            if (algo < 0) {
-                usage(argv[0]);
-                MPI_Abort(MPI_COMM_WORLD, 2);
-            }
+            algo = argv[++i];   /* checked against the counters after tc_init */
         } else if (0 == strcmp(argv[i], "--substituted")) {
             substituted = 1;
         } else if (0 == strcmp(argv[i], "--big")) {
@@ -1232,7 +1232,7 @@ int main(int argc, char **argv)
     cx.comm_name = "MPI_COMM_WORLD";
     cx.comm_is_world_like = 1;
     cx.expect = expect;
-    cx.algo = EXPECT_THEMIS == expect ? algo : -1;
+    cx.algo = -1;
     cx.substituted = substituted;
     MPI_Comm_rank(MPI_COMM_WORLD, &cx.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &cx.nprocs);
@@ -1267,10 +1267,12 @@ int main(int argc, char **argv)
             report(&cx, NULL, "MPI_T: found %d of the %d coll_themis_* counters: is "
                    "mca_coll_themis loaded (mca_base_component_path, --mca coll themis,...)?",
                    nfound, 2 * TC_NCOLLS);
-        } else if (algo >= 0 && TC_NALGO * TC_NCOLLS != tc_algo_found()) {
-            report(&cx, NULL, "MPI_T: --algo needs the %d coll_themis_<coll>_{rings_calls,"
-                   "torus2d_calls,substitutions} counters, found %d", TC_NALGO * TC_NCOLLS,
-                   tc_algo_found());
+        } else if (NULL != algo && EXPECT_THEMIS == expect) {
+            cx.algo = tc_algo_index(algo);
+            if (cx.algo < 0) {
+                report(&cx, NULL, "MPI_T: --algo %s: no counter coll_themis_<coll>_%s_calls "
+                       "(the component's algorithms: themis-plan algorithms)", algo, algo);
+            }
         }
     }
 
@@ -1376,17 +1378,25 @@ int main(int argc, char **argv)
                ", %d errors on all ranks; rank 0 themis calls/fallbacks:%s\n",
                cx.nprocs, chunks, min_bytes, cx.ncases, all_errs, EXPECT_NONE == expect
                ? " (not checked)" : tot);
-        if (EXPECT_NONE != expect && 0 < tc_algo_found()) {
+        if (EXPECT_NONE != expect && 0 < tc_nalgos()) {
+            /* "NAME1/NAME2/.../substitutions: coll=n1/n2/.../s ..." */
+            char names[256] = "";
+            size_t noff = 0;
+            for (int a = 0; a < tc_nalgos(); a++) {
+                noff += (size_t) snprintf(names + noff, sizeof(names) - noff, "%s/",
+                                          tc_algo_name(a));
+            }
             off = 0;
             for (int k = 0; k < TC_NCOLLS; k++) {
-                off += snprintf(tot + off, sizeof(tot) - off, " %s=%" PRIu64 "/%" PRIu64 "/%"
-                                PRIu64, tc_coll_name((tc_coll_t) k),
-                                last.algo[TC_ALGO_RINGS][k] - cx.first.algo[TC_ALGO_RINGS][k],
-                                last.algo[TC_ALGO_TORUS2D][k] - cx.first.algo[TC_ALGO_TORUS2D][k],
-                                last.algo[TC_ALGO_SUBSTITUTED][k]
-                                    - cx.first.algo[TC_ALGO_SUBSTITUTED][k]);
+                off += snprintf(tot + off, sizeof(tot) - off, " %s=", tc_coll_name((tc_coll_t) k));
+                for (int a = 0; a < tc_nalgos(); a++) {
+                    off += snprintf(tot + off, sizeof(tot) - off, "%" PRIu64 "/",
+                                    last.algo[a][k] - cx.first.algo[a][k]);
+                }
+                off += snprintf(tot + off, sizeof(tot) - off, "%" PRIu64,
+                                last.substitutions[k] - cx.first.substitutions[k]);
             }
-            printf("coll_matrix algorithms: rank 0 rings/torus2d/substitutions:%s\n", tot);
+            printf("coll_matrix algorithms: rank 0 %ssubstitutions:%s\n", names, tot);
         }
         fflush(stdout);
     }

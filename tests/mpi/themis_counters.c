@@ -21,13 +21,14 @@ typedef struct {
 
 static int tc_ready;
 static MPI_T_pvar_session tc_session;
-/* [0] calls, [1] fallbacks, then the TC_NALGO algorithm counters */
-#define TC_NKINDS (2 + TC_NALGO)
-static const char *const kind_suffix[TC_NKINDS] = {
-    "calls", "fallbacks", "rings_calls", "torus2d_calls", "substitutions"
-};
-static counter_t tc_counters[TC_NKINDS][TC_NCOLLS];
-static int tc_nalgo_found;
+/* [0] calls, [1] fallbacks, [2] substitutions, then one per algorithm */
+#define TC_FIXED_KINDS 3
+#define TC_MAX_KINDS (TC_FIXED_KINDS + TC_MAX_ALGOS)
+static char kind_suffix[TC_MAX_KINDS][80] = {"calls", "fallbacks", "substitutions"};
+static int tc_nkinds = TC_FIXED_KINDS;
+static char tc_algos[TC_MAX_ALGOS][64];
+static int tc_nalgo;
+static counter_t tc_counters[TC_MAX_KINDS][TC_NCOLLS];
 
 const char *tc_coll_name(tc_coll_t coll)
 {
@@ -93,6 +94,60 @@ static int find_pvar(const char *name, int *bind, int *continuous)
     return -1;
 }
 
+/* The algorithms: every coll_themis_allreduce_<name>_calls, in the order
+ * the component registered them (its table's). */
+static void discover_algorithms(void)
+{
+    static const char prefix[] = "coll_themis_allreduce_", suffix[] = "_calls";
+    const size_t lp = sizeof(prefix) - 1, ls = sizeof(suffix) - 1;
+    int n = 0;
+
+    tc_nalgo = 0;
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n && tc_nalgo < TC_MAX_ALGOS; i++) {
+        char nm[256], desc[256];
+        int nlen = sizeof(nm), dlen = sizeof(desc), verbosity, var_class, bind, readonly,
+            continuous, atomic;
+        MPI_Datatype type;
+        MPI_T_enum enumtype;
+        if (MPI_SUCCESS != MPI_T_pvar_get_info(i, nm, &nlen, &verbosity, &var_class, &type,
+                                               &enumtype, desc, &dlen, &bind, &readonly,
+                                               &continuous, &atomic)) {
+            continue;
+        }
+        size_t len = strlen(nm);
+        if (len > lp + ls && 0 == strncmp(nm, prefix, lp) && 0 == strcmp(nm + len - ls, suffix)
+            && len - lp - ls < sizeof(tc_algos[0])) {
+            memcpy(tc_algos[tc_nalgo], nm + lp, len - lp - ls);
+            tc_algos[tc_nalgo][len - lp - ls] = '\0';
+            snprintf(kind_suffix[TC_FIXED_KINDS + tc_nalgo], sizeof(kind_suffix[0]), "%s_calls",
+                     tc_algos[tc_nalgo]);
+            tc_nalgo++;
+        }
+    }
+    tc_nkinds = TC_FIXED_KINDS + tc_nalgo;
+}
+
+int tc_nalgos(void)
+{
+    return tc_nalgo;
+}
+
+const char *tc_algo_name(int index)
+{
+    return (index >= 0 && index < tc_nalgo) ? tc_algos[index] : "?";
+}
+
+int tc_algo_index(const char *name)
+{
+    for (int a = 0; NULL != name && a < tc_nalgo; a++) {
+        if (0 == strcmp(name, tc_algos[a])) {
+            return a;
+        }
+    }
+    return -1;
+}
+
 int tc_init(char *err, size_t errlen)
 {
     int provided, nfound = 0;
@@ -106,13 +161,13 @@ int tc_init(char *err, size_t errlen)
         snprintf(err, errlen, "MPI_T_pvar_session_create failed");
         return -1;
     }
-    tc_nalgo_found = 0;
-    for (int kind = 0; kind < TC_NKINDS; kind++) {
+    discover_algorithms();
+    for (int kind = 0; kind < tc_nkinds; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
-            char name[128];
+            char name[256];
             int bind = -1, continuous = 0;
             counter_t *ctr = &tc_counters[kind][c];
-            snprintf(name, sizeof(name), "coll_themis_%s_%s", coll_names[c], kind_suffix[kind]);
+            snprintf(name, sizeof(name), "coll_themis_%s_%.79s", coll_names[c], kind_suffix[kind]);
             int index = find_pvar(name, &bind, &continuous);
             if (index < 0) {
                 continue;
@@ -147,23 +202,16 @@ int tc_init(char *err, size_t errlen)
             ctr->found = 1;
             if (kind < 2) {
                 nfound++;
-            } else {
-                tc_nalgo_found++;
             }
         }
     }
     return nfound;
 }
 
-int tc_algo_found(void)
-{
-    return tc_nalgo_found;
-}
-
 int tc_read(tc_snapshot_t *snap)
 {
     memset(snap, 0, sizeof(*snap));
-    for (int kind = 0; kind < TC_NKINDS; kind++) {
+    for (int kind = 0; kind < tc_nkinds; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
             counter_t *ctr = &tc_counters[kind][c];
             unsigned char buf[16 * 8];
@@ -179,8 +227,10 @@ int tc_read(tc_snapshot_t *snap)
                 snap->calls[c] = v;
             } else if (1 == kind) {
                 snap->fallbacks[c] = v;
+            } else if (2 == kind) {
+                snap->substitutions[c] = v;
             } else {
-                snap->algo[kind - 2][c] = v;
+                snap->algo[kind - TC_FIXED_KINDS][c] = v;
             }
         }
     }
@@ -192,7 +242,7 @@ void tc_fini(void)
     if (!tc_ready) {
         return;
     }
-    for (int kind = 0; kind < TC_NKINDS; kind++) {
+    for (int kind = 0; kind < tc_nkinds; kind++) {
         for (int c = 0; c < TC_NCOLLS; c++) {
             if (tc_counters[kind][c].found) {
                 MPI_T_pvar_handle_free(tc_session, &tc_counters[kind][c].handle);

@@ -21,28 +21,26 @@ typedef enum {
     TC_NCOLLS = 4
 } tc_coll_t;
 
-/* Which algorithm the themis-path calls ran (HammingMesh issue):
- * coll_themis_<coll>_rings_calls, _torus2d_calls and _substitutions. */
-typedef enum {
-    TC_ALGO_RINGS = 0,
-    TC_ALGO_TORUS2D = 1,
-    TC_ALGO_SUBSTITUTED = 2,
-    TC_NALGO = 3
-} tc_algo_t;
+/* Most algorithms tracked: the rows of the component's algorithm table,
+ * discovered from its counters coll_themis_<coll>_<algorithm>_calls. */
+#define TC_MAX_ALGOS 16
 
 typedef struct {
     uint64_t calls[TC_NCOLLS];
     uint64_t fallbacks[TC_NCOLLS];
-    uint64_t algo[TC_NALGO][TC_NCOLLS];   /* 0 when the counters are absent */
+    uint64_t substitutions[TC_NCOLLS];
+    uint64_t algo[TC_MAX_ALGOS][TC_NCOLLS];   /* by tc_algo_name() index; 0 when absent */
 } tc_snapshot_t;
 
 /* After MPI_Init.  Returns the number of the 2 x TC_NCOLLS counters found
  * (0 when the component is not loaded); on a usage problem (a counter that
  * is bound to an object, cannot be read, ...) returns -1 with `err` set. */
 int tc_init(char *err, size_t errlen);
-/* After tc_init: how many of the TC_NALGO x TC_NCOLLS algorithm counters
- * were found (they are not part of tc_init's count). */
-int tc_algo_found(void);
+/* After tc_init: the algorithms whose counters exist (for allreduce), in
+ * the component's table order, and the index of one by name (-1). */
+int tc_nalgos(void);
+const char *tc_algo_name(int index);
+int tc_algo_index(const char *name);
 /* 0 on success; counters that were not found read as 0. */
 int tc_read(tc_snapshot_t *snap);
 void tc_fini(void);
