@@ -83,9 +83,11 @@ run "3x2 vader scratch_max=1MiB: large calls in segments" 300 6
 # the automatic chunk floor of a single node.
 opts=("${VADER[@]}" "${D[@]}" 2x2 --mca coll_themis_verbose 1); args=(--level minbytes)
 launcher=(); need=('ready, 4 ranks.*min_bytes 33554432, chunks of >= 2097152 bytes')
-if run "2x2 vader default min_bytes: small calls fall back" 120 4; then
+mb_log="$log_dir/np4_2x2_vader_default_min_bytes__small_calls_fall_back.log"
+rm -f "$mb_log"
+if run "2x2 vader default min_bytes: small calls fall back" 120 4 && [ -f "$mb_log" ]; then
     # Verbose 1 is for decisions about communicators: no per-process banner.
-    banner=$(grep -c 'coll:themis: open:' "$log_dir/np4_2x2_vader_default_min_bytes__small_calls_fall_back.log")
+    banner=$(grep -c 'coll:themis: open:' "$mb_log")
     if [ "$banner" -ne 0 ]; then
         failures=$((failures + 1))
         echo "FAIL: coll_matrix np=4 verbose 1: $banner per-process 'open:' lines (want 0)"
@@ -108,8 +110,10 @@ run "auto tcp rank 2 scheduler=baseline: disagreement steps aside" 120 3
 # shape, said once per process (at most one line per rank in the log).
 opts=("${MIN0[@]}" "${VADER[@]}" "${D[@]}" 3x3); args=(--level tiny)
 launcher=(); need=('uses an automatic shape' 'coll_themis_dims: *3x3')
-if run "vader dims=3x3 on 4 ranks: automatic shape, said once" 120 4; then
-    said=$(grep -c "uses an automatic shape" "$log_dir/np4_vader_dims=3x3_on_4_ranks__automatic_shape__said_once.log")
+as_log="$log_dir/np4_vader_dims=3x3_on_4_ranks__automatic_shape__said_once.log"
+rm -f "$as_log"
+if run "vader dims=3x3 on 4 ranks: automatic shape, said once" 120 4 && [ -f "$as_log" ]; then
+    said=$(grep -c "uses an automatic shape" "$as_log")
     if [ "$said" -gt 4 ]; then
         failures=$((failures + 1))
         echo "FAIL: coll_matrix np=4 dims=3x3: the automatic-shape message came $said times"
