@@ -16,17 +16,6 @@
 
 #define ALGO(name) themis_algorithm_index(name)
 
-static themis_topology_t torus(const char *spec)
-{
-    themis_topology_t t;
-    themis_parse_error_t e;
-    memset(&t, 0, sizeof(t));
-    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
-        printf("  cannot parse %s: %s\n", spec, e.message);
-    }
-    return t;
-}
-
 static themis_time_t cost_inflight(const themis_topology_t *t, int a, uint64_t bytes,
                                    uint32_t chunks_in_flight)
 {
@@ -56,8 +45,8 @@ static int near(double a, double b, double rel)
  * tori), with two they overlap. */
 static void test_latency_terms(void)
 {
-    themis_topology_t t = torus("biring:16:800Gb:500ns_biring:8:800Gb:500ns");
-    themis_topology_t sq = torus("biring:8:800Gb:500ns_biring:8:800Gb:500ns");
+    themis_topology_t t = unit_topology("biring:16:800Gb:500ns_biring:8:800Gb:500ns");
+    themis_topology_t sq = unit_topology("biring:8:800Gb:500ns_biring:8:800Gb:500ns");
     uint32_t r = 8, c = 16;
     double step = 500e3; /* ps */
     UNIT_CHECK(near((double)cost(&t, ALGO("rings"), 1), 2.0 * (r * c - 1) * step, 0.01));
@@ -76,7 +65,7 @@ static void test_bandwidth_terms(void)
         char spec[128];
         uint32_t c = dims[i][0], r = dims[i][1];
         snprintf(spec, sizeof(spec), "biring:%u:800Gb:1us_biring:%u:800Gb:1us", c, r);
-        themis_topology_t t = torus(spec);
+        themis_topology_t t = unit_topology(spec);
         uint64_t s1 = 1ULL << 30, s2 = 1ULL << 32;
         double link = 400e9 / 8 / 1e12; /* bytes per ps */
         double ds = (double)(s2 - s1), p = (double)r * c;
@@ -99,7 +88,7 @@ static void test_bandwidth_terms(void)
  * choice follows the times. */
 static void test_crossover(void)
 {
-    themis_topology_t t = torus("biring:4:800Gb:500ns_biring:64:800Gb:500ns");
+    themis_topology_t t = unit_topology("biring:4:800Gb:500ns_biring:64:800Gb:500ns");
     themis_algo_cost_params_t p;
     themis_algo_cost_params_init(&p);
     themis_algo_costs_t small, large;
@@ -115,7 +104,7 @@ static void test_crossover(void)
 
 static void test_other_collectives(void)
 {
-    themis_topology_t t = torus("biring:8:800Gb:1us_biring:8:800Gb:1us");
+    themis_topology_t t = unit_topology("biring:8:800Gb:1us_biring:8:800Gb:1us");
     themis_algo_cost_params_t p;
     themis_algo_cost_params_init(&p);
     themis_coll_t colls[2] = {THEMIS_COLL_REDUCE_SCATTER, THEMIS_COLL_ALLGATHER};
@@ -134,19 +123,19 @@ static void test_unsupported_and_invalid(void)
     themis_algo_cost_params_t p;
     themis_algo_cost_params_init(&p);
     themis_time_t time;
-    themis_topology_t t2 = torus("biring:2:800Gb:1us_biring:8:800Gb:1us");
+    themis_topology_t t2 = unit_topology("biring:2:800Gb:1us_biring:8:800Gb:1us");
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED ==
                themis_algo_cost(&t2, ALGO("rings"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
     UNIT_CHECK(THEMIS_OK ==
                themis_algo_cost(&t2, ALGO("torus2d"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
-    themis_topology_t uni = torus("ring:4:800Gb:1us_ring:4:800Gb:1us");
+    themis_topology_t uni = unit_topology("ring:4:800Gb:1us_ring:4:800Gb:1us");
     themis_algo_costs_t all;
     UNIT_CHECK(THEMIS_OK == themis_algo_costs(&uni, THEMIS_COLL_ALLREDUCE, 4096, &p, &all));
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == all.status[ALGO("rings")] &&
                THEMIS_ERR_UNSUPPORTED == all.status[ALGO("torus2d")] &&
                ALGO("themis") == all.best);
     /* Themis runs on any shape; the torus rows need two dimensions. */
-    themis_topology_t t3 = torus("biring:4:800Gb:1us_biring:4:800Gb:1us_biring:4:800Gb:1us");
+    themis_topology_t t3 = unit_topology("biring:4:800Gb:1us_biring:4:800Gb:1us_biring:4:800Gb:1us");
     UNIT_CHECK(THEMIS_OK ==
                themis_algo_cost(&t3, ALGO("themis"), THEMIS_COLL_ALLREDUCE, 4096, &p, &time));
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED ==

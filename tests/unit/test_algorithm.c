@@ -15,17 +15,6 @@
 #include "topology.h"
 #include "unit.h"
 
-static themis_topology_t topo(const char *spec)
-{
-    themis_topology_t t;
-    themis_parse_error_t e;
-    memset(&t, 0, sizeof(t));
-    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
-        printf("  cannot parse %s: %s\n", spec, e.message);
-    }
-    return t;
-}
-
 static void test_rows_well_formed(void)
 {
     UNIT_CHECK(themis_nalgorithms() >= 1 && themis_nalgorithms() <= THEMIS_MAX_ALGORITHMS);
@@ -59,7 +48,7 @@ static void test_rows_well_formed(void)
 static themis_algo_choice_t choose(const char *spec, const char *requested, themis_coll_t coll,
                                    uint64_t bytes)
 {
-    themis_topology_t t = topo(spec);
+    themis_topology_t t = unit_topology(spec);
     themis_algo_cost_params_t p;
     themis_algo_choice_t ch;
     themis_algo_cost_params_from_chunks(&p, 16, 2, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
@@ -104,7 +93,7 @@ static void test_auto(void)
 /* The table's build is the row's builder (rings with its cached cycles). */
 static void test_build_through_table(void)
 {
-    themis_topology_t t = topo("biring:3:100Gb:1us_biring:4:100Gb:1us");
+    themis_topology_t t = unit_topology("biring:3:100Gb:1us_biring:4:100Gb:1us");
     themis_algo_cost_params_t p;
     themis_algo_cost_params_from_chunks(&p, 8, 1, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
     themis_plan_request_t req;

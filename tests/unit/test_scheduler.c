@@ -16,17 +16,6 @@
 static const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
                                       THEMIS_COLL_ALLGATHER};
 
-static themis_topology_t topo_of(const char *spec)
-{
-    themis_topology_t t;
-    themis_parse_error_t e;
-    memset(&t, 0, sizeof(t));
-    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
-        printf("  cannot parse %s: %s\n", spec, e.message);
-    }
-    return t;
-}
-
 static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uint64_t bytes,
                              uint32_t nchunks, themis_sched_kind_t kind, uint32_t permille,
                              themis_schedule_t *s)
@@ -39,7 +28,7 @@ static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uin
 
 static void test_latency_model(void)
 {
-    themis_topology_t t = topo_of("ring:8:8Gb:1us_biring:5:8Gb:1us_fc:8:8Gb:1us_sw:8:8Gb:1us_"
+    themis_topology_t t = unit_topology("ring:8:8Gb:1us_biring:5:8Gb:1us_fc:8:8Gb:1us_sw:8:8Gb:1us_"
                                   "sw:9:8Gb:1us_sw:1:8Gb:1us_fc:1:8Gb:1us");
     UNIT_CHECK(7 == themis_lm_steps(&t.dims[0]));
     UNIT_CHECK(4 == themis_lm_steps(&t.dims[1]));
@@ -119,7 +108,7 @@ static void test_every_chunk_visits_every_dim(void)
         const char *spec = (i < themis_topology_npresets)
                                ? themis_topology_presets[i].name
                                : "ring:3:100Gb:1us_sw:1:50Gb:1us_fc:5:10Gb:2us_biring:2:1Gb:0ns";
-        themis_topology_t t = topo_of(spec);
+        themis_topology_t t = unit_topology(spec);
         for (int kind = 0; kind < 2; kind++) {
             for (int ci = 0; ci < 3; ci++) {
                 for (int v = 0; v < 2; v++) {
@@ -143,7 +132,7 @@ static void test_every_chunk_visits_every_dim(void)
 
 static void test_chunk_split(void)
 {
-    themis_topology_t t = topo_of("sw:4:100Gb:1us_sw:4:100Gb:1us");
+    themis_topology_t t = unit_topology("sw:4:100Gb:1us_sw:4:100Gb:1us");
     themis_schedule_t s;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1000, 7, THEMIS_SCHED_THEMIS, 1000, &s));
     for (uint32_t c = 0; c < 7; c++) {
@@ -158,7 +147,7 @@ static void test_chunk_split(void)
 
 static void test_baseline_order(void)
 {
-    themis_topology_t t = topo_of("4D-Ring_FC_Ring_SW");
+    themis_topology_t t = unit_topology("4D-Ring_FC_Ring_SW");
     for (int ci = 0; ci < 3; ci++) {
         themis_schedule_t s;
         UNIT_CHECK(THEMIS_OK == build(&t, colls[ci], 1 << 20, 16, THEMIS_SCHED_BASELINE, 1000, &s));
@@ -182,7 +171,7 @@ static void test_baseline_order(void)
 
 static void test_stage_bytes(void)
 {
-    themis_topology_t t = topo_of("sw:4:100Gb:1us_sw:8:100Gb:1us");
+    themis_topology_t t = unit_topology("sw:4:100Gb:1us_sw:8:100Gb:1us");
     themis_schedule_t s;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 6400, 2, THEMIS_SCHED_BASELINE, 1000, &s));
     const uint64_t want[4] = {3200, 800, 100, 800};
@@ -201,7 +190,7 @@ static void test_stage_bytes(void)
 
 static void test_determinism_hash(void)
 {
-    themis_topology_t t = topo_of("3D-SW_SW_SW_hetero");
+    themis_topology_t t = unit_topology("3D-SW_SW_SW_hetero");
     themis_schedule_t a, b;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000, &a));
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000, &b));
@@ -227,7 +216,7 @@ static void test_determinism_hash(void)
         {"3D-SW_SW_SW_homo", THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000},
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        themis_topology_t tv = topo_of(v[i].spec);
+        themis_topology_t tv = unit_topology(v[i].spec);
         UNIT_CHECK(THEMIS_OK == build(&tv, v[i].coll, v[i].bytes, v[i].nchunks, v[i].kind,
                                       v[i].permille, &b));
         UNIT_CHECKF(h != themis_schedule_hash(&b, NULL), "variant %zu", i);
@@ -267,7 +256,7 @@ static void orders_string(const themis_schedule_t *s, char *buf, size_t len)
  * 1.5 >= 1 -> starts on dim 1. */
 static void test_fig7_example(void)
 {
-    themis_topology_t t = topo_of("sw:4:8Gb:0ns_sw:4:4Gb:0ns");
+    themis_topology_t t = unit_topology("sw:4:8Gb:0ns_sw:4:4Gb:0ns");
     themis_schedule_t s;
     char buf[64];
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 256000000, 4, THEMIS_SCHED_THEMIS, 0, &s));
@@ -293,7 +282,7 @@ static void test_fig7_example(void)
      * steps per phase on dim 1 (400 ms for RS + AG) against a threshold of
      * 96 ms (RS of 64 MB on the delay-free dim 2), even chunk 0 is
      * scheduled by load and starts on dim 2. */
-    themis_topology_t slow = topo_of("sw:4:8Gb:100ms_sw:4:4Gb:0ns");
+    themis_topology_t slow = unit_topology("sw:4:8Gb:100ms_sw:4:4Gb:0ns");
     UNIT_CHECK(THEMIS_OK == build(&slow, THEMIS_COLL_ALLREDUCE, 256000000, 4, THEMIS_SCHED_THEMIS, 1000, &s));
     orders_string(&s, buf, sizeof(buf));
     UNIT_CHECKF(0 == strncmp(buf, "10|", 3) && 0 == s.nfallbacks, "tracker init: %s", buf);
@@ -312,7 +301,7 @@ static void test_fig7_example(void)
 static void test_threshold_extremes(void)
 {
     for (int i = 0; i < themis_topology_npresets; i++) {
-        themis_topology_t t = topo_of(themis_topology_presets[i].name);
+        themis_topology_t t = unit_topology(themis_topology_presets[i].name);
         for (int ci = 0; ci < 3; ci++) {
             themis_schedule_t base, huge, greedy;
             UNIT_CHECK(THEMIS_OK == build(&t, colls[ci], 1ULL << 28, 64, THEMIS_SCHED_BASELINE, 1000, &base));
@@ -359,7 +348,7 @@ static void test_ideal_ratio_no_gain_no_loss(void)
     const char *specs[] = {"sw:4:400Gb:1us_sw:4:100Gb:1us",
                            "ring:4:1600Gb:500ns_ring:4:400Gb:500ns_ring:4:100Gb:500ns"};
     for (int i = 0; i < 2; i++) {
-        themis_topology_t t = topo_of(specs[i]);
+        themis_topology_t t = unit_topology(specs[i]);
         for (uint32_t permille = 0; permille <= 1000; permille += 1000) {
             themis_schedule_t base, th;
             UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 28, 64, THEMIS_SCHED_BASELINE, 1000, &base));
@@ -385,7 +374,7 @@ static void test_ideal_ratio_no_gain_no_loss(void)
  * (tolerance 0); some chunks are not counted as fallbacks. */
 static void test_ideal_ratio_with_latency(void)
 {
-    themis_topology_t t = topo_of("sw:8:800Gb:700ns_sw:8:100Gb:1700ns");
+    themis_topology_t t = unit_topology("sw:8:800Gb:700ns_sw:8:100Gb:1700ns");
     themis_schedule_t base, th;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_BASELINE, 1000, &base));
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000, &th));
@@ -402,7 +391,7 @@ static void test_ideal_ratio_with_latency(void)
 
 static void test_themis_beats_baseline(void)
 {
-    themis_topology_t t = topo_of("3D-SW_SW_SW_homo");
+    themis_topology_t t = unit_topology("3D-SW_SW_SW_homo");
     themis_schedule_t base, th;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_BASELINE, 1000, &base));
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000, &th));
@@ -421,7 +410,7 @@ static void test_themis_beats_baseline(void)
 
 static void test_invalid_inputs(void)
 {
-    themis_topology_t t = topo_of("sw:4:100Gb:1us");
+    themis_topology_t t = unit_topology("sw:4:100Gb:1us");
     themis_topology_t empty;
     themis_schedule_t s;
     memset(&empty, 0, sizeof(empty));
@@ -433,7 +422,7 @@ static void test_invalid_inputs(void)
     UNIT_CHECK(THEMIS_ERR_INVALID == build(&t, THEMIS_COLL_ALLREDUCE, 100, 4, (themis_sched_kind_t) 9, 1000, &s));
     UNIT_CHECK(THEMIS_ERR_INVALID == build(&empty, THEMIS_COLL_ALLREDUCE, 100, 4, THEMIS_SCHED_THEMIS, 1000, &s));
     /* A collective whose phase times cannot fit the clock is refused. */
-    themis_topology_t slow = topo_of("ring:1000:1b:1s");
+    themis_topology_t slow = unit_topology("ring:1000:1b:1s");
     UNIT_CHECK(THEMIS_ERR_INVALID == build(&slow, THEMIS_COLL_ALLREDUCE, 1ULL << 40, 4, THEMIS_SCHED_THEMIS, 1000, &s));
 
     themis_sched_kind_t k;

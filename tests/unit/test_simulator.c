@@ -17,17 +17,6 @@
 static const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
                                       THEMIS_COLL_ALLGATHER};
 
-static themis_topology_t topo_of(const char *spec)
-{
-    themis_topology_t t;
-    themis_parse_error_t e;
-    memset(&t, 0, sizeof(t));
-    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
-        printf("  cannot parse %s: %s\n", spec, e.message);
-    }
-    return t;
-}
-
 static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uint64_t bytes,
                              uint32_t nchunks, themis_sched_kind_t kind, themis_schedule_t *s)
 {
@@ -52,7 +41,7 @@ static themis_status_t simulate(const themis_topology_t *t, const themis_schedul
  * one slot the 8 phases' delays serialize instead. */
 static void test_ring_closed_form(void)
 {
-    themis_topology_t t = topo_of("ring:8:8Gb:1us");
+    themis_topology_t t = unit_topology("ring:8:8Gb:1us");
     const uint64_t S = 8000000;
     const themis_time_t closed = 2 * 7 * (S / 8) * 1000 + 2 * 7 * 1000000ULL;
     struct {
@@ -96,7 +85,7 @@ static void test_ring_closed_form(void)
  *   SCF:  dim 1: c0 3000-3750, c2 3750-6750; dim 0: c2 -6937.5    -> 6937.5 ns */
 static void test_fifo_vs_scf(void)
 {
-    themis_topology_t t = topo_of("sw:4:32Gb:0ns_sw:4:8Gb:0ns");
+    themis_topology_t t = unit_topology("sw:4:32Gb:0ns_sw:4:8Gb:0ns");
     uint64_t cb[3] = {4000, 4000, 4000};
     themis_stage_t st[6] = {{0, THEMIS_PHASE_RS}, {1, THEMIS_PHASE_RS}, {1, THEMIS_PHASE_RS},
                             {0, THEMIS_PHASE_RS}, {1, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}};
@@ -126,7 +115,7 @@ static void test_fifo_vs_scf(void)
  * the large at 4 us.  One slot: 1+2 = 3 us, then 3+1+1 = 5 us. */
 static void test_processor_sharing(void)
 {
-    themis_topology_t t = topo_of("sw:2:8Gb:1us");
+    themis_topology_t t = unit_topology("sw:2:8Gb:1us");
     uint64_t cb[2] = {4000, 2000};
     themis_stage_t st[2] = {{0, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}};
     themis_schedule_t s = {THEMIS_COLL_REDUCE_SCATTER, 1, 2, 1, cb, st, 0};
@@ -144,7 +133,7 @@ static void test_processor_sharing(void)
     uint64_t cb3[3] = {2, 2, 2};
     themis_stage_t st3[3] = {{0, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}};
     themis_schedule_t s3 = {THEMIS_COLL_REDUCE_SCATTER, 1, 3, 1, cb3, st3, 0};
-    themis_topology_t t3 = topo_of("sw:2:3Tb:0ns"); /* 1 byte = 8/3 ps -> 3 ps */
+    themis_topology_t t3 = unit_topology("sw:2:3Tb:0ns"); /* 1 byte = 8/3 ps -> 3 ps */
     UNIT_CHECK(THEMIS_OK == simulate(&t3, &s3, THEMIS_ORDER_FIFO, 3, 1, &r));
     UNIT_CHECKF(9 == r.stats.total_time, "%llu", (unsigned long long) r.stats.total_time);
     themis_sim_result_free(&r);
@@ -250,7 +239,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
 static void test_invariants(void)
 {
     for (int i = 0; i < themis_topology_npresets; i++) {
-        themis_topology_t t = topo_of(themis_topology_presets[i].name);
+        themis_topology_t t = unit_topology(themis_topology_presets[i].name);
         for (int ci = 0; ci < 3; ci++) {
             for (int kind = 0; kind < 2; kind++) {
                 themis_schedule_t s;
@@ -274,7 +263,7 @@ static void test_invariants(void)
 
 static void test_order_hash(void)
 {
-    themis_topology_t t = topo_of("3D-SW_SW_SW_homo");
+    themis_topology_t t = unit_topology("3D-SW_SW_SW_homo");
     themis_schedule_t s;
     themis_sim_result_t fifo, scf;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, &s));
@@ -295,7 +284,7 @@ static void test_order_hash(void)
 
 static void test_invalid(void)
 {
-    themis_topology_t t = topo_of("sw:4:8Gb:1us_sw:4:8Gb:1us");
+    themis_topology_t t = unit_topology("sw:4:8Gb:1us_sw:4:8Gb:1us");
     themis_schedule_t s;
     themis_sim_result_t r;
     UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1 << 20, 8, THEMIS_SCHED_THEMIS, &s));
@@ -312,7 +301,7 @@ static void test_invalid(void)
     s.stages[0].phase = THEMIS_PHASE_RS;
     UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, 1, 0, &r));
     themis_sim_result_free(&r);
-    themis_topology_t t3 = topo_of("sw:4:8Gb:1us_sw:4:8Gb:1us_sw:2:8Gb:1us");
+    themis_topology_t t3 = unit_topology("sw:4:8Gb:1us_sw:4:8Gb:1us_sw:2:8Gb:1us");
     UNIT_CHECK(THEMIS_ERR_INVALID == simulate(&t3, &s, THEMIS_ORDER_FIFO, 1, 0, &r));
     themis_schedule_free(&s);
     themis_order_policy_t p;
@@ -327,18 +316,18 @@ static void test_invalid(void)
 static void test_bound_exact(void)
 {
     themis_bound_t b;
-    themis_topology_t ring = topo_of("ring:8:8Gb:1us");
+    themis_topology_t ring = unit_topology("ring:8:8Gb:1us");
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&ring, THEMIS_COLL_ALLREDUCE, 8000000, &b));
     UNIT_CHECKF(14000000000ULL + 7000000ULL == b.time, "%llu", (unsigned long long) b.time);
     UNIT_CHECK(14000000 == b.bytes[0]);
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&ring, THEMIS_COLL_REDUCE_SCATTER, 8000000, &b));
     UNIT_CHECK(7000000000ULL + 7000000ULL == b.time);
 
-    themis_topology_t fig5 = topo_of("sw:4:8Gb:0ns_sw:4:4Gb:0ns");
+    themis_topology_t fig5 = unit_topology("sw:4:8Gb:0ns_sw:4:4Gb:0ns");
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&fig5, THEMIS_COLL_ALLREDUCE, 256000000, &b));
     UNIT_CHECKF(320000000000ULL == b.time, "%llu", (unsigned long long) b.time);
 
-    themis_topology_t six = topo_of("sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_"
+    themis_topology_t six = unit_topology("sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_"
                                     "sw:2:1Gb:1us_sw:2:1Gb:1us");
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_bound_compute(&six, THEMIS_COLL_ALLREDUCE, 1000, &b));
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_bound_compute(&ring, THEMIS_COLL_ALLREDUCE, 0, &b));
@@ -351,7 +340,7 @@ static void test_bound_below_simulation(void)
 {
     const uint64_t sizes[2] = {1ULL << 30, 64ULL << 10};
     for (int i = 0; i < themis_topology_npresets; i++) {
-        themis_topology_t t = topo_of(themis_topology_presets[i].name);
+        themis_topology_t t = unit_topology(themis_topology_presets[i].name);
         for (int ci = 0; ci < 3; ci++) {
             for (int si = 0; si < 2; si++) {
                 themis_bound_t b;

@@ -10,6 +10,9 @@
 #define THEMIS_UNIT_H
 
 #include <stdio.h>
+#include <string.h>
+
+#include "topology.h"
 
 static int unit_failed_cases;
 static int unit_case_failed;
@@ -46,5 +49,18 @@ static int unit_case_failed;
     } while (0)
 
 #define UNIT_EXIT() return (0 == unit_failed_cases) ? 0 : 1
+
+/* The topology of a spec (a test's own input: a parse error is printed
+ * and leaves it empty, which the test's checks then catch). */
+static inline themis_topology_t unit_topology(const char *spec)
+{
+    themis_topology_t t;
+    themis_parse_error_t e;
+    memset(&t, 0, sizeof(t));
+    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)) {
+        printf("  cannot parse %s: %s\n", spec, e.message);
+    }
+    return t;
+}
 
 #endif
