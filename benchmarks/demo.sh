@@ -14,8 +14,9 @@ bash tools/setup.sh
 build=${THEMIS_BUILD_DIR:-$top}
 
 echo
-echo "== simulator: 1 GB All-Reduce, 64 chunks, on 3D-SW_SW_SW_homo (themis.txt Table 2)"
-"$build/tools/themis-plan" simulate --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64
+echo "== simulator: 1 GB All-Reduce, 64 chunks, 1 in flight, on 3D-SW_SW_SW_homo (themis.txt Table 2)"
+"$build/tools/themis-plan" simulate --topo 3D-SW_SW_SW_homo --bytes 1GB --chunks 64 \
+    --chunks-in-flight 1
 
 if [ -x benchmarks/netbed_allreduce.sh ] && [ "$(id -u)" -eq 0 ]; then
     echo
