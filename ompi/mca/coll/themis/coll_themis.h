@@ -355,27 +355,23 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                              const mca_coll_themis_engine_layout_t **layout,
                              mca_coll_themis_plan_choice_t *choice);
 
-/* A reduce-scatter or allgather call, for mca_coll_themis_run_blocks. */
+/* The block geometry of a reduce-scatter or allgather call, for
+ * mca_coll_themis_run_blocks. */
 typedef struct {
     themis_coll_t coll;             /* THEMIS_COLL_REDUCE_SCATTER or _ALLGATHER */
     const uint64_t *counts;         /* reduce-scatter: elements per rank */
     uint64_t count;                 /* allgather: elements per rank */
     size_t elem_size;               /* bytes of an element (the plan key) */
     size_t extent;                  /* bytes from one element to the next */
-    const void *input;
-    void *output;
-    ompi_datatype_t *dtype;
-    ompi_op_t *op;
-    uint64_t *op_ns;                /* engine op times, whole program only (trace) */
 } mca_coll_themis_blocks_t;
 
-/* Runs `whole` (the program of the whole call), or, when its scratch would
- * exceed coll_themis_scratch_max, the call as segments that fit
- * (coll_themis_segment.c).  Returns the engine's status. */
+/* Runs `whole` (the engine arguments of the whole call's program), or,
+ * when its scratch would exceed coll_themis_scratch_max, the call as
+ * segments that fit (coll_themis_segment.c; they record no op times).
+ * Returns the engine's status; *segments says how many ran. */
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole,
-                               const mca_coll_themis_engine_layout_t *layout,
+                               const mca_coll_themis_engine_args_t *whole,
                                uint64_t *segments);
 
 /* Sets choice->messages and message_bytes from the transfers of prog

@@ -154,6 +154,28 @@ static int convert(void *user, ompi_datatype_t *dtype, uint64_t count, void *fla
     return rc;
 }
 
+/* `count` elements of `dtype` at `user` (`bytes` of data) as a pointer
+ * to contiguous bytes: the user's own when contiguous, else a copy in
+ * *stage, packed when pack is set (else left for the caller to fill). */
+static int flat_bytes(void *user, ompi_datatype_t *dtype, uint64_t count, size_t bytes,
+                      bool pack, char **stage, char **flat)
+{
+    ptrdiff_t lb = 0, extent = 0;
+
+    ompi_datatype_get_true_extent(dtype, &lb, &extent);
+    *stage = NULL;
+    *flat = (char *) user + lb;
+    if (contiguous(dtype, count)) {
+        return OMPI_SUCCESS;
+    }
+    *stage = malloc(bytes > 0 ? bytes : 1);
+    if (NULL == *stage) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *flat = *stage;
+    return pack ? convert(user, dtype, count, *stage, bytes, false) : OMPI_SUCCESS;
+}
+
 /* Bytes that `count` elements of `dtype` span from their true lower bound. */
 static int span_bytes(ompi_datatype_t *dtype, uint64_t count, size_t *bytes)
 {
@@ -185,16 +207,11 @@ static int stage_in(const themis_elems_t *el, ompi_datatype_t *dtype, const void
 
     *stage = NULL;
     ompi_datatype_type_size(dtype, &size);
-    if (STAGE_PACK == el->stage) {
+    if (STAGE_PACK == el->stage) {   /* only non-contiguous data is staged */
         if (__builtin_mul_overflow((size_t) count, size, &bytes)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        *stage = malloc(bytes > 0 ? bytes : 1);
-        if (NULL == *stage) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        *buf = *stage;
-        return convert((void *) src, dtype, count, *stage, (size_t) count * size, false);
+        return flat_bytes((void *) src, dtype, count, bytes, true, stage, buf);
     }
     rc = span_bytes(dtype, count, &bytes);
     if (OMPI_SUCCESS != rc) {
@@ -356,14 +373,8 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     if (NULL == blocks) {
         rc = mca_coll_themis_engine_run(&args);
     } else {
-        mca_coll_themis_blocks_t call = *blocks;
         uint64_t segments = 1;
-        call.input = input;
-        call.output = output;
-        call.dtype = dtype;
-        call.op = op;
-        call.op_ns = args.op_ns;
-        rc = mca_coll_themis_run_blocks(m, comm, &call, prog, layout, &segments);
+        rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
         if (segments > 1) {
             t.op_ns = NULL;   /* the segments ran other programs: no op times */
         }
@@ -537,28 +548,6 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
 
 /* ---------------------------------------------------------------- allgather */
 
-/* One side of an allgather: `count` elements of `dtype` at `user`, as a
- * pointer to contiguous bytes (the user's own, or a packed copy in *stage
- * when pack is set). */
-static int allgather_side(void *user, ompi_datatype_t *dtype, uint64_t count, size_t bytes,
-                          bool pack, char **stage, char **flat)
-{
-    ptrdiff_t lb = 0, extent = 0;
-
-    ompi_datatype_get_true_extent(dtype, &lb, &extent);
-    *stage = NULL;
-    *flat = (char *) user + lb;
-    if (contiguous(dtype, count)) {
-        return OMPI_SUCCESS;
-    }
-    *stage = malloc(bytes > 0 ? bytes : 1);
-    if (NULL == *stage) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *flat = *stage;
-    return pack ? convert(user, dtype, count, *stage, bytes, false) : OMPI_SUCCESS;
-}
-
 /* Layouts may differ between ranks (MPI matches signatures only):
  * non-contiguous sides are packed here, so every rank runs the same
  * program on contiguous bytes. */
@@ -596,18 +585,18 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     ompi_datatype_type_extent(c->dtype, &r_extent);
     ompi_datatype_type_size(c->dtype, &rsize);
-    rc = allgather_side(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks,
+    rc = flat_bytes(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks,
                         (size_t) bytes, false, &out_stage, &output);
     if (OMPI_SUCCESS == rc && in_place) {
         if (NULL == out_stage) {
             input = output + (size_t) me * block;
         } else {
-            rc = allgather_side((char *) c->rbuf + (ptrdiff_t) me * c->count * r_extent,
+            rc = flat_bytes((char *) c->rbuf + (ptrdiff_t) me * c->count * r_extent,
                                 c->dtype, (uint64_t) c->count, (size_t) block, true, &in_stage,
                                 &input);
         }
     } else if (OMPI_SUCCESS == rc) {
-        rc = allgather_side((void *) c->sbuf, c->sdtype, (uint64_t) c->scount, (size_t) block,
+        rc = flat_bytes((void *) c->sbuf, c->sdtype, (uint64_t) c->scount, (size_t) block,
                             true, &in_stage, &input);
     }
     if (OMPI_SUCCESS == rc) {

@@ -82,17 +82,13 @@ static themis_copy_t *move_copies(const themis_copy_t *in, uint32_t nin, bool mo
 
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
-                               const themis_program_t *whole,
-                               const mca_coll_themis_engine_layout_t *layout,
+                               const mca_coll_themis_engine_args_t *whole,
                                uint64_t *segments)
 {
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
     const uint64_t max = mca_coll_themis_component.config.scratch_max;
-    mca_coll_themis_engine_args_t args = {
-        .prog = whole, .layout = layout, .input = call->input, .output = call->output, .dtype = call->dtype,
-        .op = call->op, .p2p_comm = m->p2p_comm, .tag_ub = m->tag_ub, .scratch = &m->scratch,
-    };
+    mca_coll_themis_engine_args_t args = *whole;
     uint64_t total = 0, S;
     int rc = OMPI_SUCCESS;
 
@@ -100,15 +96,15 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
         total += rs ? call->counts[r] : call->count;
     }
     *segments = 1;
-    if (whole->work_is_output || 0 == max || total * call->elem_size <= max) {
-        args.op_ns = call->op_ns;
-        return mca_coll_themis_engine_run(&args);
+    if (whole->prog->work_is_output || 0 == max || total * call->elem_size <= max) {
+        return mca_coll_themis_engine_run(whole);
     }
     S = (total * call->elem_size + max - 1) / max;
     *segments = S;
+    args.op_ns = NULL;   /* op times are the whole program's; segments run others */
 
     uint64_t *buf = malloc(5 * sizeof(uint64_t) * (size_t) nranks);
-    char *result = call->output, *own = NULL;
+    char *result = whole->output, *own = NULL;
     if (NULL == buf) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -122,10 +118,10 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
      * later segments still read input: collect it aside. */
     ptrdiff_t true_lb = 0, true_extent = 0;
     size_t span = 0;
-    ompi_datatype_get_true_extent(call->dtype, &true_lb, &true_extent);
+    ompi_datatype_get_true_extent(whole->dtype, &true_lb, &true_extent);
     if (rs && n[me] > 0) {
-        const char *in_lo = (const char *) call->input + true_lb;
-        const char *out_lo = (const char *) call->output + true_lb;
+        const char *in_lo = (const char *) whole->input + true_lb;
+        const char *out_lo = (const char *) whole->output + true_lb;
         span = (size_t) (n[me] - 1) * call->extent + (size_t) true_extent;
         if (out_lo < in_lo + total * call->extent && in_lo < out_lo + span) {
             own = malloc(span);
@@ -165,12 +161,10 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
         }
         if (rs) {
             seg.copy_in = moved;
-            args.input = call->input;
             args.output = result + (size_t) off[me] * call->extent;
         } else {
             seg.copy_out = moved;
-            args.input = (const char *) call->input + (size_t) off[me] * call->extent;
-            args.output = call->output;
+            args.input = (const char *) whole->input + (size_t) off[me] * call->extent;
         }
         args.prog = &seg;
         args.layout = seg_layout;   /* the copy differs on the user's side only */
@@ -178,7 +172,7 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
         free(moved);
     }
     if (OMPI_SUCCESS == rc && NULL != own) {
-        memcpy((char *) call->output + true_lb, own, span);
+        memcpy((char *) whole->output + true_lb, own, span);
     }
     free(own);
     free(buf);
