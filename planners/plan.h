@@ -71,7 +71,7 @@ typedef struct {
     uint64_t src_off, dst_off, count;
 } themis_copy_t;
 
-typedef struct {
+typedef struct themis_program {
     uint32_t nqueues;
     uint32_t *queue_first;  /* [nqueues + 1], CSR into queue_ops */
     uint32_t *queue_ops;    /* op indices in enforced start order */

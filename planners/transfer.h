@@ -1,0 +1,123 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A transfer schedule: one list of transfers, the same on every rank, that
+ * computes a collective.  Synthesizers (TACOS, tree packing), generators
+ * (rings on a graph) and importers (MSCCL-XML) produce it; the link
+ * simulator predicts its time; themis_xfer_compile turns it into one
+ * rank's themis_program_t (plan.h).
+ *
+ * Buffers.  Every rank has three buffers, addressed in units:
+ *   INPUT    holds the rank's input when the collective starts
+ *   OUTPUT   where the result is left (unless result_buf says INPUT)
+ *   SCRATCH  temporary
+ * A unit is total / nunits elements of the call, where total is the
+ * collective's whole vector: count for allreduce, P x the per-rank count
+ * for allgather and reduce-scatter.  A call whose total does not divide
+ * by nunits cannot run the schedule.  Allgather inputs are the rank's
+ * block (input units j are global units r * buf_units[INPUT] + j);
+ * reduce-scatter outputs are block r of the reduced vector (output unit k
+ * is global unit r * buf_units[OUTPUT] + k).
+ *
+ * Transfers.  A transfer moves `count` units from (src, src_buf, src_off)
+ * to (dst, dst_buf, dst_off): COPY overwrites the destination, REDUCE
+ * combines into it (dst = src op dst).  src == dst is a local copy or
+ * reduce.  A transfer starts once every transfer in its dependency list
+ * completed (a join when there are several); its source is read and its
+ * destination written between its start and its completion.
+ *
+ * Rules checked by themis_xfer_check (a schedule that breaks one is
+ * rejected with a message, never run):
+ *   - indices, buffers and unit ranges in bounds; count > 0;
+ *   - dependencies point to earlier transfers (the list is in a
+ *     topological order), without duplicates;
+ *   - no race: two transfers that touch overlapping units of one rank's
+ *     buffer, at least one of them writing, are ordered by the (transitive)
+ *     dependencies, so every execution gives the same bits;
+ *   - the collective: executed in list order on symbolic values (which
+ *     rank's contribution to which global unit each unit holds), every
+ *     rank ends with exactly the collective's result in its result buffer,
+ *     no unit is reduced twice, nothing reads a unit nobody wrote.
+ * The transfer's position in the list is its message tag, so both sides of
+ * a message agree on it without communication.
+ *
+ * Deadlock freedom under MPI: with dependencies pointing backwards, the
+ * earliest unfinished transfer can always start on both ranks (programs
+ * start a queue's ops in list order), so every schedule that passes the
+ * check completes with any transport, eager or rendezvous.
+ */
+#ifndef THEMIS_TRANSFER_H
+#define THEMIS_TRANSFER_H
+
+#include "themis_types.h"
+
+typedef enum {
+    THEMIS_BUF_INPUT = 0,
+    THEMIS_BUF_OUTPUT = 1,
+    THEMIS_BUF_SCRATCH = 2
+} themis_buf_t;
+#define THEMIS_NBUFS 3
+
+typedef enum {
+    THEMIS_XFER_COPY = 0,
+    THEMIS_XFER_REDUCE = 1
+} themis_xfer_kind_t;
+
+typedef struct {
+    uint32_t src, dst;          /* ranks */
+    uint8_t kind;               /* themis_xfer_kind_t */
+    uint8_t src_buf, dst_buf;   /* themis_buf_t */
+    uint64_t src_off, dst_off, count;   /* units */
+    uint32_t dep_first, ndeps;  /* into deps[] */
+} themis_xfer_t;
+
+typedef struct {
+    themis_coll_t coll;
+    uint32_t nranks;
+    uint32_t nunits;                      /* units of the whole vector */
+    uint64_t buf_units[THEMIS_NBUFS];     /* per rank */
+    themis_buf_t result_buf;              /* OUTPUT, or INPUT (in place) */
+    uint32_t nxfers, cap_xfers;
+    themis_xfer_t *xfers;
+    uint32_t ndeps, cap_deps;
+    uint32_t *deps;                       /* transfer indices */
+    char name[64];                        /* for messages and traces */
+} themis_xfer_sched_t;
+
+/* An empty schedule; buffers sized by the caller (fields above). */
+void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nranks,
+                      uint32_t nunits);
+/* Append a transfer whose dependencies are deps[0..ndeps).  Returns its
+ * index in *idx (may be NULL); THEMIS_ERR_NOMEM. */
+themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
+                                const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
+void themis_xfer_free(themis_xfer_sched_t *s);
+
+/* Every rule above.  THEMIS_ERR_INVALID with the first violation in why
+ * ("transfer 12 (rank 3 -> 4): reads scratch units 4..5 of rank 3, which
+ * nobody wrote"), THEMIS_ERR_UNSUPPORTED when the schedule is too large to
+ * check (more than THEMIS_XFER_CHECK_MAX transfers), THEMIS_ERR_NOMEM. */
+#define THEMIS_XFER_CHECK_MAX 65536u
+themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_t len);
+
+/* Hash of everything that decides what runs (not the name). */
+uint64_t themis_xfer_hash(const themis_xfer_sched_t *s);
+
+/* Rank `rank`'s program for a call whose whole vector has `total`
+ * elements (see units above).  Work holds the three buffers one after the
+ * other; copy_in fills INPUT from the call's input, copy_out takes the
+ * result buffer to the output.  Each transfer becomes an op of one step on
+ * the ranks it involves (a send, a receive or a local step), with the
+ * transfer's dependencies on this rank as the op's dependencies; one queue
+ * per peer and direction plus one for local steps, each in list order, at
+ * most chunks_in_flight ops active on each.  Tags are transfer indices.
+ * The schedule must have passed themis_xfer_check.  THEMIS_ERR_UNSUPPORTED
+ * when total does not divide by nunits (why says so), THEMIS_ERR_INVALID,
+ * THEMIS_ERR_NOMEM. */
+struct themis_program;
+themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
+                                    uint32_t chunks_in_flight, struct themis_program *out,
+                                    char *why, size_t len);
+
+#endif
