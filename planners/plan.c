@@ -486,6 +486,7 @@ void themis_program_free(themis_program_t *p)
     free(p->queue_first);
     free(p->queue_ops);
     free(p->ops);
+    free(p->op_deps);
     free(p->steps);
     free(p->copy_in);
     free(p->copy_out);

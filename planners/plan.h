@@ -17,7 +17,9 @@
  *
  * Ops live on queues (one per dimension, ring, ...).  Each queue starts its
  * ops strictly in the listed order, at most `chunks_in_flight` at a time, and an op
- * starts only once its `dep` op completed.  Every rank of a queue's group
+ * starts only once all its dependencies completed (op_deps[dep_first ..
+ * dep_first + ndeps): a join when there are several, e.g. a tree node that
+ * reduces every child's data before it sends to its parent).  Every rank of a queue's group
  * lists the group's ops in the same order, so messages never cross-match.
  * Steps of one op form independent chains by `chain` (single-chain
  * algorithms leave 0 everywhere; a bidirectional ring runs one chain per
@@ -42,7 +44,11 @@
 typedef enum {
     THEMIS_RECV_NONE = 0,
     THEMIS_RECV_COPY = 1,   /* receive straight into work[recv_off] */
-    THEMIS_RECV_REDUCE = 2  /* receive to temp, then work[recv_off] = temp op work */
+    THEMIS_RECV_REDUCE = 2, /* receive to temp, then work[recv_off] = temp op work */
+    /* Local steps, no message (both peers -1), done when the step starts;
+     * send_count == recv_count and the two ranges do not overlap: */
+    THEMIS_LOCAL_COPY = 3,  /* work[recv_off..] = work[send_off..] */
+    THEMIS_LOCAL_REDUCE = 4 /* work[recv_off..] = work[send_off..] op work[recv_off..] */
 } themis_recv_mode_t;
 
 typedef struct {
@@ -56,11 +62,14 @@ typedef struct {
     uint8_t chain;          /* < THEMIS_STEP_CHAINS, see above */
 } themis_step_t;
 
-#define THEMIS_STEP_CHAINS 2
+/* Independent step chains one op may have (a bidirectional ring uses 2). */
+#define THEMIS_STEP_CHAINS 8
 
 typedef struct {
     uint32_t queue;
-    int32_t dep;            /* op index, -1 = none */
+    uint32_t dep_first;     /* into op_deps[] */
+    uint32_t ndeps;         /* ops that must complete first (earlier or later
+                             * in index, never itself) */
     uint32_t first_step;
     uint32_t nsteps;
     uint32_t chunk;         /* for traces */
@@ -77,6 +86,8 @@ typedef struct themis_program {
     uint32_t *queue_ops;    /* op indices in enforced start order */
     uint32_t nops;
     themis_op_t *ops;
+    uint32_t nop_deps;
+    uint32_t *op_deps;      /* op indices, see themis_op_t */
     uint32_t nsteps;
     themis_step_t *steps;
     uint64_t work_count;

@@ -171,10 +171,20 @@ themis_status_t themis_pb_begin_op(themis_plan_builder_t *b, uint32_t queue, int
     if (THEMIS_OK != st) {
         return st;
     }
+    if (dep >= 0) {
+        st = grow((void **)&p->op_deps, &b->cap_op_deps, p->nop_deps + 1, sizeof(*p->op_deps));
+        if (THEMIS_OK != st) {
+            return st;
+        }
+    }
     themis_op_t *op = &p->ops[p->nops];
     memset(op, 0, sizeof(*op));
     op->queue = queue;
-    op->dep = dep;
+    op->dep_first = p->nop_deps;
+    if (dep >= 0) {
+        p->op_deps[p->nop_deps++] = (uint32_t)dep;
+        op->ndeps = 1;
+    }
     op->first_step = p->nsteps;
     op->chunk = chunk;
     op->phase = (uint8_t)phase;

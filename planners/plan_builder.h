@@ -66,7 +66,7 @@ void themis_grid_group(const themis_grid_t *g, uint32_t linear, int dim, int *me
 
 typedef struct {
     themis_program_t prog;      /* arrays grow while building */
-    uint32_t cap_ops, cap_steps, cap_copy_in, cap_copy_out;
+    uint32_t cap_ops, cap_op_deps, cap_steps, cap_copy_in, cap_copy_out;
     uint32_t *queue_len, *queue_cap;
     uint32_t **queue_list;      /* per queue: op indices in start order */
     uint32_t tag_stride;

@@ -110,6 +110,15 @@ static void hb_init(hb_t *b, uint32_t nqueues, uint32_t chunks_in_flight)
     b->qlist = calloc(nqueues, sizeof(*b->qlist));
 }
 
+/* Op `op` waits for `dep` only (a new entry; earlier ones stay unused). */
+static void set_dep(themis_program_t *p, uint32_t op, uint32_t dep)
+{
+    p->op_deps = xrealloc(p->op_deps, (p->nop_deps + 1) * sizeof(*p->op_deps));
+    p->op_deps[p->nop_deps] = dep;
+    p->ops[op].dep_first = p->nop_deps++;
+    p->ops[op].ndeps = 1;
+}
+
 static uint32_t hb_op(hb_t *b, uint32_t queue, int32_t dep)
 {
     if (b->p.nops == b->cap_ops) {
@@ -117,7 +126,10 @@ static uint32_t hb_op(hb_t *b, uint32_t queue, int32_t dep)
         b->p.ops = xrealloc(b->p.ops, b->cap_ops * sizeof(*b->p.ops));
     }
     uint32_t i = b->p.nops++;
-    b->p.ops[i] = (themis_op_t) {.queue = queue, .dep = dep, .first_step = b->p.nsteps};
+    b->p.ops[i] = (themis_op_t) {.queue = queue, .first_step = b->p.nsteps};
+    if (dep >= 0) {
+        set_dep(&b->p, i, (uint32_t) dep);
+    }
     b->qlist[queue] = xrealloc(b->qlist[queue], (b->qlen[queue] + 1) * sizeof(uint32_t));
     b->qlist[queue][b->qlen[queue]++] = i;
     return i;
@@ -174,6 +186,7 @@ static void hb_finish(hb_t *b, uint64_t work_count, int work_is_output)
 static void hb_free(hb_t *b)
 {
     free(b->p.ops);
+    free(b->p.op_deps);
     free(b->p.steps);
     free(b->p.queue_first);
     free(b->p.queue_ops);
@@ -678,8 +691,8 @@ static void case_bad_programs(void)
         switch (k) {
         case 0: p->steps[0].send_count = n + 1; break;
         case 1: p->steps[p->nsteps - 1].recv_peer = nprocs; break;
-        case 2: p->ops[0].dep = 1; break;                   /* RS0 <-> AG0 */
-        case 3: p->ops[0].dep = 2; break;                   /* RS0 after RS1, same queue */
+        case 2: set_dep(p, 0, 1); break;                    /* RS0 <-> AG0 */
+        case 3: set_dep(p, 0, 2); break;                    /* RS0 after RS1, same queue */
         case 4: p->queue_first[p->nqueues]--; break;
         case 5: p->queue_ops[1] = p->queue_ops[0]; break;
         case 6: op = MPI_OP_NULL; break;

@@ -744,7 +744,8 @@ static void test_ring_allreduce_steps(void)
                8 == p->copy_in[0].count && 0 == p->ncopy_out);
     UNIT_CHECK(0 == p->queue_first[0] && 2 == p->queue_first[1] && 0 == p->queue_ops[0] &&
                1 == p->queue_ops[1]);
-    UNIT_CHECK(-1 == p->ops[0].dep && 0 == p->ops[1].dep && THEMIS_PHASE_AG == p->ops[1].phase);
+    UNIT_CHECK(0 == p->ops[0].ndeps && 1 == p->ops[1].ndeps &&
+               0 == p->op_deps[p->ops[1].dep_first] && THEMIS_PHASE_AG == p->ops[1].phase);
     UNIT_CHECK(2 == p->max_recv_count && 1 == p->max_op_reduce_recvs && 1 == p->chunks_in_flight);
     /* RS: send blocks 0, 3, 2; reduce blocks 3, 2, 1 (keeps block 1). */
     const themis_step_t *s = p->steps;
@@ -818,7 +819,8 @@ static void check_numbering(const world_t *w, const themis_program_t *p, uint32_
     UNIT_CHECK(p->nops == w->sched.nchunks * ns);
     for (uint32_t o = 0; o < p->nops; o++) {
         const themis_op_t *op = &p->ops[o];
-        UNIT_CHECK(op->chunk == o / ns && op->dep == ((o % ns) ? (int32_t)o - 1 : -1));
+        UNIT_CHECK(op->chunk == o / ns && op->ndeps == ((o % ns) ? 1u : 0u));
+        UNIT_CHECK(0 == o % ns || o - 1 == p->op_deps[op->dep_first]);
         UNIT_CHECK(op->queue == w->sched.stages[o].dim && op->phase == w->sched.stages[o].phase);
         for (uint32_t i = 0; i < op->nsteps; i++) {
             UNIT_CHECK(p->steps[op->first_step + i].tag == o * tstride + i);

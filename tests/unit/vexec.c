@@ -140,6 +140,15 @@ static int check_step(vx_t *v, int r, uint32_t i)
     if (s->chain >= THEMIS_STEP_CHAINS) {
         return vx_fail(v, "rank %d step %u: chain %u out of range", r, i, (unsigned)s->chain);
     }
+    if (THEMIS_LOCAL_COPY == s->recv_mode || THEMIS_LOCAL_REDUCE == s->recv_mode) {
+        if (s->send_peer >= 0 || s->recv_peer >= 0 || s->send_count != s->recv_count ||
+            !in_range(s->send_off, s->send_count, p->work_count) ||
+            !in_range(s->recv_off, s->recv_count, p->work_count) ||
+            overlap(s->send_off, s->send_count, s->recv_off, s->recv_count)) {
+            return vx_fail(v, "rank %d step %u: bad local step", r, i);
+        }
+        return 0;
+    }
     if (s->send_peer >= 0 && !in_range(s->send_off, s->send_count, p->work_count)) {
         return vx_fail(v, "rank %d step %u: send range %llu+%llu beyond work %llu", r, i,
                        (unsigned long long)s->send_off, (unsigned long long)s->send_count,
@@ -170,11 +179,16 @@ static int check_ops(vx_t *v, int r)
     const themis_program_t *p = v->ranks[r].prog;
     for (uint32_t o = 0; o < p->nops; o++) {
         const themis_op_t *op = &p->ops[o];
-        if (op->dep < -1 || (op->dep >= 0 && (uint32_t)op->dep >= p->nops) ||
-            op->dep == (int32_t)o || op->first_step > p->nsteps ||
-            op->nsteps > p->nsteps - op->first_step) {
-            return vx_fail(v, "rank %d op %u: bad dep %d or steps %u+%u", r, o, op->dep,
-                           op->first_step, op->nsteps);
+        if (op->dep_first > p->nop_deps || op->ndeps > p->nop_deps - op->dep_first ||
+            op->first_step > p->nsteps || op->nsteps > p->nsteps - op->first_step) {
+            return vx_fail(v, "rank %d op %u: dependencies %u+%u or steps %u+%u out of range", r,
+                           o, op->dep_first, op->ndeps, op->first_step, op->nsteps);
+        }
+        for (uint32_t d = 0; d < op->ndeps; d++) {
+            uint32_t dep = p->op_deps[op->dep_first + d];
+            if (dep >= p->nops || dep == o) {
+                return vx_fail(v, "rank %d op %u: bad dependency %u", r, o, dep);
+            }
         }
     }
     for (uint32_t i = 0; i < p->nsteps; i++) {
@@ -421,6 +435,37 @@ static uint32_t chain_next(const vx_rank_t *k, uint32_t op, uint32_t chain)
     return i;
 }
 
+/* A local copy or reduce happens when it starts: a pending receive into
+ * either range, or a pending send from the destination, is a race. */
+static int local_step(vx_t *v, int r, uint32_t op, uint32_t step)
+{
+    const themis_step_t *s = &v->ranks[r].prog->steps[step];
+    for (uint32_t i = 0; i < v->nxfers; i++) {
+        const vx_xfer_t *x = &v->xfers[i];
+        if (!x->used || x->rank != r) {
+            continue;
+        }
+        if ((!x->is_send && overlap(x->off, x->count, s->send_off, s->send_count)) ||
+            overlap(x->off, x->count, s->recv_off, s->recv_count)) {
+            return vx_fail(v, "rank %d: race: local step %u touches [%llu,+%llu) of step %u "
+                           "still in flight", r, step, (unsigned long long)x->off,
+                           (unsigned long long)x->count, x->step);
+        }
+    }
+    unsigned char *dst = work_at(v, r, s->recv_off);
+    const unsigned char *src = work_at(v, r, s->send_off);
+    if (THEMIS_LOCAL_REDUCE == s->recv_mode) {
+        if (NULL == v->reduce) {
+            return vx_fail(v, "rank %d step %u: local reduce without reduce function", r, step);
+        }
+        v->reduce(dst, src, s->recv_count);
+    } else {
+        memmove(dst, src, s->recv_count * v->es);
+    }
+    step_finish(v, r, op);
+    return 0;
+}
+
 /* act = op * THEMIS_STEP_CHAINS + chain */
 static int start_step(vx_t *v, int r, uint32_t act)
 {
@@ -431,6 +476,9 @@ static int start_step(vx_t *v, int r, uint32_t act)
     uint32_t step = p->ops[op].first_step + i;
     const themis_step_t *s = &p->steps[step];
     k->step_started[step] = 1;
+    if (THEMIS_LOCAL_COPY == s->recv_mode || THEMIS_LOCAL_REDUCE == s->recv_mode) {
+        return local_step(v, r, op, step);
+    }
     if (s->send_peer >= 0) {
         k->step_pending[step] |= PEND_SEND;
         if (0 != post(v, r, op, step, 1)) {
@@ -533,8 +581,13 @@ static int queue_ready(const vx_rank_t *k, uint32_t q)
         k->queue_active[q] >= p->chunks_in_flight) {
         return 0;
     }
-    int32_t dep = p->ops[p->queue_ops[p->queue_first[q] + k->queue_pos[q]]].dep;
-    return dep < 0 || OP_DONE == k->op_state[dep];
+    const themis_op_t *o = &p->ops[p->queue_ops[p->queue_first[q] + k->queue_pos[q]]];
+    for (uint32_t d = 0; d < o->ndeps; d++) {
+        if (OP_DONE != k->op_state[p->op_deps[o->dep_first + d]]) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Steps of one chain start in order; chains independently. */

@@ -7,10 +7,11 @@
  * One call: validate the program (no communication), size the scratch,
  * copy_in, then an event loop that
  *   - starts queue heads (strict queue order, at most `chunks_in_flight` active
- *     ops per queue, only once the op's dep completed),
+ *     ops per queue, only once all the op's dependencies completed),
  *   - starts the steps of active ops, each chain's in order and the chains
  *     independently (after_prev waits for the completion of the previous
- *     step of the chain, otherwise the step starts with it),
+ *     step of the chain, otherwise the step starts with it); a local copy
+ *     or reduce step is carried out when it starts,
  *   - tests the outstanding requests, kept in a compact array (O(active));
  *     the request test drives opal_progress itself when nothing completed,
  *   - reduces REDUCE receives into work in a fixed order (below),
@@ -75,6 +76,8 @@ typedef struct {
     ompi_op_t *op;
     uint64_t tag_mod;          /* tag_ub + 1 */
     size_t extent;
+    ptrdiff_t true_lb;
+    size_t true_extent;
     uint64_t piece_elems;      /* elements per PML message */
     char *work;                /* buffer pointers: element i at + i * extent */
     char *temp;
@@ -173,6 +176,24 @@ static inline int step_reduces(const themis_step_t *s)
     return step_has_recv(s) && THEMIS_RECV_REDUCE == s->recv_mode;
 }
 
+static inline int step_is_local(const themis_step_t *s)
+{
+    return THEMIS_LOCAL_COPY == s->recv_mode || THEMIS_LOCAL_REDUCE == s->recv_mode;
+}
+
+/* Have all of op's dependencies completed? */
+static inline int deps_done(const themis_program_t *p, uint32_t op, const uint8_t *state,
+                            uint8_t done)
+{
+    const themis_op_t *o = &p->ops[op];
+    for (uint32_t k = 0; k < o->ndeps; ++k) {
+        if (done != state[p->op_deps[o->dep_first + k]]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Bookkeeping arrays carved from one zeroed block; with base == NULL only
  * the size is computed. */
 #define CARVE(field, n)                                                     \
@@ -212,6 +233,7 @@ static size_t layout_carve(mca_coll_themis_engine_layout_t *e, const themis_prog
     CARVE(temp_off, p->nsteps);
     CARVE(chain_prev, p->nsteps);
     CARVE(op_queue, p->nops);
+    CARVE(op_nchains, p->nops);
     CARVE(q_peak, p->nqueues);
     CARVE(q_temp_base, p->nqueues);
     CARVE(q_nslots, p->nqueues);
@@ -231,10 +253,10 @@ static size_t layout_carve(mca_coll_themis_engine_layout_t *e, const themis_prog
  * waits on it).  Returns the op's peak in elements.
  */
 static uint64_t temp_layout_op(const themis_program_t *prog, const themis_op_t *o,
-                               uint64_t *temp_off, uint32_t *chain_prev)
+                               uint8_t nchains, uint64_t *temp_off, uint32_t *chain_prev)
 {
     uint64_t base = 0;
-    for (uint8_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+    for (uint8_t c = 0; c < nchains; ++c) {
         uint64_t top = base, peak = base;
         uint32_t prev = UINT32_MAX;
         for (uint32_t j = 0; j < o->nsteps; ++j) {
@@ -299,13 +321,29 @@ static int check_program(const themis_program_t *p, int size,
         }
     }
 
+    if (p->nop_deps > 0 && NULL == p->op_deps) {
+        return engine_bad("missing dependency array", p->nop_deps, 0);
+    }
     for (uint32_t i = 0; i < p->nops; ++i) {
         const themis_op_t *o = &p->ops[i];
-        if (o->dep < -1 || o->dep >= (int64_t) p->nops || o->dep == (int64_t) i) {
-            return engine_bad("bad dep", i, (uint64_t) (int64_t) o->dep);
+        if (!range_ok(o->dep_first, o->ndeps, p->nop_deps)) {
+            return engine_bad("op dependencies outside the dependency array", i, o->dep_first);
+        }
+        for (uint32_t k = 0; k < o->ndeps; ++k) {
+            uint32_t d = p->op_deps[o->dep_first + k];
+            if (d >= p->nops || d == i) {
+                return engine_bad("bad dependency", i, d);
+            }
         }
         if (!range_ok(o->first_step, o->nsteps, p->nsteps)) {
             return engine_bad("op steps outside the step array", i, o->first_step);
+        }
+        l->op_nchains[i] = 0;
+        for (uint32_t j = 0; j < o->nsteps && o->first_step + j < p->nsteps; ++j) {
+            uint8_t c = p->steps[o->first_step + j].chain;
+            if (c < THEMIS_STEP_CHAINS && c >= l->op_nchains[i]) {
+                l->op_nchains[i] = (uint8_t) (c + 1);
+            }
         }
     }
 
@@ -321,6 +359,18 @@ static int check_program(const themis_program_t *p, int size,
         if (s->recv_peer < -1 || s->recv_peer >= size) {
             return engine_bad("receive peer outside the communicator", i,
                               (uint64_t) (int64_t) s->recv_peer);
+        }
+        if (step_is_local(s)) {
+            if (s->send_peer >= 0 || s->recv_peer >= 0 || s->send_count != s->recv_count
+                || !range_ok(s->send_off, s->send_count, p->work_count)
+                || !range_ok(s->recv_off, s->recv_count, p->work_count)
+                || (s->send_off < s->recv_off + s->recv_count
+                    && s->recv_off < s->send_off + s->send_count && s->recv_count > 0)) {
+                return engine_bad("local step with peers, unequal counts, outside work or "
+                                  "overlapping itself", i, s->recv_off);
+            }
+            l->has_reduce |= THEMIS_LOCAL_REDUCE == s->recv_mode && s->recv_count > 0;
+            continue;
         }
         if (s->send_peer >= 0 && !range_ok(s->send_off, s->send_count, p->work_count)) {
             return engine_bad("send outside work", i, s->send_off);
@@ -355,9 +405,10 @@ static int check_program(const themis_program_t *p, int size,
 
     /*
      * Local deadlock check: assuming every message completes, can every op
-     * start?  An op waits for its queue predecessor and its dep, so this is
-     * a cycle check on those edges.  Sweeps repeat only while a dep on
-     * another queue unblocks something: at most nops sweeps, usually 2.
+     * start?  An op waits for its queue predecessor and its dependencies,
+     * so this is a cycle check on those edges.  Sweeps repeat only while a
+     * dependency on another queue unblocks something: at most nops sweeps,
+     * usually 2.
      */
     memset(state, OP_IDLE, p->nops);
     for (uint32_t q = 0; q < p->nqueues; ++q) {
@@ -369,8 +420,7 @@ static int check_program(const themis_program_t *p, int size,
         for (uint32_t q = 0; q < p->nqueues; ++q) {
             while (q_next[q] < p->queue_first[q + 1]) {
                 uint32_t op = p->queue_ops[q_next[q]];
-                int32_t dep = p->ops[op].dep;
-                if (dep >= 0 && OP_DONE != state[dep]) {
+                if (!deps_done(p, op, state, OP_DONE)) {
                     break;
                 }
                 state[op] = OP_DONE;
@@ -392,7 +442,8 @@ static int layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout
         uint64_t peak = 0, add;
         uint32_t nq = p->queue_first[q + 1] - p->queue_first[q];
         for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
-            uint64_t pk = temp_layout_op(p, &p->ops[p->queue_ops[i]], l->temp_off,
+            uint32_t op = p->queue_ops[i];
+            uint64_t pk = temp_layout_op(p, &p->ops[op], l->op_nchains[op], l->temp_off,
                                          l->chain_prev);
             if (pk > peak) {
                 peak = pk;
@@ -561,6 +612,38 @@ static int post_side(engine_t *e, uint32_t op, uint32_t s, int is_recv, char *ba
     return OMPI_SUCCESS;
 }
 
+/* Contiguous copy of the span of `count` elements: (count - 1) x extent +
+ * true_extent bytes from the true lower bound, not count x extent, which
+ * would run past the last element's data when the extent ends in padding
+ * (a buffer, e.g. a staged copy of MPI_DOUBLE_INT data, may end there).
+ * Skipped when source and destination are the same memory (in place).
+ * memmove: a bad program may overlap them partially. */
+static void copy_elems(char *dst, const char *src, uint64_t count, size_t extent,
+                       ptrdiff_t true_lb, size_t true_extent)
+{
+    if (0 == count || dst == src) {
+        return;
+    }
+    memmove(dst + true_lb, src + true_lb, (size_t) (count - 1) * extent + true_extent);
+}
+
+/* A local copy or reduce, in pieces like messages (ompi_op_reduce takes
+ * an int count). */
+static void local_step(engine_t *e, const themis_step_t *st)
+{
+    for (uint64_t piece = 0, n = npieces(e, st->recv_count); piece < n; ++piece) {
+        uint64_t off = piece * e->piece_elems;
+        char *src = elem_ptr(e->work, st->send_off + off, e->extent);
+        char *dst = elem_ptr(e->work, st->recv_off + off, e->extent);
+        size_t cnt = (size_t) piece_count(e, st->recv_count, piece);
+        if (THEMIS_LOCAL_REDUCE == st->recv_mode) {
+            ompi_op_reduce(e->op, src, dst, cnt, e->dtype);
+        } else {
+            copy_elems(dst, src, cnt, e->extent, e->true_lb, e->true_extent);
+        }
+    }
+}
+
 /* Post one step: its receive first, then its send. */
 static int step_start(engine_t *e, uint32_t op, uint32_t s)
 {
@@ -570,6 +653,10 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
 
     e->remaining[s] = 0;
     e->recv_left[s] = 0;
+    if (step_is_local(st)) {
+        local_step(e, st);
+        return OMPI_SUCCESS;
+    }
     if (step_has_recv(st)) {
         char *base = step_reduces(st)
             ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
@@ -605,7 +692,7 @@ static int op_advance(engine_t *e, uint32_t op)
 {
     const themis_op_t *o = &e->prog->ops[op];
     int all_started = 1;
-    for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+    for (uint32_t c = 0; c < e->layout->op_nchains[op]; ++c) {
         uint32_t *next = &e->op_next[(size_t) op * THEMIS_STEP_CHAINS + c];
         while (*next < o->nsteps) {
             uint32_t s = o->first_step + *next;
@@ -645,8 +732,7 @@ static int start_ops(engine_t *e)
         for (uint32_t q = 0; q < p->nqueues; ++q) {
             while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->chunks_in_flight) {
                 uint32_t op = p->queue_ops[e->q_next[q]];
-                int32_t dep = p->ops[op].dep;
-                if (dep >= 0 && OP_DONE != e->op_state[dep]) {
+                if (!deps_done(p, op, e->op_state, OP_DONE)) {
                     break;
                 }
                 e->q_next[q]++;
@@ -810,21 +896,6 @@ static int drain_after_error(engine_t *e)
     return scratch_used;
 }
 
-/* Contiguous copy of the span of `count` elements: (count - 1) x extent +
- * true_extent bytes from the true lower bound, not count x extent, which
- * would run past the last element's data when the extent ends in padding
- * (a buffer, e.g. a staged copy of MPI_DOUBLE_INT data, may end there).
- * Skipped when source and destination are the same memory (in place).
- * memmove: a bad program may overlap them partially. */
-static void copy_elems(char *dst, const char *src, uint64_t count, size_t extent,
-                       ptrdiff_t true_lb, size_t true_extent)
-{
-    if (0 == count || dst == src) {
-        return;
-    }
-    memmove(dst + true_lb, src + true_lb, (size_t) (count - 1) * extent + true_extent);
-}
-
 static void engine_free(engine_t *e)
 {
     free(e->block);
@@ -869,6 +940,8 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
     e.op_ns = args->op_ns;
     e.tag_mod = (uint64_t) args->tag_ub + 1;
     e.extent = (size_t) extent;
+    e.true_lb = true_lb;
+    e.true_extent = (size_t) true_extent;
     e.piece_elems = mca_coll_themis_engine_max_message_bytes / e.extent;
     if (e.piece_elems > INT_MAX) {
         e.piece_elems = INT_MAX;

@@ -53,6 +53,7 @@ typedef struct mca_coll_themis_engine_layout_t {
     uint64_t *temp_off;                 /* [nsteps] */
     uint32_t *chain_prev;               /* [nsteps] */
     uint32_t *op_queue;                 /* [nops] */
+    uint8_t *op_nchains;                /* [nops]: 1 + its highest chain */
     uint64_t *q_peak, *q_temp_base;     /* [nqueues] */
     uint32_t *q_nslots, *q_slot_first;  /* [nqueues] */
     void *block;                        /* one allocation behind the arrays */

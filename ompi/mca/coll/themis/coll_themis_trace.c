@@ -207,7 +207,10 @@ static uint64_t program_hash(const themis_program_t *p)
 
     for (uint32_t i = 0; i < p->nops; ++i) {
         const themis_op_t *o = &p->ops[i];
-        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | (uint32_t) o->dep);
+        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | o->ndeps);
+        for (uint32_t k = 0; k < o->ndeps; ++k) {
+            h = themis_fnv1a_u64(h, p->op_deps[o->dep_first + k]);
+        }
         h = themis_fnv1a_u64(h, ((uint64_t) o->first_step << 32) | o->nsteps);
         h = themis_fnv1a_u64(h, ((uint64_t) o->chunk << 8) | o->phase);
     }
