@@ -6,6 +6,7 @@
  */
 #include "transfer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,4 +100,397 @@ uint64_t themis_xfer_hash(const themis_xfer_sched_t *s)
         }
     }
     return h;
+}
+
+/* ------------------------------------------------------------------ check */
+
+#define WHY(...) (snprintf(why, len, __VA_ARGS__), THEMIS_ERR_INVALID)
+
+static const char *buf_name(uint8_t b)
+{
+    static const char *names[THEMIS_NBUFS] = {"input", "output", "scratch"};
+    return b < THEMIS_NBUFS ? names[b] : "?";
+}
+
+/* Buffer sizes the collective needs (transfer.h, "Buffers"). */
+static themis_status_t check_shape(const themis_xfer_sched_t *s, char *why, size_t len)
+{
+    const uint64_t *b = s->buf_units;
+    uint32_t p = s->nranks;
+
+    if (0 == p || 0 == s->nunits) {
+        return WHY("a schedule needs ranks (%u) and units (%u)", p, s->nunits);
+    }
+    if (THEMIS_BUF_INPUT != s->result_buf && THEMIS_BUF_OUTPUT != s->result_buf) {
+        return WHY("the result must be in the input or the output buffer");
+    }
+    switch (s->coll) {
+    case THEMIS_COLL_ALLREDUCE:
+        if (b[THEMIS_BUF_INPUT] != s->nunits
+            || (THEMIS_BUF_OUTPUT == s->result_buf && b[THEMIS_BUF_OUTPUT] != s->nunits)) {
+            return WHY("allreduce over %u units needs input and result buffers of %u units "
+                       "(input %llu, output %llu)", s->nunits, s->nunits,
+                       (unsigned long long) b[THEMIS_BUF_INPUT],
+                       (unsigned long long) b[THEMIS_BUF_OUTPUT]);
+        }
+        break;
+    case THEMIS_COLL_ALLGATHER:
+    case THEMIS_COLL_REDUCE_SCATTER: {
+        int ag = THEMIS_COLL_ALLGATHER == s->coll;
+        uint64_t small = ag ? b[THEMIS_BUF_INPUT] : b[THEMIS_BUF_OUTPUT];
+        uint64_t whole = ag ? b[THEMIS_BUF_OUTPUT] : b[THEMIS_BUF_INPUT];
+        if (0 != s->nunits % p || small != s->nunits / p || whole != s->nunits
+            || THEMIS_BUF_OUTPUT != s->result_buf) {
+            return WHY("%s over %u ranks and %u units needs an %s of %u units per rank and "
+                       "an %s of %u units, result in the output (it has %llu and %llu)",
+                       themis_coll_name(s->coll), p, s->nunits, ag ? "input" : "output",
+                       s->nunits / p, ag ? "output" : "input", s->nunits,
+                       (unsigned long long) small, (unsigned long long) whole);
+        }
+        break;
+    }
+    default:
+        return WHY("unknown collective %d", (int) s->coll);
+    }
+    return THEMIS_OK;
+}
+
+static themis_status_t check_transfer(const themis_xfer_sched_t *s, uint32_t i, char *why,
+                                      size_t len)
+{
+    const themis_xfer_t *x = &s->xfers[i];
+    if (x->src >= s->nranks || x->dst >= s->nranks) {
+        return WHY("transfer %u: rank %u -> %u outside 0..%u", i, x->src, x->dst,
+                   s->nranks - 1);
+    }
+    if (x->kind > THEMIS_XFER_REDUCE || x->src_buf >= THEMIS_NBUFS
+        || x->dst_buf >= THEMIS_NBUFS) {
+        return WHY("transfer %u: unknown kind or buffer", i);
+    }
+    if (0 == x->count) {
+        return WHY("transfer %u (rank %u -> %u): empty", i, x->src, x->dst);
+    }
+    if (x->src_off > s->buf_units[x->src_buf]
+        || x->count > s->buf_units[x->src_buf] - x->src_off
+        || x->dst_off > s->buf_units[x->dst_buf]
+        || x->count > s->buf_units[x->dst_buf] - x->dst_off) {
+        return WHY("transfer %u (rank %u -> %u): %s units %llu..%llu -> %s units %llu..%llu "
+                   "outside the buffers (%llu, %llu units)", i, x->src, x->dst,
+                   buf_name(x->src_buf), (unsigned long long) x->src_off,
+                   (unsigned long long) (x->src_off + x->count - 1), buf_name(x->dst_buf),
+                   (unsigned long long) x->dst_off,
+                   (unsigned long long) (x->dst_off + x->count - 1),
+                   (unsigned long long) s->buf_units[x->src_buf],
+                   (unsigned long long) s->buf_units[x->dst_buf]);
+    }
+    if (x->src == x->dst && x->src_buf == x->dst_buf && x->src_off < x->dst_off + x->count
+        && x->dst_off < x->src_off + x->count) {
+        return WHY("transfer %u: local %s on rank %u overlaps itself", i,
+                   THEMIS_XFER_COPY == x->kind ? "copy" : "reduce", x->src);
+    }
+    if (x->dep_first > s->ndeps || x->ndeps > s->ndeps - x->dep_first) {
+        return WHY("transfer %u: dependencies outside the list", i);
+    }
+    for (uint32_t k = 0; k < x->ndeps; ++k) {
+        uint32_t d = s->deps[x->dep_first + k];
+        if (d >= i) {
+            return WHY("transfer %u depends on transfer %u, which is not earlier in the list "
+                       "(a cycle, or not in a topological order)", i, d);
+        }
+        for (uint32_t m = 0; m < k; ++m) {
+            if (s->deps[x->dep_first + m] == d) {
+                return WHY("transfer %u lists dependency %u twice", i, d);
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* Per (rank, buffer, unit): who wrote it last, who read it since. */
+typedef struct {
+    uint32_t writer;            /* UINT32_MAX: nobody in the schedule */
+    uint32_t nreaders, cap;
+    uint32_t *readers;
+} unit_use_t;
+
+typedef struct {
+    const themis_xfer_sched_t *s;
+    uint64_t *reach;            /* [n][words]: transitive dependencies */
+    size_t words;
+    unit_use_t *use;
+    uint64_t base[THEMIS_NBUFS];/* unit index of each buffer within a rank */
+    uint64_t per_rank;
+} race_t;
+
+static int reaches(const race_t *r, uint32_t later, uint32_t earlier)
+{
+    return (r->reach[(size_t) later * r->words + earlier / 64] >> (earlier % 64)) & 1;
+}
+
+static unit_use_t *use_of(race_t *r, uint32_t rank, uint8_t buf, uint64_t unit)
+{
+    return &r->use[rank * r->per_rank + r->base[buf] + unit];
+}
+
+static themis_status_t race_msg(const race_t *r, uint32_t a, uint32_t b, uint32_t rank,
+                                uint8_t buf, uint64_t unit, char *why, size_t len)
+{
+    const themis_xfer_t *x = &r->s->xfers[a], *y = &r->s->xfers[b];
+    return WHY("race: transfers %u (rank %u -> %u) and %u (rank %u -> %u) both touch %s unit "
+               "%llu of rank %u, one writing, and neither depends on the other", a, x->src,
+               x->dst, b, y->src, y->dst, buf_name(buf), (unsigned long long) unit, rank);
+}
+
+/* Every earlier conflicting access to the units must be an ancestor. */
+static themis_status_t race_access(race_t *r, uint32_t i, uint32_t rank, uint8_t buf,
+                                   uint64_t off, uint64_t count, int writes, char *why,
+                                   size_t len)
+{
+    for (uint64_t u = off; u < off + count; ++u) {
+        unit_use_t *use = use_of(r, rank, buf, u);
+        if (UINT32_MAX != use->writer && use->writer != i && !reaches(r, i, use->writer)) {
+            return race_msg(r, use->writer, i, rank, buf, u, why, len);
+        }
+        if (!writes) {
+            if (use->nreaders == use->cap) {
+                uint32_t cap = use->cap ? 2 * use->cap : 4;
+                uint32_t *n = realloc(use->readers, cap * sizeof(*n));
+                if (NULL == n) {
+                    return THEMIS_ERR_NOMEM;
+                }
+                use->readers = n;
+                use->cap = cap;
+            }
+            use->readers[use->nreaders++] = i;
+            continue;
+        }
+        for (uint32_t k = 0; k < use->nreaders; ++k) {
+            uint32_t rd = use->readers[k];
+            if (rd != i && !reaches(r, i, rd)) {
+                return race_msg(r, rd, i, rank, buf, u, why, len);
+            }
+        }
+        use->nreaders = 0;
+        use->writer = i;
+    }
+    return THEMIS_OK;
+}
+
+static themis_status_t check_races(const themis_xfer_sched_t *s, char *why, size_t len)
+{
+    race_t r = {.s = s, .words = ((size_t) s->nxfers + 63) / 64};
+    themis_status_t st = THEMIS_OK;
+
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        r.base[b] = r.per_rank;
+        r.per_rank += s->buf_units[b];
+    }
+    r.reach = calloc((size_t) s->nxfers * r.words + 1, sizeof(*r.reach));
+    r.use = calloc((size_t) s->nranks * r.per_rank + 1, sizeof(*r.use));
+    if (NULL == r.reach || NULL == r.use) {
+        free(r.reach);
+        free(r.use);
+        return THEMIS_ERR_NOMEM;
+    }
+    for (size_t u = 0; u < (size_t) s->nranks * r.per_rank; ++u) {
+        r.use[u].writer = UINT32_MAX;
+    }
+    for (uint32_t i = 0; THEMIS_OK == st && i < s->nxfers; ++i) {
+        const themis_xfer_t *x = &s->xfers[i];
+        uint64_t *mine = &r.reach[(size_t) i * r.words];
+        for (uint32_t k = 0; k < x->ndeps; ++k) {
+            uint32_t d = s->deps[x->dep_first + k];
+            const uint64_t *theirs = &r.reach[(size_t) d * r.words];
+            for (size_t w = 0; w <= d / 64; ++w) {
+                mine[w] |= theirs[w];
+            }
+            mine[d / 64] |= 1ULL << (d % 64);
+        }
+        st = race_access(&r, i, x->src, x->src_buf, x->src_off, x->count, 0, why, len);
+        if (THEMIS_OK == st && THEMIS_XFER_REDUCE == x->kind) {
+            st = race_access(&r, i, x->dst, x->dst_buf, x->dst_off, x->count, 0, why, len);
+        }
+        if (THEMIS_OK == st) {
+            st = race_access(&r, i, x->dst, x->dst_buf, x->dst_off, x->count, 1, why, len);
+        }
+    }
+    for (size_t u = 0; u < (size_t) s->nranks * r.per_rank; ++u) {
+        free(r.use[u].readers);
+    }
+    free(r.use);
+    free(r.reach);
+    return st;
+}
+
+/*
+ * Symbolic execution: a unit's value is the global unit it is a piece of
+ * and the set of ranks whose contributions it sums (allgather: the owner).
+ */
+typedef struct {
+    uint32_t gid;               /* UINT32_MAX: undefined */
+} sym_t;
+
+typedef struct {
+    const themis_xfer_sched_t *s;
+    size_t words;               /* per contributor set */
+    uint64_t base[THEMIS_NBUFS], per_rank;
+    sym_t *val;
+    uint64_t *set;
+} symx_t;
+
+static size_t sym_index(const symx_t *m, uint32_t rank, uint8_t buf, uint64_t unit)
+{
+    return (size_t) (rank * m->per_rank + m->base[buf] + unit);
+}
+
+static themis_status_t sym_step(symx_t *m, uint32_t i, char *why, size_t len)
+{
+    const themis_xfer_t *x = &m->s->xfers[i];
+    for (uint64_t u = 0; u < x->count; ++u) {
+        size_t a = sym_index(m, x->src, x->src_buf, x->src_off + u);
+        size_t b = sym_index(m, x->dst, x->dst_buf, x->dst_off + u);
+        uint64_t *sa = &m->set[a * m->words], *sb = &m->set[b * m->words];
+        if (UINT32_MAX == m->val[a].gid) {
+            return WHY("transfer %u (rank %u -> %u) reads %s unit %llu of rank %u, which "
+                       "nobody wrote", i, x->src, x->dst, buf_name(x->src_buf),
+                       (unsigned long long) (x->src_off + u), x->src);
+        }
+        if (THEMIS_XFER_COPY == x->kind) {
+            m->val[b] = m->val[a];
+            memcpy(sb, sa, m->words * sizeof(*sa));
+            continue;
+        }
+        if (THEMIS_COLL_ALLGATHER == m->s->coll) {
+            return WHY("transfer %u reduces, but an allgather only moves data", i);
+        }
+        if (UINT32_MAX == m->val[b].gid) {
+            return WHY("transfer %u (rank %u -> %u) reduces into %s unit %llu of rank %u, "
+                       "which nobody wrote", i, x->src, x->dst, buf_name(x->dst_buf),
+                       (unsigned long long) (x->dst_off + u), x->dst);
+        }
+        if (m->val[a].gid != m->val[b].gid) {
+            return WHY("transfer %u (rank %u -> %u) reduces block %u into block %u", i, x->src,
+                       x->dst, m->val[a].gid, m->val[b].gid);
+        }
+        for (size_t w = 0; w < m->words; ++w) {
+            if (0 != (sa[w] & sb[w])) {
+                return WHY("transfer %u (rank %u -> %u) adds a rank's contribution to block %u "
+                           "twice", i, x->src, x->dst, m->val[a].gid);
+            }
+            sb[w] |= sa[w];
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* The result rank r must hold in result unit k, as (gid, everyone?). */
+static themis_status_t sym_final(const symx_t *m, char *why, size_t len)
+{
+    const themis_xfer_sched_t *s = m->s;
+    uint64_t nres = THEMIS_COLL_REDUCE_SCATTER == s->coll ? s->nunits / s->nranks : s->nunits;
+    uint32_t in_units = (uint32_t) s->buf_units[THEMIS_BUF_INPUT];
+
+    for (uint32_t r = 0; r < s->nranks; ++r) {
+        for (uint64_t k = 0; k < nres; ++k) {
+            size_t a = sym_index(m, r, (uint8_t) s->result_buf, k);
+            uint32_t want = (uint32_t) (THEMIS_COLL_REDUCE_SCATTER == s->coll ? r * nres + k : k);
+            const uint64_t *set = &m->set[a * m->words];
+            int full = 1;
+            if (THEMIS_COLL_ALLGATHER == s->coll) {
+                uint32_t owner = (uint32_t) (k / in_units);
+                full = 0 != ((set[owner / 64] >> (owner % 64)) & 1);
+            } else {
+                for (uint32_t q = 0; q < s->nranks; ++q) {
+                    full &= (int) ((set[q / 64] >> (q % 64)) & 1);
+                }
+            }
+            if (m->val[a].gid != want || !full) {
+                if (UINT32_MAX == m->val[a].gid) {
+                    return WHY("rank %u ends without result unit %llu (nobody wrote it)", r,
+                               (unsigned long long) k);
+                }
+                return WHY("rank %u ends with %s of block %u in result unit %llu, not %s of "
+                           "block %u", r, full ? "data" : "a partial sum", m->val[a].gid,
+                           (unsigned long long) k,
+                           THEMIS_COLL_ALLGATHER == s->coll ? "the data" : "the full sum", want);
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
+static themis_status_t check_symbolic(const themis_xfer_sched_t *s, char *why, size_t len)
+{
+    symx_t m = {.s = s, .words = ((size_t) s->nranks + 63) / 64};
+    themis_status_t st = THEMIS_OK;
+    uint64_t in_units = s->buf_units[THEMIS_BUF_INPUT];
+
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        m.base[b] = m.per_rank;
+        m.per_rank += s->buf_units[b];
+    }
+    size_t n = (size_t) s->nranks * m.per_rank;
+    m.val = malloc((n + 1) * sizeof(*m.val));
+    m.set = calloc(n * m.words + 1, sizeof(*m.set));
+    if (NULL == m.val || NULL == m.set) {
+        free(m.val);
+        free(m.set);
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t r = 0; r < s->nranks; ++r) {
+        for (uint64_t u = 0; u < m.per_rank; ++u) {
+            size_t a = (size_t) (r * m.per_rank + u);
+            m.val[a].gid = UINT32_MAX;
+            if (u < in_units) {
+                m.val[a].gid = (uint32_t) (THEMIS_COLL_ALLGATHER == s->coll ? r * in_units + u : u);
+                m.set[a * m.words + r / 64] |= 1ULL << (r % 64);
+            }
+        }
+    }
+    for (uint32_t i = 0; THEMIS_OK == st && i < s->nxfers; ++i) {
+        st = sym_step(&m, i, why, len);
+    }
+    if (THEMIS_OK == st) {
+        st = sym_final(&m, why, len);
+    }
+    free(m.val);
+    free(m.set);
+    return st;
+}
+
+themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_t len)
+{
+    themis_status_t st = check_shape(s, why, len);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    if (s->nxfers > THEMIS_XFER_CHECK_MAX) {
+        snprintf(why, len, "%u transfers: more than the %u this check takes", s->nxfers,
+                 THEMIS_XFER_CHECK_MAX);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    uint64_t per_rank = 0;
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        if (s->buf_units[b] > UINT32_MAX) {
+            return WHY("%s buffer of %llu units: too large", buf_name((uint8_t) b),
+                       (unsigned long long) s->buf_units[b]);
+        }
+        per_rank += s->buf_units[b];
+    }
+    /* Symbolic values: a set of ranks per unit of every buffer. */
+    if ((per_rank * s->nranks) * (((uint64_t) s->nranks + 63) / 64 + 2) > (1ULL << 28)) {
+        snprintf(why, len, "%u ranks x %llu units per rank: too large to check", s->nranks,
+                 (unsigned long long) per_rank);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    for (uint32_t i = 0; i < s->nxfers; ++i) {
+        if (THEMIS_OK != (st = check_transfer(s, i, why, len))) {
+            return st;
+        }
+    }
+    st = check_races(s, why, len);
+    if (THEMIS_OK == st) {
+        st = check_symbolic(s, why, len);
+    }
+    return st;
 }

@@ -98,7 +98,7 @@ void themis_xfer_free(themis_xfer_sched_t *s);
  * ("transfer 12 (rank 3 -> 4): reads scratch units 4..5 of rank 3, which
  * nobody wrote"), THEMIS_ERR_UNSUPPORTED when the schedule is too large to
  * check (more than THEMIS_XFER_CHECK_MAX transfers), THEMIS_ERR_NOMEM. */
-#define THEMIS_XFER_CHECK_MAX 65536u
+#define THEMIS_XFER_CHECK_MAX 16384u
 themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_t len);
 
 /* Hash of everything that decides what runs (not the name). */

@@ -86,4 +86,10 @@ tests_mpi_scratch_mem_SOURCES = tests/mpi/scratch_mem.c \
 tests_mpi_scratch_mem_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_scratch_mem_LDADD = $(MPI_TEST_LIBS)
 
-TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking
+check_PROGRAMS += tests/unit/test_transfer
+tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h
+tests_unit_test_transfer_LDADD = $(UNIT_LDADD)
+
+TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
+    tests/unit/test_transfer

@@ -1,0 +1,360 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Transfer schedules (planners/transfer.h): the check accepts correct
+ * schedules and names what is wrong with broken ones; compiled programs
+ * compute the collective under many interleavings (vexec).
+ */
+#include <stdlib.h>
+
+#include "plan.h"
+#include "transfer.h"
+#include "unit.h"
+#include "vexec.h"
+
+static void sum_i64(void *inout, const void *in, uint64_t n)
+{
+    int64_t *a = inout;
+    const int64_t *b = in;
+    for (uint64_t i = 0; i < n; i++) {
+        a[i] += b[i];
+    }
+}
+
+static uint32_t add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, int kind, int sb,
+                    uint64_t so, int db, uint64_t dof, uint64_t n, const uint32_t *deps,
+                    uint32_t nd)
+{
+    themis_xfer_t x = {.src = src, .dst = dst, .kind = (uint8_t)kind, .src_buf = (uint8_t)sb,
+                       .dst_buf = (uint8_t)db, .src_off = so, .dst_off = dof, .count = n};
+    uint32_t idx = UINT32_MAX;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_add(s, &x, deps, nd, &idx));
+    return idx;
+}
+
+enum { IN = THEMIS_BUF_INPUT, OUT = THEMIS_BUF_OUTPUT, SCR = THEMIS_BUF_SCRATCH };
+enum { CP = THEMIS_XFER_COPY, RED = THEMIS_XFER_REDUCE };
+
+/*
+ * Binary-tree allreduce of `units` pipelined units, root 0: each rank
+ * copies its input to its output; children's partial sums land in scratch
+ * slots (one per child, so they arrive concurrently); local reduces fold
+ * them in, and the send to the parent waits for all of them (a join);
+ * then the result goes down the tree.
+ */
+static void tree_allreduce(themis_xfer_sched_t *s, uint32_t p, uint32_t units)
+{
+    themis_xfer_init(s, THEMIS_COLL_ALLREDUCE, p, units);
+    s->buf_units[IN] = units;
+    s->buf_units[OUT] = units;
+    s->buf_units[SCR] = 2 * units;
+    uint32_t *init = calloc(p, sizeof(*init)), *up = calloc((size_t)p * units, sizeof(*up));
+    uint32_t *down = calloc((size_t)p * units, sizeof(*down));
+    for (uint32_t r = 0; r < p; r++) {
+        init[r] = add(s, r, r, CP, IN, 0, OUT, 0, units, NULL, 0);
+    }
+    /* Children have higher ranks than parents: go up from the last rank. */
+    for (uint32_t r = p; r-- > 0;) {
+        for (uint32_t j = 0; j < units; j++) {
+            uint32_t last = init[r], deps[3];
+            for (uint32_t c = 0; c < 2; c++) {
+                uint32_t child = 2 * r + 1 + c;
+                if (child >= p) {
+                    continue;
+                }
+                uint32_t d0 = up[child * units + j];
+                uint32_t got = add(s, child, r, CP, OUT, j, SCR, c * units + j, 1, &d0, 1);
+                deps[0] = got;
+                deps[1] = last;
+                last = add(s, r, r, RED, SCR, c * units + j, OUT, j, 1, deps, 2);
+            }
+            up[r * units + j] = last;
+        }
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        for (uint32_t j = 0; j < units; j++) {
+            uint32_t have = 0 == r ? up[j] : down[r * units + j];
+            for (uint32_t c = 0; c < 2; c++) {
+                uint32_t child = 2 * r + 1 + c;
+                if (child < p) {
+                    /* The child's output unit was last read by its send up. */
+                    uint32_t deps[2] = {have, up[child * units + j]};
+                    down[child * units + j] = add(s, r, child, CP, OUT, j, OUT, j, 1, deps, 2);
+                }
+            }
+        }
+    }
+    free(init);
+    free(up);
+    free(down);
+}
+
+/* Direct allgather: own block locally, then everyone sends it to all. */
+static void direct_allgather(themis_xfer_sched_t *s, uint32_t p, uint32_t k)
+{
+    themis_xfer_init(s, THEMIS_COLL_ALLGATHER, p, p * k);
+    s->buf_units[IN] = k;
+    s->buf_units[OUT] = (uint64_t)p * k;
+    for (uint32_t r = 0; r < p; r++) {
+        add(s, r, r, CP, IN, 0, OUT, r * k, k, NULL, 0);
+    }
+    for (uint32_t d = 1; d < p; d++) {
+        for (uint32_t r = 0; r < p; r++) {
+            add(s, r, (r + d) % p, CP, IN, 0, OUT, r * k, k, NULL, 0);
+        }
+    }
+}
+
+/* Direct reduce-scatter: block q of every input to rank q's scratch slot,
+ * folded into the output by a chain of local reduces. */
+static void direct_reduce_scatter(themis_xfer_sched_t *s, uint32_t p)
+{
+    themis_xfer_init(s, THEMIS_COLL_REDUCE_SCATTER, p, p);
+    s->buf_units[IN] = p;
+    s->buf_units[OUT] = 1;
+    s->buf_units[SCR] = p;
+    uint32_t *recv = calloc((size_t)p * p, sizeof(*recv)), *last = calloc(p, sizeof(*last));
+    for (uint32_t r = 0; r < p; r++) {
+        last[r] = add(s, r, r, CP, IN, r, OUT, 0, 1, NULL, 0);
+    }
+    for (uint32_t d = 1; d < p; d++) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t q = (r + d) % p;
+            recv[q * p + r] = add(s, r, q, CP, IN, q, SCR, r, 1, NULL, 0);
+        }
+    }
+    for (uint32_t d = 1; d < p; d++) {
+        for (uint32_t q = 0; q < p; q++) {
+            uint32_t r = (q + p - d) % p, deps[2] = {recv[q * p + r], last[q]};
+            last[q] = add(s, q, q, RED, SCR, r, OUT, 0, 1, deps, 2);
+        }
+    }
+    free(recv);
+    free(last);
+}
+
+/* Compile for every rank, run under `seeds` interleavings, compare. */
+static void run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
+                         uint32_t seeds)
+{
+    char why[256] = "";
+    uint32_t p = s->nranks;
+    uint64_t in_count = s->coll == THEMIS_COLL_ALLGATHER ? total / p : total;
+    uint64_t out_count = s->coll == THEMIS_COLL_REDUCE_SCATTER ? total / p : total;
+    themis_program_t *progs = calloc(p, sizeof(*progs));
+    themis_program_t **pp = calloc(p, sizeof(*pp));
+    int64_t **in = calloc(p, sizeof(*in)), **out = calloc(p, sizeof(*out));
+
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(s, why, sizeof(why)), "%s", why);
+    for (uint32_t r = 0; r < p; r++) {
+        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(s, (int)r, total, in_flight, &progs[r], why,
+                                                     sizeof(why)), "%s", why);
+        pp[r] = &progs[r];
+        in[r] = malloc(in_count * sizeof(int64_t));
+        out[r] = malloc(out_count * sizeof(int64_t));
+        for (uint64_t i = 0; i < in_count; i++) {
+            in[r][i] = (int64_t)(1000 * r + i * 7 + 1);
+        }
+    }
+    for (uint32_t seed = 1; seed <= seeds && !unit_case_failed; seed++) {
+        char err[512];
+        for (uint32_t r = 0; r < p; r++) {
+            memset(out[r], 0xab, out_count * sizeof(int64_t));
+        }
+        int rc = vexec_run((int)p, pp, (const void *const *)in, (void *const *)out,
+                           sizeof(int64_t), sum_i64, seed, err, sizeof(err));
+        UNIT_CHECKF(0 == rc, "seed %u: %s", seed, err);
+        for (uint32_t r = 0; 0 == rc && r < p; r++) {
+            for (uint64_t i = 0; i < out_count; i++) {
+                int64_t want = 0;
+                if (THEMIS_COLL_ALLGATHER == s->coll) {
+                    want = in[i / in_count][i % in_count];
+                } else {
+                    uint64_t g = THEMIS_COLL_REDUCE_SCATTER == s->coll ? r * out_count + i : i;
+                    for (uint32_t q = 0; q < p; q++) {
+                        want += in[q][g];
+                    }
+                }
+                UNIT_CHECKF(out[r][i] == want, "seed %u rank %u element %llu: %lld, want %lld",
+                            seed, r, (unsigned long long)i, (long long)out[r][i],
+                            (long long)want);
+            }
+        }
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        themis_program_free(&progs[r]);
+        free(in[r]);
+        free(out[r]);
+    }
+    free(progs);
+    free(pp);
+    free(in);
+    free(out);
+}
+
+static void test_tree_allreduce_joins(void)
+{
+    themis_xfer_sched_t s;
+    tree_allreduce(&s, 7, 3);
+    run_schedule(&s, 3 * 5, 2, 30);
+    /* Joins reach the program: a send up waits for the local reduce of
+     * both children's data and nothing else on that queue blocks it. */
+    themis_program_t p;
+    char why[128];
+    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 1, 3, 1, &p, why, sizeof(why)));
+    uint32_t joins = 0;
+    for (uint32_t o = 0; o < p.nops; o++) {
+        joins += p.ops[o].ndeps >= 2;
+    }
+    UNIT_CHECK(joins >= 3);
+    themis_program_free(&p);
+    themis_xfer_free(&s);
+    tree_allreduce(&s, 2, 1);
+    run_schedule(&s, 4, 1, 10);
+    themis_xfer_free(&s);
+}
+
+static void test_direct_allgather(void)
+{
+    themis_xfer_sched_t s;
+    direct_allgather(&s, 5, 2);
+    run_schedule(&s, 5 * 2 * 3, 1, 20);
+    run_schedule(&s, 5 * 2, 8, 20);
+    themis_xfer_free(&s);
+}
+
+static void test_direct_reduce_scatter(void)
+{
+    themis_xfer_sched_t s;
+    direct_reduce_scatter(&s, 4);
+    run_schedule(&s, 4 * 3, 2, 20);
+    themis_xfer_free(&s);
+}
+
+static void test_hash_stable(void)
+{
+    themis_xfer_sched_t a, b;
+    tree_allreduce(&a, 5, 2);
+    tree_allreduce(&b, 5, 2);
+    UNIT_CHECK(themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    b.xfers[3].dst_off ^= 1;
+    UNIT_CHECK(themis_xfer_hash(&a) != themis_xfer_hash(&b));
+    themis_xfer_free(&a);
+    themis_xfer_free(&b);
+}
+
+/* The check's message for a broken schedule contains `needle`. */
+static void expect_bad(const themis_xfer_sched_t *s, const char *needle)
+{
+    char why[256] = "";
+    themis_status_t st = themis_xfer_check(s, why, sizeof(why));
+    UNIT_CHECKF(THEMIS_OK != st && NULL != strstr(why, needle), "want '%s', got '%s'", needle,
+                why);
+}
+
+static void test_check_rejects(void)
+{
+    themis_xfer_sched_t s;
+    uint32_t d;
+
+    /* Two reductions into one unit that nothing orders: a race. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 3, 1);
+    s.buf_units[IN] = s.buf_units[OUT] = 1;
+    d = add(&s, 0, 0, CP, IN, 0, OUT, 0, 1, NULL, 0);
+    add(&s, 1, 0, RED, IN, 0, OUT, 0, 1, &d, 1);
+    add(&s, 2, 0, RED, IN, 0, OUT, 0, 1, &d, 1);
+    expect_bad(&s, "race");
+    themis_xfer_free(&s);
+
+    /* Reading the output before anyone wrote it. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 1);
+    s.buf_units[IN] = s.buf_units[OUT] = 1;
+    add(&s, 0, 1, CP, OUT, 0, OUT, 0, 1, NULL, 0);
+    expect_bad(&s, "nobody wrote");
+    themis_xfer_free(&s);
+
+    /* Adding rank 0's data twice. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 1);
+    s.buf_units[IN] = 1;
+    s.result_buf = THEMIS_BUF_INPUT;
+    d = add(&s, 0, 1, RED, IN, 0, IN, 0, 1, NULL, 0);
+    add(&s, 0, 1, RED, IN, 0, IN, 0, 1, &d, 1);
+    expect_bad(&s, "twice");
+    themis_xfer_free(&s);
+
+    /* Reducing block 1 into block 0. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 2);
+    s.buf_units[IN] = 2;
+    s.result_buf = THEMIS_BUF_INPUT;
+    add(&s, 0, 1, RED, IN, 1, IN, 0, 1, NULL, 0);
+    expect_bad(&s, "reduces block 1 into block 0");
+    themis_xfer_free(&s);
+
+    /* An incomplete allreduce: rank 0 never gets rank 1's data. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 1);
+    s.buf_units[IN] = 1;
+    s.result_buf = THEMIS_BUF_INPUT;
+    add(&s, 0, 1, RED, IN, 0, IN, 0, 1, NULL, 0);
+    expect_bad(&s, "rank 0 ends with a partial sum");
+    themis_xfer_free(&s);
+
+    /* A dependency on a later transfer, and on itself. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 2);
+    s.buf_units[IN] = 1;
+    s.buf_units[OUT] = 2;
+    d = 1;
+    add(&s, 0, 0, CP, IN, 0, OUT, 0, 1, &d, 1);
+    add(&s, 1, 1, CP, IN, 0, OUT, 1, 1, NULL, 0);
+    expect_bad(&s, "not earlier in the list");
+    themis_xfer_free(&s);
+
+    /* Units outside a buffer, a local copy onto itself, a wrong shape. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 2);
+    s.buf_units[IN] = 1;
+    s.buf_units[OUT] = 2;
+    add(&s, 0, 1, CP, IN, 0, OUT, 2, 1, NULL, 0);
+    expect_bad(&s, "outside the buffers");
+    s.xfers[0] = (themis_xfer_t){.src = 0, .dst = 0, .src_buf = OUT, .dst_buf = OUT,
+                                 .src_off = 0, .dst_off = 1, .count = 2};
+    s.buf_units[OUT] = 3;
+    expect_bad(&s, "needs an input of 1 units per rank");
+    s.buf_units[OUT] = 2;
+    s.xfers[0].count = 1;
+    s.xfers[0].dst_off = 0;
+    expect_bad(&s, "overlaps itself");
+    themis_xfer_free(&s);
+
+    /* An allgather that reduces. */
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 2);
+    s.buf_units[IN] = 1;
+    s.buf_units[OUT] = 2;
+    d = add(&s, 1, 1, CP, IN, 0, OUT, 0, 1, NULL, 0);
+    add(&s, 0, 1, RED, IN, 0, OUT, 0, 1, &d, 1);
+    expect_bad(&s, "only moves data");
+    themis_xfer_free(&s);
+}
+
+static void test_compile_rejects(void)
+{
+    themis_xfer_sched_t s;
+    themis_program_t p;
+    char why[128] = "";
+    direct_allgather(&s, 3, 2);
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_xfer_compile(&s, 0, 7, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(NULL != strstr(why, "do not divide"));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 3, 6, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 0, 6, 0, &p, why, sizeof(why)));
+    themis_xfer_free(&s);
+}
+
+int main(void)
+{
+    UNIT_RUN(test_tree_allreduce_joins);
+    UNIT_RUN(test_direct_allgather);
+    UNIT_RUN(test_direct_reduce_scatter);
+    UNIT_RUN(test_hash_stable);
+    UNIT_RUN(test_check_rejects);
+    UNIT_RUN(test_compile_rejects);
+    UNIT_EXIT();
+}
