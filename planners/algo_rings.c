@@ -19,8 +19,9 @@
 
 #include "plan_torus.h"
 
-static int rings_applies(const themis_topology_t *topo, char *why, size_t len)
+static int rings_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
+    const themis_topology_t *topo = in->topo;
     if (2 != topo->ndims) {
         snprintf(why, len, "it needs a 2-D shape, this one has %d dimension(s)", topo->ndims);
         return 0;
@@ -37,7 +38,7 @@ static int rings_applies(const themis_topology_t *topo, char *why, size_t len)
 static themis_status_t rings_cost(const themis_algo_input_t *in, themis_time_t *time)
 {
     const themis_topology_t *topo = in->topo;
-    if (!themis_cost_is_torus(topo) || !rings_applies(topo, NULL, 0)) {
+    if (!themis_cost_is_torus(topo) || !rings_applies(in, NULL, 0)) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     const themis_dim_t *d0 = &topo->dims[0], *d1 = &topo->dims[1];

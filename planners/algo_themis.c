@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-static int themis_applies(const themis_topology_t *topo, char *why, size_t len)
+static int themis_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
     return 1;
 }

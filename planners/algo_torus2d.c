@@ -19,10 +19,11 @@
 
 #include "plan_torus.h"
 
-static int torus2d_applies(const themis_topology_t *topo, char *why, size_t len)
+static int torus2d_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
-    if (2 != topo->ndims) {
-        snprintf(why, len, "it needs a 2-D shape, this one has %d dimension(s)", topo->ndims);
+    if (2 != in->topo->ndims) {
+        snprintf(why, len, "it needs a 2-D shape, this one has %d dimension(s)",
+                 in->topo->ndims);
         return 0;
     }
     return 1;

@@ -55,7 +55,7 @@ static int runs_here(int index, const themis_algo_input_t *in, char *why, size_t
         snprintf(why, len, "it does not implement %s", themis_coll_name(in->coll));
         return 0;
     }
-    return table[index]->applies(in->topo, why, len);
+    return table[index]->applies(in, why, len);
 }
 
 themis_status_t themis_algo_cost(const themis_topology_t *topo, int index, themis_coll_t coll,
@@ -116,8 +116,12 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
                 snprintf(out->why, sizeof(out->why), "%s", why);
                 out->substituted = 1;
             }
-            at = NULL == table[at]->substitute ? 0
-                                                 : themis_algorithm_index(table[at]->substitute);
+            if (NULL == table[at]->substitute) {
+                /* Row 0 always runs; another row without a substitute
+                 * falls back. */
+                return THEMIS_ERR_UNSUPPORTED;
+            }
+            at = themis_algorithm_index(table[at]->substitute);
             if (at < 0) {
                 return THEMIS_ERR_INVALID;
             }

@@ -17,12 +17,16 @@
  *
  * Row 0 (themis) is the default: it serves every collective and runs on
  * every topology, so substitution chains and `auto` always end there.
+ * A row without a substitute other than row 0 (schedule: a user's file)
+ * runs as asked or not at all: where it cannot run, the call goes to the
+ * previous component (a fallback, counted), never to another algorithm.
  */
 #ifndef THEMIS_ALGORITHM_H
 #define THEMIS_ALGORITHM_H
 
 #include "algo_cost.h"
 #include "plan.h"
+#include "transfer.h"
 
 #define THEMIS_MAX_ALGORITHMS 16
 #define THEMIS_COLL_BIT(c) (1u << (c))
@@ -41,16 +45,24 @@ typedef struct {
      * Hamiltonian cycles of rings), owned by the caller and released with
      * the row's state_free; NULL: build everything per call. */
     void **state;
+    /* The transfer schedule set for this collective (the component's
+     * coll_themis_<coll>_schedule), or NULL. */
+    const themis_xfer_sched_t *xsched;
+    /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
+    char *why;
+    size_t why_len;
 } themis_algo_input_t;
 
 typedef struct {
     const char *name;
     const char *summary;      /* one sentence: ompi_info, CLI, docs */
     uint32_t colls;           /* THEMIS_COLL_BIT()s of the collectives it serves */
-    /* Runs in its place where it does not apply; NULL only for row 0. */
+    /* Runs in its place where it does not apply; NULL: none (row 0, and
+     * rows that fall back instead, see above). */
     const char *substitute;
-    /* 1 when it can run on topo; else 0 and why (a sentence). */
-    int (*applies)(const themis_topology_t *topo, char *why, size_t len);
+    /* 1 when it can run for in (topology, schedule); else 0 and why (a
+     * sentence). */
+    int (*applies)(const themis_algo_input_t *in, char *why, size_t len);
     /* Predicted time for `auto`; THEMIS_ERR_UNSUPPORTED where `auto` is
      * not to consider it (e.g. links that go one way only). */
     themis_status_t (*cost)(const themis_algo_input_t *in, themis_time_t *time);
@@ -101,6 +113,8 @@ typedef struct {
  * The row that runs `requested` (an index or THEMIS_ALGO_AUTO) for in:
  *   a row:  itself where it serves in->coll and applies, otherwise its
  *           substitute, and so on (substituted set, why from the first);
+ *           THEMIS_ERR_UNSUPPORTED (why set) where a row without a
+ *           substitute cannot run;
  *   auto:   the least predicted time among the rows that serve the
  *           collective and apply; row 0 is costed only when another row
  *           has a cost, and alone it runs without costing.  Ties go to the

@@ -89,7 +89,9 @@ int themis_plan_cmd_algorithms(int argc, char **argv)
             printf("%s\n", a->name);
         } else if (markdown) {
             printf("| `%s` | %s | %s | %s |\n", a->name, colls,
-                   NULL == a->substitute ? "applies everywhere" : a->substitute,
+                   NULL == a->substitute
+                       ? (0 == i ? "applies everywhere" : "none: the call falls back")
+                       : a->substitute,
                    a->summary);
         } else {
             printf("%-8s %-40s substitute: %-8s\n         %s\n", a->name, colls,

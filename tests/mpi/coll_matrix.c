@@ -33,6 +33,11 @@
  * line with its totals of those counters, in the table's order.
  * --level full|reduced|tiny|minbytes picks the matrix, --big adds
  * 1000003-element cases for a few representative types.
+ * --coll allreduce|reduce_scatter|allgather runs one collective (both
+ * reduce-scatter calls for reduce_scatter), and --count-unit N multiplies
+ * every count by N and keeps reduce-scatter counts even: a schedule whose
+ * chunks must divide the vector (coll_themis_<coll>_schedule) then serves
+ * every call.
  *
  * Output: "error: ..." lines for failures (first few per rank) and one
  * summary line from rank 0; exit status 0 only when every rank passed.
@@ -713,6 +718,8 @@ typedef struct {
     const char *comm_name;
     int comm_is_world_like;     /* same eligibility as MPI_COMM_WORLD */
     int algo;                   /* --algo: -1 unchecked, else tc_algo_name() index */
+    int only_coll;              /* --coll: -1 all, else the first coll_t it names */
+    size_t count_unit;          /* --count-unit, 1 by default */
     int substituted;            /* --substituted */
     int rank, nprocs;
     expect_mode_t expect;
@@ -1126,6 +1133,10 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
     const int p = cx->nprocs;
     unsigned opmask = ops_in_level(level);
     for (int coll = C_ALLREDUCE; coll <= C_ALLGATHER; coll++) {
+        if (cx->only_coll >= 0 && coll != cx->only_coll
+            && !(C_REDUCE_SCATTER == cx->only_coll && C_REDUCE_SCATTER_BLOCK == coll)) {
+            continue;
+        }
         for (int ti = 0; ti < ntypes; ti++) {
             const tdesc_t *t = &types[ti];
             if (!type_in_level(t, level)) {
@@ -1138,7 +1149,8 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
                 }
                 for (size_t ci = 0; ci < ncounts; ci++) {
                     for (int inplace = 0; inplace < 2; inplace++) {
-                        case_t c = { (coll_t) coll, t, (op_id_t) op, counts[ci], inplace, D_EVEN };
+                        case_t c = { (coll_t) coll, t, (op_id_t) op,
+                                     counts[ci] * cx->count_unit, inplace, D_EVEN };
                         if (L_MINBYTES == level && inplace) {
                             continue;
                         }
@@ -1147,8 +1159,9 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
                             continue;
                         }
                         for (int d = 0; d < D_NDISTS; d++) {
-                            if (L_FULL == level || (L_REDUCED == level && D_SKEW == d)
-                                || (L_REDUCED != level && D_EVEN == d)) {
+                            if (cx->count_unit > 1 ? D_EVEN == d
+                                : (L_FULL == level || (L_REDUCED == level && D_SKEW == d)
+                                   || (L_REDUCED != level && D_EVEN == d))) {
                                 c.dist = (dist_t) d;
                                 run_case(cx, &c);
                             }
@@ -1187,7 +1200,8 @@ static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
-            "[--big] [--no-subcomms]\n", argv0);
+            "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
+            "[--count-unit N]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -1197,6 +1211,8 @@ int main(int argc, char **argv)
     int big = 0, subcomms = 1, substituted = 0;
     const char *algo = NULL;
     char err[256];
+    int only_coll = -1;
+    size_t count_unit = 1;
 
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
@@ -1216,6 +1232,13 @@ int main(int argc, char **argv)
             big = 1;
         } else if (0 == strcmp(argv[i], "--no-subcomms")) {
             subcomms = 0;
+        } else if (0 == strcmp(argv[i], "--coll") && i + 1 < argc) {
+            const char *c = argv[++i];
+            only_coll = !strcmp(c, "allreduce") ? C_ALLREDUCE
+                        : !strcmp(c, "reduce_scatter") ? C_REDUCE_SCATTER
+                        : !strcmp(c, "allgather") ? C_ALLGATHER : -2;
+        } else if (0 == strcmp(argv[i], "--count-unit") && i + 1 < argc) {
+            count_unit = strtoull(argv[++i], NULL, 10);
         } else {
             usage(argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1234,6 +1257,12 @@ int main(int argc, char **argv)
     cx.expect = expect;
     cx.algo = -1;
     cx.substituted = substituted;
+    cx.only_coll = only_coll;
+    cx.count_unit = count_unit;
+    if (-2 == only_coll || 0 == count_unit) {
+        usage(argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &cx.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &cx.nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

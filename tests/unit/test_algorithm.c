@@ -29,9 +29,11 @@ static void test_rows_well_formed(void)
                     "row %d", i);
         UNIT_CHECKF(i == themis_algorithm_index(a->name), "%s: names are unique", a->name);
         UNIT_CHECKF(0 != strcmp("auto", a->name), "row %d is named auto", i);
-        /* The chain of substitutes reaches row 0 without a cycle. */
+        /* The chain of substitutes reaches row 0, or a row without one
+         * (it falls back), without a cycle. */
         int at = i, hops = 0;
-        while (0 != at && hops <= themis_nalgorithms()) {
+        while (0 != at && NULL != themis_algorithm_get(at)->substitute
+               && hops <= themis_nalgorithms()) {
             const char *sub = themis_algorithm_get(at)->substitute;
             at = themis_algorithm_index(sub);
             UNIT_CHECKF(at >= 0, "%s: unknown substitute %s", a->name, sub ? sub : "(none)");
@@ -40,7 +42,8 @@ static void test_rows_well_formed(void)
             }
             hops++;
         }
-        UNIT_CHECKF(0 == at, "%s: substitution chain does not end at row 0", a->name);
+        UNIT_CHECKF(0 == at || NULL == themis_algorithm_get(at)->substitute,
+                    "%s: substitution chain does not end", a->name);
     }
     UNIT_CHECK(-1 == themis_algorithm_index("ring") && -1 == themis_algorithm_index(NULL));
 }
