@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# netgraph smoke test (benchmarks/netbed/netgraph: a bed built from any
+# graph file).  For four graphs, written here by hand:
+#   ring4      4-node bidirectional ring, 100mbit, routes from our BFS
+#   ring4 + --routes   the same with a planner-style routes file that sends
+#              0 -> 2 the other way round (via 3)
+#   p38        p3.8xlarge-like: GPUs 0-3, (0,1) (1,3) (2,3) dual NVLink,
+#              (0,2) (0,3) (1,2) single, both directions; 25GB/s per
+#              NVLink, scaled with --max-rate 100mbit (dual 100, single 50)
+#   directed   a one-way ring 0->1->2->3->0 plus 0<->2 with 2->0 failed,
+#              and a failed node 4: some directions are blocked
+# it runs `up`, `check`, and netgraph_stream (one-way MPI stream between
+# two ranks) checking with `link-bytes` that the pair's bytes went over
+# exactly the links of its route and nowhere else; on ring4 and p38 it
+# also runs tests/netbed/netbed_smoke.c (Allreduce, Reduce_scatter) with
+# Open MPI's own collectives, then `down`, and checks that no namespace is
+# left.  Rates are printed, never asserted.
+#
+# Prints PASS:/FAIL: lines; "SKIP: netgraph smoke (reason)" only when
+# network namespaces cannot be created here.
+#   NETBED_SMOKE_TIMEOUT  seconds per mpirun (default 120)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ng=$top/benchmarks/netbed/netgraph
+per_run=${NETBED_SMOKE_TIMEOUT:-120}
+failed=0
+
+# A prefix and state directory of our own: never touches anyone's bed.
+export THEMIS_NETGRAPH_PREFIX=tgsm$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netgraph-smoke.XXXXXX")
+export THEMIS_NETGRAPH_STATE_DIR=$work/state
+
+# shellcheck disable=SC2317  # invoked by the EXIT trap
+cleanup() {
+    "$ng" down >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: netgraph smoke (not root: network namespaces need root)"
+    exit 0
+fi
+probe=$THEMIS_NETGRAPH_PREFIX-probe
+if ! err=$(ip netns add "$probe" 2>&1); then
+    echo "SKIP: netgraph smoke (ip netns add failed: ${err:-no message})"
+    exit 0
+fi
+ip netns del "$probe"
+
+for tool in mpicc mpirun tc iperf3; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "FAIL: netgraph smoke ($tool not found; run tools/setup.sh)"
+        exit 1
+    fi
+done
+if ! /usr/bin/python3 -c 'import pyroute2' 2>/dev/null; then
+    echo "FAIL: netgraph smoke (python3-pyroute2 missing; run tools/setup.sh)"
+    exit 1
+fi
+
+smoke=$work/netbed_smoke
+stream=$work/netgraph_stream
+for p in "$smoke:tests/netbed/netbed_smoke.c" "$stream:tests/netbed/netgraph_stream.c"; do
+    if ! mpicc -std=gnu11 -O2 -Wall -o "${p%%:*}" "$top/${p#*:}" >"$work/cc.log" 2>&1; then
+        cat "$work/cc.log"
+        echo "FAIL: netgraph smoke: ${p#*:} builds with mpicc"
+        exit 1
+    fi
+done
+
+cat >"$work/ring4" <<'EOF'
+# 4-node bidirectional ring
+0 1 100mbit 1us both
+1 2 100mbit 1us both
+2 3 100mbit 1us both
+3 0 100mbit 1us both
+EOF
+# As `themis-plan graph SPEC --routes` prints routes: SRC DST node sequence
+# (with or without the end points).  0 -> 2 and 2 -> 0 go via 3.
+cat >"$work/ring4.routes" <<'EOF'
+0 1 0 1
+0 2 0 3 2
+0 3 0 3
+1 0 1 0
+1 2 1 2
+1 3 1 2 3
+2 0 3
+2 1
+2 3
+3 0
+3 1 2
+3 2
+EOF
+cat >"$work/p38" <<'EOF'
+# p3.8xlarge-like: 4 GPUs; one NVLink = 25GB/s, dual = 50GB/s
+nodes 4
+0 1 50GB/s 500ns both
+1 3 50GB/s 500ns both
+2 3 50GB/s 500ns both
+0 2 25GB/s 500ns both
+0 3 25GB/s 500ns both
+1 2 25GB/s 500ns both
+EOF
+cat >"$work/directed" <<'EOF'
+# one-way ring plus 0<->2 (2->0 failed); node 4 failed
+nodes 5
+0 1 40mbit 1us
+1 2 40mbit 1us
+2 3 40mbit 1us
+3 0 40mbit 1us
+0 2 20mbit 2us both
+4 0 10mbit 1us both
+fail node 4
+fail link 2 0
+EOF
+
+verdict() {   # rc message...
+    local rc=$1
+    shift
+    if [ "$rc" -eq 0 ]; then echo "PASS: $*"; else echo "FAIL: $*"; failed=1; fi
+}
+
+bed_up() {   # name args...
+    local name=$1
+    shift
+    if "$ng" up "$@" >"$work/up.log" 2>&1; then
+        echo "PASS: netgraph up $name ($(sed -n 's/^netgraph: up [^:]*: //p' "$work/up.log"))"
+    else
+        sed 's/^/    | /' "$work/up.log"
+        echo "FAIL: netgraph up $name"
+        failed=1
+        return 1
+    fi
+    local out rc=0
+    out=$("$ng" check 2>&1) || rc=$?
+    [ "$rc" -eq 0 ] || sed 's/^/    | /' <<<"$out"
+    verdict "$rc" "netgraph check $name (${out##*check: })"
+}
+
+bed_down() {   # name
+    local name=$1
+    "$ng" down >"$work/down.log" 2>&1
+    local left
+    left=$(ip netns list | grep "^$THEMIS_NETGRAPH_PREFIX-" | cut -d' ' -f1 | tr '\n' ' ')
+    if [ -z "$left" ] && [ ! -e "$THEMIS_NETGRAPH_STATE_DIR" ]; then
+        echo "PASS: netgraph down $name leaves no namespace and no state behind"
+    else
+        sed 's/^/    | /' "$work/down.log"
+        echo "FAIL: netgraph down $name (left: ${left:-state dir})"
+        failed=1
+    fi
+}
+
+mpi() {   # log program args...: one bounded mpirun with Open MPI's collectives
+    local log=$1 rc=0
+    shift
+    timeout -k 10 "$per_run" "$ng" mpirun --mca coll tuned,libnbc,basic,self "$@" >"$log" 2>&1 || rc=$?
+    grep -E '^(PASS|FAIL): ' "$log"
+    grep -q '^FAIL: ' "$log" && failed=1
+    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL: ' "$log"; then
+        grep -vE '^(PASS|SKIP): ' "$log" | tail -n 20 | sed 's/^/    | /'
+        echo "FAIL: netgraph mpirun $(basename "$1") (exit $rc$([ "$rc" -eq 124 ] && echo ", timed out after ${per_run}s"))"
+        failed=1
+    fi
+    return "$rc"
+}
+
+# stream NAME FROM TO "ON-LINKS" "BACK-LINKS" "OFF-LINKS": FROM sends 4 MiB
+# to TO; every directed link "s>d" of ON-LINKS (the route) must carry
+# >= 4 MiB, every one of BACK-LINKS (the route back, which carries TCP's
+# acknowledgements, about 100 KB) < 1 MiB, every one of OFF-LINKS < 64 KiB.
+stream() {
+    local name=$1 from=$2 to=$3 on=$4 back=$5 off=$6 rc=0 bad="" l b
+    "$ng" link-bytes >"$work/lb0"
+    mpi "$work/stream.log" "$stream" --from "$from" --to "$to" --bytes 1048576 --count 4 || rc=$?
+    "$ng" link-bytes >"$work/lb1"
+    paste -d' ' "$work/lb0" "$work/lb1" | awk '$1 == "link" { print $2 ">" $3, $12 - $5 }' >"$work/delta"
+    for l in $on; do
+        b=$(awk -v l="$l" '$1 == l { print $2 }' "$work/delta")
+        [ "${b:-0}" -ge 4194304 ] || bad="$bad $l:${b:-none}(want >= 4 MiB)"
+    done
+    for l in $back; do
+        b=$(awk -v l="$l" '$1 == l { print $2 }' "$work/delta")
+        [ "${b:-0}" -lt 1048576 ] || bad="$bad $l:$b(want < 1 MiB)"
+    done
+    for l in $off; do
+        b=$(awk -v l="$l" '$1 == l { print $2 }' "$work/delta")
+        [ "${b:-0}" -lt 65536 ] || bad="$bad $l:$b(want < 64 KiB)"
+    done
+    [ "$rc" -eq 0 ] && [ -z "$bad" ]
+    verdict $? "netgraph $name: $from -> $to stays on its route ($(tr '\n' ' ' <"$work/delta" | sed 's/ $//'))${bad:+; wrong:$bad}"
+}
+
+# ----------------------------------------------------------------- ring4, BFS routes
+if bed_up ring4 "$work/ring4"; then
+    mpi "$work/smoke.log" "$smoke" --label "netgraph ring4 tuned" --pvars off
+    # BFS: fewest hops, then lowest next-hop id: 0 -> 2 via 1.
+    stream ring4 0 2 "0>1 1>2" "2>1 1>0" "0>3 3>2 3>0 2>3"
+    "$ng" measure 0 1 --seconds 2 2>&1 | sed 's/^/INFO: /'
+fi
+bed_down ring4
+
+# ----------------------------------------------------------------- ring4, planner routes
+if bed_up "ring4 --routes" "$work/ring4" --routes "$work/ring4.routes"; then
+    stream "ring4 --routes" 0 2 "0>3 3>2" "2>3 3>0" "0>1 1>2 1>0 2>1"
+fi
+bed_down "ring4 --routes"
+
+# ----------------------------------------------------------------- p3.8xlarge-like
+if bed_up "p38 --max-rate 100mbit" "$work/p38" --max-rate 100mbit; then
+    "$ng" link-bytes >"$work/lb0"
+    mpi "$work/smoke.log" "$smoke" --label "netgraph p38 tuned" --pvars off
+    "$ng" link-bytes >"$work/lb1"
+    echo "INFO: p38 smoke bytes per directed link: $(paste -d' ' "$work/lb0" "$work/lb1" |
+        awk '$1 == "link" { printf "%s>%s:%.1fMB ", $2, $3, ($12 - $5) / 1e6 }
+             $1 == "if" && $3 == "mgmt" { m += $9 - $4 } END { printf "(mgmt, all nodes: %.0f KB)", m / 1e3 }')"
+    stream "p38 dual" 0 1 "0>1" "1>0" "0>2 0>3 2>1 3>1 1>2 1>3"
+    stream "p38 single" 0 2 "0>2" "2>0" "0>1 0>3 1>2 3>2 2>1 2>3"
+fi
+bed_down p38
+
+# ----------------------------------------------------------------- directed, failed
+if bed_up directed "$work/directed"; then
+    # 1 -> 0 is absent: the route goes round 1-2-3-0; the reply path 0 -> 1
+    # is the direct link.
+    stream directed 1 0 "1>2 2>3 3>0" "0>1" "1>0 0>2 0>3 2>1 3>2 2>0"
+fi
+bed_down directed
+
+exit "$failed"
