@@ -53,6 +53,10 @@ check_PROGRAMS += tests/unit/test_graph
 tests_unit_test_graph_SOURCES = tests/unit/test_graph.c tests/unit/unit.h
 tests_unit_test_graph_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_link_sim
+tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h
+tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
+
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
@@ -91,4 +95,4 @@ tests_mpi_scratch_mem_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_scratch_mem_LDADD = $(MPI_TEST_LIBS)
 
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
-    tests/unit/test_graph
+    tests/unit/test_graph tests/unit/test_link_sim
