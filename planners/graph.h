@@ -28,7 +28,26 @@
  *   p3.16xlarge p3.8xlarge           optimal-message-scheduling-for-
  *                                    aggregation.txt; bw = one NVLink
  * Node i of a mesh or torus sits at x + W*y (+ W*H*z); a dimension of size
- * 2 has one link each way.  Anything that is not a spec is read as a file.
+ * 2 has one link each way, a dimension of size 1 none.  Anything whose
+ * name (before the first ':' or ',') is not a spec name is read as a file.
+ *
+ * Bandwidths.  Meshes, tori and the p3 presets: bw is each link's (a p3
+ * "dual" link is 2 x bw).  ring, biring, fc, switch and dims: bw is the
+ * NPU's aggregate over the dimension, as in topology.h, split evenly
+ * (rounded down) over its links there: ring bw, biring bw/2 to each
+ * neighbour (bw when the size is 2: one neighbour), fc bw/(p-1), switch
+ * bw/d.  Defaults: bw and lat THEMIS_DEFAULT_NETWORK_* (100 Gb/s, 2 us),
+ * p3 presets THEMIS_GRAPH_NVLINK_* (25 GB/s = one NVLink, 700 ns); bw2
+ * (mesh2d_hetero) half of bw.  degree (switch and sw dimensions of dims:)
+ * is clamped to p-1; 0 means all peers.  fail=K+K fails nodes,
+ * faillink=A-B+C-D the directed links A -> B, C -> D (as "fail link" in a
+ * file).  Keys apply only where they mean something: bw2= to
+ * mesh2d_hetero, degree= to switch and dims, bw= and lat= not to dims
+ * (its string has them); anything else is an error.
+ *
+ * Limits: THEMIS_GRAPH_MAX_NODES nodes, THEMIS_GRAPH_MAX_LINKS links,
+ * link latency at most THEMIS_GRAPH_MAX_LAT_PS (so that route latency
+ * sums fit in 64 bits).
  */
 #ifndef THEMIS_GRAPH_H
 #define THEMIS_GRAPH_H
@@ -36,6 +55,13 @@
 #include <stdio.h>
 
 #include "topology.h"
+
+#define THEMIS_GRAPH_MAX_NODES 65536u
+#define THEMIS_GRAPH_MAX_LINKS (1u << 22)
+#define THEMIS_GRAPH_MAX_LAT_PS 1000000000000ULL
+/* One NVLink of a p3 instance: 25 GB/s each way. */
+#define THEMIS_GRAPH_NVLINK_BW_BPS 200000000000ULL
+#define THEMIS_GRAPH_NVLINK_LAT_PS 700000ULL
 
 typedef struct {
     uint32_t src, dst;
@@ -50,7 +76,9 @@ typedef struct {
     themis_link_t *links;       /* in file / generator order */
     uint8_t *node_failed;       /* [nnodes] */
     /* Adjacency, built by themis_graph_finish: outgoing and incoming link
-     * indices of each node, in link order (failed ones included). */
+     * indices of each node, in link order (failed ones included); node v's
+     * are out_links[out_first[v] .. out_first[v + 1]) (first: nnodes + 1
+     * entries). */
     uint32_t *out_first, *out_links;
     uint32_t *in_first, *in_links;
 } themis_graph_t;
@@ -66,23 +94,36 @@ typedef struct {
 void themis_graph_opts_default(themis_graph_opts_t *o);
 
 themis_status_t themis_graph_init(themis_graph_t *g, uint32_t nnodes);
+/* THEMIS_ERR_INVALID for 0 or more than THEMIS_GRAPH_MAX_NODES nodes, a
+ * node out of range, THEMIS_GRAPH_MAX_LINKS reached; THEMIS_ERR_NOMEM. */
 themis_status_t themis_graph_add_link(themis_graph_t *g, uint32_t src, uint32_t dst,
                                       uint64_t bw_bps, themis_time_t lat_ps);
 /* Builds the adjacency; THEMIS_ERR_INVALID for a link to itself, a
- * duplicate (src, dst), a zero bandwidth. */
+ * duplicate (src, dst), a zero bandwidth, a latency above
+ * THEMIS_GRAPH_MAX_LAT_PS.  Call again after adding links. */
 themis_status_t themis_graph_finish(themis_graph_t *g, char *why, size_t len);
 void themis_graph_free(themis_graph_t *g);
 
+/* The file format; on success g is finished.  On error g is empty. */
 themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
                                    themis_parse_error_t *err);
-/* A spec, or else a file path. */
+/* A spec, or else a file path (opts may be NULL: the defaults).  Spec
+ * errors are at line 1, column in the spec. */
 themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_opts_t *opts,
                                   themis_graph_t *g, themis_parse_error_t *err);
+/* Each dimension's groups as their kind's links (see Bandwidths above),
+ * dimension by dimension, groups by their first node.  THEMIS_ERR_INVALID
+ * when too large or a per-link bandwidth rounds to 0. */
 themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t degree,
                                            themis_graph_t *g);
-/* The file format; parses back to the same graph. */
+/* The file format; parses back to the same graph (same links in the same
+ * order, same failures, same hash).  Returns 0, or -1 on a write error. */
 int themis_graph_write(const themis_graph_t *g, FILE *f);
+/* FNV-1a (hash.h) of the nodes, the links in order and the failures. */
 uint64_t themis_graph_hash(const themis_graph_t *g);
+/* A link or node is working when neither it nor (for a link) its ends
+ * failed. */
+int themis_graph_link_working(const themis_graph_t *g, uint32_t link);
 
 /* Index of the working link src -> dst, or UINT32_MAX. */
 uint32_t themis_graph_link(const themis_graph_t *g, uint32_t src, uint32_t dst);
@@ -92,5 +133,13 @@ uint32_t themis_graph_link(const themis_graph_t *g, uint32_t src, uint32_t dst);
  * dst cannot be reached. */
 themis_status_t themis_graph_route(const themis_graph_t *g, uint32_t src, uint32_t dst,
                                    uint32_t *route, uint32_t *nhops);
+/* Every node's route to dst at once, in O(nodes + links) (one search
+ * backwards from dst): next[v] is the first link of v's route, the one
+ * themis_graph_route gives, or UINT32_MAX when v == dst, v failed or v
+ * cannot reach dst.  Routes to one dst form a tree: the rest of v's route
+ * is the next node's route.  next holds nnodes entries.  All pairs: one
+ * call per dst.  THEMIS_ERR_INVALID when dst is out of range or failed,
+ * THEMIS_ERR_NOMEM. */
+themis_status_t themis_graph_routes_to(const themis_graph_t *g, uint32_t dst, uint32_t *next);
 
 #endif

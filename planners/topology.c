@@ -51,8 +51,8 @@ typedef struct {
     uint64_t mult;
 } unit_t;
 
-/* Bandwidth and latency multipliers are powers of ten: parse_quantity
- * relies on it. */
+/* parse_quantity needs 10 * mult < 2^64; themis_topology_format picks
+ * bit units by index (bw_order), so new units go at the end. */
 static const unit_t bw_units[] = {
     {"b", 1ULL},              {"bit", 1ULL},
     {"Kb", 1000ULL},          {"kb", 1000ULL},          {"Kbit", 1000ULL},
@@ -64,6 +64,13 @@ static const unit_t bw_units[] = {
     {"bps", 1ULL},            {"Kbps", 1000ULL},        {"kbps", 1000ULL},
     {"Mbps", 1000000ULL},     {"mbps", 1000000ULL},     {"Gbps", 1000000000ULL},
     {"gbps", 1000000000ULL},  {"Tbps", 1000000000000ULL}, {"tbps", 1000000000000ULL},
+    {"b/s", 1ULL},            {"Kb/s", 1000ULL},        {"Mb/s", 1000000ULL},
+    {"Gb/s", 1000000000ULL},  {"Tb/s", 1000000000000ULL},
+    /* byte rates: decimal and binary bytes/s, 8 bits each */
+    {"B/s", 8ULL},            {"KB/s", 8000ULL},        {"kB/s", 8000ULL},
+    {"MB/s", 8000000ULL},     {"GB/s", 8000000000ULL},  {"TB/s", 8000000000000ULL},
+    {"KiB/s", 8ULL << 10},    {"MiB/s", 8ULL << 20},    {"GiB/s", 8ULL << 30},
+    {"TiB/s", 8ULL << 40},
 };
 
 static const unit_t lat_units[] = {
@@ -84,10 +91,12 @@ static void set_error(themis_parse_error_t *err, int line, int col, const char *
     va_end(ap);
 }
 
-/* Exact decimal value times unit, from s[0 .. len).  Every unit is a
- * power of ten, so each fraction digit weighs a whole number of base units
- * until the unit runs out of factors of ten, and only zeros may follow:
- * any number of digits is exact, in 64-bit integers that cannot overflow.
+/* Exact decimal value times unit, from s[0 .. len).  The fraction is
+ * taken from its last digit back: S = (digit * mult + S') / 10 is
+ * mult x (the fraction's tail), below mult, and whole at every digit when
+ * the whole fraction is (S' = 10 S - digit * mult), so any number of
+ * digits is exact in 64-bit integers, whatever the unit (GiB/s = 2^33).
+ * A unit is letters with an optional "/letters" ("GB/s").
  * On failure *end points at the offending character and *msg says why. */
 static themis_status_t parse_quantity(const char *s, size_t len, const unit_t *units,
                                       size_t nunits, uint64_t *value, const char **end,
@@ -116,6 +125,12 @@ static themis_status_t parse_quantity(const char *s, size_t len, const unit_t *u
     const char *u = p;
     while (p < lim && isalpha((unsigned char) *p)) {
         p++;
+    }
+    if (u != p && p + 1 < lim && '/' == *p && isalpha((unsigned char) p[1])) {
+        p++;
+        while (p < lim && isalpha((unsigned char) *p)) {
+            p++;
+        }
     }
     if (u == p) {
         *msg = "missing unit";
@@ -152,25 +167,22 @@ static themis_status_t parse_quantity(const char *s, size_t len, const unit_t *u
         return THEMIS_ERR_PARSE;
     }
     v *= unit->mult;
-    uint64_t weight = unit->mult;
-    for (const char *q = frac; q < frac_end; q++) {
-        uint64_t d = (uint64_t) (*q - '0');
-        if (0 != weight % 10) {
-            if (0 != d) {
-                *msg = "not a whole number of base units";
-                *end = s;
-                return THEMIS_ERR_PARSE;
-            }
-            continue;
-        }
-        weight /= 10;
-        if (v > UINT64_MAX - d * weight) {
-            *msg = "number too large";
+    uint64_t tail = 0;
+    for (const char *q = frac_end; q > frac; q--) {
+        uint64_t t = (uint64_t) (q[-1] - '0') * unit->mult + tail;
+        if (0 != t % 10) {
+            *msg = "not a whole number of base units";
             *end = s;
             return THEMIS_ERR_PARSE;
         }
-        v += d * weight;
+        tail = t / 10;
     }
+    if (v > UINT64_MAX - tail) {
+        *msg = "number too large";
+        *end = s;
+        return THEMIS_ERR_PARSE;
+    }
+    v += tail;
     *value = v;
     *end = p;
     return THEMIS_OK;
@@ -329,7 +341,7 @@ static themis_status_t parse_value_field(const tok_t *t, const unit_t *units, si
     if (THEMIS_OK != st) {
         char shown[SHOW_MAX + 1];
         const char *hint = (units == bw_units)
-                               ? "b, Kb, Mb, Gb, Tb or bit, kbit, mbit, gbit, tbit (bit/s)"
+                               ? "b Kb Mb Gb Tb, Gbit, Gbps (bit/s); B/s KB/s GB/s GiB/s (bytes/s)"
                                : "ps, ns, us, ms or s";
         set_error(err, t->line, t->col + (int) (end - t->p), "%s '%s': %s (units: %s)", what,
                   tok_show(t->p, t->len, shown), msg, hint);

@@ -10,7 +10,10 @@
  *   KIND      ring | biring | fc | sw
  *   SIZE      integer >= 1 (number of peers on that dimension)
  *   BANDWIDTH per-NPU aggregate, unidirectional: number + b|Kb|Mb|Gb|Tb
- *             (bit/s, decimal; "mbit"/"gbit" as in tc are accepted too)
+ *             (bit/s, decimal; "mbit"/"gbit" as in tc, "Gbps" and "Gb/s"
+ *             are accepted too),
+ *             or a byte rate B/s|KB/s|MB/s|GB/s|TB/s (decimal) or
+ *             KiB/s|MiB/s|GiB/s|TiB/s (binary): "25GB/s" = 200Gb
  *   LATENCY   step latency: number + ps|ns|us|ms|s
  * A preset name (see themis_topology_presets) is also a valid string.
  * Kinds and preset names are case-insensitive ("switch" = "sw"); numbers
@@ -81,7 +84,9 @@ uint64_t themis_topology_npus(const themis_topology_t *topo);
  * Otherwise THEMIS_ERR_INVALID with a reason in msg (may be NULL). */
 themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, size_t len);
 
-/* Value parsers shared with the MCA glue: "400Gb", "100mbit", "700ns".
+/* Value parsers shared with the MCA glue: "400Gb", "100mbit", "25GB/s"
+ * (bytes/s x 8, exact: a rate that is not a whole bit/s is rejected),
+ * "700ns".
  * With end == NULL the whole string must be the value; otherwise *end is
  * set past the value (or at the offending character on error).  A
  * bandwidth must be > 0. */

@@ -49,6 +49,14 @@ check_PROGRAMS += tests/unit/test_chunking
 tests_unit_test_chunking_SOURCES = tests/unit/test_chunking.c tests/unit/unit.h
 tests_unit_test_chunking_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_graph
+tests_unit_test_graph_SOURCES = tests/unit/test_graph.c tests/unit/unit.h
+tests_unit_test_graph_LDADD = $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_link_sim
+tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h
+tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
+
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
@@ -92,4 +100,4 @@ tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/unit.h 
 tests_unit_test_transfer_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
-    tests/unit/test_transfer
+    tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer

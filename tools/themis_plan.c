@@ -2405,6 +2405,8 @@ static void usage(FILE *f)
         "             build cost (--sweep), every algorithm's cost (--costs)\n"
         "  algorithms the algorithm table (--names, --markdown)\n"
         "  rules      check a rules file; which rule applies to a call\n"
+        "  graph      a graph topology (torus2d:4x4, p3.16xlarge, a file); --routes\n"
+        "  xfer       a transfer schedule (ring) through the link-level simulator\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2422,7 +2424,9 @@ int main(int argc, char **argv)
         {"topo", cmd_topo},
         {"cycles", themis_plan_cmd_cycles},
         {"algorithms", themis_plan_cmd_algorithms},
-        {"rules", themis_plan_cmd_rules}
+        {"rules", themis_plan_cmd_rules},
+        {"graph", themis_plan_cmd_graph},
+        {"xfer", themis_plan_cmd_xfer}
     };
 
     if (argc < 2) {

@@ -25,4 +25,10 @@ int themis_plan_cmd_algorithms(int argc, char **argv);
  * (tools/themis_plan_rules.c). */
 int themis_plan_cmd_rules(int argc, char **argv);
 
+/* `themis-plan graph SPEC|FILE ...`: a graph topology and its routes;
+ * `themis-plan xfer ring ...`: the ring schedule through the link
+ * simulator (tools/themis_plan_graph.c). */
+int themis_plan_cmd_graph(int argc, char **argv);
+int themis_plan_cmd_xfer(int argc, char **argv);
+
 #endif

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct {
     const char *name;
     int exp10;       /* bandwidth and latency units: 10^exp10 */
-    uint64_t mult;   /* sizes */
+    uint64_t mult;   /* sizes, and byte rates (bit/s per unit) */
 } ref_unit_t;
 
 static const ref_unit_t bw_units[] = {
@@ -27,7 +27,12 @@ static const ref_unit_t bw_units[] = {
     {"Gb", 9, 0},    {"gb", 9, 0},    {"Gbit", 9, 0},  {"gbit", 9, 0},  {"Tb", 12, 0},
     {"tb", 12, 0},   {"Tbit", 12, 0}, {"tbit", 12, 0}, {"bps", 0, 0},   {"Kbps", 3, 0},
     {"kbps", 3, 0},  {"Mbps", 6, 0},  {"mbps", 6, 0},  {"Gbps", 9, 0},  {"gbps", 9, 0},
-    {"Tbps", 12, 0}, {"tbps", 12, 0}, {NULL, 0, 0},
+    {"Tbps", 12, 0}, {"tbps", 12, 0}, {"b/s", 0, 0},   {"Kb/s", 3, 0},  {"Mb/s", 6, 0},
+    {"Gb/s", 9, 0},  {"Tb/s", 12, 0},
+    {"B/s", 0, 8ULL},               {"KB/s", 0, 8000ULL},      {"kB/s", 0, 8000ULL},
+    {"MB/s", 0, 8000000ULL},        {"GB/s", 0, 8000000000ULL}, {"TB/s", 0, 8000000000000ULL},
+    {"KiB/s", 0, 8ULL << 10},       {"MiB/s", 0, 8ULL << 20},  {"GiB/s", 0, 8ULL << 30},
+    {"TiB/s", 0, 8ULL << 40},       {NULL, 0, 0},
 };
 static const ref_unit_t lat_units[] = {
     {"ps", 0, 0}, {"ns", 3, 0}, {"us", 6, 0}, {"ms", 9, 0}, {"s", 12, 0}, {NULL, 0, 0},
@@ -78,6 +83,38 @@ static int digits_value(const char *d, size_t n, uint64_t *v)
     return 1;
 }
 
+/* Byte rates: all the number's digits (the point dropped) times mult, by
+ * schoolbook multiplication on the digit string; the fraction's digits
+ * must then be zeros. */
+static int ref_rate(const char *s, const char *ie, const char *f0, const char *fe,
+                    uint64_t mult, uint64_t *v)
+{
+    size_t ni = (size_t) (ie - s), nf = (size_t) (fe - f0), n = ni + nf + 20;
+    char *d = malloc(n + 1);
+    FUZZ_CHECK(NULL != d);
+    memset(d, '0', 20);
+    memcpy(d + 20, s, ni);
+    memcpy(d + 20 + ni, f0, nf);
+    uint64_t carry = 0;
+    for (size_t i = n; i > 0; i--) {
+        uint64_t x = (uint64_t) (d[i - 1] - '0') * mult + carry;
+        d[i - 1] = (char) ('0' + x % 10);
+        carry = x / 10;
+    }
+    FUZZ_CHECK(0 == carry);
+    int ok = 1;
+    for (size_t i = n - nf; i < n; i++) {
+        ok = ok && '0' == d[i];
+    }
+    size_t z = 0;
+    while (z < n - nf && '0' == d[z]) {
+        z++;
+    }
+    ok = ok && digits_value(d + z, n - nf - z, v);
+    free(d);
+    return ok;
+}
+
 /* Bandwidths and latencies: the whole string is NUMBER UNIT and the value
  * is a whole number of base units below 2^64. */
 static int ref_decimal(const char *s, const ref_unit_t *units, uint64_t *v)
@@ -94,6 +131,9 @@ static int ref_decimal(const char *s, const ref_unit_t *units, uint64_t *v)
     }
     if (NULL == u) {
         return 0;
+    }
+    if (0 != u->mult) {
+        return ref_rate(s, ie, f0, fe, u->mult, v);
     }
     while (fe > f0 && '0' == fe[-1]) {
         fe--;

@@ -258,3 +258,84 @@ if [ -n "$hd" ] && [ "$hd" = "$hs" ] && [ $rc -eq 2 ] && grep -q "dim-latencies"
 else
     fail cli_dims_syntax "hashes '$hd' '$hs', bad list rc=$rc: $(head -c 200 "$tmp/db.err")"
 fi
+
+# --- graph: a spec in the file format, its summary, and the output reads back
+run gr "$plan" graph 'torus2d:4x4,bw=25GB/s,fail=5,faillink=0-1'
+cp "$tmp/gr.out" "$tmp/gr.graph"
+run gr2 "$plan" graph "$tmp/gr.graph"
+if [ $rc -eq 0 ] && grep -qx 'nodes 16' "$tmp/gr.out" && grep -qx 'fail node 5' "$tmp/gr.out" \
+   && grep -qx 'fail link 0 1' "$tmp/gr.out" \
+   && grep -qx '# nodes=16 links=64 failed_nodes=1 failed_links=1 min_bw=200Gb max_bw=200Gb' \
+       "$tmp/gr.out" \
+   && cmp -s "$tmp/gr.out" "$tmp/gr2.out"; then
+    pass cli_graph_round_trip
+else
+    fail cli_graph_round_trip "rc=$rc: $(tail -n 1 "$tmp/gr.out") / $(head -c 200 "$tmp/gr2.err")"
+fi
+
+# --- graph --routes: every ordered pair of working nodes, fewest hops
+run grr "$plan" graph 'torus2d:4x4,fail=5' --routes
+n=$(wc -l <"$tmp/grr.out")
+if [ $rc -eq 0 ] && [ "$n" -eq $((15 * 14)) ] && grep -qx '0 1 1' "$tmp/grr.out" \
+   && grep -qx '4 6 7 6' "$tmp/grr.out" && ! grep -q '^5 \| 5$' "$tmp/grr.out"; then
+    pass cli_graph_routes
+else
+    fail cli_graph_routes "rc=$rc, $n lines: $(grep '^4 6 ' "$tmp/grr.out")"
+fi
+
+# --- graph: bad specs and options name the problem and exit 2
+bad=""
+run g1 "$plan" graph 'torus2d:4x0'
+[ $rc -eq 2 ] && grep -q 'column 11: torus2d: a size must be >= 1' "$tmp/g1.err" || bad="$bad size:$rc"
+run g2 "$plan" graph 'frob:4'
+[ $rc -eq 2 ] && grep -q "unknown graph 'frob'" "$tmp/g2.err" || bad="$bad name:$rc"
+run g3 "$plan" graph 'torus2d:300x300'
+[ $rc -eq 2 ] && grep -q 'too many nodes' "$tmp/g3.err" || bad="$bad nodes:$rc"
+run g4 "$plan" graph 'ring:4' --bw 12XB/s
+[ $rc -eq 2 ] && grep -q -- '--bw' "$tmp/g4.err" || bad="$bad bw:$rc"
+run g5 "$plan" graph "$tmp/missing.graph"
+[ $rc -eq 2 ] && grep -q 'cannot open' "$tmp/g5.err" || bad="$bad file:$rc"
+printf 'nodes 3\n0 1 100Gb 1us\n1 2 100Qb 1us\n' >"$tmp/bad.graph"
+run g6 "$plan" graph "$tmp/bad.graph"
+[ $rc -eq 2 ] && grep -q 'line 3, column 8' "$tmp/g6.err" || bad="$bad line:$rc"
+run g7 "$plan" graph 'switch:8' --degree 0
+[ $rc -eq 2 ] || bad="$bad degree:$rc"
+if [ -z "$bad" ]; then
+    pass cli_graph_errors
+else
+    fail cli_graph_errors "$bad"
+fi
+
+# --- xfer ring: 2(P-1)/P N 8/B + 2(P-1) lat on ring:8 (8 MB at 100 Gb/s, 1 us:
+# 14 x (80 us + 1 us)); on p3.16xlarge the ring 0-1-3-2-6-7-5-4 (dual links,
+# 400 Gb/s, 700 ns) takes 14 x 20.7 us
+run xr "$plan" xfer ring --graph 'ring:8,lat=1us' --coll ar --bytes 8MB
+run xp "$plan" xfer ring --graph p3.16xlarge --coll allreduce --bytes 8MB --order 0,1,3,2,6,7,5,4
+last_r=$(tail -n 1 "$tmp/xr.out")
+last_p=$(tail -n 1 "$tmp/xp.out")
+if [ "$last_r" = "collective_us=1134.000 busiest_link_util=0.988 transfers=120" ] \
+   && [ "$last_p" = "collective_us=289.800 busiest_link_util=0.966 transfers=120" ]; then
+    pass cli_xfer_ring
+else
+    fail cli_xfer_ring "'$last_r' / '$last_p'"
+fi
+bad=""
+run x1 "$plan" xfer ring --graph ring:8 --coll ar --bytes 1001
+[ $rc -eq 2 ] && grep -q 'does not divide' "$tmp/x1.err" || bad="$bad divide:$rc"
+run x2 "$plan" xfer ring --graph 'ring:8,fail=3' --coll ag --bytes 8MB
+[ $rc -eq 2 ] && grep -q 'node 3 failed' "$tmp/x2.err" || bad="$bad failed:$rc"
+run x3 "$plan" xfer ring --graph ring:8 --coll ar --bytes 8MB --order 0,1,1
+[ $rc -eq 2 ] && grep -q 'permutation' "$tmp/x3.err" || bad="$bad order:$rc"
+run x4 "$plan" xfer ring --graph ring:8 --coll xx --bytes 8MB
+[ $rc -eq 2 ] || bad="$bad coll:$rc"
+run x5 "$plan" xfer ring --graph ring:8 --coll rs --bytes 8XB
+[ $rc -eq 2 ] || bad="$bad bytes:$rc"
+run x6 "$plan" xfer tree --graph ring:8 --coll rs --bytes 8MB
+[ $rc -eq 2 ] || bad="$bad generator:$rc"
+run x7 "$plan" xfer ring --graph 'mesh2d:2x2,faillink=0-1+2-3' --coll rs --bytes 8MB
+[ $rc -eq 2 ] && grep -q 'no route' "$tmp/x7.err" || bad="$bad route:$rc"
+if [ -z "$bad" ]; then
+    pass cli_xfer_errors
+else
+    fail cli_xfer_errors "$bad"
+fi

@@ -303,6 +303,63 @@ static void test_value_parsers(void)
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_latency("5min", &ps, &end) && 'm' == *end);
 }
 
+/* Byte rates: x8 exactly, decimal and binary; a fraction of a bit/s or
+ * more than 2^64 bit/s is rejected. */
+static void test_value_byte_rates(void)
+{
+    uint64_t bps = 0;
+    const char *end = NULL;
+    themis_topology_t t;
+    themis_parse_error_t e;
+
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("25GB/s", &bps, NULL) &&
+               200000000000ULL == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1B/s", &bps, NULL) && 8 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("3KB/s", &bps, NULL) && 24000 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("3kB/s", &bps, NULL) && 24000 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("12.5MB/s", &bps, NULL) && 100000000 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("2TB/s", &bps, NULL) &&
+               16000000000000ULL == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1KiB/s", &bps, NULL) && 8192 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1MiB/s", &bps, NULL) && (8ULL << 20) == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1.5GiB/s", &bps, NULL) &&
+               (12ULL << 30) == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("1TiB/s", &bps, NULL) && (8ULL << 40) == bps);
+    /* 0.125 B/s is one bit/s; 2^-33 GiB/s too (33 decimals, exact). */
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("0.125B/s", &bps, NULL) && 1 == bps);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("0.000000000116415321826934814453125GiB/s",
+                                                   &bps, NULL) && 1 == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("0.1B/s", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("0.0625B/s", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("0.0000000001GiB/s", &bps, NULL));
+    /* 2^61 B/s is 2^64 bit/s: one too many. */
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("2305843009213693951B/s", &bps, NULL) &&
+               UINT64_MAX - 7 == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("2305843009213693952B/s", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("2097152TiB/s", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("0GB/s", &bps, NULL));
+    /* Gb stays gigabit; GB alone, gb/s, GB/x are no units. */
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("25Gb", &bps, NULL) && 25000000000ULL == bps);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("25GB", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("25gb/s", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("25GB/x", &bps, NULL));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_bandwidth("25GB/", &bps, NULL));
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("25GB/s,x", &bps, &end) && ',' == *end);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("25Gb/7", &bps, &end) && '/' == *end);
+    UNIT_CHECK(THEMIS_OK == themis_parse_bandwidth("25Gb/s", &bps, NULL) && 25000000000ULL == bps);
+    /* In topology strings and files, and formatted back as bits. */
+    UNIT_CHECKF(THEMIS_OK == themis_topology_parse("sw:8:25GB/s:1us", &t, &e), "%s", e.message);
+    UNIT_CHECK(200000000000ULL == t.dims[0].bw_bps);
+    UNIT_CHECKF(THEMIS_OK == themis_topology_parse("ring 4 1GiB/s 1us\nfc 2 1Gb 1us\n", &t, &e),
+                "%s", e.message);
+    UNIT_CHECK(2 == t.ndims && (8ULL << 30) == t.dims[0].bw_bps);
+    char buf[64];
+    themis_topology_parse("sw:8:25GB/s:1us", &t, &e);
+    themis_topology_format(&t, buf, sizeof(buf));
+    UNIT_CHECKF(0 == strcmp("sw:8:200Gb:1us", buf), "%s", buf);
+    expect_error("sw:4:0.1B/s:1us", 1, 6, "not a whole number");
+}
+
 /* PRE, then N copies of C, then POST, in buf (cut to len). */
 static const char *digits(char *buf, size_t len, const char *pre, char c, int n,
                           const char *post)
@@ -472,6 +529,7 @@ int main(void)
     UNIT_RUN(test_file_sizes);
     UNIT_RUN(test_parse_errors);
     UNIT_RUN(test_value_parsers);
+    UNIT_RUN(test_value_byte_rates);
     UNIT_RUN(test_value_long_digits);
     UNIT_RUN(test_value_overflow);
     UNIT_RUN(test_value_junk);

@@ -1,0 +1,550 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Link-level simulation (link_sim.h): one event heap for the whole run,
+ * one waiting heap per link that some route uses.  Routes are computed
+ * once per destination (themis_graph_routes_to), so a schedule costs
+ * O(destinations x (nodes + links)) for routing and O(events log events)
+ * for the run.
+ */
+#include "link_sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* Event classes in the order they are taken at equal times (link_sim.h). */
+enum { EV_FREED = 0, EV_ARRIVE = 1, EV_CHOOSE = 2 };
+
+typedef struct {
+    themis_time_t t;
+    uint32_t cls;
+    uint32_t id;        /* link for FREED and CHOOSE, transfer for ARRIVE */
+} event_t;
+
+typedef struct {
+    themis_time_t ready;
+    uint32_t xfer;
+} wait_t;
+
+typedef struct {
+    wait_t *w;
+    uint32_t n, cap;
+    uint32_t serving;   /* NONE when idle */
+    uint8_t choosing;   /* a CHOOSE event is pending */
+} link_state_t;
+
+typedef struct {
+    const themis_graph_t *g;
+    const themis_xfer_sched_t *s;
+    themis_link_sim_t *out;
+    uint64_t *bytes;            /* [nxfers] */
+    uint32_t *route_first;      /* [nxfers] into route[] */
+    uint32_t *nhops;            /* [nxfers] */
+    uint32_t *hop;              /* [nxfers] next link to take */
+    uint32_t *pending;          /* [nxfers] unfinished dependencies */
+    uint32_t *dep_first, *dependents;   /* reverse dependencies */
+    uint32_t *route;
+    uint32_t nroute, cap_route;
+    uint32_t *slot;             /* [nlinks] index into links[], or NONE */
+    link_state_t *links;
+    uint32_t nslots;
+    event_t *ev;
+    uint32_t nev, cap_ev;
+    char *why;
+    size_t len;
+} sim_t;
+
+static themis_status_t fail(sim_t *sm, themis_status_t st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sm->why, sm->len, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static int ev_less(const event_t *a, const event_t *b)
+{
+    if (a->t != b->t) {
+        return a->t < b->t;
+    }
+    if (a->cls != b->cls) {
+        return a->cls < b->cls;
+    }
+    return a->id < b->id;
+}
+
+static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id)
+{
+    if (sm->nev == sm->cap_ev) {
+        uint32_t cap = (0 == sm->cap_ev) ? 256 : 2 * sm->cap_ev;
+        event_t *n = realloc(sm->ev, (size_t) cap * sizeof(*n));
+        if (NULL == n) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+        sm->ev = n;
+        sm->cap_ev = cap;
+    }
+    event_t e = {t, cls, id};
+    uint32_t i = sm->nev++;
+    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / 2])) {
+        sm->ev[i] = sm->ev[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    sm->ev[i] = e;
+    return THEMIS_OK;
+}
+
+static event_t ev_pop(sim_t *sm)
+{
+    event_t top = sm->ev[0];
+    event_t last = sm->ev[--sm->nev];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= sm->nev) {
+            break;
+        }
+        if (c + 1 < sm->nev && ev_less(&sm->ev[c + 1], &sm->ev[c])) {
+            c++;
+        }
+        if (!ev_less(&sm->ev[c], &last)) {
+            break;
+        }
+        sm->ev[i] = sm->ev[c];
+        i = c;
+    }
+    if (sm->nev > 0) {
+        sm->ev[i] = last;
+    }
+    return top;
+}
+
+static int wait_less(const wait_t *a, const wait_t *b)
+{
+    return a->ready < b->ready || (a->ready == b->ready && a->xfer < b->xfer);
+}
+
+static themis_status_t wait_push(sim_t *sm, link_state_t *ls, themis_time_t ready, uint32_t x)
+{
+    if (ls->n == ls->cap) {
+        uint32_t cap = (0 == ls->cap) ? 4 : 2 * ls->cap;
+        wait_t *n = realloc(ls->w, (size_t) cap * sizeof(*n));
+        if (NULL == n) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+        ls->w = n;
+        ls->cap = cap;
+    }
+    wait_t e = {ready, x};
+    uint32_t i = ls->n++;
+    while (i > 0 && wait_less(&e, &ls->w[(i - 1) / 2])) {
+        ls->w[i] = ls->w[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    ls->w[i] = e;
+    return THEMIS_OK;
+}
+
+static wait_t wait_pop(link_state_t *ls)
+{
+    wait_t top = ls->w[0];
+    wait_t last = ls->w[--ls->n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= ls->n) {
+            break;
+        }
+        if (c + 1 < ls->n && wait_less(&ls->w[c + 1], &ls->w[c])) {
+            c++;
+        }
+        if (!wait_less(&ls->w[c], &last)) {
+            break;
+        }
+        ls->w[i] = ls->w[c];
+        i = c;
+    }
+    if (ls->n > 0) {
+        ls->w[i] = last;
+    }
+    return top;
+}
+
+static themis_status_t add_t(sim_t *sm, themis_time_t a, themis_time_t b, themis_time_t *sum)
+{
+    if (a > UINT64_MAX - b) {
+        return fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
+    }
+    *sum = a + b;
+    return THEMIS_OK;
+}
+
+/* Sizes, ranks and dependencies, before anything runs. */
+static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
+{
+    const themis_xfer_sched_t *s = sm->s;
+    if (0 == unit_bytes) {
+        return fail(sm, THEMIS_ERR_INVALID, "unit size 0");
+    }
+    if (s->nranks > sm->g->nnodes) {
+        return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u nodes",
+                    s->nranks, sm->g->nnodes);
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        if (x->src >= s->nranks || x->dst >= s->nranks) {
+            return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): rank out of range "
+                        "(%u ranks)", i, x->src, x->dst, s->nranks);
+        }
+        if (0 == x->count || x->count > UINT64_MAX / unit_bytes) {
+            return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
+                        "bytes", i, x->src, x->dst, (unsigned long long) x->count,
+                        (unsigned long long) unit_bytes);
+        }
+        sm->bytes[i] = x->count * unit_bytes;
+        for (uint32_t k = 0; k < x->ndeps; k++) {
+            if (s->deps[x->dep_first + k] >= i) {
+                return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
+                            "which is not earlier", i, s->deps[x->dep_first + k]);
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* Link l as the next hop of transfer i's route. */
+static themis_status_t push_hop(sim_t *sm, uint32_t i, uint32_t l)
+{
+    if (sm->nroute == sm->cap_route) {
+        if (sm->cap_route > UINT32_MAX / 2) {
+            return fail(sm, THEMIS_ERR_NOMEM, "routes too long");
+        }
+        uint32_t cap = (0 == sm->cap_route) ? 1024 : 2 * sm->cap_route;
+        uint32_t *r = realloc(sm->route, (size_t) cap * sizeof(*r));
+        if (NULL == r) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+        sm->route = r;
+        sm->cap_route = cap;
+    }
+    sm->route[sm->nroute++] = l;
+    sm->nhops[i]++;
+    if (NONE == sm->slot[l]) {
+        sm->slot[l] = sm->nslots++;
+    }
+    return THEMIS_OK;
+}
+
+/* Every transfer's route, destination by destination. */
+static themis_status_t build_routes(sim_t *sm)
+{
+    const themis_graph_t *g = sm->g;
+    const themis_xfer_sched_t *s = sm->s;
+    uint32_t n = g->nnodes;
+    uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
+    uint32_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));
+    uint32_t *next = malloc((size_t) n * sizeof(*next));
+    themis_status_t st = THEMIS_OK;
+    if (NULL == first || NULL == by_dst || NULL == next) {
+        free(first);
+        free(by_dst);
+        free(next);
+        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        first[s->xfers[i].dst + 1]++;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        first[v + 1] += first[v];
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        by_dst[first[s->xfers[i].dst]++] = i;
+    }
+    /* first[v] is now the end of v's transfers, the start of v + 1's */
+    for (uint32_t v = 0, k = 0; v < n && THEMIS_OK == st; v++) {
+        int routed = 0;
+        for (; k < first[v] && THEMIS_OK == st; k++) {
+            uint32_t i = by_dst[k];
+            const themis_xfer_t *x = &s->xfers[i];
+            sm->route_first[i] = sm->nroute;
+            sm->nhops[i] = 0;
+            if (g->node_failed[x->src] || g->node_failed[x->dst]) {
+                st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): node %u failed",
+                          i, x->src, x->dst, g->node_failed[x->src] ? x->src : x->dst);
+                break;
+            }
+            if (x->src == x->dst) {
+                continue;
+            }
+            if (!routed) {
+                st = themis_graph_routes_to(g, v, next);
+                if (THEMIS_OK != st) {
+                    st = fail(sm, st, "out of memory");
+                    break;
+                }
+                routed = 1;
+            }
+            if (NONE == next[x->src]) {
+                st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route over "
+                          "working links", i, x->src, x->dst);
+                break;
+            }
+            for (uint32_t u = x->src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
+                st = push_hop(sm, i, next[u]);
+            }
+        }
+    }
+    free(first);
+    free(by_dst);
+    free(next);
+    return st;
+}
+
+static themis_status_t build_dependents(sim_t *sm)
+{
+    const themis_xfer_sched_t *s = sm->s;
+    sm->dep_first = calloc((size_t) s->nxfers + 1, sizeof(*sm->dep_first));
+    sm->dependents = malloc(((size_t) s->ndeps + 1) * sizeof(*sm->dependents));
+    uint32_t *fill = malloc(((size_t) s->nxfers + 1) * sizeof(*fill));
+    if (NULL == sm->dep_first || NULL == sm->dependents || NULL == fill) {
+        free(fill);
+        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        sm->pending[i] = x->ndeps;
+        for (uint32_t k = 0; k < x->ndeps; k++) {
+            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
+        }
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        sm->dep_first[i + 1] += sm->dep_first[i];
+        fill[i] = sm->dep_first[i];
+    }
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        for (uint32_t k = 0; k < x->ndeps; k++) {
+            sm->dependents[fill[s->deps[x->dep_first + k]]++] = i;
+        }
+    }
+    free(fill);
+    return THEMIS_OK;
+}
+
+/* A transfer reached the node before its next link, or its destination. */
+static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
+{
+    themis_link_sim_t *out = sm->out;
+    if (sm->hop[i] == sm->nhops[i]) {
+        if (0 == sm->nhops[i]) {
+            out->start_ps[i] = t;
+        }
+        out->finish_ps[i] = t;
+        if (t > out->total_ps) {
+            out->total_ps = t;
+        }
+        for (uint32_t k = sm->dep_first[i]; k < sm->dep_first[i + 1]; k++) {
+            uint32_t d = sm->dependents[k];
+            if (0 == --sm->pending[d]) {
+                themis_status_t st = ev_push(sm, t, EV_ARRIVE, d);
+                if (THEMIS_OK != st) {
+                    return st;
+                }
+            }
+        }
+        return THEMIS_OK;
+    }
+    uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
+    link_state_t *ls = &sm->links[sm->slot[l]];
+    themis_status_t st = wait_push(sm, ls, t, i);
+    if (THEMIS_OK == st && NONE == ls->serving && !ls->choosing) {
+        ls->choosing = 1;
+        st = ev_push(sm, t, EV_CHOOSE, l);
+    }
+    return st;
+}
+
+/* A free link takes its first waiting transfer. */
+static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
+{
+    link_state_t *ls = &sm->links[sm->slot[l]];
+    const themis_link_t *lk = &sm->g->links[l];
+    ls->choosing = 0;
+    if (NONE != ls->serving || 0 == ls->n) {
+        return THEMIS_OK;
+    }
+    wait_t w = wait_pop(ls);
+    uint32_t i = w.xfer;
+    unsigned __int128 bits = (unsigned __int128) sm->bytes[i] * 8000000000000ULL;
+    unsigned __int128 serve = (bits + lk->bw_bps - 1) / lk->bw_bps;
+    themis_time_t end = 0;
+    if (serve > UINT64_MAX) {
+        return fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
+    }
+    themis_status_t st = add_t(sm, t, (themis_time_t) serve, &end);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    if (0 == sm->hop[i]) {
+        sm->out->start_ps[i] = t;
+    }
+    ls->serving = i;
+    sm->out->link_bytes[l] += sm->bytes[i];
+    sm->out->link_busy_ps[l] += (themis_time_t) serve;
+    return ev_push(sm, end, EV_FREED, l);
+}
+
+/* The link finished sending: the transfer lands `lat` later. */
+static themis_status_t freed(sim_t *sm, uint32_t l, themis_time_t t)
+{
+    link_state_t *ls = &sm->links[sm->slot[l]];
+    uint32_t i = ls->serving;
+    themis_time_t at = 0;
+    ls->serving = NONE;
+    sm->hop[i]++;
+    themis_status_t st = add_t(sm, t, sm->g->links[l].lat_ps, &at);
+    if (THEMIS_OK == st) {
+        st = ev_push(sm, at, EV_ARRIVE, i);
+    }
+    if (THEMIS_OK == st && ls->n > 0) {
+        ls->choosing = 1;
+        st = ev_push(sm, t, EV_CHOOSE, l);
+    }
+    return st;
+}
+
+static themis_status_t run(sim_t *sm)
+{
+    const themis_xfer_sched_t *s = sm->s;
+    themis_status_t st = THEMIS_OK;
+    sm->links = calloc((size_t) sm->nslots + 1, sizeof(*sm->links));
+    if (NULL == sm->links) {
+        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; k < sm->nslots; k++) {
+        sm->links[k].serving = NONE;
+    }
+    for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
+        if (0 == s->xfers[i].ndeps) {
+            st = ev_push(sm, 0, EV_ARRIVE, i);
+        }
+    }
+    while (THEMIS_OK == st && sm->nev > 0) {
+        event_t e = ev_pop(sm);
+        switch (e.cls) {
+        case EV_FREED:
+            st = freed(sm, e.id, e.t);
+            break;
+        case EV_ARRIVE:
+            st = arrive(sm, e.id, e.t);
+            break;
+        default:
+            st = choose(sm, e.id, e.t);
+            break;
+        }
+    }
+    for (uint32_t k = 0; k < sm->nslots; k++) {
+        free(sm->links[k].w);
+    }
+    return st;
+}
+
+static void busiest(themis_link_sim_t *out)
+{
+    out->busiest_link = NONE;
+    out->busiest_util_ppm = 0;
+    for (uint32_t l = 0; l < out->nlinks; l++) {
+        if (0 != out->link_busy_ps[l] &&
+            (NONE == out->busiest_link || out->link_busy_ps[l] > out->link_busy_ps[out->busiest_link])) {
+            out->busiest_link = l;
+        }
+    }
+    if (NONE != out->busiest_link && 0 != out->total_ps) {
+        unsigned __int128 u = (unsigned __int128) out->link_busy_ps[out->busiest_link] * 1000000u;
+        out->busiest_util_ppm = (uint32_t) (u / out->total_ps);
+    }
+}
+
+themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                uint64_t unit_bytes, themis_link_sim_t *out, char *why,
+                                size_t len)
+{
+    char dummy[8];
+    sim_t sm;
+    memset(out, 0, sizeof(*out));
+    memset(&sm, 0, sizeof(sm));
+    sm.g = g;
+    sm.s = s;
+    sm.out = out;
+    sm.why = (NULL != why) ? why : dummy;
+    sm.len = (NULL != why) ? len : sizeof(dummy);
+    if (0 < sm.len) {
+        sm.why[0] = '\0';
+    }
+    size_t nx = (size_t) s->nxfers + 1;
+    out->nxfers = s->nxfers;
+    out->nlinks = g->nlinks;
+    out->start_ps = calloc(nx, sizeof(*out->start_ps));
+    out->finish_ps = calloc(nx, sizeof(*out->finish_ps));
+    out->link_bytes = calloc((size_t) g->nlinks + 1, sizeof(*out->link_bytes));
+    out->link_busy_ps = calloc((size_t) g->nlinks + 1, sizeof(*out->link_busy_ps));
+    sm.bytes = malloc(nx * sizeof(*sm.bytes));
+    sm.route_first = malloc(nx * sizeof(*sm.route_first));
+    sm.nhops = malloc(nx * sizeof(*sm.nhops));
+    sm.hop = calloc(nx, sizeof(*sm.hop));
+    sm.pending = malloc(nx * sizeof(*sm.pending));
+    sm.slot = malloc(((size_t) g->nlinks + 1) * sizeof(*sm.slot));
+    themis_status_t st = THEMIS_OK;
+    if (NULL == out->start_ps || NULL == out->finish_ps || NULL == out->link_bytes ||
+        NULL == out->link_busy_ps || NULL == sm.bytes || NULL == sm.route_first ||
+        NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot) {
+        st = fail(&sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; l++) {
+        sm.slot[l] = NONE;
+    }
+    if (THEMIS_OK == st) {
+        st = check_input(&sm, unit_bytes);
+    }
+    if (THEMIS_OK == st) {
+        st = build_routes(&sm);
+    }
+    if (THEMIS_OK == st) {
+        st = build_dependents(&sm);
+    }
+    if (THEMIS_OK == st) {
+        st = run(&sm);
+    }
+    if (THEMIS_OK == st) {
+        busiest(out);
+    }
+    free(sm.bytes);
+    free(sm.route_first);
+    free(sm.nhops);
+    free(sm.hop);
+    free(sm.pending);
+    free(sm.dep_first);
+    free(sm.dependents);
+    free(sm.route);
+    free(sm.slot);
+    free(sm.links);
+    free(sm.ev);
+    return st;
+}
+
+void themis_link_sim_free(themis_link_sim_t *r)
+{
+    if (NULL != r) {
+        free(r->start_ps);
+        free(r->finish_ps);
+        free(r->link_bytes);
+        free(r->link_busy_ps);
+        memset(r, 0, sizeof(*r));
+    }
+}

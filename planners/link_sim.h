@@ -1,0 +1,56 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Link-level simulation of a transfer schedule (transfer.h) on a graph
+ * (graph.h).  Ranks are the graph's nodes (rank r = node r).
+ *
+ * Model, integer ps throughout:
+ *   - a transfer of b = count x unit_bytes bytes is ready when every
+ *     transfer it depends on has finished (at 0 without dependencies);
+ *   - it follows themis_graph_route(src, dst) store-and-forward: on each
+ *     link it occupies the link for ceil(b x 8 x 10^12 / bw) ps, then
+ *     arrives at the link's far end the link's latency later, where it
+ *     queues for the next link;
+ *   - every directed link serves one transfer at a time, without
+ *     preemption; a free link takes the waiting transfer that reached it
+ *     first, ties to the lowest transfer index;
+ *   - a local transfer (src == dst) finishes when it is ready.
+ * Events at the same time are taken links freed first, then arrivals,
+ * then the links' choices, so a choice sees every transfer that arrived
+ * at that time.  A transfer's start is when its first link begins to
+ * serve it (its ready time when local), its finish its arrival at dst.
+ */
+#ifndef THEMIS_LINK_SIM_H
+#define THEMIS_LINK_SIM_H
+
+#include "graph.h"
+#include "transfer.h"
+
+typedef struct {
+    themis_time_t total_ps;         /* the last finish; 0 without transfers */
+    uint32_t nxfers;
+    themis_time_t *start_ps;        /* [nxfers] */
+    themis_time_t *finish_ps;       /* [nxfers] */
+    uint32_t nlinks;                /* the graph's */
+    uint64_t *link_bytes;           /* [nlinks] bytes each link carried */
+    themis_time_t *link_busy_ps;    /* [nlinks] time each link served */
+    /* The link with the most busy time (lowest index on ties), UINT32_MAX
+     * when no link carried anything, and its busy time / total_ps in
+     * parts per million. */
+    uint32_t busiest_link;
+    uint32_t busiest_util_ppm;
+} themis_link_sim_t;
+
+/* Simulates s on g with units of unit_bytes (>= 1) bytes.  On error,
+ * THEMIS_ERR_INVALID with why ("transfer 7 (rank 2 -> 5): no route, node
+ * 3 failed ..."): a rank that is not a working node, no route, a
+ * dependency that does not point backwards, sizes or times beyond 64
+ * bits; THEMIS_ERR_NOMEM.  out is freed with themis_link_sim_free (also
+ * after an error). */
+themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                uint64_t unit_bytes, themis_link_sim_t *out, char *why,
+                                size_t len);
+void themis_link_sim_free(themis_link_sim_t *r);
+
+#endif

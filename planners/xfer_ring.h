@@ -1,0 +1,40 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The classic unidirectional ring as a transfer schedule (transfer.h):
+ * P ranks in the given order, position i sends to position i + 1 mod P,
+ * P units (one block each).
+ *
+ *   allreduce       INPUT P, OUTPUT P units: a local copy INPUT -> OUTPUT
+ *                   on every rank, P-1 REDUCE steps (reduce-scatter) and
+ *                   P-1 COPY steps (allgather), all in OUTPUT.
+ *   reduce_scatter  INPUT P, SCRATCH P, OUTPUT 1: a local copy INPUT ->
+ *                   SCRATCH, P-1 REDUCE steps in SCRATCH, a local copy of
+ *                   the rank's own unit SCRATCH -> OUTPUT.
+ *   allgather       INPUT 1, OUTPUT P: a local copy of the rank's block
+ *                   INPUT -> OUTPUT (unit r), P-1 COPY steps in OUTPUT.
+ * In the reduce-scatter, position i ends with unit order[i] (its rank's
+ * block); at step k it sends the unit whose reduction started at
+ * position i - k.  Transfers are listed step by step, positions in ring
+ * order; each depends on every earlier transfer it conflicts with on a
+ * rank (the last writer of what it reads or writes, and the readers since
+ * of what it writes), so dependencies point backwards and no two
+ * transfers touching one unit, one of them writing, are unordered.
+ */
+#ifndef THEMIS_XFER_RING_H
+#define THEMIS_XFER_RING_H
+
+#include "transfer.h"
+
+/* 2 P (P - 1) + P transfers at most: bounds time and memory. */
+#define THEMIS_XFER_RING_MAX_RANKS 1024u
+
+/* order: a permutation of 0 .. nranks-1, or NULL for 0 .. nranks-1.
+ * THEMIS_ERR_INVALID for 0 or more than THEMIS_XFER_RING_MAX_RANKS ranks,
+ * an order that is not a permutation, an unknown collective;
+ * THEMIS_ERR_NOMEM.  On error out is empty. */
+themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint32_t *order,
+                                 themis_xfer_sched_t *out);
+
+#endif

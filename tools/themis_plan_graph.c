@@ -1,0 +1,400 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan graph SPEC|FILE [--bw B[,B2]] [--lat L] [--degree D] [--routes]`:
+ * a graph topology (planners/graph.h) in its file format, or every route.
+ * `themis-plan xfer ring --graph SPEC|FILE --coll C --bytes S [--order ...]`:
+ * the ring transfer schedule (planners/xfer_ring.h) through the link
+ * simulator (planners/link_sim.h).
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "link_sim.h"
+#include "themis_plan_cmds.h"
+#include "xfer_ring.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+/* --routes prints nodes^2 lines from one table of next hops. */
+#define ROUTES_MAX_NODES 4096u
+
+/* Largest exact unit, as the graph file writes rates. */
+static void fmt_bw(char *buf, size_t len, uint64_t bps)
+{
+    static const char *const units[] = {"b", "Kb", "Mb", "Gb", "Tb"};
+    int u = 0;
+    while (u < 4 && 0 != bps && 0 == bps % 1000) {
+        bps /= 1000;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%s", bps, units[u]);
+}
+
+static int load_error(const char *cmd, const char *spec, themis_status_t st,
+                      const themis_parse_error_t *e)
+{
+    if (0 == e->line) {
+        fprintf(stderr, "themis-plan %s: %s: %s\n", cmd, spec, e->message);
+    } else {
+        fprintf(stderr, "themis-plan %s: %s: parse error at line %d, column %d: %s\n", cmd, spec,
+                e->line, e->column, e->message);
+        if (NULL == strchr(spec, '\n') && 1 == e->line && e->column >= 1 &&
+            (size_t) e->column <= strlen(spec) + 1) {
+            fprintf(stderr, "  %s\n  %*s^\n", spec, e->column - 1, "");
+        }
+    }
+    return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+/* Options shared by graph and xfer: the spec defaults. */
+static int graph_option(const char *cmd, int c, const char *arg, themis_graph_opts_t *o)
+{
+    char *end = NULL;
+    switch (c) {
+    case 'b': {
+        char first[128];
+        const char *comma = strchr(arg, ',');
+        size_t n = (NULL != comma) ? (size_t) (comma - arg) : strlen(arg);
+        if (n >= sizeof(first)) {
+            n = sizeof(first) - 1;
+        }
+        memcpy(first, arg, n);
+        first[n] = '\0';
+        if (THEMIS_OK != themis_parse_bandwidth(first, &o->bw_bps, NULL) ||
+            (NULL != comma && THEMIS_OK != themis_parse_bandwidth(comma + 1, &o->bw2_bps, NULL))) {
+            fprintf(stderr, "themis-plan %s: --bw: '%s' is not B or B,B2 (rates such as 100Gb "
+                    "or 25GB/s)\n", cmd, arg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    case 'l':
+        if (THEMIS_OK != themis_parse_latency(arg, &o->lat_ps, NULL) ||
+            o->lat_ps > THEMIS_GRAPH_MAX_LAT_PS) {
+            fprintf(stderr, "themis-plan %s: --lat: '%s' is not a latency up to 1s (e.g. "
+                    "500ns)\n", cmd, arg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    case 'd': {
+        errno = 0;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (0 != errno || end == arg || '\0' != *end || 0 == v || v > THEMIS_GRAPH_MAX_NODES ||
+            '-' == arg[0]) {
+            fprintf(stderr, "themis-plan %s: --degree: '%s' is not an integer >= 1\n", cmd, arg);
+            return EXIT_USAGE;
+        }
+        o->degree = (uint32_t) v;
+        return 0;
+    }
+    }
+    return EXIT_USAGE;
+}
+
+static void print_summary(const themis_graph_t *g)
+{
+    uint32_t failed_nodes = 0, failed_links = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    char lob[32] = "-", hib[32] = "-";
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        failed_nodes += g->node_failed[v];
+    }
+    for (uint32_t l = 0; l < g->nlinks; l++) {
+        failed_links += g->links[l].failed;
+        lo = (g->links[l].bw_bps < lo) ? g->links[l].bw_bps : lo;
+        hi = (g->links[l].bw_bps > hi) ? g->links[l].bw_bps : hi;
+    }
+    if (0 != g->nlinks) {
+        fmt_bw(lob, sizeof(lob), lo);
+        fmt_bw(hib, sizeof(hib), hi);
+    }
+    /* a comment, so that the whole output parses back */
+    printf("# nodes=%u links=%u failed_nodes=%u failed_links=%u min_bw=%s max_bw=%s\n",
+           g->nnodes, g->nlinks, failed_nodes, failed_links, lob, hib);
+}
+
+/* "SRC DST n1 n2 ... DST" for every ordered pair of working nodes, by
+ * source then destination; "SRC DST -" when there is no route. */
+static int print_routes(const themis_graph_t *g)
+{
+    uint32_t n = g->nnodes;
+    if (n > ROUTES_MAX_NODES) {
+        fprintf(stderr, "themis-plan graph: --routes: %u nodes, at most %u\n", n,
+                ROUTES_MAX_NODES);
+        return EXIT_USAGE;
+    }
+    uint32_t *next = malloc((size_t) n * n * sizeof(*next));
+    if (NULL == next) {
+        fprintf(stderr, "themis-plan graph: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    /* next[dst * n + src]: one backward search per destination */
+    for (uint32_t d = 0; d < n; d++) {
+        if (!g->node_failed[d] && THEMIS_OK != themis_graph_routes_to(g, d, &next[(size_t) d * n])) {
+            free(next);
+            fprintf(stderr, "themis-plan graph: out of memory\n");
+            return EXIT_RUNTIME;
+        }
+    }
+    for (uint32_t s = 0; s < n; s++) {
+        for (uint32_t d = 0; d < n; d++) {
+            if (s == d || g->node_failed[s] || g->node_failed[d]) {
+                continue;
+            }
+            const uint32_t *nx = &next[(size_t) d * n];
+            printf("%u %u", s, d);
+            if (UINT32_MAX == nx[s]) {
+                printf(" -");
+            }
+            for (uint32_t v = s; v != d && UINT32_MAX != nx[v]; v = g->links[nx[v]].dst) {
+                printf(" %u", g->links[nx[v]].dst);
+            }
+            printf("\n");
+        }
+    }
+    free(next);
+    return 0;
+}
+
+int themis_plan_cmd_graph(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"bw", required_argument, NULL, 'b'},
+        {"lat", required_argument, NULL, 'l'},
+        {"degree", required_argument, NULL, 'd'},
+        {"routes", no_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    themis_graph_opts_t o;
+    int routes = 0, c, rc;
+    themis_graph_opts_default(&o);
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "b:l:d:rh", longopts, NULL))) {
+        switch (c) {
+        case 'r':
+            routes = 1;
+            break;
+        case 'h':
+            printf("usage: themis-plan graph SPEC|FILE [--bw B[,B2]] [--lat L] [--degree D] "
+                   "[--routes]\n"
+                   "  Prints the graph in its file format (it reads back), then a comment\n"
+                   "  '# nodes=N links=L failed_nodes=F failed_links=G min_bw=.. max_bw=..'.\n"
+                   "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
+                   "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
+                   "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
+                   "  (planners/graph.h).  --bw/--lat/--degree set what the spec leaves out.\n"
+                   "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
+                   "  pair of working nodes, 'SRC DST -' when unreachable.\n");
+            return 0;
+        case 'b':
+        case 'l':
+        case 'd':
+            if (0 != (rc = graph_option("graph", c, optarg, &o))) {
+                return rc;
+            }
+            break;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "themis-plan graph: want one SPEC or FILE (try --help)\n");
+        return EXIT_USAGE;
+    }
+    themis_graph_t g;
+    themis_parse_error_t e;
+    themis_status_t st = themis_graph_load(argv[optind], &o, &g, &e);
+    if (THEMIS_OK != st) {
+        return load_error("graph", argv[optind], st, &e);
+    }
+    if (routes) {
+        rc = print_routes(&g);
+    } else {
+        rc = (0 == themis_graph_write(&g, stdout)) ? 0 : EXIT_RUNTIME;
+        print_summary(&g);
+    }
+    themis_graph_free(&g);
+    return rc;
+}
+
+/* "0,1,3,2": a permutation of 0 .. n-1 (checked by themis_xfer_ring). */
+static int parse_order(const char *s, uint32_t **order, uint32_t *n)
+{
+    uint32_t cap = 1;
+    for (const char *p = s; '\0' != *p; p++) {
+        cap += (',' == *p);
+    }
+    *order = malloc((size_t) cap * sizeof(**order));
+    *n = 0;
+    if (NULL == *order) {
+        return EXIT_RUNTIME;
+    }
+    const char *p = s;
+    for (;;) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p ||
+            v >= THEMIS_XFER_RING_MAX_RANKS || (',' != *end && '\0' != *end)) {
+            fprintf(stderr, "themis-plan xfer: --order: '%s' is not a list of ranks such as "
+                    "0,1,3,2\n", s);
+            return EXIT_USAGE;
+        }
+        (*order)[(*n)++] = (uint32_t) v;
+        if ('\0' == *end) {
+            return 0;
+        }
+        p = end + 1;
+    }
+}
+
+/* X.XXX from an integer count of thousandths, rounded to the nearest. */
+static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
+{
+    uint64_t m = num / den_per_milli + ((num % den_per_milli) * 2 >= den_per_milli ? 1 : 0);
+    printf("%s=%" PRIu64 ".%03" PRIu64, name, m / 1000, m % 1000);
+}
+
+int themis_plan_cmd_xfer(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"graph", required_argument, NULL, 'g'},
+        {"coll", required_argument, NULL, 'c'},
+        {"bytes", required_argument, NULL, 'B'},
+        {"order", required_argument, NULL, 'o'},
+        {"bw", required_argument, NULL, 'b'},
+        {"lat", required_argument, NULL, 'l'},
+        {"degree", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    themis_graph_opts_t o;
+    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    const char *spec = NULL, *order_text = NULL;
+    uint64_t bytes = 0;
+    int have_coll = 0, have_bytes = 0, c, rc;
+    themis_graph_opts_default(&o);
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:h", longopts, NULL))) {
+        switch (c) {
+        case 'g':
+            spec = optarg;
+            break;
+        case 'c':
+            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
+                fprintf(stderr, "themis-plan xfer: --coll: unknown collective '%s' (ar, rs, "
+                        "ag)\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_coll = 1;
+            break;
+        case 'B':
+            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
+                fprintf(stderr, "themis-plan xfer: --bytes: '%s' is not a size > 0 (e.g. 64MiB)\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            have_bytes = 1;
+            break;
+        case 'o':
+            order_text = optarg;
+            break;
+        case 'b':
+        case 'l':
+        case 'd':
+            if (0 != (rc = graph_option("xfer", c, optarg, &o))) {
+                return rc;
+            }
+            break;
+        case 'h':
+            printf("usage: themis-plan xfer ring --graph SPEC|FILE --coll ar|rs|ag --bytes S\n"
+                   "                            [--order 0,1,3,...] [--bw B] [--lat L] "
+                   "[--degree D]\n"
+                   "  The unidirectional ring over the ranks in --order (default 0..P-1, P the\n"
+                   "  graph's nodes) as a transfer schedule of P units of S/P bytes (S: the\n"
+                   "  whole vector), simulated link by link on the graph's routes.  The last\n"
+                   "  line is 'collective_us=X busiest_link_util=Y transfers=N'.\n");
+            return 0;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc || 0 != strcmp("ring", argv[optind])) {
+        fprintf(stderr, "themis-plan xfer: want the generator 'ring' (try --help)\n");
+        return EXIT_USAGE;
+    }
+    if (NULL == spec || !have_coll || !have_bytes) {
+        fprintf(stderr, "themis-plan xfer: --graph, --coll and --bytes are required\n");
+        return EXIT_USAGE;
+    }
+    themis_graph_t g;
+    themis_parse_error_t e;
+    themis_status_t st = themis_graph_load(spec, &o, &g, &e);
+    if (THEMIS_OK != st) {
+        return load_error("xfer", spec, st, &e);
+    }
+    uint32_t *order = NULL, p = g.nnodes;
+    rc = 0;
+    if (NULL != order_text) {
+        rc = parse_order(order_text, &order, &p);
+    }
+    themis_xfer_sched_t s;
+    memset(&s, 0, sizeof(s));
+    if (0 == rc && (p > g.nnodes || p > THEMIS_XFER_RING_MAX_RANKS)) {
+        fprintf(stderr, "themis-plan xfer: %u ranks, but the graph has %u nodes (the ring "
+                "takes at most %u)\n", p, g.nnodes, THEMIS_XFER_RING_MAX_RANKS);
+        rc = EXIT_USAGE;
+    }
+    if (0 == rc) {
+        st = themis_xfer_ring(coll, p, order, &s);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan xfer: --order: not a permutation of 0..%u\n", p - 1);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+    }
+    if (0 == rc && 0 != bytes % p) {
+        fprintf(stderr, "themis-plan xfer: --bytes %" PRIu64 " does not divide into %u units\n",
+                bytes, p);
+        rc = EXIT_USAGE;
+    }
+    if (0 == rc) {
+        themis_link_sim_t r;
+        char why[256];
+        st = themis_link_sim(&g, &s, bytes / p, &r, why, sizeof(why));
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan xfer: %s\n", why);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        } else {
+            printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes\n", s.name, p,
+                   s.nunits, bytes / p);
+            printf("graph: %u nodes, %u links, hash %016" PRIx64 "\n", g.nnodes, g.nlinks,
+                   themis_graph_hash(&g));
+            if (UINT32_MAX != r.busiest_link) {
+                const themis_link_t *l = &g.links[r.busiest_link];
+                printf("busiest link: %u -> %u, %" PRIu64 " bytes\n", l->src, l->dst,
+                       r.link_bytes[r.busiest_link]);
+            }
+            print_milli("collective_us", r.total_ps, 1000);
+            print_milli(" busiest_link_util", r.busiest_util_ppm, 1000);
+            printf(" transfers=%u\n", s.nxfers);
+        }
+        themis_link_sim_free(&r);
+    }
+    themis_xfer_free(&s);
+    free(order);
+    themis_graph_free(&g);
+    return rc;
+}
