@@ -12,6 +12,7 @@
 #include "transfer.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_ring.h"
 
 static void sum_i64(void *inout, const void *in, uint64_t n)
 {
@@ -232,6 +233,25 @@ static void test_direct_reduce_scatter(void)
     themis_xfer_free(&s);
 }
 
+/* planners/xfer_ring.c's rings pass the check and compute their
+ * collective, in identity and shuffled rank orders. */
+static void test_rings(void)
+{
+    static const uint32_t order5[5] = {3, 0, 4, 2, 1};
+    for (uint32_t p = 1; p <= 6; p++) {
+        for (int c = 0; c < 3; c++) {
+            themis_xfer_sched_t s;
+            UNIT_CHECK(THEMIS_OK == themis_xfer_ring((themis_coll_t)c, p, NULL, &s));
+            run_schedule(&s, (uint64_t)p * 3, 1 + p % 3, 8);
+            themis_xfer_free(&s);
+        }
+    }
+    themis_xfer_sched_t s;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_ring(THEMIS_COLL_ALLREDUCE, 5, order5, &s));
+    run_schedule(&s, 10, 2, 20);
+    themis_xfer_free(&s);
+}
+
 static void test_hash_stable(void)
 {
     themis_xfer_sched_t a, b;
@@ -353,6 +373,7 @@ int main(void)
     UNIT_RUN(test_tree_allreduce_joins);
     UNIT_RUN(test_direct_allgather);
     UNIT_RUN(test_direct_reduce_scatter);
+    UNIT_RUN(test_rings);
     UNIT_RUN(test_hash_stable);
     UNIT_RUN(test_check_rejects);
     UNIT_RUN(test_compile_rejects);
