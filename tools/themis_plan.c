@@ -2405,6 +2405,7 @@ static void usage(FILE *f)
         "             build cost (--sweep), every algorithm's cost (--costs)\n"
         "  algorithms the algorithm table (--names, --markdown)\n"
         "  rules      check a rules file; which rule applies to a call\n"
+        "  msccl      check, re-export or draw an MSCCL-XML schedule\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2422,7 +2423,8 @@ int main(int argc, char **argv)
         {"topo", cmd_topo},
         {"cycles", themis_plan_cmd_cycles},
         {"algorithms", themis_plan_cmd_algorithms},
-        {"rules", themis_plan_cmd_rules}
+        {"rules", themis_plan_cmd_rules},
+        {"msccl", themis_plan_cmd_msccl}
     };
 
     if (argc < 2) {

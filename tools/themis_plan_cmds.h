@@ -25,4 +25,8 @@ int themis_plan_cmd_algorithms(int argc, char **argv);
  * (tools/themis_plan_rules.c). */
 int themis_plan_cmd_rules(int argc, char **argv);
 
+/* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
+ * (tools/themis_plan_msccl.c). */
+int themis_plan_cmd_msccl(int argc, char **argv);
+
 #endif
