@@ -444,8 +444,9 @@ static themis_status_t parse_gpu(ctx_t *c, uint32_t g, xmlNode *gn)
         uint32_t k = 0, p = gp->last_pro;
         for (xmlNode *n = tbn[t]->children; NULL != n && THEMIS_OK == st; n = n->next) {
             if (is_elem(n, "step") || is_elem(n, "op")) {
-                st = parse_step(c, g, tb, n, k++, p);
-                p = c->nsteps - 1;
+                if (THEMIS_OK == (st = parse_step(c, g, tb, n, k++, p))) {
+                    p = c->nsteps - 1;
+                }
             } else if (XML_ELEMENT_NODE == n->type) {
                 st = fail(c, THEMIS_ERR_PARSE, "%s: unexpected element <%s>", where,
                           (const char *) n->name);
@@ -1418,7 +1419,9 @@ static themis_status_t canonical(ex_t *e, themis_xfer_sched_t *s, rside_t *rs)
     okey_t *keys = NULL;
     themis_status_t st = THEMIS_OK;
 
-    qsort(e->dp, e->ndp, sizeof(dep_t), dep_cmp);
+    if (e->ndp > 0) {
+        qsort(e->dp, e->ndp, sizeof(dep_t), dep_cmp);
+    }
     first = calloc((size_t) n + 1, sizeof(uint32_t));
     depth = calloc((size_t) n + 1, sizeof(uint32_t));
     newi = malloc(((size_t) n + 1) * sizeof(uint32_t));
@@ -1918,7 +1921,9 @@ themis_status_t themis_msccl_write(const themis_xfer_sched_t *s, FILE *f)
             }
         }
     }
-    qsort(ent, nent, sizeof(entry_t), entry_cmp);
+    if (nent > 0) {
+        qsort(ent, nent, sizeof(entry_t), entry_cmp);
+    }
 
     fprintf(f, "<algo name=\"");
     put_name(f, s->name);
