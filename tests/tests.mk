@@ -57,6 +57,12 @@ check_PROGRAMS += tests/unit/test_link_sim
 tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h
 tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_msccl
+tests_unit_test_msccl_SOURCES = tests/unit/test_msccl.c tests/unit/unit.h
+tests_unit_test_msccl_CPPFLAGS = $(AM_CPPFLAGS) \
+    -DTHEMIS_MSCCL_DATA=\"$(abs_top_srcdir)/tests/data/msccl\"
+tests_unit_test_msccl_LDADD = $(UNIT_LDADD)
+
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
@@ -94,10 +100,10 @@ tests_mpi_scratch_mem_SOURCES = tests/mpi/scratch_mem.c \
 tests_mpi_scratch_mem_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_scratch_mem_LDADD = $(MPI_TEST_LIBS)
 
-check_PROGRAMS += tests/unit/test_transfer
+check_PROGRAMS += tests/unit/test_transfer tests/unit/test_msccl
 tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/unit.h \
     tests/unit/vexec.c tests/unit/vexec.h
 tests_unit_test_transfer_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
-    tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer
+    tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl

@@ -10,7 +10,7 @@ cd "$top"
 
 packages=(build-essential autoconf automake libtool pkg-config
           libopenmpi-dev openmpi-bin libhwloc-dev libfabric-bin
-          libglpk-dev libjson-c-dev gnuplot-nox iproute2 iperf3 procps python3-pyroute2
+          libglpk-dev libjson-c-dev libxml2-dev gnuplot-nox iproute2 iperf3 procps python3-pyroute2
           clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

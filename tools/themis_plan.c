@@ -2407,6 +2407,7 @@ static void usage(FILE *f)
         "  rules      check a rules file; which rule applies to a call\n"
         "  graph      a graph topology (torus2d:4x4, p3.16xlarge, a file); --routes\n"
         "  xfer       a transfer schedule (ring) through the link-level simulator\n"
+        "  msccl      check, re-export or draw an MSCCL-XML schedule\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2426,7 +2427,8 @@ int main(int argc, char **argv)
         {"algorithms", themis_plan_cmd_algorithms},
         {"rules", themis_plan_cmd_rules},
         {"graph", themis_plan_cmd_graph},
-        {"xfer", themis_plan_cmd_xfer}
+        {"xfer", themis_plan_cmd_xfer},
+        {"msccl", themis_plan_cmd_msccl}
     };
 
     if (argc < 2) {

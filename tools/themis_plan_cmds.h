@@ -30,5 +30,8 @@ int themis_plan_cmd_rules(int argc, char **argv);
  * simulator (tools/themis_plan_graph.c). */
 int themis_plan_cmd_graph(int argc, char **argv);
 int themis_plan_cmd_xfer(int argc, char **argv);
+/* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
+ * (tools/themis_plan_msccl.c). */
+int themis_plan_cmd_msccl(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #   fuzz_topology_file    themis_topology_load_file
 #   fuzz_quantity         themis_parse_bandwidth / _latency / _size
 #   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
+#   fuzz_msccl            themis_msccl_parse (MSCCL-XML; libxml2)
 # Each target is built with clang from its source and planners/topology.c
 # (fuzz_rules: the planner library's sources and json-c; the autotools
 # build does not need clang), then run from a fresh copy of
@@ -25,7 +26,7 @@ top=$(cd "$here/../.." && pwd)
 work=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}/fuzz
 secs=${THEMIS_FUZZ_TIME:-20}
 runs=${THEMIS_FUZZ_RUNS:-2000000}
-targets=(topology_string topology_file quantity rules)
+targets=(topology_string topology_file quantity rules msccl)
 mkdir -p "$work/artifacts"
 
 CC=${FUZZ_CC:-clang}
@@ -62,6 +63,11 @@ for t in "${targets[@]}"; do
         # the rules name algorithms: the whole library but the LP bound
         mapfile -t srcs < <(ls "$top"/planners/*.c | grep -v '/bound\.c$')
         libs=(-ljson-c)
+    fi
+    if [ "$t" = msccl ]; then
+        srcs=("$top"/planners/{msccl,transfer,hash,themis_types}.c)
+        # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
+        libs=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
     fi
     dict=$here/$t.dict
     [ -f "$dict" ] || dict=$here/themis.dict

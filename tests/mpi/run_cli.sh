@@ -246,6 +246,49 @@ else
     fail cli_rules_malformed "rc=$rc: $(head -c 300 "$tmp/rb.err")"
 fi
 
+# --- msccl: the example files check and survive export -> import; errors exit 2
+msccl_data=${THEMIS_MSCCL_DATA:-$top/tests/data/msccl}
+if [ -f "$msccl_data/allreduce_ring_3.xml" ]; then
+    run mc "$plan" msccl check "$msccl_data/allreduce_ring_3.xml"
+    if [ $rc -eq 0 ] && grep -q '^ok$' "$tmp/mc.out" && grep -q '^transfers: 15,' "$tmp/mc.out" \
+       && grep -q 'allreduce (in place), 3 gpus' "$tmp/mc.out"; then
+        pass cli_msccl_check
+    else
+        fail cli_msccl_check "rc=$rc: $(head -c 300 "$tmp/mc.out" "$tmp/mc.err")"
+    fi
+    ok=1
+    for f in allreduce_ring_3 allreduce_allpairs_4 teccl_amd_32; do
+        run me "$plan" msccl export "$msccl_data/$f.xml" --out "$tmp/$f.xml"
+        h=$(awk '/schedule hash/ {print $NF}' "$tmp/me.out" | sort -u | wc -l)
+        if [ $rc -ne 0 ] || [ "$h" -ne 1 ] || ! grep -q 'round trip: same' "$tmp/me.out"; then
+            ok=0
+            fail cli_msccl_export "$f: rc=$rc: $(head -c 300 "$tmp/me.out" "$tmp/me.err")"
+        fi
+    done
+    [ $ok -eq 1 ] && pass cli_msccl_export
+    run md "$plan" msccl draw "$msccl_data/allreduce_ring_3.xml"
+    if [ $rc -eq 0 ] && [ "$(grep -c '^rank ' "$tmp/md.out")" -eq 3 ] \
+       && grep -Eq '^  #9 +recv <- 2 +input\[0\.\.1\) -> input\[0\.\.1\) copy  deps: 1,8$' "$tmp/md.out"
+    then
+        pass cli_msccl_draw
+    else
+        fail cli_msccl_draw "rc=$rc: $(head -c 300 "$tmp/md.out" "$tmp/md.err")"
+    fi
+else
+    echo "SKIP: cli_msccl_check ($msccl_data/allreduce_ring_3.xml not found)"
+fi
+printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0"/>\n</algo>\n' \
+    >"$tmp/bad.xml"
+run mb "$plan" msccl check "$tmp/bad.xml"
+run mx "$plan" msccl check "$tmp/missing.xml"
+if [ $rc -eq 1 ] && grep -q 'cannot open' "$tmp/mx.err" \
+   && grep -q 'ngpus=2 but 1 <gpu> elements' "$tmp/mb.err" && ! grep -q '^ok' "$tmp/mb.out"; then
+    run mb "$plan" msccl check "$tmp/bad.xml"
+    [ $rc -eq 2 ] && pass cli_msccl_malformed || fail cli_msccl_malformed "rc=$rc for a bad file"
+else
+    fail cli_msccl_malformed "rc=$rc: $(head -c 300 "$tmp/mb.err" "$tmp/mx.err")"
+fi
+
 # --- --dims: coll/themis' shape syntax gives the same topology as its spec
 run dm "$plan" schedule --dims 4x2 --dim-bandwidths 400Gb,100Gbps --dim-latencies 700ns,1.7us \
     --bytes 64M --chunks 16

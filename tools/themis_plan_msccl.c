@@ -1,0 +1,187 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan msccl check|export|draw FILE`: MSCCL-XML files as transfer
+ * schedules (planners/msccl.h).  check prints what the file holds and
+ * "ok"; export writes the schedule back as MSCCL-XML and loads that again
+ * (both hashes, equal for a faithful round trip); draw lists each rank's
+ * transfers in list order.
+ */
+#include "themis_build_config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "msccl.h"
+#include "themis_plan_cmds.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+static const char *const buf_names[THEMIS_NBUFS] = {"input", "output", "scratch"};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: themis-plan msccl check FILE\n"
+               "       themis-plan msccl export FILE --out OUT.xml\n"
+               "       themis-plan msccl draw FILE\n"
+               "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
+               "  export: write the schedule as MSCCL-XML, load it again, print both hashes\n"
+               "  draw: each rank's transfers in list order (peer, units, dependencies)\n");
+}
+
+static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *info)
+{
+    char why[512];
+    themis_status_t st = themis_msccl_load(path, s, info, why, sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan msccl: %s: %s\n", path, why);
+        return THEMIS_ERR_IO == st || THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void print_info(const themis_msccl_info_t *i, const themis_xfer_sched_t *s)
+{
+    printf("name: %s\n", i->name);
+    printf("collective: %s%s, %u gpus, %u chunks per loop, %u channels, proto %s, redop %s\n",
+           themis_coll_name(i->coll), i->inplace ? " (in place)" : "", i->ngpus,
+           i->nchunksperloop, i->nchannels, '\0' == i->proto[0] ? "-" : i->proto,
+           '\0' == i->redop[0] ? "-" : i->redop);
+    if (0 != i->min_bytes || UINT64_MAX != i->max_bytes) {
+        printf("bytes: %" PRIu64 "..%" PRIu64 "\n", i->min_bytes, i->max_bytes);
+    }
+    printf("steps: %u, thread blocks: %u, copies: %u\n", i->nsteps, i->ntbs, i->ncopies);
+    printf("transfers: %u, dependencies: %u, redirected receives: %u, extra scratch units: %"
+           PRIu64 "\n", i->nxfers, s->ndeps, i->nredirects, i->extra_scratch);
+    printf("units: %u; per rank input %" PRIu64 ", output %" PRIu64 ", scratch %" PRIu64
+           "; result in %s\n", s->nunits, s->buf_units[THEMIS_BUF_INPUT],
+           s->buf_units[THEMIS_BUF_OUTPUT], s->buf_units[THEMIS_BUF_SCRATCH],
+           buf_names[s->result_buf]);
+    printf("schedule hash: %016" PRIx64 "\n", themis_xfer_hash(s));
+}
+
+static void draw(const themis_xfer_sched_t *s)
+{
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        printf("rank %u:\n", r);
+        for (uint32_t i = 0; i < s->nxfers; i++) {
+            const themis_xfer_t *x = &s->xfers[i];
+            if (x->src != r && x->dst != r) {
+                continue;
+            }
+            char what[32];
+            if (x->src == x->dst) {
+                snprintf(what, sizeof(what), "local");
+            } else if (x->src == r) {
+                snprintf(what, sizeof(what), "send -> %u", x->dst);
+            } else {
+                snprintf(what, sizeof(what), "recv <- %u", x->src);
+            }
+            printf("  #%-5u %-12s %s[%" PRIu64 "..%" PRIu64 ") -> %s[%" PRIu64 "..%" PRIu64
+                   ") %s  deps:", i, what, buf_names[x->src_buf], x->src_off,
+                   x->src_off + x->count, buf_names[x->dst_buf], x->dst_off,
+                   x->dst_off + x->count, THEMIS_XFER_COPY == x->kind ? "copy" : "reduce");
+            for (uint32_t k = 0; k < x->ndeps; k++) {
+                printf("%s%u", 0 == k ? " " : ",", s->deps[x->dep_first + k]);
+            }
+            printf("%s\n", 0 == x->ndeps ? " -" : "");
+        }
+    }
+}
+
+static int do_export(const char *path, const char *outp)
+{
+    themis_xfer_sched_t s, again;
+    themis_msccl_info_t info;
+    int rc = load(path, &s, &info);
+    if (0 != rc) {
+        return rc;
+    }
+    FILE *f = fopen(outp, "w");
+    if (NULL == f) {
+        fprintf(stderr, "themis-plan msccl: cannot write %s\n", outp);
+        themis_xfer_free(&s);
+        return EXIT_RUNTIME;
+    }
+    themis_status_t st = themis_msccl_write(&s, f);
+    if (0 != fclose(f) && THEMIS_OK == st) {
+        st = THEMIS_ERR_IO;
+    }
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan msccl: writing %s: %s\n", outp, themis_status_string(st));
+        themis_xfer_free(&s);
+        return EXIT_RUNTIME;
+    }
+    rc = load(outp, &again, NULL);
+    if (0 == rc) {
+        uint64_t h1 = themis_xfer_hash(&s), h2 = themis_xfer_hash(&again);
+        printf("%s: schedule hash %016" PRIx64 "\n", path, h1);
+        printf("%s: schedule hash %016" PRIx64 "\n", outp, h2);
+        printf("%s\n", h1 == h2 ? "round trip: same schedule" : "round trip: DIFFERENT schedule");
+        rc = h1 == h2 ? 0 : EXIT_RUNTIME;
+        themis_xfer_free(&again);
+    }
+    themis_xfer_free(&s);
+    return rc;
+}
+
+int themis_plan_cmd_msccl(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *outp = NULL;
+    int c;
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "o:h", longopts, NULL))) {
+        switch (c) {
+        case 'o':
+            outp = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind + 2 != argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *action = argv[optind], *path = argv[optind + 1];
+    if (0 == strcmp(action, "export")) {
+        if (NULL == outp) {
+            fprintf(stderr, "themis-plan msccl export: --out OUT.xml is required\n");
+            return EXIT_USAGE;
+        }
+        return do_export(path, outp);
+    }
+    if (0 != strcmp(action, "check") && 0 != strcmp(action, "draw")) {
+        fprintf(stderr, "themis-plan msccl: unknown action '%s'\n", action);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    themis_xfer_sched_t s;
+    themis_msccl_info_t info;
+    int rc = load(path, &s, &info);
+    if (0 != rc) {
+        return rc;
+    }
+    if ('c' == action[0]) {
+        print_info(&info, &s);
+        printf("ok\n");
+    } else {
+        draw(&s);
+    }
+    themis_xfer_free(&s);
+    return 0;
+}
