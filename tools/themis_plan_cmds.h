@@ -10,6 +10,9 @@
 #ifndef THEMIS_PLAN_CMDS_H
 #define THEMIS_PLAN_CMDS_H
 
+#include "graph.h"
+#include "transfer.h"
+
 /* Largest chunk count any subcommand takes: bounds planning time and
  * memory. */
 #define THEMIS_PLAN_MAX_CHUNKS (1u << 20)
@@ -30,6 +33,10 @@ int themis_plan_cmd_rules(int argc, char **argv);
  * simulator (tools/themis_plan_graph.c). */
 int themis_plan_cmd_graph(int argc, char **argv);
 int themis_plan_cmd_xfer(int argc, char **argv);
+/* Simulates s on g for a whole vector of `bytes` and prints the xfer
+ * summary (last line collective_us=...); an exit status. */
+int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
+                                const themis_xfer_sched_t *s, uint64_t bytes);
 /* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
  * (tools/themis_plan_msccl.c). */
 int themis_plan_cmd_msccl(int argc, char **argv);

@@ -19,6 +19,7 @@
 
 #include "graph.h"
 #include "link_sim.h"
+#include "msccl.h"
 #include "themis_plan_cmds.h"
 #include "xfer_ring.h"
 
@@ -267,6 +268,40 @@ static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
     printf("%s=%" PRIu64 ".%03" PRIu64, name, m / 1000, m % 1000);
 }
 
+int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
+                                const themis_xfer_sched_t *s, uint64_t bytes)
+{
+    themis_link_sim_t r;
+    char why[256];
+    int rc = 0;
+
+    if (0 != bytes % s->nunits) {
+        fprintf(stderr, "themis-plan %s: --bytes %" PRIu64 " does not divide into %u units\n",
+                cmd, bytes, s->nunits);
+        return EXIT_USAGE;
+    }
+    themis_status_t st = themis_link_sim(g, s, bytes / s->nunits, &r, why, sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan %s: %s\n", cmd, why);
+        rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    } else {
+        printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes\n", s->name, s->nranks,
+               s->nunits, bytes / s->nunits);
+        printf("graph: %u nodes, %u links, hash %016" PRIx64 "\n", g->nnodes, g->nlinks,
+               themis_graph_hash(g));
+        if (UINT32_MAX != r.busiest_link) {
+            const themis_link_t *l = &g->links[r.busiest_link];
+            printf("busiest link: %u -> %u, %" PRIu64 " bytes\n", l->src, l->dst,
+                   r.link_bytes[r.busiest_link]);
+        }
+        print_milli("collective_us", r.total_ps, 1000);
+        print_milli(" busiest_link_util", r.busiest_util_ppm, 1000);
+        printf(" transfers=%u\n", s->nxfers);
+    }
+    themis_link_sim_free(&r);
+    return rc;
+}
+
 int themis_plan_cmd_xfer(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -277,19 +312,23 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         {"bw", required_argument, NULL, 'b'},
         {"lat", required_argument, NULL, 'l'},
         {"degree", required_argument, NULL, 'd'},
+        {"msccl", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
     themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    const char *spec = NULL, *order_text = NULL;
+    const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
     uint64_t bytes = 0;
     int have_coll = 0, have_bytes = 0, c, rc;
     themis_graph_opts_default(&o);
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:h", longopts, NULL))) {
         switch (c) {
+        case 'm':
+            msccl_out = optarg;
+            break;
         case 'g':
             spec = optarg;
             break;
@@ -322,11 +361,12 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         case 'h':
             printf("usage: themis-plan xfer ring --graph SPEC|FILE --coll ar|rs|ag --bytes S\n"
                    "                            [--order 0,1,3,...] [--bw B] [--lat L] "
-                   "[--degree D]\n"
+                   "[--degree D] [--msccl OUT.xml]\n"
                    "  The unidirectional ring over the ranks in --order (default 0..P-1, P the\n"
                    "  graph's nodes) as a transfer schedule of P units of S/P bytes (S: the\n"
                    "  whole vector), simulated link by link on the graph's routes.  The last\n"
-                   "  line is 'collective_us=X busiest_link_util=Y transfers=N'.\n");
+                   "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
+                   "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n");
             return 0;
         default:
             return EXIT_USAGE;
@@ -365,33 +405,16 @@ int themis_plan_cmd_xfer(int argc, char **argv)
             rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
         }
     }
-    if (0 == rc && 0 != bytes % p) {
-        fprintf(stderr, "themis-plan xfer: --bytes %" PRIu64 " does not divide into %u units\n",
-                bytes, p);
-        rc = EXIT_USAGE;
+    if (0 == rc && NULL != msccl_out) {
+        FILE *f = fopen(msccl_out, "w");
+        st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(&s, f);
+        if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan xfer: cannot write %s\n", msccl_out);
+            rc = EXIT_RUNTIME;
+        }
     }
     if (0 == rc) {
-        themis_link_sim_t r;
-        char why[256];
-        st = themis_link_sim(&g, &s, bytes / p, &r, why, sizeof(why));
-        if (THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan xfer: %s\n", why);
-            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
-        } else {
-            printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes\n", s.name, p,
-                   s.nunits, bytes / p);
-            printf("graph: %u nodes, %u links, hash %016" PRIx64 "\n", g.nnodes, g.nlinks,
-                   themis_graph_hash(&g));
-            if (UINT32_MAX != r.busiest_link) {
-                const themis_link_t *l = &g.links[r.busiest_link];
-                printf("busiest link: %u -> %u, %" PRIu64 " bytes\n", l->src, l->dst,
-                       r.link_bytes[r.busiest_link]);
-            }
-            print_milli("collective_us", r.total_ps, 1000);
-            print_milli(" busiest_link_util", r.busiest_util_ppm, 1000);
-            printf(" transfers=%u\n", s.nxfers);
-        }
-        themis_link_sim_free(&r);
+        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes);
     }
     themis_xfer_free(&s);
     free(order);

@@ -28,15 +28,24 @@ static void usage(FILE *f)
     fprintf(f, "usage: themis-plan msccl check FILE\n"
                "       themis-plan msccl export FILE --out OUT.xml\n"
                "       themis-plan msccl draw FILE\n"
+               "       themis-plan msccl simulate FILE --graph SPEC|FILE --bytes S "
+               "[--bw B[,B2]] [--lat L]\n"
                "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
                "  export: write the schedule as MSCCL-XML, load it again, print both hashes\n"
-               "  draw: each rank's transfers in list order (peer, units, dependencies)\n");
+               "  draw: each rank's transfers in list order (peer, units, dependencies)\n"
+               "  simulate: its time on a graph (themis-plan graph), link by link, for a\n"
+               "    whole vector of S bytes; last line as `themis-plan xfer`\n"
+               "  Every action first checks the schedule as coll/themis does (races, the\n"
+               "  collective's result): a file that fails is reported, exit 2.\n");
 }
 
 static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *info)
 {
     char why[512];
     themis_status_t st = themis_msccl_load(path, s, info, why, sizeof(why));
+    if (THEMIS_OK == st && THEMIS_OK != (st = themis_xfer_check(s, why, sizeof(why)))) {
+        themis_xfer_free(s);
+    }
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan msccl: %s: %s\n", path, why);
         return THEMIS_ERR_IO == st || THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
@@ -93,6 +102,40 @@ static void draw(const themis_xfer_sched_t *s)
     }
 }
 
+static int simulate(const char *path, const char *spec, const themis_graph_opts_t *go,
+                    uint64_t bytes)
+{
+    themis_xfer_sched_t s;
+    themis_graph_t g;
+    themis_parse_error_t e;
+
+    if (NULL == spec || 0 == bytes) {
+        fprintf(stderr, "themis-plan msccl simulate: --graph and --bytes are required\n");
+        return EXIT_USAGE;
+    }
+    int rc = load(path, &s, NULL);
+    if (0 != rc) {
+        return rc;
+    }
+    themis_status_t st = themis_graph_load(spec, go, &g, &e);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan msccl simulate: --graph %s: %d:%d: %s\n", spec, e.line,
+                e.column, e.message);
+        themis_xfer_free(&s);
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (g.nnodes != s.nranks) {
+        fprintf(stderr, "themis-plan msccl simulate: the schedule has %u ranks, the graph %u "
+                "nodes\n", s.nranks, g.nnodes);
+        rc = EXIT_USAGE;
+    } else {
+        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes);
+    }
+    themis_graph_free(&g);
+    themis_xfer_free(&s);
+    return rc;
+}
+
 static int do_export(const char *path, const char *outp)
 {
     themis_xfer_sched_t s, again;
@@ -133,15 +176,48 @@ int themis_plan_cmd_msccl(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
+        {"graph", required_argument, NULL, 'g'},
+        {"bytes", required_argument, NULL, 'B'},
+        {"bw", required_argument, NULL, 'b'},
+        {"lat", required_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *outp = NULL;
+    const char *outp = NULL, *spec = NULL;
+    uint64_t bytes = 0;
+    themis_graph_opts_t go;
     int c;
 
+    themis_graph_opts_default(&go);
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "o:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "o:g:B:b:l:h", longopts, NULL))) {
         switch (c) {
+        case 'g':
+            spec = optarg;
+            break;
+        case 'B':
+            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
+                fprintf(stderr, "themis-plan msccl: --bytes: '%s' is not a size > 0\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'b':
+        case 'l': {
+            const char *end = NULL;
+            themis_status_t st = 'l' == c ? themis_parse_latency(optarg, &go.lat_ps, NULL)
+                                          : themis_parse_bandwidth(optarg, &go.bw_bps, &end);
+            if (THEMIS_OK == st && NULL != end && ',' == *end) {
+                st = themis_parse_bandwidth(end + 1, &go.bw2_bps, NULL);
+            } else if (THEMIS_OK == st && NULL != end && '\0' != *end) {
+                st = THEMIS_ERR_PARSE;
+            }
+            if (THEMIS_OK != st) {
+                fprintf(stderr, "themis-plan msccl: --%s: bad value '%s'\n",
+                        'l' == c ? "lat" : "bw", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case 'o':
             outp = optarg;
             break;
@@ -164,6 +240,9 @@ int themis_plan_cmd_msccl(int argc, char **argv)
             return EXIT_USAGE;
         }
         return do_export(path, outp);
+    }
+    if (0 == strcmp(action, "simulate")) {
+        return simulate(path, spec, &go, bytes);
     }
     if (0 != strcmp(action, "check") && 0 != strcmp(action, "draw")) {
         fprintf(stderr, "themis-plan msccl: unknown action '%s'\n", action);

@@ -130,6 +130,11 @@ typedef struct {
     uint32_t torus_rows, torus_cols;
     bool torus_kinds;
     uint64_t rules_hash;                /* of coll_themis_rules_filename's bytes, 0 = none */
+    /* coll_themis_<coll>_schedule given: that collective runs the
+     * `schedule` row under `auto`; its hash (of the loaded schedule, or of
+     * the path and error when it did not load) joins the agreement. */
+    bool schedule_set[MCA_COLL_THEMIS_NALGO_COLLS];
+    uint64_t schedule_hash[MCA_COLL_THEMIS_NALGO_COLLS];
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -163,6 +168,11 @@ typedef struct mca_coll_themis_component_t {
     mca_coll_themis_config_t config;
     uint64_t config_hash;
     themis_rules_t rules;               /* coll_themis_rules_filename, parsed */
+    /* coll_themis_<coll>_schedule: the file, the checked schedule (nxfers
+     * 0 when it did not load) and why it did not */
+    char *schedule_param[MCA_COLL_THEMIS_NALGO_COLLS];
+    themis_xfer_sched_t schedule[MCA_COLL_THEMIS_NALGO_COLLS];
+    char schedule_error[MCA_COLL_THEMIS_NALGO_COLLS][256];
 } mca_coll_themis_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;

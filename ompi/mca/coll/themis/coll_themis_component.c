@@ -102,6 +102,9 @@ void mca_coll_themis_show_help(const char *topic, ...)
 static int themis_close(void)
 {
     themis_rules_free(&mca_coll_themis_component.rules);
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        themis_xfer_free(&mca_coll_themis_component.schedule[k]);
+    }
     mca_coll_themis_trace_close();
     if (0 <= mca_coll_themis_component.output) {
         opal_output_close(mca_coll_themis_component.output);

@@ -20,6 +20,7 @@
 #include "opal/util/proc.h"
 
 #include "coll_themis.h"
+#include "msccl.h"
 
 /* Defaults.  min_bytes and min_chunk_bytes are automatic (-1 and 0): the
  * module resolves them per communicator from where its ranks are. */
@@ -94,6 +95,31 @@ static void register_algorithm_param(const mca_base_component_t *comp, themis_co
     (void) mca_base_component_var_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
                                            0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
                                            &c->algorithm_param[coll]);
+}
+
+/* coll_themis_<coll>_schedule. */
+static void register_schedule_param(const mca_base_component_t *comp, themis_coll_t coll)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    char name[64], desc[640];
+
+    snprintf(name, sizeof(name), "%s_schedule", themis_coll_name(coll));
+    snprintf(desc, sizeof(desc),
+             "MSCCL-XML file (as MSCCL, TACCL and TE-CCL write them) whose schedule runs "
+             "MPI_%s%s: the `schedule` algorithm, which coll_themis_%s_algorithm=auto then "
+             "takes. Every rank must read the same schedule (its hash is part of the setup "
+             "agreement). A file that cannot run (malformed, a race or cycle, a step that "
+             "reads what nobody wrote) or a call it does not fit (another number of ranks, "
+             "another collective, a count that does not divide into its chunks) is reported "
+             "and the call goes to the next component, counted in coll_themis_%s_fallbacks. "
+             "Check a file with `themis-plan msccl check FILE`. Empty: none.",
+             themis_coll_name(coll),
+             THEMIS_COLL_REDUCE_SCATTER == coll ? " and MPI_Reduce_scatter_block" : "",
+             themis_coll_name(coll), themis_coll_name(coll));
+    c->schedule_param[coll] = "";
+    (void) mca_base_component_var_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+                                           0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                                           &c->schedule_param[coll]);
 }
 
 int mca_coll_themis_params_register(void)
@@ -232,6 +258,7 @@ int mca_coll_themis_params_register(void)
 
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         register_algorithm_param(comp, (themis_coll_t) k);
+        register_schedule_param(comp, (themis_coll_t) k);
     }
 
     c->torus_param = "";
@@ -543,6 +570,48 @@ static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why,
     return true;
 }
 
+/*
+ * coll_themis_<coll>_schedule: load and check the file.  A file that
+ * cannot run is not a parameter error (the other collectives and
+ * algorithms are fine): its calls fall back, and it is said once here.
+ */
+static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    themis_xfer_sched_t *s = &c->schedule[coll];
+    char *err = c->schedule_error[coll];
+    const size_t len = sizeof(c->schedule_error[coll]);
+    const char *path = c->schedule_param[coll];
+    themis_status_t st;
+
+    themis_xfer_free(s);
+    err[0] = '\0';
+    cfg->schedule_set[coll] = !is_empty(path);
+    if (!cfg->schedule_set[coll]) {
+        return;
+    }
+    st = themis_msccl_load(path, s, NULL, err, len);
+    if (THEMIS_OK == st && s->coll != coll) {
+        snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
+                 themis_coll_name(coll));
+        st = THEMIS_ERR_INVALID;
+    }
+    if (THEMIS_OK == st) {
+        st = themis_xfer_check(s, err, len);
+    }
+    if (THEMIS_OK == st) {
+        cfg->schedule_hash[coll] = themis_xfer_hash(s);
+        return;
+    }
+    themis_xfer_free(s);
+    cfg->schedule_hash[coll] = themis_fnv1a(themis_fnv1a(THEMIS_FNV_OFFSET, path, strlen(path)),
+                                            err, strlen(err));
+    if (0 == opal_process_info.my_local_rank) {
+        mca_coll_themis_show_help("schedule-unusable", opal_process_info.nodename,
+                                  themis_coll_name(coll), path, err, themis_coll_name(coll));
+    }
+}
+
 static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
 {
     uint64_t h = THEMIS_FNV_OFFSET;
@@ -584,6 +653,10 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = themis_fnv1a_u64(h, cfg->scratch_max);
     h = themis_fnv1a_u64(h, cfg->torus_rows);
     h = themis_fnv1a_u64(h, cfg->torus_cols);
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        h = themis_fnv1a_u64(h, cfg->schedule_set[k]);
+        h = themis_fnv1a_u64(h, cfg->schedule_hash[k]);
+    }
     return h;
 }
 
@@ -727,6 +800,10 @@ bool mca_coll_themis_params_parse(void)
     }
 
     cfg->probe = c->probe_param;
+
+    for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
+        load_schedule((themis_coll_t) k, cfg);
+    }
 
     if (0 != c->scratch_max_param && c->scratch_max_param < ((size_t) 1 << 20)) {
         char text[24];

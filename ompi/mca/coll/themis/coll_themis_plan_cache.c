@@ -90,6 +90,27 @@ static void report_substitution(ompi_communicator_t *comm, themis_coll_t coll, i
                         mca_coll_themis_algorithm_name(ran), why);
 }
 
+/* A schedule that cannot serve a call is shown once per process and
+ * collective, by rank 0 of the communicator; every rank logs it at
+ * verbose 1.  Its calls fall back (counted by the caller). */
+static void report_schedule_refused(ompi_communicator_t *comm, themis_coll_t coll,
+                                    const char *why)
+{
+    static bool shown[MCA_COLL_THEMIS_NALGO_COLLS];
+
+    if (0 == ompi_comm_rank(comm)
+        && !__atomic_exchange_n(&shown[coll], true, __ATOMIC_RELAXED)) {
+        mca_coll_themis_show_help("schedule-refused", comm->c_name, ompi_comm_size(comm),
+                                  themis_coll_name(coll),
+                                  mca_coll_themis_component.schedule_param[coll], why,
+                                  themis_coll_name(coll));
+    }
+    opal_output_verbose(1, mca_coll_themis_component.output,
+                        "coll:themis: %s: %s schedule %s cannot run: %s", comm->c_name,
+                        themis_coll_name(coll), mca_coll_themis_component.schedule_param[coll],
+                        why);
+}
+
 /* The auto choice with every row's predicted time, at verbose 10. */
 static void log_auto(ompi_communicator_t *comm, themis_coll_t coll, uint64_t bytes,
                      const themis_algo_choice_t *ch)
@@ -153,9 +174,21 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.recvcounts = recvcounts;
     req.chunks_in_flight = d.chunks_in_flight;
 
+    const themis_xfer_sched_t *xs = &mca_coll_themis_component.schedule[coll];
+    char why[256] = "";
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
-                              .params = &params, .state = NULL};
+                              .params = &params, .state = NULL,
+                              .xsched = 0 < xs->nxfers ? xs : NULL,
+                              .why = why, .why_len = sizeof(why)};
+    if (cfg->schedule_set[coll] && NULL == in.xsched
+        && themis_algorithm_index("schedule") == requested) {
+        /* It did not load; said once when it was read. */
+        return THEMIS_ERR_UNSUPPORTED;
+    }
     st = themis_algorithm_choose(requested, &in, &ch);
+    if (THEMIS_ERR_UNSUPPORTED == st) {
+        report_schedule_refused(comm, coll, ch.why);
+    }
     if (THEMIS_OK != st) {
         return st;
     }
@@ -168,7 +201,11 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
         log_auto(comm, coll, in.bytes, &ch);
     }
     in.state = &m->algo_state[ch.index];
-    return themis_algorithm_get(ch.index)->build(&in, &req, prog);
+    st = themis_algorithm_get(ch.index)->build(&in, &req, prog);
+    if (THEMIS_ERR_UNSUPPORTED == st && '\0' != why[0]) {
+        report_schedule_refused(comm, coll, why);
+    }
+    return st;
 }
 
 int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,

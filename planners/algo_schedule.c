@@ -1,0 +1,103 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Row `schedule` of the algorithm table (algorithm.h): the transfer
+ * schedule the user gave for the collective (coll_themis_<coll>_schedule,
+ * an MSCCL-XML file), compiled for this rank (transfer.h).  A user's
+ * schedule runs as given or not at all: it has no substitute, so a call it
+ * cannot serve goes to the previous component.  Cost: the link-level
+ * simulator on the graph of the communicator's dimensions.
+ */
+#include "algorithm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "graph.h"
+#include "link_sim.h"
+
+static int schedule_applies(const themis_algo_input_t *in, char *why, size_t len)
+{
+    const themis_xfer_sched_t *s = in->xsched;
+    uint64_t npus = themis_topology_npus(in->topo);
+    if (NULL == s) {
+        snprintf(why, len, "no coll_themis_%s_schedule is set", themis_coll_name(in->coll));
+        return 0;
+    }
+    if (s->coll != in->coll) {
+        snprintf(why, len, "schedule %s is an %s, not an %s", s->name, themis_coll_name(s->coll),
+                 themis_coll_name(in->coll));
+        return 0;
+    }
+    if ((uint64_t) s->nranks != npus) {
+        snprintf(why, len, "schedule %s is for %u ranks, the communicator has %llu", s->name,
+                 s->nranks, (unsigned long long) npus);
+        return 0;
+    }
+    return 1;
+}
+
+static themis_status_t schedule_cost(const themis_algo_input_t *in, themis_time_t *time)
+{
+    themis_graph_t g;
+    themis_link_sim_t sim;
+    char why[160];
+    themis_status_t st;
+    uint64_t unit_bytes = in->bytes / in->xsched->nunits;
+
+    if (0 == unit_bytes || 0 != in->bytes % in->xsched->nunits) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    st = themis_graph_from_topology(in->topo, 0, &g);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    st = themis_link_sim(&g, in->xsched, unit_bytes, &sim, why, sizeof(why));
+    if (THEMIS_OK == st) {
+        *time = sim.total_ps;
+    }
+    themis_link_sim_free(&sim);
+    themis_graph_free(&g);
+    return st;
+}
+
+static themis_status_t schedule_build(const themis_algo_input_t *in,
+                                      const themis_plan_request_t *req, themis_program_t *out)
+{
+    char why[200];
+    uint64_t total = req->count;
+    uint32_t p = in->xsched->nranks;
+
+    if (THEMIS_COLL_ALLGATHER == in->coll) {
+        total = req->count * p;
+    } else if (THEMIS_COLL_REDUCE_SCATTER == in->coll) {
+        total = 0;
+        for (uint32_t r = 0; r < p; ++r) {
+            if (req->recvcounts[r] != req->recvcounts[0]) {
+                snprintf(in->why, in->why_len, "schedule %s needs equal receive counts",
+                         in->xsched->name);
+                return THEMIS_ERR_UNSUPPORTED;
+            }
+            total += req->recvcounts[r];
+        }
+    }
+    themis_status_t st = themis_xfer_compile(in->xsched, req->rank, total, req->chunks_in_flight,
+                                             out, why, sizeof(why));
+    if (THEMIS_OK != st) {
+        snprintf(in->why, in->why_len, "schedule %s: %s", in->xsched->name, why);
+    }
+    return st;
+}
+
+const themis_algorithm_t themis_algorithm_schedule = {
+    .name = "schedule",
+    .summary = "the transfer schedule of coll_themis_<coll>_schedule (an MSCCL-XML file), "
+               "as given",
+    .colls = THEMIS_COLLS_ALL,
+    .substitute = NULL,
+    .applies = schedule_applies,
+    .cost = schedule_cost,
+    .build = schedule_build,
+    .state_free = NULL,
+};

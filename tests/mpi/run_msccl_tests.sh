@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# MSCCL-XML schedules under mpirun (coll_themis_<coll>_schedule): the three
+# example files of tests/data/msccl (a 3-rank ring All-Reduce, a 4-rank
+# all-pairs All-Reduce with nop steps, scratch and cross-thread-block
+# dependencies, TE-CCL's 32-rank All-Gather) run coll_matrix's datatype x op
+# matrix for their collective with counts that divide into their chunks;
+# every call must be bit-exact and raise coll_themis_<coll>_schedule_calls
+# (and nothing else).  Then the cases a schedule cannot serve, each with
+# its message and every call falling back (counted): another number of
+# ranks, another collective, a count that does not divide, and files that
+# do not load (a cycle, a chunk nobody wrote, broken XML).
+#
+# np 32 on two cores is oversubscribed: that run uses the tiny matrix and
+# mpi_yield_when_idle; its timeout is generous, nothing here is timed.
+#
+# Environment: THEMIS_BUILD_DIR, THEMIS_TEST_LOG_DIR, THEMIS_TEST_FILTER
+# (see coll_matrix_lib.sh).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+suite_label=msccl
+suite_logs=msccl
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
+. "$here/coll_matrix_lib.sh"
+data=$here/../data/msccl
+
+if ! grep -q 'coll_themis_allreduce_schedule' <<<"$themis_params"; then
+    echo "FAIL: msccl: ompi_info lists coll_themis_allreduce_schedule"
+    exit 1
+fi
+
+YIELD=(--mca mpi_yield_when_idle 1)
+sched() { echo --mca "coll_themis_$1_schedule" "$data/$2"; }
+
+# Correct schedules: the whole path is the schedule row.
+# shellcheck disable=SC2207
+for t in VADER TCP OFI; do
+    declare -n tr=$t
+    opts=("${tr[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml))
+    args=(--coll allreduce --count-unit 3 --algo schedule --no-subcomms --level full)
+    run "ring_3 allreduce ${t,,}" 300 3
+    opts=("${tr[@]}" "${MIN0[@]}" $(sched allreduce allreduce_allpairs_4.xml))
+    args=(--coll allreduce --count-unit 16 --algo schedule --no-subcomms)
+    [ "$t" = VADER ] && args+=(--level full)
+    run "allpairs_4 allreduce ${t,,}" 300 4
+done
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" $(sched allgather teccl_amd_32.xml))
+args=(--coll allgather --count-unit 2 --algo schedule --no-subcomms --level tiny)
+run "teccl_amd_32 allgather vader" 900 32
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce pairs_2.xml))
+args=(--coll allreduce --count-unit 2 --algo schedule --no-subcomms)
+run "pairs_2 allreduce vader" 300 2
+
+# What a schedule cannot serve: message, and every call falls back.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml))
+args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
+need=('schedule allreduce_ring_inplace is for 3 ranks, the communicator has 4')
+run "ring_3 on 4 ranks falls back" 300 4
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allgather allreduce_ring_3.xml))
+args=(--coll allgather --expect fallback --no-subcomms --level tiny)
+need=('it is an allreduce schedule, given for allgather')
+run "allreduce file as allgather falls back" 300 3
+# tiny counts 1, 7 and 64 x 3 + 1 elements: none divides into 3 chunks.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml))
+args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
+need=('do not divide into the schedule.s 3 units')
+run "counts that do not divide fall back" 300 3
+for bad in "bad_cycle_2.xml:cycle" "bad_unwritten_2.xml:nobody wrote" \
+           "bad_truncated.xml:(XML|xml|parse)"; do
+    # shellcheck disable=SC2207
+    opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce "${bad%%:*}"))
+    args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
+    need=("cannot use the allreduce schedule file" "${bad#*:}")
+    run "${bad%%:*} falls back" 300 2
+done
+need=()
+
+if [ "$failures" -ne 0 ]; then
+    exit 1
+fi
