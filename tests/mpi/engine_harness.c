@@ -358,6 +358,80 @@ static void case_allreduce(const char *name, uint64_t n, int nchunks, int layout
     free(out);
 }
 
+/*
+ * What transfer schedules need, on real messages: a local copy puts the
+ * input in place, one op reduce-scatters 4 chunks as 4 concurrent ring
+ * chains, the allgather op joins (waits for the local copy and the
+ * reduce-scatter), and a local reduce adds the rank's input again.
+ * Expected: the sum over ranks plus the rank's own value.
+ */
+static void case_chains_joins_local(void)
+{
+    const uint64_t n = 4 * 7 * (uint64_t) nprocs + 3;
+    const int nch = 4;
+    blk_t chunks[4], *blks = calloc(nprocs, sizeof(*blks));
+    int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
+    hb_t b;
+    int ok = 1;
+
+    hb_init(&b, 2, 2);
+    hb_copy(&b, 0, 0, n, n);            /* input -> work[n, 2n) and [2n, 3n) */
+    hb_copy(&b, 0, 0, 2 * n, n);
+    uint32_t copy = hb_op(&b, 0, -1);
+    hb_step(&b, -1, n, n, -1, 0, n, THEMIS_LOCAL_COPY, 0);
+    split(0, n, nch, chunks);
+    uint32_t rs = hb_op(&b, 0, (int32_t) copy);
+    for (int c = 0; c < nch; ++c) {
+        uint32_t first = b.p.nsteps;
+        split(chunks[c].off, chunks[c].count, nprocs, blks);
+        ring_rs(&b, blks);
+        for (uint32_t i = first; i < b.p.nsteps; ++i) {
+            b.p.steps[i].chain = (uint8_t) c;
+        }
+    }
+    uint32_t ag = hb_op(&b, 1, (int32_t) rs);
+    b.p.op_deps = xrealloc(b.p.op_deps, (b.p.nop_deps + 2) * sizeof(*b.p.op_deps));
+    b.p.op_deps[b.p.nop_deps] = copy;
+    b.p.op_deps[b.p.nop_deps + 1] = rs;
+    b.p.ops[ag].dep_first = b.p.nop_deps;
+    b.p.ops[ag].ndeps = 2;
+    b.p.nop_deps += 2;
+    for (int c = 0; c < nch; ++c) {
+        uint32_t first = b.p.nsteps;
+        split(chunks[c].off, chunks[c].count, nprocs, blks);
+        ring_ag(&b, blks);
+        for (uint32_t i = first; i < b.p.nsteps; ++i) {
+            b.p.steps[i].chain = (uint8_t) (nch - 1 - c);
+        }
+    }
+    hb_op(&b, 0, (int32_t) ag);
+    hb_step(&b, -1, 2 * n, n, -1, 0, n, THEMIS_LOCAL_REDUCE, 0);
+    hb_copy(&b, 1, 0, 0, n);
+    hb_finish(&b, 3 * n, 0);
+    b.p.max_op_reduce_recvs = nch;
+    for (int rep = 0; rep < 2 && ok; ++rep) {
+        for (uint64_t i = 0; i < n; ++i) {
+            in[i] = val(rank, i);
+            out[i] = -7;
+        }
+        ok = run(&b.p, in, out, MPI_INT, MPI_SUM, tag_ub_world, NULL);
+        for (uint64_t i = 0; ok && i < n; ++i) {
+            int want = val(rank, i);
+            for (int r = 0; r < nprocs; ++r) {
+                want += val(r, i);
+            }
+            if (out[i] != want) {
+                ok = fail("out[%llu] = %d, want %d", (unsigned long long) i, out[i], want);
+            }
+        }
+    }
+    report("chains_joins_local", ok);
+    hb_free(&b);
+    free(blks);
+    free(in);
+    free(out);
+}
+
 /* Allreduce on doubles and MAX on ints: the op and datatype reach
  * ompi_op_reduce unchanged. */
 static void case_ops(void)
@@ -1032,6 +1106,7 @@ int main(int argc, char **argv)
     case_bad_programs();
     case_big();
     case_compiled();
+    case_chains_joins_local();
     case_error();
 
     mca_coll_themis_engine_scratch_release(&scratch);

@@ -607,8 +607,8 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     cfg->schedule_hash[coll] = themis_fnv1a(themis_fnv1a(THEMIS_FNV_OFFSET, path, strlen(path)),
                                             err, strlen(err));
     if (0 == opal_process_info.my_local_rank) {
-        mca_coll_themis_show_help("schedule-unusable", opal_process_info.nodename,
-                                  themis_coll_name(coll), path, err, themis_coll_name(coll));
+        mca_coll_themis_show_help("schedule-unusable", themis_coll_name(coll),
+                                  opal_process_info.nodename, path, err, themis_coll_name(coll));
     }
 }
 
