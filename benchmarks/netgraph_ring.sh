@@ -74,7 +74,7 @@ for spec in hamiltonian:0,1,3,2,6,7,5,4 identity:0,1,2,3,4,5,6,7; do
         ratio=$(awk -v m="$med" -v p="$pred" 'BEGIN { printf "%.3f", m / p }')
         worst=$(awk -v w="$worst" -v r="$ratio" \
                     'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;
-                             print d > dw ? r : w }')
+                             print (d > dw ? r : w) }')
         printf '%-12s %-10s %14.1f %14.1f %8s %8s\n' "$name" "$size" \
             "$(awk -v p="$pred" 'BEGIN { print p / 1000 }')" \
             "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$path/$valid"
