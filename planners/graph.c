@@ -745,44 +745,6 @@ themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
     return st;
 }
 
-/* The whole file as a string (caller frees). */
-static themis_status_t read_file(const char *path, char **text, themis_parse_error_t *err)
-{
-    FILE *f = fopen(path, "r");
-    if (NULL == f) {
-        set_err(err, 0, 0, "cannot open %s: %s", path, strerror(errno));
-        return THEMIS_ERR_IO;
-    }
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    do {
-        cap = (0 == cap) ? 4096 : 2 * cap;
-        if (cap > MAX_FILE_BYTES + 1) {
-            cap = MAX_FILE_BYTES + 1;
-        }
-        char *grown = realloc(buf, cap + 1);
-        if (NULL == grown) {
-            free(buf);
-            fclose(f);
-            set_err(err, 0, 0, "out of memory");
-            return THEMIS_ERR_NOMEM;
-        }
-        buf = grown;
-        n += fread(buf + n, 1, cap - n, f);
-    } while (n == cap && cap < MAX_FILE_BYTES + 1);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || n > MAX_FILE_BYTES || NULL != memchr(buf, '\0', n)) {
-        free(buf);
-        set_err(err, 0, 0, rerr ? "cannot read %s" : "%s: not a graph file (binary or too large)",
-                path);
-        return rerr ? THEMIS_ERR_IO : THEMIS_ERR_PARSE;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    return THEMIS_OK;
-}
-
 /* ------------------------------------------------------------ generators */
 
 typedef enum {
@@ -1407,7 +1369,7 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
             set_err(err, 0, 0, "bandwidth, latency and degree options do not apply to a file");
             return THEMIS_ERR_INVALID;
         }
-        themis_status_t st = read_file(s, &text, err);
+        themis_status_t st = themis_read_text_file(s, MAX_FILE_BYTES, "graph file", &text, err);
         if (THEMIS_ERR_IO == st && NULL != strchr(s, ':')) {
             set_err(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
                     "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge)",

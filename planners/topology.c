@@ -614,29 +614,24 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
     return THEMIS_OK;
 }
 
-themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
-                                          themis_parse_error_t *err)
+themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
+                                      char **text, themis_parse_error_t *err)
 {
-    /* Topology files are a few lines; anything bigger is not one. */
-    enum { MAX_FILE = 1 << 20 };
-    if (NULL == path || NULL == topo) {
-        set_error(err, 0, 0, "no topology file given");
-        return THEMIS_ERR_INVALID;
-    }
+    *text = NULL;
     FILE *f = fopen(path, "r");
     if (NULL == f) {
         set_error(err, 0, 0, "cannot open %s: %s", path, strerror(errno));
         return THEMIS_ERR_IO;
     }
     /* The buffer grows with the file: a few lines need no megabyte.  One
-     * byte more than MAX_FILE tells a file that is too large. */
+     * byte more than max_bytes tells a file that is too large. */
     char *buf = NULL;
     size_t cap = 0;
     size_t n = 0;
     do {
         cap = (0 == cap) ? 4096 : 2 * cap;
-        if (cap > MAX_FILE + 1) {
-            cap = MAX_FILE + 1;
+        if (cap > max_bytes + 1) {
+            cap = max_bytes + 1;
         }
         char *grown = realloc(buf, cap + 1);
         if (NULL == grown) {
@@ -647,7 +642,7 @@ themis_status_t themis_topology_load_file(const char *path, themis_topology_t *t
         }
         buf = grown;
         n += fread(buf + n, 1, cap - n, f);
-    } while (n == cap && cap < MAX_FILE + 1);
+    } while (n == cap && cap < max_bytes + 1);
     int rerr = ferror(f);
     fclose(f);
     if (rerr) {
@@ -655,19 +650,35 @@ themis_status_t themis_topology_load_file(const char *path, themis_topology_t *t
         set_error(err, 0, 0, "cannot read %s", path);
         return THEMIS_ERR_IO;
     }
-    if (n > MAX_FILE) {
+    if (n > max_bytes) {
         free(buf);
-        set_error(err, 0, 0, "%s: larger than %d bytes, not a topology file", path, MAX_FILE);
+        set_error(err, 0, 0, "%s: larger than %zu bytes, not a %s", path, max_bytes, what);
         return THEMIS_ERR_PARSE;
     }
     if (NULL != memchr(buf, '\0', n)) {
         free(buf);
-        set_error(err, 0, 0, "%s: binary file, not a topology file", path);
+        set_error(err, 0, 0, "%s: binary file, not a %s", path, what);
         return THEMIS_ERR_PARSE;
     }
     buf[n] = '\0';
-    themis_status_t st = themis_topology_parse(buf, topo, err);
-    free(buf);
+    *text = buf;
+    return THEMIS_OK;
+}
+
+themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
+                                          themis_parse_error_t *err)
+{
+    char *buf;
+    if (NULL == path || NULL == topo) {
+        set_error(err, 0, 0, "no topology file given");
+        return THEMIS_ERR_INVALID;
+    }
+    /* Topology files are a few lines; anything bigger is not one. */
+    themis_status_t st = themis_read_text_file(path, 1u << 20, "topology file", &buf, err);
+    if (THEMIS_OK == st) {
+        st = themis_topology_parse(buf, topo, err);
+        free(buf);
+    }
     return st;
 }
 

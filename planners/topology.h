@@ -74,6 +74,11 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
                                       themis_parse_error_t *err);
 themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
                                           themis_parse_error_t *err);
+/* A whole text file of at most max_bytes, NUL-terminated (free *text):
+ * THEMIS_ERR_IO (cannot open or read), THEMIS_ERR_PARSE (too large or
+ * binary: "not a <what>"), THEMIS_ERR_NOMEM; the message in err (0:0). */
+themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
+                                      char **text, themis_parse_error_t *err);
 /* Canonical compact string (round-trips through themis_topology_parse),
  * largest exact units, '_' separators.  Returns the length it needs, like
  * snprintf (-1 on bad input). */
