@@ -1,0 +1,142 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Conflict tracking for transfer-schedule generators (xfer_tracker.h).
+ */
+#include "xfer_tracker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+
+themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s)
+{
+    memset(tr, 0, sizeof(*tr));
+    tr->s = s;
+    for (int b = 0; b < THEMIS_NBUFS; b++) {
+        tr->base[b] = tr->per_rank;
+        tr->per_rank += s->buf_units[b];
+    }
+    size_t n = (size_t) (tr->per_rank * s->nranks);
+    tr->cells = malloc(n * sizeof(*tr->cells));
+    if (NULL == tr->cells) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tr->cells[i].last_write = NONE;
+        tr->cells[i].readers = NONE;
+    }
+    return THEMIS_OK;
+}
+
+void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
+{
+    free(tr->cells);
+    free(tr->pool);
+    free(tr->deps);
+}
+
+static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_t buf,
+                                uint64_t unit)
+{
+    return &tr->cells[rank * tr->per_rank + tr->base[buf] + unit];
+}
+
+static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
+{
+    if (tr->ndeps == tr->cap_deps) {
+        uint32_t cap = (0 == tr->cap_deps) ? 16 : 2 * tr->cap_deps;
+        uint32_t *n = realloc(tr->deps, (size_t) cap * sizeof(*n));
+        if (NULL == n) {
+            return THEMIS_ERR_NOMEM;
+        }
+        tr->deps = n;
+        tr->cap_deps = cap;
+    }
+    tr->deps[tr->ndeps++] = x;
+    return THEMIS_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* Appends x with its conflicts as dependencies (sorted, no duplicates). */
+static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x)
+{
+    themis_status_t st = THEMIS_OK;
+    uint32_t idx;
+    tr->ndeps = 0;
+    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+        const themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
+        if (NONE != c->last_write) {
+            st = push_dep(tr, c->last_write);
+        }
+    }
+    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+        const themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+        if (NONE != c->last_write) {
+            st = push_dep(tr, c->last_write);
+        }
+        for (uint32_t r = c->readers; NONE != r && THEMIS_OK == st; r = tr->pool[r].next) {
+            st = push_dep(tr, tr->pool[r].xfer);
+        }
+    }
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), cmp_u32);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tr->ndeps; i++) {
+        if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
+            tr->deps[n++] = tr->deps[i];
+        }
+    }
+    st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
+    /* Reads first: a unit both read and written ends written. */
+    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+        themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
+        if (tr->npool == tr->cap_pool) {
+            uint32_t cap = (0 == tr->cap_pool) ? 256 : 2 * tr->cap_pool;
+            themis_xfer_reader_t *p = realloc(tr->pool, (size_t) cap * sizeof(*p));
+            if (NULL == p) {
+                return THEMIS_ERR_NOMEM;
+            }
+            tr->pool = p;
+            tr->cap_pool = cap;
+        }
+        tr->pool[tr->npool].xfer = idx;
+        tr->pool[tr->npool].next = c->readers;
+        c->readers = tr->npool++;
+    }
+    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+        themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+        c->last_write = idx;
+        c->readers = NONE;
+    }
+    return st;
+}
+
+themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
+                                        uint8_t kind, uint8_t src_buf, uint64_t src_off,
+                                        uint8_t dst_buf, uint64_t dst_off, uint64_t count)
+{
+    themis_xfer_t x;
+    memset(&x, 0, sizeof(x));
+    x.src = src;
+    x.dst = dst;
+    x.kind = kind;
+    x.src_buf = src_buf;
+    x.dst_buf = dst_buf;
+    x.src_off = src_off;
+    x.dst_off = dst_off;
+    x.count = count;
+    return add(tr, &x);
+}
+

@@ -1,0 +1,47 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Builds a transfer schedule (transfer.h) from transfers listed in an
+ * order in which they may run one after another: each transfer added gets
+ * as dependencies every earlier transfer it conflicts with on a rank (the
+ * last writer of what it reads or writes, and the readers since of what
+ * it writes).  Dependencies then point backwards and no two transfers
+ * touching one unit, one of them writing, are unordered: the rules of
+ * themis_xfer_check.  Used by the ring generator and by the export of
+ * compiled programs.
+ */
+#ifndef THEMIS_XFER_TRACKER_H
+#define THEMIS_XFER_TRACKER_H
+
+#include "transfer.h"
+
+/* One unit of one buffer of one rank. */
+typedef struct {
+    uint32_t last_write;
+    uint32_t readers;           /* list in the pool: readers since that write */
+} themis_xfer_cell_t;
+
+typedef struct {
+    uint32_t xfer, next;
+} themis_xfer_reader_t;
+
+typedef struct {
+    themis_xfer_sched_t *s;
+    uint64_t base[THEMIS_NBUFS];    /* a buffer's first cell in a rank's */
+    uint64_t per_rank;
+    themis_xfer_cell_t *cells;
+    themis_xfer_reader_t *pool;
+    uint32_t npool, cap_pool;
+    uint32_t *deps;
+    uint32_t ndeps, cap_deps;
+} themis_xfer_tracker_t;
+
+/* s has its ranks and buffer sizes set (and no transfers yet). */
+themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s);
+themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
+                                        uint8_t kind, uint8_t src_buf, uint64_t src_off,
+                                        uint8_t dst_buf, uint64_t dst_off, uint64_t count);
+void themis_xfer_tracker_free(themis_xfer_tracker_t *tr);
+
+#endif
