@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 typedef struct {
     const themis_plan_request_t *req;
     const themis_schedule_t *sched;
@@ -476,6 +478,61 @@ themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
     }
     ctx_free(&c);
     return st;
+}
+
+uint64_t themis_program_hash(const themis_program_t *p)
+{
+    uint64_t h = themis_fnv1a_u64(THEMIS_FNV_OFFSET, p->nqueues);
+
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        const themis_op_t *o = &p->ops[i];
+        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | o->ndeps);
+        for (uint32_t k = 0; k < o->ndeps; ++k) {
+            h = themis_fnv1a_u64(h, p->op_deps[o->dep_first + k]);
+        }
+        h = themis_fnv1a_u64(h, ((uint64_t) o->first_step << 32) | o->nsteps);
+        h = themis_fnv1a_u64(h, ((uint64_t) o->chunk << 8) | o->phase);
+    }
+    for (uint32_t i = 0; i < p->nops; ++i) {
+        h = themis_fnv1a_u64(h, p->queue_ops[i]);
+    }
+    for (uint32_t i = 0; i < p->nsteps; ++i) {
+        const themis_step_t *s = &p->steps[i];
+        h = themis_fnv1a_u64(h, ((uint64_t) (uint32_t) s->send_peer << 32)
+                                            | (uint32_t) s->recv_peer);
+        h = themis_fnv1a_u64(h, s->send_off);
+        h = themis_fnv1a_u64(h, s->send_count);
+        h = themis_fnv1a_u64(h, s->recv_off);
+        h = themis_fnv1a_u64(h, s->recv_count);
+        h = themis_fnv1a_u64(h, ((uint64_t) s->tag << 24) | ((uint64_t) s->recv_mode << 16)
+                                            | ((uint64_t) s->after_prev << 8) | s->chain);
+    }
+    for (uint32_t i = 0; i < p->ncopy_in; ++i) {
+        h = themis_fnv1a_u64(h, p->copy_in[i].src_off ^ (p->copy_in[i].dst_off << 1));
+        h = themis_fnv1a_u64(h, p->copy_in[i].count);
+    }
+    for (uint32_t i = 0; i < p->ncopy_out; ++i) {
+        h = themis_fnv1a_u64(h, p->copy_out[i].src_off ^ (p->copy_out[i].dst_off << 1));
+        h = themis_fnv1a_u64(h, p->copy_out[i].count);
+    }
+    h = themis_fnv1a_u64(h, p->work_count);
+    return themis_fnv1a_u64(h, (uint64_t) p->work_is_output);
+}
+
+themis_dim_algo_t themis_dim_algo_for(themis_dim_kind_t kind, uint32_t size, uint32_t direct_max)
+{
+    switch (kind) {
+    case THEMIS_DIM_FC:
+        return THEMIS_DIM_ALGO_DIRECT;
+    case THEMIS_DIM_SWITCH:
+        return size <= direct_max ? THEMIS_DIM_ALGO_DIRECT : THEMIS_DIM_ALGO_RING;
+    case THEMIS_DIM_BIRING:
+        /* both link directions, as the latency model assumes */
+        return THEMIS_DIM_ALGO_BIRING;
+    case THEMIS_DIM_RING:
+    default:
+        return THEMIS_DIM_ALGO_RING;
+    }
 }
 
 void themis_program_free(themis_program_t *p)

@@ -143,5 +143,12 @@ themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
                                           const themis_intra_order_t *order,
                                           themis_program_t *out);
 void themis_program_free(themis_program_t *p);
+/* Identifies a program (its steps, queues, dependencies and copies), for
+ * traces and round-trip checks. */
+uint64_t themis_program_hash(const themis_program_t *p);
+/* The RS/AG algorithm of a dimension of this kind and size: fc direct,
+ * sw direct up to direct_max ranks and a ring above, biring both
+ * directions, ring one. */
+themis_dim_algo_t themis_dim_algo_for(themis_dim_kind_t kind, uint32_t size, uint32_t direct_max);
 
 #endif

@@ -41,8 +41,6 @@
 #include "topology.h"
 #include "themis_plan_cmds.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 
 #define MAX_LIST 64              /* entries of --bytes / --chunks lists */
 #define MAX_CHUNKS_IN_FLIGHT 1024u
@@ -2407,7 +2405,8 @@ static void usage(FILE *f)
         "  rules      check a rules file; which rule applies to a call\n"
         "  graph      a graph topology (torus2d:4x4, p3.16xlarge, a file); --routes\n"
         "  xfer       a transfer schedule (ring) through the link-level simulator\n"
-        "  msccl      check, re-export or draw an MSCCL-XML schedule\n"
+        "  msccl      check, re-export, draw or simulate an MSCCL-XML schedule\n"
+        "  export     an algorithm's programs as MSCCL-XML (--msccl OUT.xml)\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2428,7 +2427,8 @@ int main(int argc, char **argv)
         {"rules", themis_plan_cmd_rules},
         {"graph", themis_plan_cmd_graph},
         {"xfer", themis_plan_cmd_xfer},
-        {"msccl", themis_plan_cmd_msccl}
+        {"msccl", themis_plan_cmd_msccl},
+        {"export", themis_plan_cmd_export}
     };
 
     if (argc < 2) {

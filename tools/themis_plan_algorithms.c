@@ -16,7 +16,6 @@
 #include "algorithm.h"
 #include "themis_plan_cmds.h"
 
-#define EXIT_USAGE 2
 
 static void colls_text(const themis_algorithm_t *a, char *buf, size_t len)
 {

@@ -13,6 +13,9 @@
 #include "graph.h"
 #include "transfer.h"
 
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
 /* Largest chunk count any subcommand takes: bounds planning time and
  * memory. */
 #define THEMIS_PLAN_MAX_CHUNKS (1u << 20)
@@ -40,5 +43,8 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
 /* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
  * (tools/themis_plan_msccl.c). */
 int themis_plan_cmd_msccl(int argc, char **argv);
+/* `themis-plan export --msccl OUT.xml ...`: an algorithm's programs as
+ * MSCCL-XML (tools/themis_plan_export.c). */
+int themis_plan_cmd_export(int argc, char **argv);
 
 #endif

@@ -25,8 +25,6 @@
 #include "themis_plan_cmds.h"
 #include "topology.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 #define MAX_SIZES 64
 #define MAX_BYTES 64
 

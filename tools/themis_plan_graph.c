@@ -23,8 +23,6 @@
 #include "themis_plan_cmds.h"
 #include "xfer_ring.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 
 /* --routes prints nodes^2 lines from one table of next hops. */
 #define ROUTES_MAX_NODES 4096u

@@ -18,8 +18,6 @@
 #include "msccl.h"
 #include "themis_plan_cmds.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 
 static const char *const buf_names[THEMIS_NBUFS] = {"input", "output", "scratch"};
 

@@ -19,8 +19,6 @@
 #include "rules.h"
 #include "themis_plan_cmds.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 
 static void print_rule(const themis_rule_t *r)
 {

@@ -277,6 +277,34 @@ if [ -f "$msccl_data/allreduce_ring_3.xml" ]; then
 else
     echo "SKIP: cli_msccl_check ($msccl_data/allreduce_ring_3.xml not found)"
 fi
+# --- msccl simulate: the 3-rank ring on a 100 Mbit/s ring: 2 x 2/3 x 3 MB x 8 / 10^8 s
+run ms "$plan" msccl simulate "$msccl_data/allreduce_ring_3.xml" --graph "ring:3,bw=100mbit,lat=0ns" \
+    --bytes 3MB
+if [ $rc -eq 0 ] && [ "$(tail -1 "$tmp/ms.out")" = \
+     "collective_us=320000.000 busiest_link_util=1.000 transfers=15" ]; then
+    pass cli_msccl_simulate
+else
+    fail cli_msccl_simulate "rc=$rc: $(tail -c 300 "$tmp/ms.out" "$tmp/ms.err")"
+fi
+
+# --- export --msccl: every planning algorithm's programs, read back the same
+ok=1
+for c in "themis sw:4:100Gb:1us_sw:2:100Gb:2us ar 12" "themis ring:3:100Gb:1us_fc:2:100Gb:1us ag 5" \
+         "rings biring:3:100Gb:1us_biring:3:100Gb:1us ar 18" \
+         "torus2d biring:4:100Gb:1us_biring:2:100Gb:1us rs 6"; do
+    read -r a topo coll n <<<"$c"
+    run ex "$plan" export --msccl "$tmp/ex.xml" --topo "$topo" --coll "$coll" --count "$n" \
+        --algorithm "$a"
+    if [ $rc -ne 0 ] || ! grep -q '^round_trip=same$' "$tmp/ex.out"; then
+        ok=0
+        fail cli_export_msccl "$a $topo $coll: rc=$rc: $(tail -c 300 "$tmp/ex.out" "$tmp/ex.err")"
+    fi
+done
+run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --count 8 \
+    --algorithm schedule
+[ $rc -eq 2 ] || { ok=0; fail cli_export_msccl "--algorithm schedule: rc=$rc, want 2"; }
+[ $ok -eq 1 ] && pass cli_export_msccl
+
 printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0"/>\n</algo>\n' \
     >"$tmp/bad.xml"
 run mb "$plan" msccl check "$tmp/bad.xml"

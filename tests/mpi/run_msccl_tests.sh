@@ -11,7 +11,9 @@
 # (and nothing else).  Then the cases a schedule cannot serve, each with
 # its message and every call falling back (counted): another number of
 # ranks, another collective, a count that does not divide, and files that
-# do not load (a cycle, a chunk nobody wrote, broken XML).
+# do not load (a cycle, a chunk nobody wrote, broken XML).  Also Themis'
+# own programs, exported with `themis-plan export --msccl`, run through
+# the files they were written to.
 #
 # np 32 on two cores is oversubscribed: that run uses the tiny matrix and
 # mpi_yield_when_idle; its timeout is generous, nothing here is timed.
@@ -54,6 +56,25 @@ run "teccl_amd_32 allgather vader" 900 32
 opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce pairs_2.xml))
 args=(--coll allreduce --count-unit 2 --algo schedule --no-subcomms)
 run "pairs_2 allreduce vader" 300 2
+
+# Themis' own programs exported as MSCCL-XML (themis-plan export --msccl)
+# run again through the file, on the 4x2 shape they were planned for.
+plan=$BUILD/tools/themis-plan
+gen=$(mktemp -d "${TMPDIR:-/tmp}/themis-msccl.XXXXXX")
+for c in allreduce:16 reduce_scatter:128 allgather:16; do
+    coll=${c%%:*} unit=${c#*:}
+    if ! "$plan" export --msccl "$gen/$coll.xml" --topo sw:4:100Gb:1us_sw:2:100Gb:2us \
+            --coll "$coll" --count 16 >"$log_dir/export_$coll.log" 2>&1 ||
+       ! grep -q '^round_trip=same$' "$log_dir/export_$coll.log"; then
+        failures=$((failures + 1))
+        echo "FAIL: msccl themis-plan export --msccl $coll (log $log_dir/export_$coll.log)"
+        continue
+    fi
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" --mca "coll_themis_${coll}_schedule" "$gen/$coll.xml")
+    args=(--coll "$coll" --count-unit "$unit" --algo schedule --no-subcomms --level tiny)
+    run "exported themis $coll 4x2" 600 8
+done
+rm -rf "$gen"
 
 # What a schedule cannot serve: message, and every call falls back.
 # shellcheck disable=SC2207

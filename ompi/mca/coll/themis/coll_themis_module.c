@@ -265,23 +265,6 @@ static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *com
     return OMPI_SUCCESS;
 }
 
-static themis_dim_algo_t dim_algorithm(themis_dim_kind_t kind, uint32_t size,
-                                       uint32_t direct_max)
-{
-    switch (kind) {
-    case THEMIS_DIM_FC:
-        return THEMIS_DIM_ALGO_DIRECT;
-    case THEMIS_DIM_SWITCH:
-        return size <= direct_max ? THEMIS_DIM_ALGO_DIRECT : THEMIS_DIM_ALGO_RING;
-    case THEMIS_DIM_BIRING:
-        /* both link directions, as the latency model assumes */
-        return THEMIS_DIM_ALGO_BIRING;
-    case THEMIS_DIM_RING:
-    default:
-        return THEMIS_DIM_ALGO_RING;
-    }
-}
-
 /* Identity maps need no table; otherwise linear coordinate index ->
  * communicator rank through the place values. */
 static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_shape_t *s,
@@ -487,7 +470,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         m->topo.dims[i].kind = kind[i];
         m->topo.dims[i].bw_bps = bw[i];
         m->topo.dims[i].step_latency = lat[i];
-        m->dim_algo[i] = dim_algorithm(kind[i], shape.size[i], cfg->direct_max);
+        m->dim_algo[i] = themis_dim_algo_for(kind[i], shape.size[i], cfg->direct_max);
     }
     if (THEMIS_OK != themis_topology_check(&m->topo, text, sizeof(text))) {
         step_aside(m, comm, "bad-lists", text);

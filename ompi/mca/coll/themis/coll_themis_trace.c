@@ -199,46 +199,6 @@ static const char *dim_algo_name(themis_dim_algo_t a)
     }
 }
 
-/* Identifies the program this rank ran (its steps, queues and copies),
- * for algorithms that have no Themis schedule to print. */
-static uint64_t program_hash(const themis_program_t *p)
-{
-    uint64_t h = themis_fnv1a_u64(THEMIS_FNV_OFFSET, p->nqueues);
-
-    for (uint32_t i = 0; i < p->nops; ++i) {
-        const themis_op_t *o = &p->ops[i];
-        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | o->ndeps);
-        for (uint32_t k = 0; k < o->ndeps; ++k) {
-            h = themis_fnv1a_u64(h, p->op_deps[o->dep_first + k]);
-        }
-        h = themis_fnv1a_u64(h, ((uint64_t) o->first_step << 32) | o->nsteps);
-        h = themis_fnv1a_u64(h, ((uint64_t) o->chunk << 8) | o->phase);
-    }
-    for (uint32_t i = 0; i < p->nops; ++i) {
-        h = themis_fnv1a_u64(h, p->queue_ops[i]);
-    }
-    for (uint32_t i = 0; i < p->nsteps; ++i) {
-        const themis_step_t *s = &p->steps[i];
-        h = themis_fnv1a_u64(h, ((uint64_t) (uint32_t) s->send_peer << 32)
-                                            | (uint32_t) s->recv_peer);
-        h = themis_fnv1a_u64(h, s->send_off);
-        h = themis_fnv1a_u64(h, s->send_count);
-        h = themis_fnv1a_u64(h, s->recv_off);
-        h = themis_fnv1a_u64(h, s->recv_count);
-        h = themis_fnv1a_u64(h, ((uint64_t) s->tag << 24) | ((uint64_t) s->recv_mode << 16)
-                                            | ((uint64_t) s->after_prev << 8) | s->chain);
-    }
-    for (uint32_t i = 0; i < p->ncopy_in; ++i) {
-        h = themis_fnv1a_u64(h, p->copy_in[i].src_off ^ (p->copy_in[i].dst_off << 1));
-        h = themis_fnv1a_u64(h, p->copy_in[i].count);
-    }
-    for (uint32_t i = 0; i < p->ncopy_out; ++i) {
-        h = themis_fnv1a_u64(h, p->copy_out[i].src_off ^ (p->copy_out[i].dst_off << 1));
-        h = themis_fnv1a_u64(h, p->copy_out[i].count);
-    }
-    h = themis_fnv1a_u64(h, p->work_count);
-    return themis_fnv1a_u64(h, (uint64_t) p->work_is_output);
-}
 
 static void put_topology(FILE *f, const mca_coll_themis_module_t *m)
 {
@@ -324,7 +284,7 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
             (unsigned long long) c->choice->message_bytes);
     put_topology(f, c->module);
     fprintf(f, ",\"queues\":%u,\"program_hash\":\"0x%016llx\"", p->nqueues,
-            (unsigned long long) program_hash(p));
+            (unsigned long long) themis_program_hash(p));
     if (themis_algorithm_index("themis") == c->choice->algo) {
         put_chunk_orders(f, p);
     }

@@ -1,0 +1,334 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Programs of all ranks -> a transfer schedule (xfer_programs.h).
+ */
+#include "xfer_programs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfer_tracker.h"
+
+enum { IDLE = 0, ACTIVE = 1, DONE = 2 };
+enum { PART_SEND = 1, PART_RECV = 2 };
+/* The programs' work buffer. */
+#define WORK THEMIS_BUF_SCRATCH
+
+typedef struct {
+    const themis_program_t *p;
+    uint8_t *op_state;
+    uint32_t *op_open;          /* started steps not yet done */
+    uint32_t *cursor;           /* [op * THEMIS_STEP_CHAINS + chain] */
+    uint8_t *step_state;        /* IDLE, ACTIVE (posted), DONE */
+    uint8_t *parts;             /* PART_* still to be matched */
+    uint32_t *q_next, *q_active;
+    uint32_t *step_op;
+    uint32_t ops_done;
+} rank_t;
+
+typedef struct {
+    uint32_t p;
+    rank_t *ranks;
+    themis_xfer_tracker_t tr;
+    int progress;
+} exec_t;
+
+static int rank_init(rank_t *k, const themis_program_t *p)
+{
+    memset(k, 0, sizeof(*k));
+    k->p = p;
+    k->op_state = calloc((size_t) p->nops + 1, 1);
+    k->op_open = calloc((size_t) p->nops + 1, sizeof(uint32_t));
+    k->cursor = calloc(((size_t) p->nops + 1) * THEMIS_STEP_CHAINS, sizeof(uint32_t));
+    k->step_state = calloc((size_t) p->nsteps + 1, 1);
+    k->parts = calloc((size_t) p->nsteps + 1, 1);
+    k->q_next = calloc((size_t) p->nqueues + 1, sizeof(uint32_t));
+    k->q_active = calloc((size_t) p->nqueues + 1, sizeof(uint32_t));
+    k->step_op = calloc((size_t) p->nsteps + 1, sizeof(uint32_t));
+    if (NULL == k->op_state || NULL == k->op_open || NULL == k->cursor || NULL == k->step_state
+        || NULL == k->parts || NULL == k->q_next || NULL == k->q_active || NULL == k->step_op) {
+        return -1;
+    }
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        k->q_next[q] = p->queue_first[q];
+    }
+    for (uint32_t o = 0; o < p->nops; ++o) {
+        for (uint32_t j = 0; j < p->ops[o].nsteps; ++j) {
+            k->step_op[p->ops[o].first_step + j] = o;
+        }
+    }
+    return 0;
+}
+
+static void rank_free(rank_t *k)
+{
+    free(k->op_state);
+    free(k->op_open);
+    free(k->cursor);
+    free(k->step_state);
+    free(k->parts);
+    free(k->q_next);
+    free(k->q_active);
+    free(k->step_op);
+}
+
+static void op_maybe_done(exec_t *x, rank_t *k, uint32_t o)
+{
+    const themis_op_t *op = &k->p->ops[o];
+    if (ACTIVE != k->op_state[o] || 0 != k->op_open[o]) {
+        return;
+    }
+    for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+        if (k->cursor[(size_t) o * THEMIS_STEP_CHAINS + c] < op->nsteps) {
+            return;
+        }
+    }
+    k->op_state[o] = DONE;
+    k->q_active[op->queue]--;
+    k->ops_done++;
+    x->progress = 1;
+}
+
+static void part_done(exec_t *x, rank_t *k, uint32_t s, uint8_t part)
+{
+    k->parts[s] &= (uint8_t) ~part;
+    if (0 == k->parts[s] && ACTIVE == k->step_state[s]) {
+        k->step_state[s] = DONE;
+        k->op_open[k->step_op[s]]--;
+        op_maybe_done(x, k, k->step_op[s]);
+    }
+}
+
+/* Post the steps of op o that may start, each chain in order. */
+static themis_status_t advance(exec_t *x, uint32_t r, uint32_t o)
+{
+    rank_t *k = &x->ranks[r];
+    const themis_op_t *op = &k->p->ops[o];
+    for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
+        uint32_t *cur = &k->cursor[(size_t) o * THEMIS_STEP_CHAINS + c];
+        uint32_t prev = UINT32_MAX;
+        for (uint32_t j = 0; j < *cur; ++j) {
+            if (c == k->p->steps[op->first_step + j].chain) {
+                prev = op->first_step + j;
+            }
+        }
+        while (*cur < op->nsteps) {
+            uint32_t s = op->first_step + *cur;
+            const themis_step_t *st = &k->p->steps[s];
+            if (c != st->chain) {
+                ++*cur;
+                continue;
+            }
+            if (st->after_prev && UINT32_MAX != prev && DONE != k->step_state[prev]) {
+                break;
+            }
+            ++*cur;
+            prev = s;
+            x->progress = 1;
+            k->step_state[s] = ACTIVE;
+            k->op_open[o]++;
+            if (THEMIS_LOCAL_COPY == st->recv_mode || THEMIS_LOCAL_REDUCE == st->recv_mode) {
+                themis_status_t rc = THEMIS_OK;
+                if (st->recv_count > 0) {
+                    rc = themis_xfer_tracker_add(&x->tr, r, r,
+                                                 THEMIS_LOCAL_REDUCE == st->recv_mode
+                                                     ? THEMIS_XFER_REDUCE
+                                                     : THEMIS_XFER_COPY,
+                                                 WORK, st->send_off, WORK, st->recv_off,
+                                                 st->recv_count);
+                }
+                if (THEMIS_OK != rc) {
+                    return rc;
+                }
+                part_done(x, k, s, 0);
+                continue;
+            }
+            k->parts[s] = (uint8_t) ((st->send_peer >= 0 && st->send_count > 0 ? PART_SEND : 0)
+                                     | (st->recv_peer >= 0 && st->recv_count > 0 ? PART_RECV
+                                                                                 : 0));
+            part_done(x, k, s, 0);
+        }
+    }
+    op_maybe_done(x, k, o);
+    return THEMIS_OK;
+}
+
+static int deps_done(const rank_t *k, uint32_t o)
+{
+    const themis_op_t *op = &k->p->ops[o];
+    for (uint32_t d = 0; d < op->ndeps; ++d) {
+        if (DONE != k->op_state[k->p->op_deps[op->dep_first + d]]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static themis_status_t start_ops(exec_t *x, uint32_t r)
+{
+    rank_t *k = &x->ranks[r];
+    const themis_program_t *p = k->p;
+    for (uint32_t q = 0; q < p->nqueues; ++q) {
+        while (k->q_next[q] < p->queue_first[q + 1] && k->q_active[q] < p->chunks_in_flight) {
+            uint32_t o = p->queue_ops[k->q_next[q]];
+            if (!deps_done(k, o)) {
+                break;
+            }
+            k->q_next[q]++;
+            k->q_active[q]++;
+            k->op_state[o] = ACTIVE;
+            x->progress = 1;
+            themis_status_t st = advance(x, r, o);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+        }
+    }
+    for (uint32_t o = 0; o < p->nops; ++o) {
+        if (ACTIVE == k->op_state[o]) {
+            themis_status_t st = advance(x, r, o);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* Every posted receive of rank r, in step order, meets its posted send. */
+static themis_status_t deliver(exec_t *x, uint32_t r)
+{
+    rank_t *k = &x->ranks[r];
+    for (uint32_t s = 0; s < k->p->nsteps; ++s) {
+        const themis_step_t *rs = &k->p->steps[s];
+        if (ACTIVE != k->step_state[s] || 0 == (k->parts[s] & PART_RECV)
+            || (uint32_t) rs->recv_peer >= x->p) {
+            continue;
+        }
+        rank_t *from = &x->ranks[rs->recv_peer];
+        for (uint32_t t = 0; t < from->p->nsteps; ++t) {
+            const themis_step_t *ss = &from->p->steps[t];
+            if (ACTIVE != from->step_state[t] || 0 == (from->parts[t] & PART_SEND)
+                || ss->send_peer != (int32_t) r || ss->tag != rs->tag) {
+                continue;
+            }
+            if (ss->send_count != rs->recv_count) {
+                return THEMIS_ERR_INVALID;
+            }
+            themis_status_t st = themis_xfer_tracker_add(
+                &x->tr, (uint32_t) rs->recv_peer, r,
+                THEMIS_RECV_REDUCE == rs->recv_mode ? THEMIS_XFER_REDUCE : THEMIS_XFER_COPY,
+                WORK, ss->send_off, WORK, rs->recv_off, rs->recv_count);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+            x->progress = 1;
+            part_done(x, from, t, PART_SEND);
+            part_done(x, k, s, PART_RECV);
+            break;
+        }
+    }
+    return THEMIS_OK;
+}
+
+#define WHY(st, ...) (snprintf(why, len, __VA_ARGS__), (st))
+
+themis_status_t themis_xfer_from_programs(themis_coll_t coll, uint32_t nranks,
+                                          const themis_program_t *progs, uint64_t in_count,
+                                          uint64_t out_count, themis_xfer_sched_t *out,
+                                          char *why, size_t len)
+{
+    exec_t x = {.p = nranks};
+    uint64_t work = 0, total;
+    themis_status_t st = THEMIS_OK;
+
+    memset(out, 0, sizeof(*out));
+    if (len > 0) {
+        why[0] = '\0';
+    }
+    if (0 == nranks || 0 == in_count || 0 == out_count) {
+        return WHY(THEMIS_ERR_INVALID, "no ranks or no elements");
+    }
+    for (uint32_t r = 0; r < nranks; ++r) {
+        if (progs[r].work_count > work) {
+            work = progs[r].work_count;
+        }
+    }
+    total = THEMIS_COLL_ALLREDUCE == coll ? in_count
+            : THEMIS_COLL_ALLGATHER == coll ? out_count : in_count;
+    if (work > THEMIS_XFER_PROGRAMS_MAX_UNITS || total > THEMIS_XFER_PROGRAMS_MAX_UNITS) {
+        return WHY(THEMIS_ERR_UNSUPPORTED, "%llu elements: more than the %u an export takes",
+                   (unsigned long long) (work > total ? work : total),
+                   THEMIS_XFER_PROGRAMS_MAX_UNITS);
+    }
+    themis_xfer_init(out, coll, nranks, (uint32_t) total);
+    snprintf(out->name, sizeof(out->name), "themis_%s_%u", themis_coll_name(coll), nranks);
+    out->buf_units[THEMIS_BUF_INPUT] = in_count;
+    out->buf_units[THEMIS_BUF_OUTPUT] = out_count;
+    out->buf_units[THEMIS_BUF_SCRATCH] = work;
+    x.ranks = calloc(nranks, sizeof(*x.ranks));
+    if (NULL == x.ranks || THEMIS_OK != themis_xfer_tracker_init(&x.tr, out)) {
+        free(x.ranks);
+        themis_xfer_free(out);
+        return WHY(THEMIS_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t r = 0; r < nranks && THEMIS_OK == st; ++r) {
+        const themis_program_t *p = &progs[r];
+        if (0 != rank_init(&x.ranks[r], p)) {
+            st = WHY(THEMIS_ERR_NOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; THEMIS_OK == st && i < p->ncopy_in; ++i) {
+            const themis_copy_t *c = &p->copy_in[i];
+            st = c->count > 0 ? themis_xfer_tracker_add(&x.tr, r, r, THEMIS_XFER_COPY,
+                                                        THEMIS_BUF_INPUT, c->src_off, WORK,
+                                                        c->dst_off, c->count)
+                              : THEMIS_OK;
+        }
+    }
+    do {
+        x.progress = 0;
+        for (uint32_t r = 0; THEMIS_OK == st && r < nranks; ++r) {
+            st = start_ops(&x, r);
+        }
+        for (uint32_t r = 0; THEMIS_OK == st && r < nranks; ++r) {
+            st = deliver(&x, r);
+        }
+    } while (THEMIS_OK == st && x.progress);
+    for (uint32_t r = 0; THEMIS_OK == st && r < nranks; ++r) {
+        const themis_program_t *p = &progs[r];
+        if (x.ranks[r].ops_done != p->nops) {
+            st = WHY(THEMIS_ERR_INVALID, "rank %u: %u of %u ops can never finish (a message "
+                     "without its other side, or a deadlock)", r, p->nops - x.ranks[r].ops_done,
+                     p->nops);
+            break;
+        }
+        for (uint32_t i = 0; THEMIS_OK == st && i < p->ncopy_out; ++i) {
+            const themis_copy_t *c = &p->copy_out[i];
+            st = c->count > 0 ? themis_xfer_tracker_add(&x.tr, r, r, THEMIS_XFER_COPY, WORK,
+                                                        c->src_off, THEMIS_BUF_OUTPUT,
+                                                        c->dst_off, c->count)
+                              : THEMIS_OK;
+        }
+        if (THEMIS_OK == st && p->work_is_output) {
+            st = themis_xfer_tracker_add(&x.tr, r, r, THEMIS_XFER_COPY, WORK, 0,
+                                         THEMIS_BUF_OUTPUT, 0, out_count);
+        }
+    }
+    if (THEMIS_ERR_INVALID == st && '\0' == why[0]) {
+        snprintf(why, len, "a send and its receive differ in size");
+    } else if (THEMIS_ERR_NOMEM == st) {
+        snprintf(why, len, "out of memory");
+    }
+    for (uint32_t r = 0; r < nranks; ++r) {
+        rank_free(&x.ranks[r]);
+    }
+    free(x.ranks);
+    themis_xfer_tracker_free(&x.tr);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}

@@ -1,0 +1,302 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * themis-plan export --msccl OUT.xml: a themis algorithm's programs for
+ * one call, as every rank of the component would build them, written as
+ * MSCCL-XML (planners/xfer_programs.h, msccl.h).  The file is read back
+ * and compiled again: the round trip must give the same schedule and the
+ * same programs (hashes printed), and coll_themis_<coll>_schedule runs it.
+ */
+#include "themis_build_config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithm.h"
+#include "hash.h"
+#include "msccl.h"
+#include "themis_plan_cmds.h"
+#include "xfer_programs.h"
+
+/* coll_themis_direct_max's default */
+#define EXPORT_DIRECT_MAX 8
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: themis-plan export --msccl OUT.xml --topo SPEC --coll ar|rs|ag --count N\n"
+            "                          [--algorithm NAME] [--chunks K] [--chunks-in-flight F]\n"
+            "  The programs of every rank for one call of N elements per rank's input\n"
+            "  (allreduce: the vector; allgather: the block; reduce-scatter: each rank's\n"
+            "  block) with the algorithm (default themis, as coll_themis_<coll>_algorithm),\n"
+            "  K chunks (default 4) and F in flight (default 2) on the topology SPEC\n"
+            "  (topology.h: e.g. sw:4:100Gb:1us_sw:2:100Gb:2us, or a Table 2 preset),\n"
+            "  as MSCCL-XML with one chunk per element.  Read back, the file must give\n"
+            "  the same schedule and the same programs; the last line says so.\n");
+}
+
+/* Writes s to path as MSCCL-XML and reads it back (checked) into back. */
+static int write_read(const char *path, const themis_xfer_sched_t *s, themis_xfer_sched_t *back)
+{
+    char why[256];
+    FILE *f = fopen(path, "w");
+    themis_status_t st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(s, f);
+    if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan export: cannot write %s\n", path);
+        return EXIT_RUNTIME;
+    }
+    st = themis_msccl_load(path, back, NULL, why, sizeof(why));
+    if (THEMIS_OK == st) {
+        st = themis_xfer_check(back, why, sizeof(why));
+    }
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan export: reading %s back: %s\n", path, why);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* Hash of every rank's program of the schedule compiled for `total`. */
+static int programs_hash(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
+                         uint64_t *h)
+{
+    char why[256];
+    *h = THEMIS_FNV_OFFSET;
+    for (uint32_t r = 0; r < s->nranks; r++) {
+        themis_program_t p;
+        if (THEMIS_OK != themis_xfer_compile(s, (int) r, total, in_flight, &p, why, sizeof(why))) {
+            fprintf(stderr, "themis-plan export: compiling rank %u: %s\n", r, why);
+            return EXIT_RUNTIME;
+        }
+        *h = themis_fnv1a_u64(*h, themis_program_hash(&p));
+        themis_program_free(&p);
+    }
+    return 0;
+}
+
+/* Every rank's program of the algorithm, as the component builds them. */
+static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, uint64_t count,
+                     uint32_t chunks, uint32_t in_flight, themis_program_t *progs)
+{
+    uint32_t p = (uint32_t) themis_topology_npus(t);
+    uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
+    themis_algo_cost_params_t params;
+    themis_algo_choice_t ch;
+    themis_plan_request_t req;
+    void *state = NULL;
+    int rc = 0;
+
+    if (NULL == recvcounts) {
+        return EXIT_RUNTIME;
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        recvcounts[r] = count;
+    }
+    uint64_t elems = THEMIS_COLL_ALLREDUCE == coll ? count : count * p;
+    themis_algo_cost_params_from_chunks(&params, chunks, in_flight, THEMIS_ORDER_SCF,
+                                        THEMIS_SCHED_THEMIS);
+    themis_algo_input_t in = {.topo = t, .coll = coll, .bytes = elems * sizeof(float),
+                              .params = &params, .state = &state};
+    if (THEMIS_OK != themis_algorithm_choose(algo, &in, &ch)) {
+        fprintf(stderr, "themis-plan export: %s cannot run here\n",
+                themis_algorithm_get(algo)->name);
+        free(recvcounts);
+        return EXIT_USAGE;
+    }
+    if (ch.substituted) {
+        fprintf(stderr, "themis-plan export: %s runs in place of %s: %s\n",
+                themis_algorithm_get(ch.index)->name, themis_algorithm_get(algo)->name, ch.why);
+    }
+    memset(&req, 0, sizeof(req));
+    req.coll = coll;
+    req.ndims = t->ndims;
+    for (int i = 0; i < t->ndims; i++) {
+        req.dim_size[i] = t->dims[i].size;
+        req.dim_algo[i] = themis_dim_algo_for(t->dims[i].kind, t->dims[i].size,
+                                              EXPORT_DIRECT_MAX);
+    }
+    req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
+    req.recvcounts = recvcounts;
+    req.chunks_in_flight = in_flight;
+    const themis_algorithm_t *a = themis_algorithm_get(ch.index);
+    for (uint32_t r = 0; r < p && 0 == rc; r++) {
+        req.rank = (int) r;
+        themis_status_t st = a->build(&in, &req, &progs[r]);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan export: %s, rank %u: %s\n", a->name, r,
+                    themis_status_string(st));
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+    }
+    if (NULL != a->state_free) {
+        a->state_free(state);
+    }
+    free(recvcounts);
+    return rc;
+}
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
+{
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if ('\0' == *s || '\0' != *end || x < lo || x > hi) {
+        return -1;
+    }
+    *v = (uint32_t) x;
+    return 0;
+}
+
+int themis_plan_cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"msccl", required_argument, NULL, 'm'},
+        {"topo", required_argument, NULL, 't'},
+        {"coll", required_argument, NULL, 'c'},
+        {"count", required_argument, NULL, 'n'},
+        {"algorithm", required_argument, NULL, 'a'},
+        {"chunks", required_argument, NULL, 'k'},
+        {"chunks-in-flight", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *outp = NULL, *spec = NULL, *algo_name = "themis";
+    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    uint32_t count = 0, chunks = 4, in_flight = 2;
+    int have_coll = 0, c;
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "m:t:c:n:a:k:f:h", longopts, NULL))) {
+        switch (c) {
+        case 'm':
+            outp = optarg;
+            break;
+        case 't':
+            spec = optarg;
+            break;
+        case 'c':
+            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
+                fprintf(stderr, "themis-plan export: --coll: unknown collective '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_coll = 1;
+            break;
+        case 'n':
+            if (0 != parse_u32(optarg, 1, THEMIS_XFER_PROGRAMS_MAX_UNITS, &count)) {
+                fprintf(stderr, "themis-plan export: --count: 1 .. %u elements\n",
+                        THEMIS_XFER_PROGRAMS_MAX_UNITS);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'a':
+            algo_name = optarg;
+            break;
+        case 'k':
+            if (0 != parse_u32(optarg, 1, THEMIS_PLAN_MAX_CHUNKS, &chunks)) {
+                fprintf(stderr, "themis-plan export: --chunks: 1 .. %u\n", THEMIS_PLAN_MAX_CHUNKS);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'f':
+            if (0 != parse_u32(optarg, 1, 1024, &in_flight)) {
+                fprintf(stderr, "themis-plan export: --chunks-in-flight: 1 .. 1024\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc || NULL == outp || NULL == spec || !have_coll || 0 == count) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    int algo = themis_algorithm_index(algo_name);
+    if (algo < 0 || 0 == strcmp("schedule", algo_name)) {
+        fprintf(stderr, "themis-plan export: --algorithm: '%s' is not an algorithm that "
+                "plans (themis-plan algorithms)\n", algo_name);
+        return EXIT_USAGE;
+    }
+    themis_topology_t t;
+    themis_parse_error_t e;
+    char why[256];
+    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)
+        || THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
+        fprintf(stderr, "themis-plan export: --topo %s: %s\n", spec, e.message);
+        return EXIT_USAGE;
+    }
+    uint32_t p = (uint32_t) themis_topology_npus(&t);
+    if (p > 1024) {
+        fprintf(stderr, "themis-plan export: %u ranks: at most 1024\n", p);
+        return EXIT_USAGE;
+    }
+    themis_program_t *progs = calloc(p, sizeof(*progs));
+    themis_xfer_sched_t s, back;
+    uint64_t in_count = THEMIS_COLL_REDUCE_SCATTER == coll ? (uint64_t) count * p : count;
+    uint64_t out_count = THEMIS_COLL_ALLGATHER == coll ? (uint64_t) count * p : count;
+    uint64_t total = THEMIS_COLL_ALLREDUCE == coll ? count : (uint64_t) count * p;
+    int rc = NULL == progs ? EXIT_RUNTIME : build_all(&t, coll, algo, count, chunks, in_flight,
+                                                      progs);
+    memset(&s, 0, sizeof(s));
+    memset(&back, 0, sizeof(back));
+    if (0 == rc) {
+        themis_status_t st = themis_xfer_from_programs(coll, p, progs, in_count, out_count, &s,
+                                                       why, sizeof(why));
+        if (THEMIS_OK == st) {
+            snprintf(s.name, sizeof(s.name), "themis_%s_%s_%u", algo_name,
+                     themis_coll_name(coll), p);
+            st = themis_xfer_check(&s, why, sizeof(why));
+        }
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan export: %s\n", why);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    /* MSCCL-XML orders a receive only after steps of its own rank: where
+     * the schedule had a receive wait for another rank's step, reading it
+     * routes the receive through a scratch temporary.  The file holds that
+     * reading (written, read, written again), so what reads it back is
+     * exactly what the file says. */
+    themis_xfer_sched_t canon;
+    memset(&canon, 0, sizeof(canon));
+    if (0 == rc) {
+        rc = write_read(outp, &s, &canon);
+    }
+    if (0 == rc) {
+        rc = write_read(outp, &canon, &back);
+    }
+    uint64_t h1 = 0, h2 = 0;
+    if (0 == rc) {
+        rc = programs_hash(&canon, total, in_flight, &h1);
+    }
+    if (0 == rc) {
+        rc = programs_hash(&back, total, in_flight, &h2);
+    }
+    if (0 == rc) {
+        int same = themis_xfer_hash(&canon) == themis_xfer_hash(&back) && h1 == h2;
+        printf("%s: %s %s of %u elements on %u ranks: %u transfers (%u as planned, %u "
+               "receives through temporaries), %u units\n", outp, algo_name,
+               themis_coll_name(coll), count, p, back.nxfers, s.nxfers,
+               back.nxfers - s.nxfers, s.nunits);
+        printf("schedule hash %016" PRIx64 " written, %016" PRIx64 " read back\n",
+               themis_xfer_hash(&canon), themis_xfer_hash(&back));
+        printf("programs hash %016" PRIx64 " written, %016" PRIx64 " read back\n", h1, h2);
+        printf("round_trip=%s\n", same ? "same" : "DIFFERENT");
+        rc = same ? 0 : EXIT_RUNTIME;
+    }
+    themis_xfer_free(&canon);
+    for (uint32_t r = 0; NULL != progs && r < p; r++) {
+        themis_program_free(&progs[r]);
+    }
+    free(progs);
+    themis_xfer_free(&s);
+    themis_xfer_free(&back);
+    return rc;
+}
