@@ -477,7 +477,8 @@ static themis_status_t parse_rate(const gtok_t *t, int line, int is_bw, uint64_t
         }
     }
     if (THEMIS_OK != st && is_bw && t->len < sizeof(buf) && '\0' == *end &&
-        isdigit((unsigned char) buf[strspn(buf, ".")]) && !isdigit((unsigned char) buf[strspn(buf, "0.")])) {
+        isdigit((unsigned char) buf[strspn(buf, ".")])
+        && !isdigit((unsigned char) buf[strspn(buf, "0.")])) {
         set_err(err, line, t->col, "bandwidth '%s' must be > 0", show(t->p, t->len, shown));
         return THEMIS_ERR_PARSE;
     }
@@ -801,28 +802,31 @@ static themis_status_t gen_dim(themis_graph_t *g, const uint32_t *sizes, int ndi
             continue;
         }
         for (uint32_t k = 0; k < p && THEMIS_OK == st; k++) {
+            uint32_t here = node_at(base, k, stride);
+            uint32_t next = node_at(base, (k + 1) % p, stride);
             switch (pat) {
             case PAT_RING:
-                st = themis_graph_add_link(g, node_at(base, k, stride), node_at(base, (k + 1) % p, stride), bw, lat);
+                st = themis_graph_add_link(g, here, next, bw, lat);
                 break;
             case PAT_NEIGH:
                 if (k + 1 < p || (wrap && p >= 3)) {
-                    st = themis_graph_add_link(g, node_at(base, k, stride), node_at(base, (k + 1) % p, stride), bw, lat);
+                    st = themis_graph_add_link(g, here, next, bw, lat);
                     if (THEMIS_OK == st) {
-                        st = themis_graph_add_link(g, node_at(base, (k + 1) % p, stride), node_at(base, k, stride), bw, lat);
+                        st = themis_graph_add_link(g, next, here, bw, lat);
                     }
                 }
                 break;
             case PAT_SHIFT:
                 for (uint32_t s = 1; s <= d && THEMIS_OK == st; s++) {
-                    st = themis_graph_add_link(g, node_at(base, k, stride), node_at(base, (k + s) % p, stride), bw, lat);
+                    st = themis_graph_add_link(g, here, node_at(base, (k + s) % p, stride), bw,
+                                               lat);
                 }
                 break;
             case PAT_ALL:
                 for (uint32_t j = k + 1; j < p && THEMIS_OK == st; j++) {
-                    st = themis_graph_add_link(g, node_at(base, k, stride), node_at(base, j, stride), bw, lat);
+                    st = themis_graph_add_link(g, here, node_at(base, j, stride), bw, lat);
                     if (THEMIS_OK == st) {
-                        st = themis_graph_add_link(g, node_at(base, j, stride), node_at(base, k, stride), bw, lat);
+                        st = themis_graph_add_link(g, node_at(base, j, stride), here, bw, lat);
                     }
                 }
                 break;

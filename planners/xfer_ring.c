@@ -17,7 +17,8 @@
 #include <string.h>
 
 /* P-1 REDUCE steps in buf: position i ends with unit pos[i]. */
-static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p, uint8_t buf)
+static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p,
+                                   uint8_t buf)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t k = 0; k + 1 < p && THEMIS_OK == st; k++) {
