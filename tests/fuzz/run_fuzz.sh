@@ -59,15 +59,16 @@ for t in "${targets[@]}"; do
     log=$work/fuzz_$t.log
     srcs=("$top/planners/topology.c")
     libs=()
+    # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
+    xml=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
     if [ "$t" = rules ]; then
         # the rules name algorithms: the whole library but the LP bound
         mapfile -t srcs < <(ls "$top"/planners/*.c | grep -v '/bound\.c$')
-        libs=(-ljson-c)
+        libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
         srcs=("$top"/planners/{msccl,transfer,hash,themis_types}.c)
-        # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
-        libs=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
+        libs=("${xml[@]}")
     fi
     dict=$here/$t.dict
     [ -f "$dict" ] || dict=$here/themis.dict
