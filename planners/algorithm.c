@@ -94,6 +94,13 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
     return found ? THEMIS_OK : out->status[0];
 }
 
+/* One model for all rows: the link simulator on a given graph, else each
+ * row's own. */
+static themis_status_t row_cost(int a, const themis_algo_input_t *in, themis_time_t *time)
+{
+    return NULL != in->graph ? themis_algo_graph_cost(a, in, time) : table[a]->cost(in, time);
+}
+
 themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t *in,
                                         themis_algo_choice_t *out)
 {
@@ -140,7 +147,7 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
         if (!runs_here(a, in, why, sizeof(why))) {
             continue;
         }
-        out->status[a] = table[a]->cost(in, &out->time[a]);
+        out->status[a] = row_cost(a, in, &out->time[a]);
         others += THEMIS_OK == out->status[a];
     }
     out->index = 0;
@@ -148,7 +155,7 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
         return THEMIS_OK;
     }
     out->costed = 1;
-    out->status[0] = table[0]->cost(in, &out->time[0]);
+    out->status[0] = row_cost(0, in, &out->time[0]);
     best = -1;
     for (int a = 0; a < NROWS; a++) {
         if (THEMIS_OK == out->status[a] && (best < 0 || out->time[a] < out->time[best])) {

@@ -25,6 +25,7 @@
 #define THEMIS_ALGORITHM_H
 
 #include "algo_cost.h"
+#include "graph.h"
 #include "plan.h"
 #include "transfer.h"
 
@@ -48,6 +49,13 @@ typedef struct {
     /* The transfer schedule set for this collective (the component's
      * coll_themis_<coll>_schedule), or NULL. */
     const themis_xfer_sched_t *xsched;
+    /* The communicator's network as a graph (the component's
+     * coll_themis_graph), or NULL: with it, `auto` ranks every row by the
+     * link-level simulator on it (themis_algo_graph_cost). */
+    const themis_graph_t *graph;
+    /* Each dimension's RS/AG algorithm as the caller plans them, or NULL
+     * (themis_dim_algo_for with the default direct_max). */
+    const themis_dim_algo_t *dim_algo;
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;
@@ -98,6 +106,14 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
                                   uint64_t bytes, const themis_algo_cost_params_t *params,
                                   themis_algo_costs_t *out);
 
+/* Row `index`'s predicted time on in->graph by the link-level simulator:
+ * the schedule row's transfer schedule as it is, a planning row's
+ * programs for a representative call (algo_graph_cost.c).
+ * THEMIS_ERR_UNSUPPORTED without a graph of the topology's size, or where
+ * the row cannot be simulated there (an unreachable rank). */
+themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
+                                       themis_time_t *time);
+
 #define THEMIS_ALGO_AUTO (-1)
 
 typedef struct {
@@ -118,7 +134,8 @@ typedef struct {
  *   auto:   the least predicted time among the rows that serve the
  *           collective and apply; row 0 is costed only when another row
  *           has a cost, and alone it runs without costing.  Ties go to the
- *           lower index.
+ *           lower index.  With in->graph every row's time is the link
+ *           simulator's on that graph (themis_algo_graph_cost).
  * Integer costs and fixed tie-breaks: every rank chooses alike.
  */
 themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t *in,

@@ -76,6 +76,25 @@ for c in allreduce:16 reduce_scatter:128 allgather:16; do
 done
 rm -rf "$gen"
 
+# coll_themis_graph: auto ranks every algorithm, the given schedule too, by
+# the link simulator on the graph; a graph of another size is not used; a
+# malformed graph is a bad parameter.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml)
+      --mca coll_themis_graph "ring:3,bw=10Gb,lat=1us" --mca coll_themis_verbose 10)
+args=(--coll allreduce --count-unit 3 --no-subcomms --level tiny)
+need=('auto: allreduce of [0-9]+ bytes -> (themis|schedule) \(link simulator on coll_themis_graph: themis [0-9.]+ us, schedule [0-9.]+ us\)')
+run "graph ring:3: auto ranks themis and the schedule by the link simulator" 300 3
+opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_graph "torus2d:3x3" --mca coll_themis_verbose 10)
+args=(--level tiny --no-subcomms)
+need=('coll_themis_graph has 9 nodes, the communicator 4 ranks')
+run "graph of another size is not used" 300 4
+opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_graph "torus2d:3xq")
+args=(--level tiny --expect fallback --no-subcomms)
+need=('coll_themis_graph = "torus2d:3xq"')
+run "malformed graph: bad parameter" 300 4
+need=()
+
 # What a schedule cannot serve: message, and every call falls back.
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml))

@@ -14,6 +14,7 @@
 #include "plan_torus.h"
 #include "topology.h"
 #include "unit.h"
+#include "xfer_ring.h"
 
 static void test_rows_well_formed(void)
 {
@@ -124,11 +125,63 @@ static void test_build_through_table(void)
     a->state_free(state);
 }
 
+/* With a graph, auto ranks every row (a given schedule too) by the link
+ * simulator: each time is themis_algo_graph_cost's, the choice the least;
+ * a graph whose second dimension is 50x slower than declared changes the
+ * times, and a graph of another size is not used. */
+static void test_auto_on_graph(void)
+{
+    themis_topology_t t = unit_topology("biring:3:100Gb:1us_biring:3:100Gb:1us");
+    themis_algo_cost_params_t p;
+    themis_graph_t g, slow, small;
+    themis_graph_opts_t o;
+    themis_parse_error_t e;
+    themis_xfer_sched_t ring;
+    themis_algo_choice_t ch, ch_slow;
+    themis_graph_opts_default(&o);
+    themis_algo_cost_params_from_chunks(&p, 8, 2, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
+    UNIT_CHECK(THEMIS_OK == themis_graph_load("torus2d:3x3,bw=50Gb,lat=1us", &o, &g, &e));
+    UNIT_CHECK(THEMIS_OK == themis_graph_parse("nodes 9\n"
+        "0 1 50Gb 1us both\n1 2 50Gb 1us both\n2 0 50Gb 1us both\n"
+        "3 4 50Gb 1us both\n4 5 50Gb 1us both\n5 3 50Gb 1us both\n"
+        "6 7 50Gb 1us both\n7 8 50Gb 1us both\n8 6 50Gb 1us both\n"
+        "0 3 1Gb 1us both\n3 6 1Gb 1us both\n6 0 1Gb 1us both\n"
+        "1 4 1Gb 1us both\n4 7 1Gb 1us both\n7 1 1Gb 1us both\n"
+        "2 5 1Gb 1us both\n5 8 1Gb 1us both\n8 2 1Gb 1us both\n", &slow, &e));
+    UNIT_CHECK(THEMIS_OK == themis_graph_load("ring:4", &o, &small, &e));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_ring(THEMIS_COLL_ALLREDUCE, 9, NULL, &ring));
+    themis_algo_input_t in = {.topo = &t, .coll = THEMIS_COLL_ALLREDUCE, .bytes = 9 << 20,
+                              .params = &p, .graph = &g, .xsched = &ring};
+    UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(THEMIS_ALGO_AUTO, &in, &ch));
+    UNIT_CHECK(ch.costed);
+    for (int a = 0; a < themis_nalgorithms(); a++) {
+        themis_time_t tm = 0;
+        UNIT_CHECKF(THEMIS_OK == ch.status[a], "%s not costed", themis_algorithm_get(a)->name);
+        UNIT_CHECK(THEMIS_OK == themis_algo_graph_cost(a, &in, &tm) && tm == ch.time[a]);
+        UNIT_CHECK(ch.time[ch.index] <= ch.time[a]);
+    }
+    in.graph = &slow;
+    UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(THEMIS_ALGO_AUTO, &in, &ch_slow));
+    for (int a = 0; a < themis_nalgorithms(); a++) {
+        UNIT_CHECKF(ch_slow.time[a] > ch.time[a], "%s: %llu on the slow graph, %llu",
+                    themis_algorithm_get(a)->name, (unsigned long long)ch_slow.time[a],
+                    (unsigned long long)ch.time[a]);
+    }
+    in.graph = &small;
+    themis_time_t tm;
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_algo_graph_cost(0, &in, &tm));
+    themis_xfer_free(&ring);
+    themis_graph_free(&g);
+    themis_graph_free(&slow);
+    themis_graph_free(&small);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rows_well_formed);
     UNIT_RUN(test_substitution);
     UNIT_RUN(test_auto);
     UNIT_RUN(test_build_through_table);
+    UNIT_RUN(test_auto_on_graph);
     UNIT_EXIT();
 }

@@ -135,6 +135,7 @@ typedef struct {
      * the path and error when it did not load) joins the agreement. */
     bool schedule_set[MCA_COLL_THEMIS_NALGO_COLLS];
     uint64_t schedule_hash[MCA_COLL_THEMIS_NALGO_COLLS];
+    uint64_t graph_hash;                /* of coll_themis_graph, 0 = none */
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -173,6 +174,8 @@ typedef struct mca_coll_themis_component_t {
     char *schedule_param[MCA_COLL_THEMIS_NALGO_COLLS];
     themis_xfer_sched_t schedule[MCA_COLL_THEMIS_NALGO_COLLS];
     char schedule_error[MCA_COLL_THEMIS_NALGO_COLLS][256];
+    char *graph_param;                  /* coll_themis_graph */
+    themis_graph_t graph;               /* parsed; nnodes 0 = none */
 } mca_coll_themis_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;

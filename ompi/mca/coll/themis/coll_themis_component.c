@@ -105,6 +105,7 @@ static int themis_close(void)
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         themis_xfer_free(&mca_coll_themis_component.schedule[k]);
     }
+    themis_graph_free(&mca_coll_themis_component.graph);
     mca_coll_themis_trace_close();
     if (0 <= mca_coll_themis_component.output) {
         opal_output_close(mca_coll_themis_component.output);

@@ -15,11 +15,13 @@
 
 #include "coll_themis.h"
 
-/* A schedule file the user gave runs where nothing names an algorithm. */
+/* A schedule file the user gave runs where nothing names an algorithm,
+ * unless a graph of the communicator lets `auto` rank it with the others. */
 static void schedule_default(const mca_coll_themis_config_t *cfg, themis_coll_t coll,
-                             mca_coll_themis_decision_t *d)
+                             int comm_size, mca_coll_themis_decision_t *d)
 {
-    if (cfg->schedule_set[coll] && THEMIS_ALGO_AUTO == d->algorithm) {
+    if (cfg->schedule_set[coll] && THEMIS_ALGO_AUTO == d->algorithm
+        && (uint32_t) comm_size != mca_coll_themis_component.graph.nnodes) {
         d->algorithm = themis_algorithm_index("schedule");
     }
 }
@@ -38,7 +40,7 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     d->max_chunks = cfg->chunks;
     d->chunks_in_flight = cfg->chunks_in_flight;
     if (NULL == r) {
-        schedule_default(cfg, coll, d);
+        schedule_default(cfg, coll, comm_size, d);
         return;
     }
     if (THEMIS_RULE_UNSET != r->min_bytes) {
@@ -53,6 +55,6 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     if (0 != r->chunks_in_flight) {
         d->chunks_in_flight = r->chunks_in_flight;
     }
-    schedule_default(cfg, coll, d);
+    schedule_default(cfg, coll, comm_size, d);
 }
 

@@ -261,6 +261,18 @@ int mca_coll_themis_params_register(void)
         register_schedule_param(comp, (themis_coll_t) k);
     }
 
+    c->graph_param = "";
+    (void) mca_base_component_var_register(
+        comp, "graph",
+        "The network as a graph of the communicator's ranks, per-link bandwidth and latency: a "
+        "spec (ring:8, torus2d:4x4, mesh2d_hetero:8x5,bw=100Gb,bw2=50Gb, p3.16xlarge, "
+        "dims:TOPOLOGY, ...) or a file of SRC DST BW LAT lines; see `themis-plan graph`. On "
+        "communicators of its node count, auto then ranks every algorithm (a "
+        "coll_themis_<coll>_schedule too) by the link-level simulator on this graph "
+        "(logged at coll_themis_verbose 10). Part of the setup agreement. Empty: none.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->graph_param);
+
     c->torus_param = "";
     (void) mca_base_component_var_register(
         comp, "torus",
@@ -657,6 +669,7 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
         h = themis_fnv1a_u64(h, cfg->schedule_set[k]);
         h = themis_fnv1a_u64(h, cfg->schedule_hash[k]);
     }
+    h = themis_fnv1a_u64(h, cfg->graph_hash);
     return h;
 }
 
@@ -803,6 +816,21 @@ bool mca_coll_themis_params_parse(void)
 
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         load_schedule((themis_coll_t) k, cfg);
+    }
+
+    themis_graph_free(&c->graph);
+    cfg->graph_hash = 0;
+    if (!is_empty(c->graph_param)) {
+        themis_graph_opts_t go;
+        themis_parse_error_t e;
+        themis_graph_opts_default(&go);
+        if (THEMIS_OK != themis_graph_load(c->graph_param, &go, &c->graph, &e)) {
+            snprintf(why, sizeof(why), "%d:%d: %s", e.line, e.column, e.message);
+            report("coll_themis_graph", c->graph_param, why);
+            ok = false;
+        } else {
+            cfg->graph_hash = themis_graph_hash(&c->graph);
+        }
     }
 
     if (0 != c->scratch_max_param && c->scratch_max_param < ((size_t) 1 << 20)) {

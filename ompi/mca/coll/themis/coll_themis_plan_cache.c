@@ -111,9 +111,29 @@ static void report_schedule_refused(ompi_communicator_t *comm, themis_coll_t col
                         why);
 }
 
+/* coll_themis_graph where it has a node per rank; said once where not. */
+static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nranks)
+{
+    static bool said = false;
+    const themis_graph_t *g = &mca_coll_themis_component.graph;
+
+    if (0 == g->nnodes) {
+        return NULL;
+    }
+    if (g->nnodes == nranks) {
+        return g;
+    }
+    if (0 == ompi_comm_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
+        opal_output(0, "coll:themis: %s: coll_themis_graph has %u nodes, the communicator %llu "
+                    "ranks: auto ranks algorithms by their own models there (said once)",
+                    comm->c_name, g->nnodes, (unsigned long long) nranks);
+    }
+    return NULL;
+}
+
 /* The auto choice with every row's predicted time, at verbose 10. */
 static void log_auto(ompi_communicator_t *comm, themis_coll_t coll, uint64_t bytes,
-                     const themis_algo_choice_t *ch)
+                     const themis_algo_choice_t *ch, bool on_graph)
 {
     char text[512] = "";
     size_t used = 0;
@@ -132,7 +152,9 @@ static void log_auto(ompi_communicator_t *comm, themis_coll_t coll, uint64_t byt
                         "coll:themis: %s: auto: %s of %llu bytes -> %s (%s%s)", comm->c_name,
                         themis_coll_name(coll), (unsigned long long) bytes,
                         mca_coll_themis_algorithm_name(ch->index),
-                        ch->costed ? "predicted " : "the only one that applies here",
+                        !ch->costed ? "the only one that applies here"
+                        : on_graph  ? "link simulator on coll_themis_graph: "
+                                    : "predicted ",
                         text);
 }
 
@@ -179,6 +201,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .state = NULL,
                               .xsched = 0 < xs->nxfers ? xs : NULL,
+                              .graph = graph_for(comm, nranks), .dim_algo = m->dim_algo,
                               .why = why, .why_len = sizeof(why)};
     if (cfg->schedule_set[coll] && NULL == in.xsched
         && themis_algorithm_index("schedule") == requested) {
@@ -198,7 +221,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     if (ch.substituted) {
         report_substitution(comm, coll, requested, ch.index, ch.why);
     } else if (THEMIS_ALGO_AUTO == requested) {
-        log_auto(comm, coll, in.bytes, &ch);
+        log_auto(comm, coll, in.bytes, &ch, NULL != in.graph);
     }
     in.state = &m->algo_state[ch.index];
     st = themis_algorithm_get(ch.index)->build(&in, &req, prog);
