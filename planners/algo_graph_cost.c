@@ -103,7 +103,8 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
     const themis_algorithm_t *a = themis_algorithm_get(index);
     uint64_t p = themis_topology_npus(in->topo);
 
-    if (NULL == a || NULL == in->graph || in->graph->nnodes != p || 0 == p) {
+    if (NULL == a || NULL == in->graph || in->graph->nnodes != p || 0 == p
+        || p > THEMIS_GRAPH_COST_MAX_RANKS) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     if (a == themis_algorithm_get(themis_algorithm_index("schedule"))) {

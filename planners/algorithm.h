@@ -113,6 +113,9 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
  * the row cannot be simulated there (an unreachable rank). */
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time);
+/* Every rank's program is built to cost a row on a graph: beyond this
+ * many ranks that would take longer than the calls it decides. */
+#define THEMIS_GRAPH_COST_MAX_RANKS 256u
 
 #define THEMIS_ALGO_AUTO (-1)
 

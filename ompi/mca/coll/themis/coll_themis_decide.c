@@ -21,7 +21,8 @@ static void schedule_default(const mca_coll_themis_config_t *cfg, themis_coll_t 
                              int comm_size, mca_coll_themis_decision_t *d)
 {
     if (cfg->schedule_set[coll] && THEMIS_ALGO_AUTO == d->algorithm
-        && (uint32_t) comm_size != mca_coll_themis_component.graph.nnodes) {
+        && ((uint32_t) comm_size != mca_coll_themis_component.graph.nnodes
+            || (uint32_t) comm_size > THEMIS_GRAPH_COST_MAX_RANKS)) {
         d->algorithm = themis_algorithm_index("schedule");
     }
 }

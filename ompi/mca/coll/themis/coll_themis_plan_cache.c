@@ -120,13 +120,14 @@ static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nrank
     if (0 == g->nnodes) {
         return NULL;
     }
-    if (g->nnodes == nranks) {
+    if (g->nnodes == nranks && nranks <= THEMIS_GRAPH_COST_MAX_RANKS) {
         return g;
     }
     if (0 == ompi_comm_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
         opal_output(0, "coll:themis: %s: coll_themis_graph has %u nodes, the communicator %llu "
-                    "ranks: auto ranks algorithms by their own models there (said once)",
-                    comm->c_name, g->nnodes, (unsigned long long) nranks);
+                    "ranks%s: auto ranks algorithms by their own models there (said once)",
+                    comm->c_name, g->nnodes, (unsigned long long) nranks,
+                    g->nnodes == nranks ? " (more than costing on a graph takes)" : "");
     }
     return NULL;
 }
