@@ -76,7 +76,9 @@ enum {
     OPT_DIMS = 1 << 16,
     OPT_DIM_BW = 1 << 17,
     OPT_DIM_LAT = 1 << 18,
-    OPT_DIM_KINDS = 1 << 19
+    OPT_DIM_KINDS = 1 << 19,
+    OPT_LATENCY = 1 << 20,
+    OPT_LOAD = 1 << 21
 };
 
 /* The topology options: a preset or spec, a file, or coll/themis' shape
@@ -104,6 +106,8 @@ static const struct option long_options[] = {
     {"dim-bandwidths", required_argument, NULL, OPT_DIM_BW},
     {"dim-latencies", required_argument, NULL, OPT_DIM_LAT},
     {"dim-kinds", required_argument, NULL, OPT_DIM_KINDS},
+    {"latency", required_argument, NULL, OPT_LATENCY},
+    {"load", required_argument, NULL, OPT_LOAD},
     {NULL, 0, NULL, 0}
 };
 
@@ -121,6 +125,8 @@ typedef struct {
     uint32_t chunks_in_flight;
     uint32_t threshold_permille;
     int have_threshold;
+    themis_latency_mode_t latency;   /* simulator latency mode */
+    themis_load_model_t load;        /* scheduler Dim Load Tracker model */
     const char *json_path;
     int csv;
     const char *png_path;
@@ -461,6 +467,18 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
             }
             o->have_threshold = 1;
             break;
+        case OPT_LATENCY:
+            if (THEMIS_OK != themis_latency_mode_parse(optarg, &o->latency)) {
+                fprintf(stderr, "%s: bad --latency '%s' (overlapped|serialized)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_LOAD:
+            if (THEMIS_OK != themis_load_model_parse(optarg, &o->load)) {
+                fprintf(stderr, "%s: bad --load '%s' (bandwidth|phase)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case OPT_JSON:
             o->json_path = optarg;
             break;
@@ -633,6 +651,7 @@ static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     if (o->have_threshold) {
         sp.threshold_permille = o->threshold_permille;
     }
+    sp.load = o->load;
     memset(sched, 0, sizeof(*sched));
     memset(res, 0, sizeof(*res));
     st = themis_schedule_build(&o->topo, &sp, sched);
@@ -645,6 +664,7 @@ static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     simp.policy = policy;
     simp.chunks_in_flight = o->chunks_in_flight;
     simp.record_events = record_events;
+    simp.latency = o->latency;
     st = themis_simulate(&o->topo, sched, &simp, res);
     if (THEMIS_OK != st) {
         fprintf(stderr, "%s: simulating the %s schedule (%s, chunks_in_flight %u) failed: %s\n", prog,
@@ -863,7 +883,7 @@ static int cmd_schedule(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_JSON
+                       | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_JSON
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_schedule(stdout);
@@ -999,7 +1019,7 @@ static int cmd_simulate(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
                        &pos);
     if (o.help) {
         usage_simulate(stdout);
@@ -2127,7 +2147,7 @@ static int cmd_timeline(int argc, char **argv)
     const char *unit;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_TRACE | OPT_CALL
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_PNG | OPT_TRACE | OPT_CALL
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_timeline(stdout);
