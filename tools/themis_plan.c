@@ -869,6 +869,8 @@ static void usage_schedule(FILE *f)
         "  --order fifo|scf      intra-dimension policy (default scf)\n"
         "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
+        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
         "  --json FILE|-         write the schedule as JSON instead of text\n",
         prog, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
 }
@@ -941,7 +943,8 @@ static void usage_simulate(FILE *f)
         "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
         "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Simulates Baseline, Themis+FIFO and Themis+SCF and computes Ideal (the LP lower\n"
-        "  bound of any dimension-by-dimension schedule) for every size and chunk count.\n"
+        "  bound of any dimension-by-dimension schedule) and Baseline-LP (the same bound\n"
+        "  for the baseline order alone) for every size and chunk count.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
         "  --chunks LIST         chunk counts, e.g. 4,8,16 (default: as coll/themis, below)\n"
@@ -949,6 +952,10 @@ static void usage_simulate(FILE *f)
         "                        at least SIZE and the latency model's floor (chunking.h)\n"
         "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --latency MODE        overlapped (default: a step's latency delays its data\n"
+        "                        but holds no slot) or serialized (it holds the slot)\n"
+        "  --load MODEL          Dim Load Tracker: bandwidth (default, Sec. 4.4) or phase\n"
+        "                        (fixed delay in every phase's term)\n"
         "  --csv                 machine-readable output, one row per method\n"
         "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
         "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
@@ -965,8 +972,11 @@ typedef struct {
     int have_hash;
 } sim_row_t;
 
+/* Rows of a point: the simulated methods, then Ideal and Baseline-LP. */
+#define NROWS (NMETHODS + 2)
+
 static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
-                          sim_row_t rows[NMETHODS + 1])
+                          sim_row_t rows[NROWS])
 {
     themis_bound_t bound;
     themis_status_t st;
@@ -992,7 +1002,7 @@ static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
         themis_schedule_free(&sched);
     }
     memset(&bound, 0, sizeof(bound));
-    memset(&rows[NMETHODS], 0, sizeof(rows[NMETHODS]));
+    memset(&rows[NMETHODS], 0, 2 * sizeof(rows[NMETHODS]));
     st = themis_bound_compute(&o->topo, o->coll, bytes, &bound);
     if (THEMIS_ERR_UNSUPPORTED == st) {
         /* The LP enumerates dimension orders; too many dims is not an error
@@ -1009,13 +1019,19 @@ static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
     rows[NMETHODS].have_time = 1;
     rows[NMETHODS].time = bound.time;
     rows[NMETHODS].util_pct = bound_util_pct(&o->topo, &bound);
+    /* The baseline's bytes at its own bound: as Baseline sends them. */
+    rows[NMETHODS + 1].have_time = 1;
+    rows[NMETHODS + 1].time = bound.baseline_time;
+    rows[NMETHODS + 1].util_pct =
+        0 == bound.baseline_time ? 0.0
+                                 : rows[0].util_pct * (double) rows[0].time / (double) bound.baseline_time;
     return 0;
 }
 
 static int cmd_simulate(int argc, char **argv)
 {
     cli_opts_t o;
-    sim_row_t rows[NMETHODS + 1];
+    sim_row_t rows[NROWS];
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
@@ -1076,8 +1092,9 @@ static int cmd_simulate(int argc, char **argv)
                 }
                 printf("  %s\n", "hash");
             }
-            for (int m = 0; m <= NMETHODS; m++) {
-                const char *name = m < NMETHODS ? methods[m].name : "Ideal";
+            for (int m = 0; m < NROWS; m++) {
+                const char *name = m < NMETHODS ? methods[m].name
+                                   : (NMETHODS == m) ? "Ideal" : "Baseline-LP";
                 double speedup = 0 == rows[m].time ? 0.0
                                  : (double) rows[0].time / (double) rows[m].time;
                 if (!rows[m].have_time) {
@@ -1147,6 +1164,8 @@ static void usage_timeline(FILE *f)
         "  --chunks N            (default: at most %u, as coll/themis, see schedule --help)\n"
         "  --chunks-in-flight N  (default %u)\n"
         "  --threshold PERMILLE  (default 1000)\n"
+        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
+        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
         "With --trace, a call recorded by coll/themis (MCA parameter coll_themis_trace,\n"
         "one file per process): what ran, one bar per engine operation on its queue\n"
         "(dimension), above the simulator's prediction for the same topology, size,\n"
