@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     }
     themis_sched_params_t sp;
     themis_sched_params_init(&sp, THEMIS_COLL_ALLREDUCE, bytes, nchunks, THEMIS_SCHED_THEMIS);
-    themis_sim_params_t simp = {THEMIS_ORDER_SCF, 1, 0};
+    themis_sim_params_t simp = {.policy = THEMIS_ORDER_SCF, .chunks_in_flight = 1, .record_events = 0};
     uint64_t hash = 0;
     for (int r = 0; r < reps; r++) {
         themis_schedule_t s;

@@ -6,19 +6,25 @@
 # planners' simulator, through themis-plan:
 #   1. Fig. 8 / Fig. 11: All-Reduce of 100MB, 250MB, 500MB, 1GB with 64 chunks
 #      on the six Table 2 topologies: time and average BW utilization of
-#      Baseline, Themis+FIFO, Themis+SCF and Ideal (the LP lower bound).
+#      Baseline, Themis+FIFO, Themis+SCF and Ideal (the LP lower bound); Ideal's
+#      x is over Baseline-LP, the same LP bound for the baseline order, so it
+#      is the real limit of the speedup, not one over a simulated baseline.
 #   2. Fig. 10 (chunk granularity): 1GB All-Reduce with 4..512 chunks on
 #      3D-SW_SW_SW_hetero and 4D-Ring_FC_Ring_SW.
 #   3. Fig. 10 (activity timeline): 1GB on 3D-SW_SW_SW_homo, as a PNG.
 # The last line is the summary over part 1:
-#   themis_fifo_speedup=X.XX themis_scf_speedup=Y.YY util_baseline=A.A% util_scf=B.B%
+#   themis_fifo_speedup=X.XX themis_scf_speedup=Y.YY util_baseline=A.A% util_scf=B.B% fraction_of_limit=F.FFF
 # (speedup = baseline time / Themis time, averaged arithmetically over all
-# topologies and sizes; utilizations are plain averages).
+# topologies and sizes; utilizations are plain averages; fraction_of_limit
+# = Ideal (LP) time / Themis+SCF time, averaged; the line before gives its
+# minimum over the points).
 #
 # Environment:
 #   THEMIS_BUILD_DIR   build tree holding tools/themis-plan (default: repo root)
 #   THEMIS_BENCH_OUT   where CSV files and the PNG go (default benchmarks/out)
-#   THEMIS_CHUNKS_IN_FLIGHT    phases at once per dimension (default: themis-plan's)
+#   THEMIS_CHUNKS_IN_FLIGHT    phases at once per dimension (default 1, the paper's)
+#   THEMIS_LATENCY     simulator latency mode: overlapped (default) or serialized
+#                      (with it the previous model's load tracker, --load phase)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${THEMIS_BUILD_DIR:-$top}
@@ -39,6 +45,12 @@ mkdir -p "$out"
 # The paper's setting is one chunk operation in flight per dimension
 # (themis-plan's default is coll/themis' 2).
 chunks_in_flight=(--chunks-in-flight "${THEMIS_CHUNKS_IN_FLIGHT:-1}")
+case ${THEMIS_LATENCY:-overlapped} in
+    overlapped) model=(--latency overlapped --load bandwidth) ;;
+    serialized) model=(--latency serialized --load phase) ;;
+    *) echo "paper_themis: THEMIS_LATENCY must be overlapped or serialized" >&2; exit 2 ;;
+esac
+chunks_in_flight+=("${model[@]}")
 
 # ---------------------------------------------------------------- Fig. 8 / 11
 sizes=100MB,250MB,500MB,1GB
@@ -56,8 +68,9 @@ for p in $presets; do
     fi
 done
 
-echo "All-Reduce, 64 chunks per collective$([ ${#chunks_in_flight[@]} -gt 0 ] && echo ", chunks_in_flight $THEMIS_CHUNKS_IN_FLIGHT")"
+echo "All-Reduce, 64 chunks per collective, chunks_in_flight ${THEMIS_CHUNKS_IN_FLIGHT:-1}, latency ${THEMIS_LATENCY:-overlapped}"
 echo "time in ms; util = bandwidth-weighted average BW utilization; x = speedup over Baseline"
+echo "(Ideal: the LP bound, its x over Baseline-LP, the baseline order's LP bound; f = Ideal / T+SCF)"
 # CSV columns: topology,coll,bytes,chunks,chunks_in_flight,method,time_ps,speedup,util_pct,hash
 awk -F, '
 function sz(b) { return b >= 1e9 ? sprintf("%gGB", b / 1e9) : sprintf("%gMB", b / 1e6) }
@@ -68,23 +81,24 @@ NR == 1 { next }
     t[key, $6] = $7 / 1e9; u[key, $6] = $9
 }
 END {
-    printf "%-20s %6s | %8s %6s | %8s %6s %5s | %8s %6s %5s | %8s %6s %5s\n",
+    printf "%-20s %6s | %8s %6s | %8s %6s %5s | %8s %6s %5s | %8s %6s %5s %6s\n",
         "topology", "size", "Baseline", "util", "T+FIFO", "util", "x", "T+SCF", "util", "x",
-        "Ideal", "util", "x"
+        "Ideal", "util", "x", "f"
     for (i = 1; i <= n; i++) {
-        k = order[i]; b = t[k, "Baseline"]
-        printf "%-20s %6s | %8.3f %5.1f%% | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f\n",
+        k = order[i]; b = t[k, "Baseline"]; f = t[k, "Ideal"] / t[k, "Themis+SCF"]
+        printf "%-20s %6s | %8.3f %5.1f%% | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f | %8.3f %5.1f%% %5.2f %6.3f\n",
             topo[i], sz(bytes[i]), b, u[k, "Baseline"],
             t[k, "Themis+FIFO"], u[k, "Themis+FIFO"], b / t[k, "Themis+FIFO"],
             t[k, "Themis+SCF"], u[k, "Themis+SCF"], b / t[k, "Themis+SCF"],
-            t[k, "Ideal"], u[k, "Ideal"], b / t[k, "Ideal"]
-        sf += b / t[k, "Themis+FIFO"]; ss += b / t[k, "Themis+SCF"]; si += b / t[k, "Ideal"]
+            t[k, "Ideal"], u[k, "Ideal"], t[k, "Baseline-LP"] / t[k, "Ideal"], f
+        sf += b / t[k, "Themis+FIFO"]; ss += b / t[k, "Themis+SCF"]
+        si += t[k, "Baseline-LP"] / t[k, "Ideal"]; sfl += f
         ub += u[k, "Baseline"]; uf += u[k, "Themis+FIFO"]; us += u[k, "Themis+SCF"]
         ui += u[k, "Ideal"]
     }
-    printf "%-27s | %8s %5.1f%% | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f\n",
+    printf "%-27s | %8s %5.1f%% | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f | %8s %5.1f%% %5.2f %6.3f\n",
         "average (" n " points)", "", ub / n, "", uf / n, sf / n, "", us / n, ss / n,
-        "", ui / n, si / n
+        "", ui / n, si / n, sfl / n
 }' "$main_csv"
 
 # ---------------------------------------------------------------- Fig. 10 sweep
@@ -136,30 +150,39 @@ png="$out/fig10_timeline_3D-SW_SW_SW_homo.png"
     | sed 's/^/timeline: /'
 
 # ---------------------------------------------------------------- chunks_in_flight
-# Phases at once per dimension decide whether fixed delays (steps x step
-# latency) overlap; the paper runs several chunks per dimension when one
-# cannot saturate it (Sec. 4.3).  Same 24 points, averaged.
+# Phases at once per dimension, and the latency mode: serialized, a phase
+# holds its slot through its fixed delay (steps x step latency), so with
+# one slot a dimension's delays add up; overlapped, delays hold nothing.
+# The paper runs several chunks per dimension when one cannot saturate it
+# (Sec. 4.3).  Same 24 points, averaged.
 echo
-echo "Sensitivity to --chunks-in-flight (Fig. 8 points, averages)"
-printf "%9s %12s %12s %12s %14s %10s %10s\n" chunks_in_flight fifo_speedup scf_speedup \
-    ideal_speedup util_baseline util_fifo util_scf
-for i in 1 2 4 8; do
-    for p in $presets; do
-        "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 --chunks-in-flight "$i" --csv \
-            | tail -n +2 | cut -d, -f1-10
-    done | awk -F, -v chunks_in_flight="$i" '
-    { t[$1, $3, $6] = $7; u[$1, $3, $6] = $9; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; k[++n] = $1 SUBSEP $3 } }
-    END {
-        for (j = 1; j <= n; j++) {
-            split(k[j], a, SUBSEP); b = t[a[1], a[2], "Baseline"]
-            sf += b / t[a[1], a[2], "Themis+FIFO"]; ss += b / t[a[1], a[2], "Themis+SCF"]
-            si += b / t[a[1], a[2], "Ideal"]
-            ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
-            us += u[a[1], a[2], "Themis+SCF"]
-        }
-        printf "%9s %12.2f %12.2f %12.2f %13.1f%% %9.1f%% %9.1f%%\n", chunks_in_flight, sf / n, ss / n,
-            si / n, ub / n, uf / n, us / n
-    }'
+echo "Sensitivity to --chunks-in-flight and the latency mode (Fig. 8 points, averages)"
+printf "%10s %9s %12s %12s %12s %14s %10s %10s %9s\n" latency chunks_in_flight fifo_speedup \
+    scf_speedup ideal_speedup util_baseline util_fifo util_scf fraction
+for mode in overlapped serialized; do
+    case $mode in
+        overlapped) m=(--latency overlapped --load bandwidth) ;;
+        serialized) m=(--latency serialized --load phase) ;;
+    esac
+    for i in 1 2 4 8; do
+        for p in $presets; do
+            "$plan" simulate --topo "$p" --bytes "$sizes" --chunks 64 --chunks-in-flight "$i" "${m[@]}" \
+                --csv | tail -n +2 | cut -d, -f1-10
+        done | awk -F, -v chunks_in_flight="$i" -v mode="$mode" '
+        { t[$1, $3, $6] = $7; u[$1, $3, $6] = $9; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; k[++n] = $1 SUBSEP $3 } }
+        END {
+            for (j = 1; j <= n; j++) {
+                split(k[j], a, SUBSEP); b = t[a[1], a[2], "Baseline"]
+                sf += b / t[a[1], a[2], "Themis+FIFO"]; ss += b / t[a[1], a[2], "Themis+SCF"]
+                si += t[a[1], a[2], "Baseline-LP"] / t[a[1], a[2], "Ideal"]
+                fl += t[a[1], a[2], "Ideal"] / t[a[1], a[2], "Themis+SCF"]
+                ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
+                us += u[a[1], a[2], "Themis+SCF"]
+            }
+            printf "%10s %9s %12.2f %12.2f %12.2f %13.1f%% %9.1f%% %9.1f%% %9.3f\n", mode,
+                chunks_in_flight, sf / n, ss / n, si / n, ub / n, uf / n, us / n, fl / n
+        }'
+    done
 done
 
 # ---------------------------------------------------------------- summary
@@ -170,14 +193,16 @@ NR == 1 { next }
 END {
     for (i = 1; i <= n; i++) {
         split(k[i], a, SUBSEP)
-        b = t[a[1], a[2], "Baseline"]
+        b = t[a[1], a[2], "Baseline"]; f = t[a[1], a[2], "Ideal"] / t[a[1], a[2], "Themis+SCF"]
         sf += b / t[a[1], a[2], "Themis+FIFO"]; ss += b / t[a[1], a[2], "Themis+SCF"]
-        si += b / t[a[1], a[2], "Ideal"]
+        si += t[a[1], a[2], "Baseline-LP"] / t[a[1], a[2], "Ideal"]
         ub += u[a[1], a[2], "Baseline"]; uf += u[a[1], a[2], "Themis+FIFO"]
         us += u[a[1], a[2], "Themis+SCF"]; ui += u[a[1], a[2], "Ideal"]
+        fl += f
+        if (i == 1 || f < fmin) { fmin = f; fwhere = a[1] " " a[2] / 1e6 "MB" }
     }
-    printf "also: ideal_speedup=%.2f util_fifo=%.1f%% util_ideal=%.1f%% (paper: util_fifo=87.7%%)\n",
-        si / n, uf / n, ui / n
-    printf "themis_fifo_speedup=%.2f themis_scf_speedup=%.2f util_baseline=%.1f%% util_scf=%.1f%%\n",
-        sf / n, ss / n, ub / n, us / n
+    printf "also: ideal_speedup=%.2f util_fifo=%.1f%% util_ideal=%.1f%% min_fraction_of_limit=%.3f (%s) (paper: util_fifo=87.7%%)\n",
+        si / n, uf / n, ui / n, fmin, fwhere
+    printf "themis_fifo_speedup=%.2f themis_scf_speedup=%.2f util_baseline=%.1f%% util_scf=%.1f%% fraction_of_limit=%.3f\n",
+        sf / n, ss / n, ub / n, us / n, fl / n
 }' "$main_csv"

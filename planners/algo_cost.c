@@ -18,6 +18,7 @@ void themis_algo_cost_params_init(themis_algo_cost_params_t *p)
     p->chunks_in_flight = 1;
     p->policy = THEMIS_ORDER_SCF;
     p->scheduler = THEMIS_SCHED_THEMIS;
+    p->latency = THEMIS_LATENCY_OVERLAPPED;
 }
 
 void themis_algo_cost_params_from_chunks(themis_algo_cost_params_t *p, uint32_t nchunks,
@@ -56,16 +57,23 @@ int themis_cost_is_torus(const themis_topology_t *topo)
            THEMIS_DIM_BIRING == topo->dims[1].kind;
 }
 
+themis_load_model_t themis_cost_load_model(const themis_algo_cost_params_t *params)
+{
+    return (THEMIS_LATENCY_SERIALIZED == params->latency) ? THEMIS_LOAD_PHASE
+                                                          : THEMIS_LOAD_BANDWIDTH;
+}
+
 themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis_schedule_t *s,
-                                     themis_order_policy_t policy, uint32_t chunks_in_flight,
-                                     themis_time_t *time)
+                                     themis_order_policy_t policy,
+                                     const themis_algo_cost_params_t *params, themis_time_t *time)
 {
     themis_sim_params_t sp;
     themis_sim_result_t r;
     memset(&sp, 0, sizeof(sp));
     memset(&r, 0, sizeof(r));
     sp.policy = policy;
-    sp.chunks_in_flight = chunks_in_flight;
+    sp.chunks_in_flight = params->chunks_in_flight;
+    sp.latency = params->latency;
     themis_status_t st = themis_simulate(topo, s, &sp, &r);
     if (THEMIS_OK == st) {
         *time = r.stats.total_time;

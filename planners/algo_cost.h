@@ -51,9 +51,14 @@ typedef struct {
     uint32_t chunks_in_flight;               /* phases at once per dimension / queue */
     themis_order_policy_t policy;    /* Themis intra-dimension order */
     themis_sched_kind_t scheduler;   /* Themis: scheduler kind */
+    /* Simulator latency mode of every row; the themis row pairs it with
+     * its load model (overlapped: bandwidth, serialized: phase), so that
+     * serialized is the previous model as a whole. */
+    themis_latency_mode_t latency;
 } themis_algo_cost_params_t;
 
-/* 64 Themis chunks, 1 chunk per quarter, chunks_in_flight 1, SCF, Themis scheduler. */
+/* 64 Themis chunks, 1 chunk per quarter, chunks_in_flight 1, SCF, Themis
+ * scheduler, overlapped latency. */
 void themis_algo_cost_params_init(themis_algo_cost_params_t *p);
 /* The runtime's sizing from one chunk count: Themis gets nchunks, each
  * torus quarter nchunks / 4 (at least 1). */
@@ -68,8 +73,11 @@ uint64_t themis_cost_quarter_bytes(uint64_t bytes);
 themis_dim_t themis_cost_one_direction(const themis_dim_t *d);
 /* Both dims of a 2D topology are birings (links both ways). */
 int themis_cost_is_torus(const themis_topology_t *topo);
+/* Simulated time of s with the params' chunks in flight and latency mode. */
 themis_status_t themis_cost_simulate(const themis_topology_t *topo, const themis_schedule_t *s,
-                                     themis_order_policy_t policy, uint32_t chunks_in_flight,
-                                     themis_time_t *time);
+                                     themis_order_policy_t policy,
+                                     const themis_algo_cost_params_t *params, themis_time_t *time);
+/* The Dim Load Tracker model that goes with the params' latency mode. */
+themis_load_model_t themis_cost_load_model(const themis_algo_cost_params_t *params);
 
 #endif

@@ -56,7 +56,7 @@ static themis_status_t rings_cost(const themis_algo_input_t *in, themis_time_t *
                              THEMIS_SCHED_BASELINE);
     themis_status_t st = themis_schedule_build(&ring, &sp, &s);
     if (THEMIS_OK == st) {
-        st = themis_cost_simulate(&ring, &s, THEMIS_ORDER_FIFO, in->params->chunks_in_flight, time);
+        st = themis_cost_simulate(&ring, &s, THEMIS_ORDER_FIFO, in->params, time);
     }
     themis_schedule_free(&s);
     return st;

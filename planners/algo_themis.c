@@ -24,6 +24,7 @@ static themis_status_t themis_schedule_for(const themis_algo_input_t *in,
     themis_sched_params_init(&sp, in->coll, in->bytes,
                              themis_cost_clamp_chunks(in->params->themis_chunks, in->bytes),
                              in->params->scheduler);
+    sp.load = themis_cost_load_model(in->params);
     return themis_schedule_build(in->topo, &sp, sched);
 }
 
@@ -32,7 +33,7 @@ static themis_status_t themis_cost(const themis_algo_input_t *in, themis_time_t 
     themis_schedule_t s;
     themis_status_t st = themis_schedule_for(in, &s);
     if (THEMIS_OK == st) {
-        st = themis_cost_simulate(in->topo, &s, in->params->policy, in->params->chunks_in_flight, time);
+        st = themis_cost_simulate(in->topo, &s, in->params->policy, in->params, time);
     }
     themis_schedule_free(&s);
     return st;
@@ -53,6 +54,7 @@ static themis_status_t themis_build(const themis_algo_input_t *in,
     simp.policy = in->params->policy;
     simp.chunks_in_flight = in->params->chunks_in_flight;
     simp.record_events = 0;
+    simp.latency = in->params->latency;
     st = themis_simulate(in->topo, &sched, &simp, &sim);
     if (THEMIS_OK == st) {
         st = themis_program_build_hier(req, &sched, &sim.order, out);

@@ -80,7 +80,7 @@ static themis_status_t torus2d_cost(const themis_algo_input_t *in, themis_time_t
             s.chunk_bytes[c] = cb;
             t2d_stages(in->coll, (int)(c & 1), &s.stages[(size_t)c * s.nstages]);
         }
-        st = themis_cost_simulate(&links, &s, THEMIS_ORDER_FIFO, in->params->chunks_in_flight, time);
+        st = themis_cost_simulate(&links, &s, THEMIS_ORDER_FIFO, in->params, time);
     }
     themis_schedule_free(&s);
     return st;

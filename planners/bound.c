@@ -20,6 +20,16 @@
 /* N! columns: 120 at N = 5; beyond that the enumeration is refused. */
 #define THEMIS_BOUND_MAX_DIMS 5
 
+/* A time from the solution rounded up to a picosecond (without libm:
+ * times are far below 2^63 ps), except that a value within solver
+ * round-off of an integer is that integer. */
+static themis_time_t round_up_ps(double t)
+{
+    themis_time_t lo = (themis_time_t) t;
+    double tol = 1e-12 * t + 1e-6;
+    return (t - (double) lo <= tol) ? lo : lo + 1;
+}
+
 /* Next permutation in lexicographic order; 0 after the last one. */
 static int next_perm(uint8_t *a, int n)
 {
@@ -177,19 +187,21 @@ themis_status_t themis_bound_compute(const themis_topology_t *topo, themis_coll_
                 b[k] += x * cbytes[o * n + k];
             }
         }
+        /* Column 0 is the identity order, the baseline's (its AG, the
+         * reverse, is allgather's baseline order too). */
+        double tb = 0.0;
         for (int k = 0; k < n; k++) {
             double tk = fixed[k] + b[k] * 8e12 / (double) topo->dims[k].bw_bps;
             if (tk > t) {
                 t = tk;
             }
+            if (fixed[k] + ctime[k] > tb) {
+                tb = fixed[k] + ctime[k];
+            }
             out->bytes[k] = (uint64_t) (b[k] + 0.5);
         }
-        /* Round up (without libm: times are far below 2^63 ps), except
-         * that a value within solver round-off of an integer is that
-         * integer. */
-        themis_time_t lo = (themis_time_t) t;
-        double tol = 1e-12 * t + 1e-6;
-        out->time = (t - (double) lo <= tol) ? lo : lo + 1;
+        out->time = round_up_ps(t);
+        out->baseline_time = round_up_ps(tb);
     }
     glp_delete_prob(lp);
     free(cbytes);

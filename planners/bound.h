@@ -11,9 +11,13 @@
  * The fixed delays are those of one chunk's pass (paper's Ideal ignores
  * idle time, not latency): fixed_k is one phase's steps x step latency,
  * because no byte moves on k before the first phase's delay has passed,
- * while later delays may overlap transfers when chunks_in_flight > 1.  So the
- * bound holds for every schedule the simulator can run.  Refused
- * (THEMIS_ERR_UNSUPPORTED) above 5 dimensions (N! columns).
+ * while later delays may overlap transfers (overlapped latency, or
+ * chunks_in_flight > 1).  So the bound holds for every schedule the
+ * simulator can run, in either latency mode.  baseline_time is the same
+ * bound for the baseline order alone (x = 1 on it): the limit of the
+ * baseline, against which "Ideal x" is measured
+ * (benchmarks/paper_themis.sh).  Refused (THEMIS_ERR_UNSUPPORTED) above 5
+ * dimensions (N! columns).
  */
 #ifndef THEMIS_BOUND_H
 #define THEMIS_BOUND_H
@@ -22,6 +26,7 @@
 
 typedef struct {
     themis_time_t time;                 /* the bound */
+    themis_time_t baseline_time;        /* the bound of the baseline order */
     uint64_t bytes[THEMIS_MAX_DIMS];    /* per-NPU bytes on each dim at optimum */
 } themis_bound_t;
 

@@ -27,6 +27,38 @@ void themis_sched_params_init(themis_sched_params_t *p, themis_coll_t coll, uint
     p->bytes = bytes;
     p->nchunks = nchunks;
     p->threshold_permille = 1000;
+    p->load = THEMIS_LOAD_BANDWIDTH;
+}
+
+const char *themis_load_model_name(themis_load_model_t m)
+{
+    return (THEMIS_LOAD_PHASE == m) ? "phase" : "bandwidth";
+}
+
+themis_status_t themis_load_model_parse(const char *s, themis_load_model_t *m)
+{
+    if (NULL == s || NULL == m) {
+        return THEMIS_ERR_INVALID;
+    }
+    if (0 == strcmp(s, "bandwidth")) {
+        *m = THEMIS_LOAD_BANDWIDTH;
+        return THEMIS_OK;
+    }
+    if (0 == strcmp(s, "phase")) {
+        *m = THEMIS_LOAD_PHASE;
+        return THEMIS_OK;
+    }
+    return THEMIS_ERR_PARSE;
+}
+
+/* A phase's term in the Dim Load Tracker (scheduler.h). */
+static themis_time_t phase_load(themis_load_model_t m, const themis_dim_t *d,
+                                themis_phase_t phase, uint64_t bytes)
+{
+    if (THEMIS_LOAD_PHASE == m) {
+        return themis_lm_phase_time(d, phase, bytes);
+    }
+    return themis_lm_transfer_time(d, themis_lm_bytes_sent(d, phase, bytes));
 }
 
 const char *themis_sched_kind_name(themis_sched_kind_t kind)
@@ -124,7 +156,8 @@ themis_status_t themis_schedule_build(const themis_topology_t *topo,
     themis_coll_t coll = params->coll;
     if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll &&
          THEMIS_COLL_ALLGATHER != coll) ||
-        (THEMIS_SCHED_BASELINE != params->kind && THEMIS_SCHED_THEMIS != params->kind)) {
+        (THEMIS_SCHED_BASELINE != params->kind && THEMIS_SCHED_THEMIS != params->kind) ||
+        (THEMIS_LOAD_BANDWIDTH != params->load && THEMIS_LOAD_PHASE != params->load)) {
         return THEMIS_ERR_INVALID;
     }
     /* Every chunk needs at least one byte; sizes stay below 2^62 so that
@@ -183,7 +216,7 @@ themis_status_t themis_schedule_build(const themis_topology_t *topo,
              * produces the chunk) on the least-loaded dimension. */
             const themis_dim_t *dmin = &topo->dims[kmin];
             uint64_t tb = ag_only ? themis_lm_size_after(dmin, THEMIS_PHASE_RS, cb) : cb;
-            unsigned __int128 thr = (unsigned __int128) themis_lm_phase_time(dmin, first_phase, tb) *
+            unsigned __int128 thr = (unsigned __int128) phase_load(params->load, dmin, first_phase, tb) *
                                     params->threshold_permille / 1000;
             if ((unsigned __int128) (load[kmax] - load[kmin]) < thr) {
                 use_baseline = 1;
@@ -208,18 +241,19 @@ themis_status_t themis_schedule_build(const themis_topology_t *topo,
             }
         }
 
-        /* Lines 28-30: add each phase's latency-model time at the size the
-         * chunk has when it reaches that stage. */
+        /* Lines 28-30: add each phase's load at the size the chunk has when
+         * it reaches that stage.  The bound on the collective's total is on
+         * full phase times whatever the load model: the simulator's clock
+         * runs on those. */
         uint64_t b = first_stage_bytes(topo, coll, cb);
         for (uint32_t s = 0; s < nstages; s++) {
             const themis_dim_t *d = &topo->dims[st[s].dim];
-            themis_time_t t = themis_lm_phase_time(d, (themis_phase_t) st[s].phase, b);
-            total += t;
+            total += themis_lm_phase_time(d, (themis_phase_t) st[s].phase, b);
             if (total > THEMIS_MAX_TOTAL_PS) {
                 themis_schedule_free(out);
                 return THEMIS_ERR_INVALID;
             }
-            load[st[s].dim] += t;
+            load[st[s].dim] += phase_load(params->load, d, (themis_phase_t) st[s].phase, b);
             b = themis_lm_size_after(d, (themis_phase_t) st[s].phase, b);
         }
     }

@@ -20,8 +20,14 @@
  * times the phases the collective runs there (2 for allreduce); per chunk,
  * if max - min load < threshold the chunk takes the baseline order
  * (counted in nfallbacks), else dims sorted by ascending load (allgather:
- * descending), ties by dim index; then every phase's
- * themis_lm_phase_time at the chunk's size at that stage is added.
+ * descending), ties by dim index; then every phase's load at the chunk's
+ * size at that stage is added.  What a phase adds is the load model:
+ *   bandwidth (default, Sec. 4.4): its transfer time (themis_lm_transfer_time
+ *     of the bytes sent), the only term the schedule controls; the fixed
+ *     delays stay as the tracker's initial value, once per collective;
+ *   phase: themis_lm_phase_time, fixed delay included, as if every chunk's
+ *     delays occupied the dimension (the serialized latency mode).
+ * The threshold uses the same per-phase term.
  * Requires 1 <= nchunks <= min(bytes, THEMIS_MAX_CHUNKS) and a collective
  * whose phase times sum below 2^62 ps, else THEMIS_ERR_INVALID.
  */
@@ -36,6 +42,11 @@ typedef enum {
     THEMIS_SCHED_BASELINE = 0,
     THEMIS_SCHED_THEMIS = 1
 } themis_sched_kind_t;
+
+typedef enum {
+    THEMIS_LOAD_BANDWIDTH = 0,
+    THEMIS_LOAD_PHASE = 1
+} themis_load_model_t;
 
 typedef struct {
     uint8_t dim;   /* dimension index */
@@ -53,6 +64,7 @@ typedef struct {
      * ceil(chunk/p) bytes). 1000 = paper default, 0 = never fall back,
      * UINT32_MAX = always (baseline). */
     uint32_t threshold_permille;
+    themis_load_model_t load;   /* what a phase adds to the tracker */
 } themis_sched_params_t;
 
 typedef struct {
@@ -72,6 +84,8 @@ themis_status_t themis_schedule_build(const themis_topology_t *topo,
                                       themis_schedule_t *out);
 void themis_schedule_free(themis_schedule_t *s);
 const char *themis_sched_kind_name(themis_sched_kind_t kind);
+const char *themis_load_model_name(themis_load_model_t m);
+themis_status_t themis_load_model_parse(const char *s, themis_load_model_t *m);
 themis_status_t themis_sched_kind_parse(const char *s, themis_sched_kind_t *kind);
 
 /* Resident bytes of chunk c before stage s (the B of the latency model). */

@@ -4,18 +4,22 @@
  *
  * Event simulation in integer picoseconds.
  *
- * A phase on a dimension first spends the dimension's fixed delay (which
- * takes a slot but no bandwidth, so delays of concurrent phases overlap),
- * then transfers: its work is the latency-model transfer time at full
+ * A phase on a dimension spends the dimension's fixed delay, then
+ * transfers: its work is the latency-model transfer time at full
  * bandwidth, and the n phases transferring on a dimension each progress at
- * 1/n of it.  Processor sharing is tracked with a per-dimension virtual
+ * 1/n of it.  Where the delay sits is the latency mode (simulator.h):
+ * serialized, the phase takes a slot and then waits out its delay in it
+ * (no bandwidth, but the slot); overlapped, the delay runs from the phase's
+ * arrival on the dimension and holds nothing, and the phase takes a slot
+ * only to transfer, so the policy chooses among phases whose delay is over.  Processor sharing is tracked with a per-dimension virtual
  * clock V that advances L/n per picosecond, L = lcm(1..chunks_in_flight), so every
  * advance is an exact integer; a transfer that joins at V0 with work w ends
  * when V reaches V0 + w*L.  The real end time is rounded up to the next
  * picosecond, the only rounding in the model.
  *
  * Fixed delays are the same for every phase of a dimension, so the phases
- * in their delay leave it in start order (a FIFO).  Waiting phases sit in
+ * in their delay leave it in the order they entered it (a FIFO of at most
+ * chunks_in_flight phases when serialized, of nchunks when overlapped).  Waiting phases sit in
  * a binary heap per dimension ordered by the policy key, so a simulation
  * of E phases costs O(E (log E + N + chunks_in_flight)).
  */
@@ -37,7 +41,7 @@ typedef struct {
     uint32_t active;       /* slots in use */
     uint32_t *lat_chunk;   /* ring buffer: phases in their fixed delay */
     themis_time_t *lat_end;
-    uint32_t lat_head, lat_n;
+    uint32_t lat_head, lat_n, lat_cap;
     uint32_t xfer_chunk[THEMIS_MAX_CHUNKS_IN_FLIGHT]; /* phases transferring */
     u128 xfer_finish[THEMIS_MAX_CHUNKS_IN_FLIGHT];    /* virtual finish tags */
     uint32_t nxfer;
@@ -60,6 +64,27 @@ typedef struct {
     themis_time_t *ready;
     dim_state_t dims[THEMIS_MAX_DIMS];
 } sim_t;
+
+const char *themis_latency_mode_name(themis_latency_mode_t m)
+{
+    return (THEMIS_LATENCY_SERIALIZED == m) ? "serialized" : "overlapped";
+}
+
+themis_status_t themis_latency_mode_parse(const char *s, themis_latency_mode_t *m)
+{
+    if (NULL == s || NULL == m) {
+        return THEMIS_ERR_INVALID;
+    }
+    if (0 == strcmp(s, "overlapped")) {
+        *m = THEMIS_LATENCY_OVERLAPPED;
+        return THEMIS_OK;
+    }
+    if (0 == strcmp(s, "serialized")) {
+        *m = THEMIS_LATENCY_SERIALIZED;
+        return THEMIS_OK;
+    }
+    return THEMIS_ERR_PARSE;
+}
 
 const char *themis_order_policy_name(themis_order_policy_t p)
 {
@@ -247,6 +272,26 @@ static void start_transfer(sim_t *sim, dim_state_t *d, uint32_t c)
     d->nxfer++;
 }
 
+/* Chunk c waits out the dimension's fixed delay from `now`. */
+static void start_delay(dim_state_t *d, uint32_t c, themis_time_t now)
+{
+    uint32_t slot = (d->lat_head + d->lat_n++) % d->lat_cap;
+    d->lat_chunk[slot] = c;
+    d->lat_end[slot] = now + d->fixed;
+}
+
+/* Chunk c reaches its next phase's dimension at `now`: overlapped, its
+ * delay starts at once; serialized, it waits for a slot first. */
+static void arrive(sim_t *sim, dim_state_t *d, uint32_t c, themis_time_t now)
+{
+    sim->ready[c] = now;
+    if (THEMIS_LATENCY_OVERLAPPED == sim->params->latency && 0 != d->fixed) {
+        start_delay(d, c, now);
+    } else {
+        heap_push(sim, d, c);
+    }
+}
+
 themis_status_t themis_simulate(const themis_topology_t *topo, const themis_schedule_t *sched,
                                 const themis_sim_params_t *params, themis_sim_result_t *out)
 {
@@ -257,7 +302,9 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     if (NULL == topo || NULL == sched || NULL == params ||
         THEMIS_OK != themis_topology_check(topo, NULL, 0) || !schedule_ok(topo, sched) ||
         params->chunks_in_flight < 1 || params->chunks_in_flight > THEMIS_MAX_CHUNKS_IN_FLIGHT ||
-        (THEMIS_ORDER_FIFO != params->policy && THEMIS_ORDER_SCF != params->policy)) {
+        (THEMIS_ORDER_FIFO != params->policy && THEMIS_ORDER_SCF != params->policy) ||
+        (THEMIS_LATENCY_OVERLAPPED != params->latency &&
+         THEMIS_LATENCY_SERIALIZED != params->latency)) {
         return THEMIS_ERR_INVALID;
     }
 
@@ -269,6 +316,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     const size_t nphases = (size_t) nchunks * nstages;
     const uint32_t per_dim = nchunks * (nstages / (uint32_t) n);
     const uint32_t chunks_in_flight = params->chunks_in_flight;
+    const int overlapped = (THEMIS_LATENCY_OVERLAPPED == params->latency);
     themis_status_t st = THEMIS_ERR_NOMEM;
 
     sim.params = params;
@@ -291,8 +339,11 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     for (int k = 0; k < n; k++) {
         dim_state_t *d = &sim.dims[k];
         d->heap = malloc(sizeof(uint32_t) * nchunks);
-        d->lat_chunk = malloc(sizeof(uint32_t) * chunks_in_flight);
-        d->lat_end = malloc(sizeof(themis_time_t) * chunks_in_flight);
+        /* Serialized, only phases holding a slot wait out a delay;
+         * overlapped, every chunk may (one phase per chunk at a time). */
+        d->lat_cap = overlapped ? nchunks : chunks_in_flight;
+        d->lat_chunk = malloc(sizeof(uint32_t) * d->lat_cap);
+        d->lat_end = malloc(sizeof(themis_time_t) * d->lat_cap);
         out->order.entries[k] = malloc(sizeof(themis_order_entry_t) * per_dim);
         if (NULL == d->heap || NULL == d->lat_chunk || NULL == d->lat_end ||
             NULL == out->order.entries[k]) {
@@ -332,7 +383,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     }
 
     for (uint32_t c = 0; c < nchunks; c++) {
-        heap_push(&sim, &sim.dims[sched->stages[(size_t) c * nstages].dim], c);
+        arrive(&sim, &sim.dims[sched->stages[(size_t) c * nstages].dim], c, 0);
     }
 
     themis_time_t now = 0;
@@ -352,12 +403,10 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
                 if (0 == d->active++) {
                     d->busy_since = now;
                 }
-                if (0 == d->fixed) {
+                if (overlapped || 0 == d->fixed) {
                     start_transfer(&sim, d, c);
                 } else {
-                    uint32_t slot = (d->lat_head + d->lat_n++) % chunks_in_flight;
-                    d->lat_chunk[slot] = c;
-                    d->lat_end[slot] = now + d->fixed;
+                    start_delay(d, c, now);
                 }
             }
         }
@@ -381,14 +430,20 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
         }
         now = t;
 
-        /* Delays that end now start transferring; transfers whose virtual
+        /* Delays that end now start transferring (serialized) or let the
+         * phase compete for a slot (overlapped); transfers whose virtual
          * finish tag the clock reached complete. */
         uint32_t ndone = 0;
         for (int k = 0; k < n; k++) {
             dim_state_t *d = &sim.dims[k];
             while (d->lat_n > 0 && d->lat_end[d->lat_head] <= now) {
-                start_transfer(&sim, d, d->lat_chunk[d->lat_head]);
-                d->lat_head = (d->lat_head + 1) % chunks_in_flight;
+                uint32_t c = d->lat_chunk[d->lat_head];
+                if (overlapped) {
+                    heap_push(&sim, d, c);
+                } else {
+                    start_transfer(&sim, d, c);
+                }
+                d->lat_head = (d->lat_head + 1) % d->lat_cap;
                 d->lat_n--;
             }
             uint32_t i = 0;
@@ -424,8 +479,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
             }
             completed++;
             if (++sim.cur_stage[c] < nstages) {
-                sim.ready[c] = now;
-                heap_push(&sim, &sim.dims[sched->stages[ph + 1].dim], c);
+                arrive(&sim, &sim.dims[sched->stages[ph + 1].dim], c, now);
             }
         }
     }

@@ -76,7 +76,9 @@ enum {
     OPT_DIMS = 1 << 16,
     OPT_DIM_BW = 1 << 17,
     OPT_DIM_LAT = 1 << 18,
-    OPT_DIM_KINDS = 1 << 19
+    OPT_DIM_KINDS = 1 << 19,
+    OPT_LATENCY = 1 << 20,
+    OPT_LOAD = 1 << 21
 };
 
 /* The topology options: a preset or spec, a file, or coll/themis' shape
@@ -104,6 +106,8 @@ static const struct option long_options[] = {
     {"dim-bandwidths", required_argument, NULL, OPT_DIM_BW},
     {"dim-latencies", required_argument, NULL, OPT_DIM_LAT},
     {"dim-kinds", required_argument, NULL, OPT_DIM_KINDS},
+    {"latency", required_argument, NULL, OPT_LATENCY},
+    {"load", required_argument, NULL, OPT_LOAD},
     {NULL, 0, NULL, 0}
 };
 
@@ -121,6 +125,8 @@ typedef struct {
     uint32_t chunks_in_flight;
     uint32_t threshold_permille;
     int have_threshold;
+    themis_latency_mode_t latency;   /* simulator latency mode */
+    themis_load_model_t load;        /* scheduler Dim Load Tracker model */
     const char *json_path;
     int csv;
     const char *png_path;
@@ -461,6 +467,18 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
             }
             o->have_threshold = 1;
             break;
+        case OPT_LATENCY:
+            if (THEMIS_OK != themis_latency_mode_parse(optarg, &o->latency)) {
+                fprintf(stderr, "%s: bad --latency '%s' (overlapped|serialized)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_LOAD:
+            if (THEMIS_OK != themis_load_model_parse(optarg, &o->load)) {
+                fprintf(stderr, "%s: bad --load '%s' (bandwidth|phase)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case OPT_JSON:
             o->json_path = optarg;
             break;
@@ -633,6 +651,7 @@ static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     if (o->have_threshold) {
         sp.threshold_permille = o->threshold_permille;
     }
+    sp.load = o->load;
     memset(sched, 0, sizeof(*sched));
     memset(res, 0, sizeof(*res));
     st = themis_schedule_build(&o->topo, &sp, sched);
@@ -645,6 +664,7 @@ static themis_status_t plan_one(const cli_opts_t *o, uint64_t bytes, uint32_t nc
     simp.policy = policy;
     simp.chunks_in_flight = o->chunks_in_flight;
     simp.record_events = record_events;
+    simp.latency = o->latency;
     st = themis_simulate(&o->topo, sched, &simp, res);
     if (THEMIS_OK != st) {
         fprintf(stderr, "%s: simulating the %s schedule (%s, chunks_in_flight %u) failed: %s\n", prog,
@@ -849,6 +869,8 @@ static void usage_schedule(FILE *f)
         "  --order fifo|scf      intra-dimension policy (default scf)\n"
         "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
+        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
         "  --json FILE|-         write the schedule as JSON instead of text\n",
         prog, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
 }
@@ -863,7 +885,7 @@ static int cmd_schedule(int argc, char **argv)
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_JSON
+                       | OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_JSON
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_schedule(stdout);
@@ -921,7 +943,8 @@ static void usage_simulate(FILE *f)
         "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
         "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Simulates Baseline, Themis+FIFO and Themis+SCF and computes Ideal (the LP lower\n"
-        "  bound of any dimension-by-dimension schedule) for every size and chunk count.\n"
+        "  bound of any dimension-by-dimension schedule) and Baseline-LP (the same bound\n"
+        "  for the baseline order alone) for every size and chunk count.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
         "  --chunks LIST         chunk counts, e.g. 4,8,16 (default: as coll/themis, below)\n"
@@ -929,6 +952,10 @@ static void usage_simulate(FILE *f)
         "                        at least SIZE and the latency model's floor (chunking.h)\n"
         "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
         "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
+        "  --latency MODE        overlapped (default: a step's latency delays its data\n"
+        "                        but holds no slot) or serialized (it holds the slot)\n"
+        "  --load MODEL          Dim Load Tracker: bandwidth (default, Sec. 4.4) or phase\n"
+        "                        (fixed delay in every phase's term)\n"
         "  --csv                 machine-readable output, one row per method\n"
         "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
         "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
@@ -945,8 +972,11 @@ typedef struct {
     int have_hash;
 } sim_row_t;
 
+/* Rows of a point: the simulated methods, then Ideal and Baseline-LP. */
+#define NROWS (NMETHODS + 2)
+
 static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
-                          sim_row_t rows[NMETHODS + 1])
+                          sim_row_t rows[NROWS])
 {
     themis_bound_t bound;
     themis_status_t st;
@@ -972,7 +1002,7 @@ static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
         themis_schedule_free(&sched);
     }
     memset(&bound, 0, sizeof(bound));
-    memset(&rows[NMETHODS], 0, sizeof(rows[NMETHODS]));
+    memset(&rows[NMETHODS], 0, 2 * sizeof(rows[NMETHODS]));
     st = themis_bound_compute(&o->topo, o->coll, bytes, &bound);
     if (THEMIS_ERR_UNSUPPORTED == st) {
         /* The LP enumerates dimension orders; too many dims is not an error
@@ -989,17 +1019,23 @@ static int simulate_point(const cli_opts_t *o, uint64_t bytes, uint32_t nchunks,
     rows[NMETHODS].have_time = 1;
     rows[NMETHODS].time = bound.time;
     rows[NMETHODS].util_pct = bound_util_pct(&o->topo, &bound);
+    /* The baseline's bytes at its own bound: as Baseline sends them. */
+    rows[NMETHODS + 1].have_time = 1;
+    rows[NMETHODS + 1].time = bound.baseline_time;
+    rows[NMETHODS + 1].util_pct =
+        0 == bound.baseline_time ? 0.0
+                                 : rows[0].util_pct * (double) rows[0].time / (double) bound.baseline_time;
     return 0;
 }
 
 static int cmd_simulate(int argc, char **argv)
 {
     cli_opts_t o;
-    sim_row_t rows[NMETHODS + 1];
+    sim_row_t rows[NROWS];
     int pos, rc;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP, &o,
                        &pos);
     if (o.help) {
         usage_simulate(stdout);
@@ -1056,8 +1092,9 @@ static int cmd_simulate(int argc, char **argv)
                 }
                 printf("  %s\n", "hash");
             }
-            for (int m = 0; m <= NMETHODS; m++) {
-                const char *name = m < NMETHODS ? methods[m].name : "Ideal";
+            for (int m = 0; m < NROWS; m++) {
+                const char *name = m < NMETHODS ? methods[m].name
+                                   : (NMETHODS == m) ? "Ideal" : "Baseline-LP";
                 double speedup = 0 == rows[m].time ? 0.0
                                  : (double) rows[0].time / (double) rows[m].time;
                 if (!rows[m].have_time) {
@@ -1127,6 +1164,8 @@ static void usage_timeline(FILE *f)
         "  --chunks N            (default: at most %u, as coll/themis, see schedule --help)\n"
         "  --chunks-in-flight N  (default %u)\n"
         "  --threshold PERMILLE  (default 1000)\n"
+        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
+        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
         "With --trace, a call recorded by coll/themis (MCA parameter coll_themis_trace,\n"
         "one file per process): what ran, one bar per engine operation on its queue\n"
         "(dimension), above the simulator's prediction for the same topology, size,\n"
@@ -2127,7 +2166,7 @@ static int cmd_timeline(int argc, char **argv)
     const char *unit;
 
     rc = parse_options(argc, argv, OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS
-                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_PNG | OPT_TRACE | OPT_CALL
+                       | OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_PNG | OPT_TRACE | OPT_CALL
                        | OPT_MIN_CHUNK | OPT_HELP, &o, &pos);
     if (o.help) {
         usage_timeline(stdout);

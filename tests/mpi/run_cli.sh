@@ -170,10 +170,11 @@ else
 fi
 run csv "$plan" simulate --topo 3D-SW_SW_SW_homo --bytes 100MB,1GB --chunks 64 --csv
 chk=$(awk -F, 'NR == 1 { if ($6 != "method" || $7 != "time_ps") bad = "header" ; next }
-    { n++; t[$3, $6] = $7 }
+    { n++; t[$3, $6] = $7; seen[$3] = 1 }
     END {
-        if (n != 8) bad = bad " rows=" n
+        if (n != 10) bad = bad " rows=" n
         for (k in t) { split(k, a, SUBSEP); if (t[a[1], "Ideal"] > t[k]) bad = bad " ideal>" a[2] }
+        for (b in seen) if (t[b, "Baseline-LP"] > t[b, "Baseline"]) bad = bad " baseline-lp>baseline"
         if (t[1000000000, "Themis+SCF"] >= t[1000000000, "Baseline"]) bad = bad " scf>=baseline"
         print bad == "" ? "ok" : bad
     }' "$tmp/csv.out")
@@ -181,6 +182,20 @@ if [ $rc -eq 0 ] && [ "$chk" = "ok" ]; then
     pass cli_simulate_csv
 else
     fail cli_simulate_csv "rc=$rc:$chk"
+fi
+
+# --- simulate --latency: the serialized mode (a step's latency holds the
+# slot) is never faster than the overlapped default; a bad mode is a usage error.
+run lato "$plan" simulate --topo 2D-SW_SW --bytes 100MB --chunks 64 --chunks-in-flight 1 --csv
+run lats "$plan" simulate --topo 2D-SW_SW --bytes 100MB --chunks 64 --chunks-in-flight 1 --csv \
+    --latency serialized --load phase
+chk=$(awk -F, 'FNR > 1 && $6 == "Baseline" { t[FILENAME] = $7 } END { n = 0; for (f in t) n++;
+    print (n == 2 && t[ARGV[1]] < t[ARGV[2]]) ? "ok" : "bad" }' "$tmp/lato.out" "$tmp/lats.out")
+run latbad "$plan" simulate --topo 2D-SW_SW --latency none
+if [ "$chk" = "ok" ] && [ $rc -eq 2 ] && grep -q "bad --latency" "$tmp/latbad.err"; then
+    pass cli_simulate_latency
+else
+    fail cli_simulate_latency "$chk rc=$rc: $(head -c 200 "$tmp/latbad.err")"
 fi
 
 # --- simulate --min-chunk: --chunks becomes a maximum, as in coll/themis.

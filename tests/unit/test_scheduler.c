@@ -26,6 +26,17 @@ static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uin
     return themis_schedule_build(t, &p, s);
 }
 
+/* build() with the phase load model (fixed delay in every phase's term). */
+static themis_status_t build_phase_load(const themis_topology_t *t, uint32_t nchunks,
+                                        uint32_t permille, themis_schedule_t *s)
+{
+    themis_sched_params_t p;
+    themis_sched_params_init(&p, THEMIS_COLL_ALLREDUCE, 256000000, nchunks, THEMIS_SCHED_THEMIS);
+    p.threshold_permille = permille;
+    p.load = THEMIS_LOAD_PHASE;
+    return themis_schedule_build(t, &p, s);
+}
+
 static void test_latency_model(void)
 {
     themis_topology_t t = unit_topology("ring:8:8Gb:1us_biring:5:8Gb:1us_fc:8:8Gb:1us_sw:8:8Gb:1us_"
@@ -281,11 +292,21 @@ static void test_fig7_example(void)
     /* The tracker starts at the fixed delays (line 2): with 2 x 100 ms
      * steps per phase on dim 1 (400 ms for RS + AG) against a threshold of
      * 96 ms (RS of 64 MB on the delay-free dim 2), even chunk 0 is
-     * scheduled by load and starts on dim 2. */
+     * scheduled by load and starts on dim 2.  Bandwidth load (Sec. 4.4,
+     * ms): chunk 0 adds 96 + 96 on dim 2 and 12 + 12 on dim 1, loads (424,
+     * 192); chunk 1 the same, (448, 384); the gap 64 < 96 sends chunk 2 to
+     * the baseline order, adding (96, 48): (544, 432); gap 112 -> dim 2
+     * first again. */
     themis_topology_t slow = unit_topology("sw:4:8Gb:100ms_sw:4:4Gb:0ns");
     UNIT_CHECK(THEMIS_OK == build(&slow, THEMIS_COLL_ALLREDUCE, 256000000, 4, THEMIS_SCHED_THEMIS, 1000, &s));
     orders_string(&s, buf, sizeof(buf));
-    UNIT_CHECKF(0 == strncmp(buf, "10|", 3) && 0 == s.nfallbacks, "tracker init: %s", buf);
+    UNIT_CHECKF(0 == strcmp(buf, "10|10|01|10") && 1 == s.nfallbacks, "tracker init: %s", buf);
+    themis_schedule_free(&s);
+    /* Phase load: every phase on dim 1 adds its 200 ms delay again, so dim
+     * 1 stays the more loaded one and every chunk starts on dim 2. */
+    UNIT_CHECK(THEMIS_OK == build_phase_load(&slow, 4, 1000, &s));
+    orders_string(&s, buf, sizeof(buf));
+    UNIT_CHECKF(0 == strcmp(buf, "10|10|10|10") && 0 == s.nfallbacks, "phase load: %s", buf);
     themis_schedule_free(&s);
 
     /* Allgather alone sorts by descending load, ties by index: chunk 0
@@ -327,7 +348,7 @@ static void test_threshold_extremes(void)
 static themis_time_t sim_time(const themis_topology_t *t, const themis_schedule_t *s,
                               themis_order_policy_t pol)
 {
-    themis_sim_params_t p = {pol, 1, 0};
+    themis_sim_params_t p = {.policy = pol, .chunks_in_flight = 1, .record_events = 0};
     themis_sim_result_t r;
     themis_time_t total = 0;
     if (THEMIS_OK == themis_simulate(t, s, &p, &r)) {
@@ -367,26 +388,34 @@ static void test_ideal_ratio_no_gain_no_loss(void)
 }
 
 /* Same ratio with Table 2's unequal step latencies (the NIC's 1700 ns is
- * larger): the fixed delays drift the tracker, and once the gap passes
- * the threshold Algorithm 1 sorts by load -- but the NIC dim is the more
- * loaded one, so the sorted order is the baseline order again.  Expected:
- * the same stages as the baseline and the same simulated time, exactly
- * (tolerance 0); some chunks are not counted as fallbacks. */
+ * larger).  Bandwidth load: the delays enter the tracker once, a gap of
+ * 6 us below every threshold, so every chunk falls back to the baseline.
+ * Phase load: the delays drift the tracker, and once the gap passes the
+ * threshold Algorithm 1 sorts by load -- but the NIC dim is the more
+ * loaded one, so the sorted order is the baseline order again.  Expected
+ * either way: the same stages as the baseline and the same simulated
+ * time, exactly (tolerance 0). */
 static void test_ideal_ratio_with_latency(void)
 {
     themis_topology_t t = unit_topology("sw:8:800Gb:700ns_sw:8:100Gb:1700ns");
-    themis_schedule_t base, th;
-    UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_BASELINE, 1000, &base));
-    UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS, 1000, &th));
-    UNIT_CHECK(th.nfallbacks < th.nchunks);
-    UNIT_CHECK(0 == memcmp(base.stages, th.stages,
-                           sizeof(themis_stage_t) * base.nchunks * base.nstages));
-    themis_time_t tb = sim_time(&t, &base, THEMIS_ORDER_FIFO);
-    themis_time_t ts = sim_time(&t, &th, THEMIS_ORDER_SCF);
-    UNIT_CHECKF(tb > 0 && tb == ts, "baseline %llu themis %llu", (unsigned long long) tb,
-                (unsigned long long) ts);
-    themis_schedule_free(&base);
-    themis_schedule_free(&th);
+    for (int phase_load = 0; phase_load < 2; phase_load++) {
+        themis_sched_params_t p;
+        themis_schedule_t base, th;
+        UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_BASELINE, 1000, &base));
+        themis_sched_params_init(&p, THEMIS_COLL_ALLREDUCE, 1ULL << 30, 64, THEMIS_SCHED_THEMIS);
+        p.load = phase_load ? THEMIS_LOAD_PHASE : THEMIS_LOAD_BANDWIDTH;
+        UNIT_CHECK(THEMIS_OK == themis_schedule_build(&t, &p, &th));
+        UNIT_CHECKF(phase_load ? th.nfallbacks < th.nchunks : th.nfallbacks == th.nchunks,
+                    "%s load: %u fallbacks", themis_load_model_name(p.load), th.nfallbacks);
+        UNIT_CHECK(0 == memcmp(base.stages, th.stages,
+                               sizeof(themis_stage_t) * base.nchunks * base.nstages));
+        themis_time_t tb = sim_time(&t, &base, THEMIS_ORDER_FIFO);
+        themis_time_t ts = sim_time(&t, &th, THEMIS_ORDER_SCF);
+        UNIT_CHECKF(tb > 0 && tb == ts, "baseline %llu themis %llu", (unsigned long long) tb,
+                    (unsigned long long) ts);
+        themis_schedule_free(&base);
+        themis_schedule_free(&th);
+    }
 }
 
 static void test_themis_beats_baseline(void)

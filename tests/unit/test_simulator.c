@@ -25,39 +25,65 @@ static themis_status_t build(const themis_topology_t *t, themis_coll_t coll, uin
     return themis_schedule_build(t, &p, s);
 }
 
+static themis_status_t simulate_mode(const themis_topology_t *t, const themis_schedule_t *s,
+                                     themis_order_policy_t pol, uint32_t chunks_in_flight,
+                                     themis_latency_mode_t latency, int events,
+                                     themis_sim_result_t *r)
+{
+    themis_sim_params_t p = {.policy = pol, .chunks_in_flight = chunks_in_flight,
+                             .record_events = events, .latency = latency};
+    return themis_simulate(t, s, &p, r);
+}
+
+/* The default latency mode (overlapped). */
 static themis_status_t simulate(const themis_topology_t *t, const themis_schedule_t *s,
                                 themis_order_policy_t pol, uint32_t chunks_in_flight, int events,
                                 themis_sim_result_t *r)
 {
-    themis_sim_params_t p = {pol, chunks_in_flight, events};
-    return themis_simulate(t, s, &p, r);
+    return simulate_mode(t, s, pol, chunks_in_flight, THEMIS_LATENCY_OVERLAPPED, events, r);
 }
+
+static const themis_latency_mode_t latency_modes[] = {THEMIS_LATENCY_OVERLAPPED,
+                                                      THEMIS_LATENCY_SERIALIZED};
 
 /* One ring, 8 NPUs, 1 us steps, 8 Gb/s (1000 ps per byte), S = 8 MB:
  * 2(p-1)/p S/B + 2(p-1) alpha = 14e9 + 14e6 ps exactly: S/p is whole and
  * each phase's transfer time (7e6 bytes x 1000 ps) is an integer, so no
  * rounding enters.  The same holds for 4 chunks run 4 at a time (the
- * delays overlap, the transfers share bandwidth and end together); with
- * one slot the 8 phases' delays serialize instead. */
+ * delays overlap, the transfers share bandwidth and end together).  With
+ * one slot, serialized, the 8 phases' delays add up (+6 x 7 us);
+ * overlapped, every delay but the first hides behind another chunk's
+ * transfer (the ring is never idle once the first delay is over), so the
+ * time is the LP bound, one delay plus the bytes (-7 us).  Busy time is
+ * the whole run when delays hold a slot, the bytes' 14 ms when not. */
 static void test_ring_closed_form(void)
 {
     themis_topology_t t = unit_topology("ring:8:8Gb:1us");
     const uint64_t S = 8000000;
-    const themis_time_t closed = 2 * 7 * (S / 8) * 1000 + 2 * 7 * 1000000ULL;
+    const themis_time_t bytes_ps = 2 * 7 * (S / 8) * 1000;
+    const themis_time_t closed = bytes_ps + 2 * 7 * 1000000ULL;
     struct {
         uint32_t nchunks, chunks_in_flight;
+        themis_latency_mode_t latency;
         themis_time_t want;
-    } v[] = {{1, 1, closed}, {4, 4, closed}, {4, 1, closed + 6 * 7 * 1000000ULL}};
-    for (int i = 0; i < 3; i++) {
+    } v[] = {{1, 1, THEMIS_LATENCY_SERIALIZED, closed},
+             {4, 4, THEMIS_LATENCY_SERIALIZED, closed},
+             {4, 1, THEMIS_LATENCY_SERIALIZED, closed + 6 * 7 * 1000000ULL},
+             {1, 1, THEMIS_LATENCY_OVERLAPPED, closed},
+             {4, 4, THEMIS_LATENCY_OVERLAPPED, closed},
+             {4, 1, THEMIS_LATENCY_OVERLAPPED, closed - 7 * 1000000ULL}};
+    for (int i = 0; i < 6; i++) {
         themis_schedule_t s;
         themis_sim_result_t r;
+        const int serialized = (THEMIS_LATENCY_SERIALIZED == v[i].latency);
         UNIT_CHECK(THEMIS_OK == build(&t, THEMIS_COLL_ALLREDUCE, S, v[i].nchunks, THEMIS_SCHED_THEMIS, &s));
-        UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, v[i].chunks_in_flight, 0, &r));
-        UNIT_CHECKF(v[i].want == r.stats.total_time, "%u chunks x %u: %llu != %llu",
-                    v[i].nchunks, v[i].chunks_in_flight, (unsigned long long) r.stats.total_time,
-                    (unsigned long long) v[i].want);
+        UNIT_CHECK(THEMIS_OK == simulate_mode(&t, &s, THEMIS_ORDER_FIFO, v[i].chunks_in_flight,
+                                              v[i].latency, 0, &r));
+        UNIT_CHECKF(v[i].want == r.stats.total_time, "%u chunks x %u %s: %llu != %llu",
+                    v[i].nchunks, v[i].chunks_in_flight, themis_latency_mode_name(v[i].latency),
+                    (unsigned long long) r.stats.total_time, (unsigned long long) v[i].want);
         UNIT_CHECK(2 * 7 * (S / 8) == r.stats.bytes_sent[0]);
-        UNIT_CHECK(r.stats.busy[0] == r.stats.total_time);
+        UNIT_CHECK((serialized ? r.stats.total_time : bytes_ps) == r.stats.busy[0]);
         themis_sim_result_free(&r);
         themis_schedule_free(&s);
     }
@@ -112,7 +138,9 @@ static void test_fifo_vs_scf(void)
  * step of 1 us), 8 Gb/s: a 4000-byte and a 2000-byte reduce-scatter chunk
  * send 2000 and 1000 bytes (2 us and 1 us of work).  Two slots: both
  * delays overlap (0-1 us), then they share: the small one ends at 3 us,
- * the large at 4 us.  One slot: 1+2 = 3 us, then 3+1+1 = 5 us. */
+ * the large at 4 us, in either latency mode; a slot (event, busy time)
+ * starts at 0 when it holds the delay, at 1 us when it does not.  One
+ * slot, serialized: 1+2 = 3 us, then 3+1+1 = 5 us. */
 static void test_processor_sharing(void)
 {
     themis_topology_t t = unit_topology("sw:2:8Gb:1us");
@@ -120,13 +148,17 @@ static void test_processor_sharing(void)
     themis_stage_t st[2] = {{0, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}};
     themis_schedule_t s = {THEMIS_COLL_REDUCE_SCATTER, 1, 2, 1, cb, st, 0};
     themis_sim_result_t r;
-    UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, 2, 1, &r));
-    UNIT_CHECK(4000000 == r.events[0].end && 3000000 == r.events[1].end);
-    UNIT_CHECK(0 == r.events[0].start && 0 == r.events[1].start);
-    UNIT_CHECK(4000000 == r.stats.total_time && 4000000 == r.stats.busy[0]);
-    UNIT_CHECK(750000 == r.stats.util_ppm[0]); /* 3 us of transfer in 4 us */
-    themis_sim_result_free(&r);
-    UNIT_CHECK(THEMIS_OK == simulate(&t, &s, THEMIS_ORDER_FIFO, 1, 1, &r));
+    for (int m = 0; m < 2; m++) {
+        const themis_time_t t0 = (THEMIS_LATENCY_SERIALIZED == latency_modes[m]) ? 0 : 1000000;
+        UNIT_CHECK(THEMIS_OK == simulate_mode(&t, &s, THEMIS_ORDER_FIFO, 2, latency_modes[m], 1, &r));
+        UNIT_CHECK(4000000 == r.events[0].end && 3000000 == r.events[1].end);
+        UNIT_CHECK(t0 == r.events[0].start && t0 == r.events[1].start);
+        UNIT_CHECK(4000000 == r.stats.total_time && 4000000 - t0 == r.stats.busy[0]);
+        UNIT_CHECK(750000 == r.stats.util_ppm[0]); /* 3 us of transfer in 4 us */
+        themis_sim_result_free(&r);
+    }
+    UNIT_CHECK(THEMIS_OK == simulate_mode(&t, &s, THEMIS_ORDER_FIFO, 1, THEMIS_LATENCY_SERIALIZED,
+                                          1, &r));
     UNIT_CHECK(3000000 == r.events[0].end && 5000000 == r.events[1].end);
     themis_sim_result_free(&r);
     /* Three transfers sharing: completion times round up to whole ps. */
@@ -139,13 +171,64 @@ static void test_processor_sharing(void)
     themis_sim_result_free(&r);
 }
 
+/* The same two phases on one slot with the latency overlapped: both
+ * delays run 0-1 us and hold nothing, so neither waits for the other's.
+ * FIFO (equal ready times, chunk id): chunk 0 1-3 us, chunk 1 3-4 us.
+ * SCF decides when the slot frees at 1 us, among phases whose delay is
+ * over: chunk 1 (2000 bytes) 1-2 us, chunk 0 2-4 us.  Serialized SCF would
+ * take 5 us (chunk 1's delay and transfer 0-2, chunk 0's 2-5). */
+static void test_overlapped_latency(void)
+{
+    themis_topology_t t = unit_topology("sw:2:8Gb:1us");
+    uint64_t cb[2] = {4000, 2000};
+    themis_stage_t st[2] = {{0, THEMIS_PHASE_RS}, {0, THEMIS_PHASE_RS}};
+    themis_schedule_t s = {THEMIS_COLL_REDUCE_SCATTER, 1, 2, 1, cb, st, 0};
+    const themis_time_t want[2][2][2] = {{{1000000, 3000000}, {3000000, 4000000}},
+                                         {{2000000, 4000000}, {1000000, 2000000}}};
+    for (int pol = 0; pol < 2; pol++) {
+        themis_sim_result_t r;
+        UNIT_CHECK(THEMIS_OK == simulate(&t, &s, (themis_order_policy_t) pol, 1, 1, &r));
+        for (int c = 0; c < 2; c++) {
+            UNIT_CHECKF(want[pol][c][0] == r.events[c].start && want[pol][c][1] == r.events[c].end,
+                        "%s chunk %d: %llu-%llu", themis_order_policy_name((themis_order_policy_t) pol),
+                        c, (unsigned long long) r.events[c].start,
+                        (unsigned long long) r.events[c].end);
+        }
+        UNIT_CHECK(4000000 == r.stats.total_time && 3000000 == r.stats.busy[0]);
+        UNIT_CHECK((uint32_t) (pol ? 1 : 0) == r.order.entries[0][0].chunk);
+        themis_sim_result_free(&r);
+    }
+    themis_sim_result_t r;
+    UNIT_CHECK(THEMIS_OK == simulate_mode(&t, &s, THEMIS_ORDER_SCF, 1, THEMIS_LATENCY_SERIALIZED,
+                                          0, &r));
+    UNIT_CHECK(5000000 == r.stats.total_time && 1 == r.order.entries[0][0].chunk);
+    themis_sim_result_free(&r);
+
+    /* The latency of a chunk's next phase starts when its previous phase
+     * ends, on the next dim, while the first dim serves others: two dims
+     * of 2 (1 us step each, 8 Gb/s), one 4000-byte RS chunk takes dim 0
+     * (2 us of bytes after 1 us) then dim 1 (1000 bytes: 1 us after 1 us):
+     * 3 + 2 = 5 us, as serialized; the LP bound is one delay plus dim 0's
+     * bytes, 3 us. */
+    themis_topology_t t2 = unit_topology("sw:2:8Gb:1us_sw:2:8Gb:1us");
+    uint64_t cb2[1] = {4000};
+    themis_stage_t st2[2] = {{0, THEMIS_PHASE_RS}, {1, THEMIS_PHASE_RS}};
+    themis_schedule_t s2 = {THEMIS_COLL_REDUCE_SCATTER, 2, 1, 2, cb2, st2, 0};
+    UNIT_CHECK(THEMIS_OK == simulate(&t2, &s2, THEMIS_ORDER_FIFO, 1, 1, &r));
+    UNIT_CHECK(1000000 == r.events[0].start && 3000000 == r.events[0].end);
+    UNIT_CHECK(4000000 == r.events[1].start && 5000000 == r.events[1].end);
+    themis_sim_result_free(&r);
+}
+
 /* Invariants of every simulation: order and events consistent, slots
  * respected, stats coherent, result deterministic. */
 static void check_invariants(const themis_topology_t *t, const themis_schedule_t *s,
-                             themis_order_policy_t pol, uint32_t chunks_in_flight, const char *what)
+                             themis_order_policy_t pol, uint32_t chunks_in_flight,
+                             themis_latency_mode_t latency, const char *what)
 {
     themis_sim_result_t r, r2;
-    if (THEMIS_OK != simulate(t, s, pol, chunks_in_flight, 1, &r)) {
+    const int overlapped = (THEMIS_LATENCY_OVERLAPPED == latency);
+    if (THEMIS_OK != simulate_mode(t, s, pol, chunks_in_flight, latency, 1, &r)) {
         UNIT_CHECKF(0, "%s: simulate failed", what);
         return;
     }
@@ -184,13 +267,16 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
             bytes[s->stages[ph].dim] += sent;
             UNIT_CHECKF(ev->chunk == c && ev->stage == st && ev->dim == s->stages[ph].dim, "%s",
                         what);
-            /* A phase takes at least its delay plus its share of the work. */
-            UNIT_CHECKF(ev->end >= ev->start + themis_lm_fixed_delay(d) +
+            /* A phase takes at least its delay plus its share of the work;
+             * overlapped, the delay runs before the slot, from the end of
+             * the chunk's previous phase. */
+            const themis_time_t arrival = (st > 0) ? r.events[ph - 1].end : 0;
+            const themis_time_t delay = themis_lm_fixed_delay(d);
+            UNIT_CHECKF(ev->end >= ev->start + (overlapped ? 0 : delay) +
                                        themis_lm_transfer_time(d, sent) / chunks_in_flight,
                         "%s chunk %u stage %u too fast", what, c, st);
-            if (st > 0) {
-                UNIT_CHECKF(ev->start >= r.events[ph - 1].end, "%s chunk %u stage %u", what, c, st);
-            }
+            UNIT_CHECKF(ev->start >= arrival + (overlapped ? delay : 0), "%s chunk %u stage %u",
+                        what, c, st);
             if (ev->end > maxend) {
                 maxend = ev->end;
             }
@@ -228,7 +314,7 @@ static void check_invariants(const themis_topology_t *t, const themis_schedule_t
     UNIT_CHECKF(avg <= r.stats.avg_util_ppm && r.stats.avg_util_ppm <= avg + 1, "%s: %u vs %u",
                 what, avg, r.stats.avg_util_ppm);
 
-    UNIT_CHECK(THEMIS_OK == simulate(t, s, pol, chunks_in_flight, 0, &r2));
+    UNIT_CHECK(THEMIS_OK == simulate_mode(t, s, pol, chunks_in_flight, latency, 0, &r2));
     UNIT_CHECKF(themis_schedule_hash(s, &r.order) == themis_schedule_hash(s, &r2.order) &&
                     0 == memcmp(&r.stats, &r2.stats, sizeof(r.stats)) && NULL == r2.events,
                 "%s: not deterministic", what);
@@ -247,12 +333,16 @@ static void test_invariants(void)
                                               (themis_sched_kind_t) kind, &s));
                 for (int pol = 0; pol < 2; pol++) {
                     for (uint32_t chunks_in_flight = 1; chunks_in_flight <= 3; chunks_in_flight += 2) {
-                        char what[128];
-                        snprintf(what, sizeof(what), "%s %s %s %s x%u",
-                                 themis_topology_presets[i].name, themis_coll_name(colls[ci]),
-                                 themis_sched_kind_name((themis_sched_kind_t) kind),
-                                 themis_order_policy_name((themis_order_policy_t) pol), chunks_in_flight);
-                        check_invariants(&t, &s, (themis_order_policy_t) pol, chunks_in_flight, what);
+                        for (int m = 0; m < 2; m++) {
+                            char what[160];
+                            snprintf(what, sizeof(what), "%s %s %s %s x%u %s",
+                                     themis_topology_presets[i].name, themis_coll_name(colls[ci]),
+                                     themis_sched_kind_name((themis_sched_kind_t) kind),
+                                     themis_order_policy_name((themis_order_policy_t) pol),
+                                     chunks_in_flight, themis_latency_mode_name(latency_modes[m]));
+                            check_invariants(&t, &s, (themis_order_policy_t) pol, chunks_in_flight,
+                                             latency_modes[m], what);
+                        }
                     }
                 }
                 themis_schedule_free(&s);
@@ -291,6 +381,8 @@ static void test_invalid(void)
     UNIT_CHECK(THEMIS_ERR_INVALID == simulate(&t, &s, THEMIS_ORDER_FIFO, 0, 0, &r));
     UNIT_CHECK(THEMIS_ERR_INVALID == simulate(&t, &s, THEMIS_ORDER_FIFO, 33, 0, &r));
     UNIT_CHECK(THEMIS_ERR_INVALID == simulate(&t, &s, (themis_order_policy_t) 5, 1, 0, &r));
+    UNIT_CHECK(THEMIS_ERR_INVALID == simulate_mode(&t, &s, THEMIS_ORDER_FIFO, 1,
+                                                   (themis_latency_mode_t) 2, 0, &r));
     UNIT_CHECK(NULL == r.order.entries[0] && NULL == r.events);
     /* Stages that visit a dim twice, AG before RS, or a foreign topology. */
     s.stages[1].dim = s.stages[0].dim;
@@ -307,18 +399,26 @@ static void test_invalid(void)
     themis_order_policy_t p;
     UNIT_CHECK(THEMIS_OK == themis_order_policy_parse("scf", &p) && THEMIS_ORDER_SCF == p);
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_order_policy_parse("lifo", &p));
+    themis_latency_mode_t m;
+    UNIT_CHECK(THEMIS_OK == themis_latency_mode_parse("serialized", &m) &&
+               THEMIS_LATENCY_SERIALIZED == m);
+    UNIT_CHECK(THEMIS_OK == themis_latency_mode_parse("overlapped", &m) &&
+               THEMIS_LATENCY_OVERLAPPED == m);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_latency_mode_parse("none", &m));
 }
 
 /* LP bound, hand-checked: one ring (no choice): (p-1) alpha + 2(p-1)/p S/B.
  * Fig. 5 network without delays, 256 MB: a fraction x in baseline order
  * loads dim 1 by 8x + 2(1-x) and dim 2 by 4x + 16(1-x) units of 48 ms;
- * equal at x = 7/9: T = 20/3 units = 320 ms. */
+ * equal at x = 7/9: T = 20/3 units = 320 ms.  The baseline's bound (x = 1)
+ * is 8 units, 384 ms; the ring's is its only order's. */
 static void test_bound_exact(void)
 {
     themis_bound_t b;
     themis_topology_t ring = unit_topology("ring:8:8Gb:1us");
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&ring, THEMIS_COLL_ALLREDUCE, 8000000, &b));
     UNIT_CHECKF(14000000000ULL + 7000000ULL == b.time, "%llu", (unsigned long long) b.time);
+    UNIT_CHECK(b.time == b.baseline_time);
     UNIT_CHECK(14000000 == b.bytes[0]);
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&ring, THEMIS_COLL_REDUCE_SCATTER, 8000000, &b));
     UNIT_CHECK(7000000000ULL + 7000000ULL == b.time);
@@ -326,6 +426,7 @@ static void test_bound_exact(void)
     themis_topology_t fig5 = unit_topology("sw:4:8Gb:0ns_sw:4:4Gb:0ns");
     UNIT_CHECK(THEMIS_OK == themis_bound_compute(&fig5, THEMIS_COLL_ALLREDUCE, 256000000, &b));
     UNIT_CHECKF(320000000000ULL == b.time, "%llu", (unsigned long long) b.time);
+    UNIT_CHECKF(384000000000ULL == b.baseline_time, "%llu", (unsigned long long) b.baseline_time);
 
     themis_topology_t six = unit_topology("sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_sw:2:1Gb:1us_"
                                     "sw:2:1Gb:1us_sw:2:1Gb:1us");
@@ -351,19 +452,27 @@ static void test_bound_below_simulation(void)
                                                   (themis_sched_kind_t) kind, &s));
                     for (int pol = 0; pol < 2; pol++) {
                         for (uint32_t chunks_in_flight = 1; chunks_in_flight <= 4; chunks_in_flight += 3) {
-                            themis_sim_result_t r;
-                            UNIT_CHECK(THEMIS_OK == simulate(&t, &s, (themis_order_policy_t) pol,
-                                                             chunks_in_flight, 0, &r));
-                            UNIT_CHECKF(b.time <= r.stats.total_time,
-                                        "%s %s %llu %s %s x%u: bound %llu > %llu",
-                                        themis_topology_presets[i].name,
-                                        themis_coll_name(colls[ci]),
-                                        (unsigned long long) sizes[si],
-                                        themis_sched_kind_name((themis_sched_kind_t) kind),
-                                        themis_order_policy_name((themis_order_policy_t) pol),
-                                        chunks_in_flight, (unsigned long long) b.time,
-                                        (unsigned long long) r.stats.total_time);
-                            themis_sim_result_free(&r);
+                            for (int m = 0; m < 2; m++) {
+                                themis_sim_result_t r;
+                                UNIT_CHECK(THEMIS_OK == simulate_mode(&t, &s, (themis_order_policy_t) pol,
+                                                                      chunks_in_flight, latency_modes[m],
+                                                                      0, &r));
+                                UNIT_CHECKF(b.time <= r.stats.total_time,
+                                            "%s %s %llu %s %s x%u %s: bound %llu > %llu",
+                                            themis_topology_presets[i].name,
+                                            themis_coll_name(colls[ci]),
+                                            (unsigned long long) sizes[si],
+                                            themis_sched_kind_name((themis_sched_kind_t) kind),
+                                            themis_order_policy_name((themis_order_policy_t) pol),
+                                            chunks_in_flight,
+                                            themis_latency_mode_name(latency_modes[m]),
+                                            (unsigned long long) b.time,
+                                            (unsigned long long) r.stats.total_time);
+                                /* The baseline's own bound holds for it. */
+                                UNIT_CHECK(THEMIS_SCHED_BASELINE != kind ||
+                                           b.baseline_time <= r.stats.total_time);
+                                themis_sim_result_free(&r);
+                            }
                         }
                     }
                     themis_schedule_free(&s);
@@ -378,6 +487,7 @@ int main(void)
     UNIT_RUN(test_ring_closed_form);
     UNIT_RUN(test_fifo_vs_scf);
     UNIT_RUN(test_processor_sharing);
+    UNIT_RUN(test_overlapped_latency);
     UNIT_RUN(test_invariants);
     UNIT_RUN(test_order_hash);
     UNIT_RUN(test_invalid);
