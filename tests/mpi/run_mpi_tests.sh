@@ -70,6 +70,9 @@ matrix "4x2 vader themis/fifo chunks=64" 180 8 reduced "${VADER[@]}" "${D[@]}" 4
 matrix "2x2x2 vader baseline/scf" 180 8 reduced "${VADER[@]}" "${D[@]}" 2x2x2 "${S[@]}" baseline \
     "${O[@]}" scf
 matrix "2x2 ofi themis/scf" 180 4 reduced "${OFI[@]}" "${D[@]}" 2x2 "${S[@]}" themis "${O[@]}" scf
+# The previous simulator model (coll_themis_latency_model) still plans correctly.
+matrix "4x2 vader themis/scf latency_model=serialized" 180 8 tiny "${VADER[@]}" "${D[@]}" 4x2 \
+    "${S[@]}" themis "${O[@]}" scf --mca coll_themis_latency_model serialized
 matrix "3x2 ofi baseline/fifo" 180 6 tiny "${OFI[@]}" "${D[@]}" 3x2 "${S[@]}" baseline "${O[@]}" fifo
 
 # Large reduce-scatters and allgathers in segments (coll_themis_scratch_max
@@ -135,6 +138,10 @@ cat >"$rules_dir/chunks.json" <<'JSON'
                "algorithm": "torus2d" } ],
   "shapes": [ { "comm_size": 4, "dims": "2x2" } ] }
 JSON
+opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_latency_model fast)
+args=(--level tiny --expect fallback); launcher=()
+need=('coll_themis_latency_model = "fast": must be overlapped or serialized')
+run "vader latency_model=fast: bad parameter steps aside" 120 4
 opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_rules_filename "$rules_dir/all_fall_back.json")
 args=(--level tiny --expect fallback); launcher=(); need=()
 run "vader rules: min_bytes 1TiB sends every call to the previous component" 120 4

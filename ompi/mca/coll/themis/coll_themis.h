@@ -115,6 +115,7 @@ typedef struct {
     uint64_t min_chunk_bytes;           /* 0 = automatic (see the module's) */
     themis_sched_kind_t scheduler;
     themis_order_policy_t order;
+    themis_latency_mode_t latency;      /* coll_themis_latency_model */
     uint32_t chunks_in_flight;
     int64_t min_bytes;                  /* -1 = automatic (see the module's) */
     /* coll_themis_<coll>_algorithm by themis_coll_t: a row of the
@@ -153,6 +154,7 @@ typedef struct mca_coll_themis_component_t {
     size_t scratch_max_param;
     char *scheduler_param;
     char *intra_order_param;
+    char *latency_model_param;
     int chunks_in_flight_param;
     long min_bytes_param;
     char *algorithm_param[MCA_COLL_THEMIS_NALGO_COLLS];

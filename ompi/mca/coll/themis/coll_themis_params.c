@@ -215,6 +215,18 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->intra_order_param);
 
+    c->latency_model_param = "overlapped";
+    (void) mca_base_component_var_register(
+        comp, "latency_model",
+        "How the planners' simulator charges a step's fixed delay (latency): overlapped "
+        "(it delays the data but holds no link; other phases use the dimension meanwhile; "
+        "the Dim Load Tracker counts bandwidth terms, as themis.txt Sec. 4.4) or serialized "
+        "(each phase holds its dimension for its steps' latency too, with the phase load "
+        "tracker: the model before 2026-11-24). It shapes Themis' dimension orders and "
+        "intra-dimension order and the costs auto compares.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->latency_model_param);
+
     c->chunks_in_flight_param = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
     (void) mca_base_component_var_register(
         comp, "chunks_in_flight",
@@ -655,6 +667,7 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = themis_fnv1a_u64(h, cfg->min_chunk_bytes);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->scheduler);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->order);
+    h = themis_fnv1a_u64(h, (uint64_t) cfg->latency);
     h = themis_fnv1a_u64(h, cfg->chunks_in_flight);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->min_bytes);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
@@ -779,6 +792,12 @@ bool mca_coll_themis_params_parse(void)
     if (NULL == c->intra_order_param
         || THEMIS_OK != themis_order_policy_parse(c->intra_order_param, &cfg->order)) {
         report("coll_themis_intra_order", c->intra_order_param, "must be scf or fifo");
+        ok = false;
+    }
+    if (NULL == c->latency_model_param
+        || THEMIS_OK != themis_latency_mode_parse(c->latency_model_param, &cfg->latency)) {
+        report("coll_themis_latency_model", c->latency_model_param,
+               "must be overlapped or serialized");
         ok = false;
     }
 

@@ -183,6 +183,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
                                  m->min_chunk_bytes);
     themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, d.chunks_in_flight, cfg->order,
                                         cfg->scheduler);
+    params.latency = cfg->latency;
 
     memset(&req, 0, sizeof(req));
     req.coll = coll;

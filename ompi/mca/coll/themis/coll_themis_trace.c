@@ -274,11 +274,13 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
     }
     fprintf(f, ",\"elem_size\":%zu,\"algorithm\":\"%s\",\"substituted\":%s,\"chunks\":%u,"
             "\"program_chunks\":%u,\"scheduler\":\"%s\",\"intra_order\":\"%s\","
+            "\"latency_model\":\"%s\","
             "\"chunks_in_flight\":%u,\"min_chunk_bytes\":%llu,\"messages\":%llu,"
             "\"message_bytes\":%llu,",
             c->elem_size, mca_coll_themis_algorithm_name(c->choice->algo),
             c->choice->substituted ? "true" : "false", c->choice->nchunks, nchunk_ids,
             themis_sched_kind_name(cfg->scheduler), themis_order_policy_name(cfg->order),
+            themis_latency_mode_name(cfg->latency),
             p->chunks_in_flight, (unsigned long long) c->module->min_chunk_bytes,
             (unsigned long long) c->choice->messages,
             (unsigned long long) c->choice->message_bytes);
