@@ -257,10 +257,11 @@ static themis_status_t parse_shape(json_object *o, int line, themis_rule_shape_t
             NULL == dims ? "" : ": ", NULL == dims ? "" : why);
         return THEMIS_ERR_PARSE;
     }
+    int overflow = 0;
     for (int i = 0; i < s->ndims; i++) {
-        prod *= s->dims[i];
+        overflow |= __builtin_mul_overflow(prod, (uint64_t) s->dims[i], &prod);
     }
-    if (0 == s->ndims || prod != s->comm_size) {
+    if (0 == s->ndims || overflow || prod != s->comm_size) {
         say(msg, len, line, "dims \"%s\" do not multiply to comm_size %llu",
             json_object_get_string(dims), (unsigned long long) s->comm_size);
         return THEMIS_ERR_PARSE;
