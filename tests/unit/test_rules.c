@@ -94,7 +94,7 @@ static void test_malformed(void)
     /* A product of dims beyond 64 bits is not a match (found by fuzz_rules). */
     refused("dims product overflow",
             "{ \"shapes\": [ { \"comm_size\": 6, \"dims\": "
-            "\"4294967295x4294967295x4294967295x2\" } ] }", SIZE_MAX, 1, "do not multiply");
+            "\"2147483647x2147483647x2147483647x2\" } ] }", SIZE_MAX, 1, "do not multiply");
     refused("overlap",
             "{\"rules\": [\n{\"collective\": \"allreduce\", \"bytes\": [0, 100]},\n"
             "{\"collective\": \"all\", \"bytes\": [100, 200]}]}",
