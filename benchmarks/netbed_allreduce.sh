@@ -18,6 +18,8 @@
 #  2. for every size runs benchmarks/osu_coll_latency once per variant, in
 #     an order rotated per size:
 #       themis    coll/themis, coll_themis_scheduler=themis, intra order scf
+#       prev      themis with coll_themis_latency_model=serialized (the
+#                 planners' model before 2026-11-24; not in the default list)
 #       baseline  coll/themis, coll_themis_scheduler=baseline
 #       tuned     --mca coll tuned,inter,libnbc,basic,self (its own choice)
 #       ring      tuned forced to its ring allreduce (algorithm 4)
@@ -79,7 +81,7 @@
 #   --ofi-eager B|default  FI_OFI_RXM_BUFFER_SIZE (default 64K; "default": libfabric's)
 #   --sizes LIST         default 1M,4M,16M,64M (K/M/G binary)
 #   --transports LIST    default ob1,ofi
-#   --variants LIST      default themis,baseline,tuned,ring
+#   --variants LIST      default themis,baseline,tuned,ring (also: prev)
 #   --iters N            timed calls per size at most (default 10); sizes above
 #                        --budget / N bytes get budget / size, at least --min-iters
 #   --budget BYTES       default 64M
@@ -220,7 +222,7 @@ for t in "${transport_list[@]}"; do
 done
 IFS=, read -ra variant_list <<<"$variants"
 for v in "${variant_list[@]}"; do
-    case $v in themis | baseline | tuned | ring) ;; *) die "bad variant '$v'" ;; esac
+    case $v in themis | prev | baseline | tuned | ring) ;; *) die "bad variant '$v'" ;; esac
 done
 
 # The component's settings for themis and baseline: its registered
@@ -293,9 +295,12 @@ sim_chunk_args() {
 
 variant_args() {   # VARIANT BYTES -> mpirun arguments (one per line)
     case $1 in
-        themis | baseline)
+        themis | baseline | prev)
+            # prev: Themis planned with the simulator model before 2026-11-24
             printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-                --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_scheduler "$1"
+                --mca coll themis,inter,tuned,libnbc,basic,self \
+                --mca coll_themis_scheduler "$([ "$1" = baseline ] && echo baseline || echo themis)"
+            [ "$1" = prev ] && printf '%s\n' --mca coll_themis_latency_model serialized
             # An explicit count is the count: no chunk floor.
             [ "$chunks_opt" = default ] ||
                 printf '%s\n' --mca coll_themis_chunks "$chunks_opt" --mca coll_themis_min_chunk_bytes 1
@@ -591,6 +596,14 @@ for bed in "${beds[@]}"; do
                 final_line="speedup_vs_baseline=$xb speedup_vs_tuned=$xt fraction_of_bound=$fb"
             fi
         done
+        if [[ " ${variant_list[*]} " == *" prev "* ]]; then
+            line=""
+            for bytes in "${size_list[@]}"; do
+                line="$line $(human "$bytes") $(awk -v p="${T[$bytes,prev]:-}" -v t="${T[$bytes,themis]:-}" \
+                    'BEGIN { if (p == "" || t == "") print "-"; else printf "%.2f", p / t }'),"
+            done
+            say "  prev (coll_themis_latency_model=serialized) / themis:${line%,}"
+        fi
         say "  (ms = Avg of osu_coll_latency; busbw = size x 2(n-1)/n / time in Mbit/s; x = other / themis;"
         say "   f_bound = bound / themis; sim = themis-plan $sim_themis_row and Baseline, m/s = measured / simulated)"
         # Ranks busy-poll while they wait, so idle is low whenever MPI runs;
