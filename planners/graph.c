@@ -21,11 +21,7 @@
 /* Fields echoed in messages are cut so that the reason still fits. */
 #define SHOW_MAX 24
 
-typedef struct {
-    const char *p;
-    size_t len;
-    int col;        /* 1-based */
-} gtok_t;
+typedef themis_token_t gtok_t;
 
 static void set_err(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
 {
@@ -409,31 +405,6 @@ uint64_t themis_graph_hash(const themis_graph_t *g)
 
 /* ------------------------------------------------------------ file format */
 
-static int split_ws(const char *p, size_t len, gtok_t *toks, int max)
-{
-    int n = 0;
-    size_t i = 0;
-    while (i < len) {
-        while (i < len && isspace((unsigned char) p[i])) {
-            i++;
-        }
-        if (i >= len) {
-            break;
-        }
-        size_t s = i;
-        while (i < len && !isspace((unsigned char) p[i])) {
-            i++;
-        }
-        if (n < max) {
-            toks[n].p = p + s;
-            toks[n].len = i - s;
-            toks[n].col = (int) s + 1;
-        }
-        n++;
-    }
-    return n;
-}
-
 /* An unsigned decimal of at most `max`, from a whole token. */
 static themis_status_t parse_uint(const gtok_t *t, int line, uint64_t max, const char *what,
                                   uint64_t *v, themis_parse_error_t *err)
@@ -726,7 +697,7 @@ themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
         const char *hash = memchr(p, '#', len);
         size_t clen = (NULL != hash) ? (size_t) (hash - p) : len;
         gtok_t toks[6];
-        int n = split_ws(p, clen, toks, 6);
+        int n = themis_split_ws(p, clen, line, toks, 6);
         if (n > 6) {
             set_err(err, line, toks[5].col, "too many fields");
             st = THEMIS_ERR_PARSE;
@@ -1006,7 +977,7 @@ static themis_status_t parse_sizes(const char *s, size_t len, int col, spec_t *s
         while (e < len && 'x' != s[e] && 'X' != s[e]) {
             e++;
         }
-        gtok_t t = {s + i, e - i, col + (int) i};
+        gtok_t t = {s + i, e - i, 1, col + (int) i};
         uint64_t v = 0;
         if (sp->nsizes == want) {
             set_err(err, 1, col + (int) i - 1, "%s takes %s", name, forms[want]);
@@ -1054,8 +1025,8 @@ static themis_status_t parse_id_list(const char *s, size_t len, int col, int pai
             set_err(err, 1, col + (int) i, "faillink wants SRC-DST pairs joined by '+'");
             return THEMIS_ERR_PARSE;
         }
-        gtok_t a = {s + i, (pairs ? dash : e) - i, col + (int) i};
-        gtok_t b = {s + dash + 1, pairs ? e - dash - 1 : 0, col + (int) dash + 1};
+        gtok_t a = {s + i, (pairs ? dash : e) - i, 1, col + (int) i};
+        gtok_t b = {s + dash + 1, pairs ? e - dash - 1 : 0, 1, col + (int) dash + 1};
         if (THEMIS_OK != parse_uint(&a, 1, THEMIS_GRAPH_MAX_NODES - 1, "node", &v[0], err) ||
             (pairs &&
              THEMIS_OK != parse_uint(&b, 1, THEMIS_GRAPH_MAX_NODES - 1, "node", &v[1], err))) {
@@ -1100,7 +1071,7 @@ static themis_status_t parse_option(const char *s, size_t len, int col, spec_t *
     char shown[SHOW_MAX + 1];
     const char *eq = memchr(s, '=', len);
     size_t klen = (size_t) (eq - s);
-    gtok_t v = {eq + 1, len - klen - 1, col + (int) klen + 1};
+    gtok_t v = {eq + 1, len - klen - 1, 1, col + (int) klen + 1};
     uint64_t x = 0;
     if (4 == klen && 0 == strncmp(s, "fail", 4)) {
         return parse_id_list(v.p, v.len, v.col, 0, sp, err);

@@ -39,12 +39,7 @@ const int themis_topology_npresets =
 /* Keeps every phase time far below 2^64 ps. */
 #define THEMIS_MAX_STEP_LATENCY 1000000000000ULL
 
-typedef struct {
-    const char *p;   /* not NUL terminated */
-    size_t len;
-    int line;
-    int col;         /* 1-based column of p[0] */
-} tok_t;
+typedef themis_token_t tok_t;
 
 typedef struct {
     const char *name;
@@ -498,8 +493,7 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
     return THEMIS_OK;
 }
 
-/* Splits one line (comment already removed) into whitespace tokens. */
-static int split_ws(const char *p, size_t len, int line, tok_t *toks, int max)
+int themis_split_ws(const char *p, size_t len, int line, themis_token_t *toks, int max)
 {
     int n = 0;
     size_t i = 0;
@@ -553,7 +547,7 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         const char *hash = memchr(p, '#', len);
         size_t clen = (NULL != hash) ? (size_t) (hash - p) : len;
         tok_t toks[1];
-        int n = split_ws(p, clen, line, toks, 1);
+        int n = themis_split_ws(p, clen, line, toks, 1);
         if (n > 0) {
             if (0 == content_lines) {
                 first = toks[0];
@@ -582,7 +576,7 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         const char *hash = memchr(p, '#', len);
         size_t clen = (NULL != hash) ? (size_t) (hash - p) : len;
         tok_t toks[5];
-        int n = split_ws(p, clen, line, toks, 5);
+        int n = themis_split_ws(p, clen, line, toks, 5);
         if (n > 0) {
             if (n > 1 && NULL != memchr(toks[0].p, ':', toks[0].len)) {
                 set_error(err, line, toks[1].col,

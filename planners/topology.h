@@ -74,6 +74,18 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
                                       themis_parse_error_t *err);
 themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
                                           themis_parse_error_t *err);
+/* A token of a line-oriented file: not NUL terminated, 1-based line and
+ * column (for error positions). */
+typedef struct {
+    const char *p;
+    size_t len;
+    int line;
+    int col;
+} themis_token_t;
+/* Splits one line (comment already removed) into whitespace tokens: the
+ * first max in toks; returns how many there are. */
+int themis_split_ws(const char *p, size_t len, int line, themis_token_t *toks, int max);
+
 /* A whole text file of at most max_bytes, NUL-terminated (free *text):
  * THEMIS_ERR_IO (cannot open or read), THEMIS_ERR_PARSE (too large or
  * binary: "not a <what>"), THEMIS_ERR_NOMEM; the message in err (0:0). */
