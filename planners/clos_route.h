@@ -1,0 +1,120 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Choosing one spine per flow on a Clos (clos.h) so that the slowest flow
+ * is as fast as possible (routing-for-large-ml-models.txt, Sec. 3-4): with
+ * unit demands and max-min fair sharing, the slowest flow gets
+ * min over links of rate / flows on the link, so the objective is the
+ * largest number of flows on one ToR-spine link, the max load.
+ *
+ *   greedy    Algorithm 1: flows in order, each to the spine whose busier
+ *             link (up at its source ToR, down at its destination ToR) has
+ *             the fewest flows so far, ties to the lowest spine id.  A
+ *             2-approximation (Theorem 2).
+ *   parallel  Sec. 3.4.3: flows linked when they share a source ToR or a
+ *             destination ToR; the connected components run the greedy
+ *             on threads.  Components touch disjoint links (a flow reads
+ *             and writes only its source ToR's up links and its
+ *             destination ToR's down links), so the assignment is the
+ *             greedy's, flow for flow, with any number of threads.
+ *   exact     ToR-level demand with failed spines (no failed links): the
+ *             optimum is ceil(D / S), D the most inter-ToR flows leaving
+ *             or entering one ToR, S the working spines (a ToR's D flows
+ *             share its S up links, so no assignment does better).  A
+ *             proper edge colouring of the bipartite multigraph source
+ *             ToR -> destination ToR with D colours exists (König) and is
+ *             found by the alternating-path method (flows in order, the
+ *             lowest free colour at each end; when they differ, the
+ *             two-coloured path from the destination is swapped); colour c
+ *             goes to the (c mod S)-th working spine.  A colour class is a
+ *             matching, so a link carries at most ceil(D / S) flows.
+ *   ilp       clos_ilp.h (GLPK: the CLI and the tests, not the component).
+ *   ecmp      each flow on a uniform random usable spine (what hashing
+ *             does), over `draws` draws of a fixed-seed PRNG (splitmix64):
+ *             mean, worst and histogram of the max load; the assignment
+ *             kept is the first draw with the worst max load.
+ *
+ * Every algorithm's result goes through themis_clos_route_evaluate, so
+ * loads and rates are measured the same way.  run_ns is the algorithm's
+ * own time (CLOCK_MONOTONIC), not the evaluation's; it is reported,
+ * never used for a decision.
+ */
+#ifndef THEMIS_CLOS_ROUTE_H
+#define THEMIS_CLOS_ROUTE_H
+
+#include <stdio.h>
+
+#include "clos.h"
+
+typedef enum {
+    THEMIS_CLOS_GREEDY = 0,
+    THEMIS_CLOS_PARALLEL,
+    THEMIS_CLOS_EXACT,
+    THEMIS_CLOS_ILP,
+    THEMIS_CLOS_ECMP
+} themis_clos_algo_t;
+
+typedef struct {
+    themis_clos_algo_t algo;
+    uint32_t nflows;
+    uint32_t *spine;            /* [nflows]; THEMIS_CLOS_NO_SPINE for intra-ToR flows */
+    uint32_t max_load;          /* flows on the busiest ToR-spine link */
+    uint32_t lower_bound;       /* no assignment has a smaller max load (see evaluate) */
+    uint32_t tor_demand;        /* D */
+    uint32_t working_spines;    /* S */
+    uint32_t inter_tor;         /* flows that cross a spine */
+    uint64_t slowest_bps;       /* the slowest flow's max-min fair rate */
+    uint32_t slowest_share_ppm; /* slowest_bps / link_bps in millionths, rounded down */
+    uint64_t run_ns;
+    uint32_t components;        /* parallel: connected components */
+    /* ilp */
+    int optimal;                /* max_load is proven optimal */
+    uint32_t gap_ppm;           /* (max_load - lower_bound) / max_load, millionths */
+    /* ecmp */
+    uint32_t draws;
+    uint64_t seed;
+    uint64_t mean_milli;        /* mean max load x 1000, rounded half up */
+    uint32_t worst;
+    uint32_t *hist;             /* [worst + 1]: draws whose max load is i */
+} themis_clos_route_t;
+
+/* "greedy", "parallel", "exact", "ilp", "ecmp"; parse returns
+ * THEMIS_ERR_INVALID for other names. */
+const char *themis_clos_algo_name(themis_clos_algo_t a);
+themis_status_t themis_clos_algo_parse(const char *s, themis_clos_algo_t *a);
+
+themis_status_t themis_clos_route_greedy(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                         themis_clos_route_t *r);
+/* nthreads >= 1 (1: the components one after the other). */
+themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                           uint32_t nthreads, themis_clos_route_t *r);
+/* THEMIS_ERR_UNSUPPORTED when a link failed (the ILP's case). */
+themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                        themis_clos_route_t *r);
+/* draws >= 1. */
+themis_status_t themis_clos_route_ecmp(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                       uint32_t draws, uint64_t seed, themis_clos_route_t *r);
+
+/* From r->spine: max_load, the ToR bound, rates.  The bound is, over
+ * ToRs, ceil(inter-ToR flows leaving (entering) the ToR / its usable up
+ * (down) links): ceil(D / S) without failed links, which the exact method
+ * reaches.  THEMIS_ERR_INVALID (why says which flow) when an inter-ToR
+ * flow has no spine or one it cannot use, or an intra-ToR flow has one. */
+themis_status_t themis_clos_route_evaluate(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                           themis_clos_route_t *r, char *why, size_t len);
+/* The ToR bound alone (and D, inter-ToR flows).  THEMIS_ERR_INVALID when
+ * some inter-ToR flow has no usable spine. */
+themis_status_t themis_clos_lower_bound(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                        uint32_t *bound, uint32_t *tor_demand, uint32_t *inter);
+void themis_clos_route_free(themis_clos_route_t *r);
+
+/* The chosen spine per flow as JSON (json-c), for a controller: the Clos
+ * (ToRs, spines, host_base, failures), the algorithm and its numbers, and
+ * "flows": [{"src", "dst", "src_tor", "dst_tor", "spine", "spine_node"}]
+ * in flow order ("spine": null for intra-ToR flows).  0, or -1 on a
+ * write or memory error. */
+int themis_clos_route_write_json(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                 const themis_clos_route_t *r, FILE *out);
+
+#endif
