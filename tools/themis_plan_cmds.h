@@ -46,5 +46,8 @@ int themis_plan_cmd_msccl(int argc, char **argv);
 /* `themis-plan export --msccl OUT.xml ...`: an algorithm's programs as
  * MSCCL-XML (tools/themis_plan_export.c). */
 int themis_plan_cmd_export(int argc, char **argv);
+/* `themis-plan route --clos TxS ...`: one spine per flow on a Clos
+ * (tools/themis_plan_route.c). */
+int themis_plan_cmd_route(int argc, char **argv);
 
 #endif

@@ -1,0 +1,437 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan route --clos TxS (--pairs DIR | --ring H,H,...) [...]`: one
+ * spine per flow on a 2-layer Clos (planners/clos_route.h, clos_ilp.h).
+ * The last line is exactly
+ *   max_load=X optimum=Y slowest_flow_share=Z run_ms=T
+ * (optimum: the proven lower bound, which is the optimum for exact and
+ * for an ilp that finished; Z: the slowest flow's rate over the link
+ * rate).  --failed-spines F fails the F highest spine ids, S-F .. S-1: a
+ * deterministic choice that keeps spine ids of the working ones stable.
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clos.h"
+#include "clos_ilp.h"
+#include "clos_route.h"
+#include "themis_plan_cmds.h"
+#include "xfer_ring.h"
+
+#define ROUTE_DEFAULT_HOSTS_PER_TOR 32u
+#define ROUTE_DEFAULT_DRAWS 1000u
+#define ROUTE_MAX_DRAWS 1000000u
+#define ROUTE_DEFAULT_TIME_LIMIT_MS 10000u
+#define ROUTE_DEFAULT_THREADS 2u
+
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (0 != errno || end == s || '\0' != *end || '-' == s[0] || '+' == s[0] || x < lo ||
+        x > hi) {
+        return -1;
+    }
+    *v = (uint32_t) x;
+    return 0;
+}
+
+/* "64x32" */
+static int parse_clos(const char *s, uint32_t *t, uint32_t *sp)
+{
+    const char *x = strchr(s, 'x');
+    char buf[32];
+    if (NULL == x || (size_t) (x - s) >= sizeof(buf)) {
+        return -1;
+    }
+    memcpy(buf, s, (size_t) (x - s));
+    buf[x - s] = '\0';
+    return (0 == parse_u32(buf, 1, THEMIS_CLOS_MAX_TORS, t) &&
+            0 == parse_u32(x + 1, 1, THEMIS_CLOS_MAX_SPINES, sp)) ? 0 : -1;
+}
+
+/* "T-S+T-S": cables ToR T - spine S. */
+static int fail_links(themis_clos_t *c, const char *s)
+{
+    char *copy = strdup(s), *save = NULL;
+    int rc = (NULL == copy) ? EXIT_RUNTIME : 0;
+    for (char *tok = (NULL != copy) ? strtok_r(copy, "+", &save) : NULL; NULL != tok && 0 == rc;
+         tok = strtok_r(NULL, "+", &save)) {
+        char *dash = strchr(tok, '-');
+        uint32_t t, sp;
+        if (NULL == dash) {
+            rc = EXIT_USAGE;
+            break;
+        }
+        *dash = '\0';
+        if (0 != parse_u32(tok, 0, c->ntors - 1, &t) ||
+            0 != parse_u32(dash + 1, 0, c->nspines - 1, &sp)) {
+            rc = EXIT_USAGE;
+            break;
+        }
+        c->link_failed[(size_t) t * c->nspines + sp] = 1;
+    }
+    if (EXIT_USAGE == rc) {
+        fprintf(stderr, "themis-plan route: --failed-links: '%s' is not TOR-SPINE+TOR-SPINE... "
+                "(indices, e.g. 3-0+5-7)\n", s);
+    }
+    free(copy);
+    return rc;
+}
+
+/* "96,130,131": rank i on host node H_i. */
+static int parse_hosts(const char *s, uint32_t **hosts, uint32_t *n)
+{
+    uint32_t cap = 1;
+    for (const char *p = s; '\0' != *p; p++) {
+        cap += (',' == *p);
+    }
+    if (cap > THEMIS_XFER_RING_MAX_RANKS) {
+        fprintf(stderr, "themis-plan route: --ring: at most %u hosts\n",
+                THEMIS_XFER_RING_MAX_RANKS);
+        return EXIT_USAGE;
+    }
+    *hosts = malloc((size_t) cap * sizeof(**hosts));
+    *n = 0;
+    if (NULL == *hosts) {
+        return EXIT_RUNTIME;
+    }
+    const char *p = s;
+    for (;;) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p || v > UINT32_MAX ||
+            (',' != *end && '\0' != *end)) {
+            fprintf(stderr, "themis-plan route: --ring: '%s' is not a list of host node ids "
+                    "such as 96,97,130\n", s);
+            return EXIT_USAGE;
+        }
+        (*hosts)[(*n)++] = (uint32_t) v;
+        if ('\0' == *end) {
+            return 0;
+        }
+        p = end + 1;
+    }
+}
+
+/* The ring All-Reduce's flows over hosts[] (rank i on hosts[i]); with
+ * tor_aware, in the ToR-aware rank order, reporting what it saves. */
+static int ring_flows(const themis_clos_t *c, const uint32_t *hosts, uint32_t n, int tor_aware,
+                      themis_clos_flows_t *f)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        if (UINT32_MAX == themis_clos_host_tor(c, hosts[r])) {
+            fprintf(stderr, "themis-plan route: --ring: %u is not a host node (hosts are %u .. "
+                    "%u)\n", hosts[r], c->host_base, c->host_base + c->nhosts - 1);
+            return EXIT_USAGE;
+        }
+    }
+    uint32_t *order = malloc((size_t) n * sizeof(*order)), before = 0, after = 0;
+    if (NULL == order || THEMIS_OK != themis_clos_ring_order(c, hosts, n, order, &before, &after)) {
+        free(order);
+        return EXIT_RUNTIME;
+    }
+    themis_xfer_sched_t s;
+    themis_status_t st = themis_xfer_ring(THEMIS_COLL_ALLREDUCE, n, tor_aware ? order : NULL, &s);
+    if (THEMIS_OK == st) {
+        st = themis_clos_flows_from_xfer(f, c, &s, hosts);
+        themis_xfer_free(&s);
+    }
+    free(order);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan route: --ring: %s\n", themis_status_string(st));
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    printf("placement: ring of %u ranks, inter-ToR flows %u in rank order, %u ToR-aware (%u "
+           "removed)%s\n", n, before, after, before - after, tor_aware ? ", using ToR-aware" : "");
+    return 0;
+}
+
+/* X.XXX from millionths, rounded to the nearest thousandth. */
+static void print_ppm(const char *name, uint64_t ppm)
+{
+    uint64_t m = (ppm + 500) / 1000;
+    printf("%s=%" PRIu64 ".%03" PRIu64, name, m / 1000, m % 1000);
+}
+
+static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_t algo,
+                     uint32_t draws, uint64_t seed, uint32_t time_limit_ms, uint32_t threads,
+                     const char *json_path)
+{
+    themis_clos_route_t r;
+    themis_status_t st;
+    memset(&r, 0, sizeof(r));
+    switch (algo) {
+    case THEMIS_CLOS_GREEDY:
+        st = themis_clos_route_greedy(c, f, &r);
+        break;
+    case THEMIS_CLOS_PARALLEL:
+        st = themis_clos_route_parallel(c, f, threads, &r);
+        break;
+    case THEMIS_CLOS_EXACT:
+        st = themis_clos_route_exact(c, f, &r);
+        break;
+    case THEMIS_CLOS_ILP:
+        st = themis_clos_route_ilp(c, f, time_limit_ms, &r);
+        break;
+    default:
+        st = themis_clos_route_ecmp(c, f, draws, seed, &r);
+        break;
+    }
+    if (THEMIS_ERR_UNSUPPORTED == st && THEMIS_CLOS_EXACT == algo) {
+        fprintf(stderr, "themis-plan route: --algo exact needs ToR-level demand with failed "
+                "spines only; with failed links use --algo ilp\n");
+        themis_clos_route_free(&r);
+        return EXIT_USAGE;
+    }
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan route: %s: %s\n", themis_clos_algo_name(algo),
+                THEMIS_ERR_INVALID == st ? "an inter-ToR flow has no usable spine"
+                                         : themis_status_string(st));
+        themis_clos_route_free(&r);
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    printf("flows: %u (%u inter-ToR), D=%u, working spines %u\n", f->n, r.inter_tor, r.tor_demand,
+           r.working_spines);
+    printf("algorithm: %s\n", themis_clos_algo_name(algo));
+    if (THEMIS_CLOS_PARALLEL == algo) {
+        printf("parallel: components=%u threads=%u\n", r.components, threads);
+    }
+    if (THEMIS_CLOS_ILP == algo) {
+        printf("ilp: optimal=%d bound=%u value=%u", r.optimal, r.lower_bound, r.max_load);
+        print_ppm(" gap", r.gap_ppm);
+        printf(" time_limit_ms=%u\n", time_limit_ms);
+    }
+    if (THEMIS_CLOS_ECMP == algo) {
+        printf("ecmp: draws=%u seed=%" PRIu64 " mean_max_load=%" PRIu64 ".%03" PRIu64
+               " worst=%u histogram", r.draws, r.seed, r.mean_milli / 1000, r.mean_milli % 1000,
+               r.worst);
+        for (uint32_t m = 0; m <= r.worst; m++) {
+            if (0 != r.hist[m]) {
+                printf(" %u:%u", m, r.hist[m]);
+            }
+        }
+        printf(" (max_load below: the worst draw)\n");
+    }
+    int rc = 0;
+    if (NULL != json_path) {
+        FILE *out = fopen(json_path, "w");
+        if (NULL == out || 0 != themis_clos_route_write_json(c, f, &r, out)) {
+            fprintf(stderr, "themis-plan route: cannot write %s\n", json_path);
+            rc = EXIT_RUNTIME;
+        }
+        if (NULL != out && 0 != fclose(out)) {
+            fprintf(stderr, "themis-plan route: cannot write %s\n", json_path);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    printf("max_load=%u optimum=%u", r.max_load, r.lower_bound);
+    print_ppm(" slowest_flow_share", r.slowest_share_ppm);
+    printf(" run_ms=%" PRIu64 ".%03" PRIu64 "\n", r.run_ns / 1000000u, (r.run_ns / 1000u) % 1000u);
+    themis_clos_route_free(&r);
+    return rc;
+}
+
+int themis_plan_cmd_route(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"clos", required_argument, NULL, 'c'},
+        {"hosts-per-tor", required_argument, NULL, 'H'},
+        {"bw", required_argument, NULL, 'b'},
+        {"pairs", required_argument, NULL, 'p'},
+        {"ring", required_argument, NULL, 'r'},
+        {"tor-aware", no_argument, NULL, 'a'},
+        {"failed-spines", required_argument, NULL, 'F'},
+        {"failed-links", required_argument, NULL, 'L'},
+        {"algo", required_argument, NULL, 'A'},
+        {"json", required_argument, NULL, 'j'},
+        {"draws", required_argument, NULL, 'd'},
+        {"seed", required_argument, NULL, 's'},
+        {"time-limit", required_argument, NULL, 't'},
+        {"threads", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *clos_spec = NULL, *pairs = NULL, *ring = NULL, *links = NULL, *json = NULL;
+    uint32_t hpt = ROUTE_DEFAULT_HOSTS_PER_TOR, failed = 0, draws = ROUTE_DEFAULT_DRAWS;
+    uint32_t tlim = ROUTE_DEFAULT_TIME_LIMIT_MS, threads = ROUTE_DEFAULT_THREADS, seed32 = 1;
+    uint64_t bw = 0;
+    int tor_aware = 0, c;
+    themis_clos_algo_t algo = THEMIS_CLOS_GREEDY;
+
+    optind = 1;
+    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:aF:L:A:j:d:s:t:T:h", longopts, NULL))) {
+        switch (c) {
+        case 'c':
+            clos_spec = optarg;
+            break;
+        case 'H':
+            if (0 != parse_u32(optarg, 1, THEMIS_CLOS_MAX_HOSTS, &hpt)) {
+                fprintf(stderr, "themis-plan route: --hosts-per-tor: '%s' is not an integer "
+                        ">= 1\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'b':
+            if (THEMIS_OK != themis_parse_bandwidth(optarg, &bw, NULL) || 0 == bw) {
+                fprintf(stderr, "themis-plan route: --bw: '%s' is not a rate such as 100Gb\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'p':
+            pairs = optarg;
+            break;
+        case 'r':
+            ring = optarg;
+            break;
+        case 'a':
+            tor_aware = 1;
+            break;
+        case 'F':
+            if (0 != parse_u32(optarg, 0, THEMIS_CLOS_MAX_SPINES, &failed)) {
+                fprintf(stderr, "themis-plan route: --failed-spines: '%s' is not an integer "
+                        ">= 0\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'L':
+            links = optarg;
+            break;
+        case 'A':
+            if (THEMIS_OK != themis_clos_algo_parse(optarg, &algo)) {
+                fprintf(stderr, "themis-plan route: --algo: unknown '%s' (greedy, parallel, "
+                        "exact, ilp, ecmp)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'j':
+            json = optarg;
+            break;
+        case 'd':
+            if (0 != parse_u32(optarg, 1, ROUTE_MAX_DRAWS, &draws)) {
+                fprintf(stderr, "themis-plan route: --draws: '%s' is not 1 .. %u\n", optarg,
+                        ROUTE_MAX_DRAWS);
+                return EXIT_USAGE;
+            }
+            break;
+        case 's':
+            if (0 != parse_u32(optarg, 0, UINT32_MAX, &seed32)) {
+                fprintf(stderr, "themis-plan route: --seed: '%s' is not an integer\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 't':
+            if (0 != parse_u32(optarg, 1, 3600000u, &tlim)) {
+                fprintf(stderr, "themis-plan route: --time-limit: '%s' is not 1 .. 3600000 "
+                        "(ms)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            if (0 != parse_u32(optarg, 1, 256, &threads)) {
+                fprintf(stderr, "themis-plan route: --threads: '%s' is not 1 .. 256\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            printf("usage: themis-plan route --clos TxS (--pairs DIR | --ring H,H,... "
+                   "[--tor-aware])\n"
+                   "         [--failed-spines F] [--failed-links T-S+T-S] [--hosts-per-tor H]\n"
+                   "         [--bw B] [--algo greedy|parallel|exact|ilp|ecmp] [--json FILE]\n"
+                   "         [--draws N] [--seed S] [--time-limit MS] [--threads N]\n"
+                   "  One spine per flow on a 2-layer Clos of T ToRs and S spines, node ids as\n"
+                   "  in the routing paper's traffic files (ToRs 0.., spines T.., hosts T+S..,\n"
+                   "  H per ToR, default %u; links --bw, default 100Gb).  --pairs: every *.txt\n"
+                   "  file of DIR, all flows at once.  --ring: an All-Reduce ring, rank i on\n"
+                   "  host H_i; --tor-aware orders ranks by ToR.  --failed-spines F fails\n"
+                   "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
+                   "  --threads (default %u); exact: ceil(D/S) by edge colouring (no failed\n"
+                   "  links); ilp: GLPK within --time-limit ms (default %u); ecmp: --draws\n"
+                   "  (default %u) random choices from --seed (default 1).  --json: the spine\n"
+                   "  per flow.  Last line: max_load=X optimum=Y slowest_flow_share=Z run_ms=T\n",
+                   ROUTE_DEFAULT_HOSTS_PER_TOR, ROUTE_DEFAULT_THREADS,
+                   ROUTE_DEFAULT_TIME_LIMIT_MS, ROUTE_DEFAULT_DRAWS);
+            return 0;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    uint32_t ntors = 0, nspines = 0;
+    if (optind != argc || NULL == clos_spec || (NULL == pairs) == (NULL == ring)) {
+        fprintf(stderr, "themis-plan route: want --clos TxS and one of --pairs DIR or --ring "
+                "(try --help)\n");
+        return EXIT_USAGE;
+    }
+    if (0 != parse_clos(clos_spec, &ntors, &nspines)) {
+        fprintf(stderr, "themis-plan route: --clos: '%s' is not TORSxSPINES such as 64x32\n",
+                clos_spec);
+        return EXIT_USAGE;
+    }
+    themis_clos_t clos;
+    themis_status_t st = themis_clos_init(&clos, ntors, nspines, hpt);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan route: --clos %s with %u hosts per ToR: %s\n", clos_spec,
+                hpt, themis_status_string(st));
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    int rc = 0;
+    if (0 != bw) {
+        clos.link_bps = bw;
+        clos.host_bps = bw;
+    }
+    if (THEMIS_OK != themis_clos_fail_top_spines(&clos, failed)) {
+        fprintf(stderr, "themis-plan route: --failed-spines %u: the Clos has %u spines\n", failed,
+                nspines);
+        rc = EXIT_USAGE;
+    }
+    if (0 == rc && NULL != links) {
+        rc = fail_links(&clos, links);
+    }
+    themis_clos_flows_t f;
+    themis_clos_flows_init(&f);
+    if (0 == rc && NULL != pairs) {
+        themis_parse_error_t e;
+        memset(&e, 0, sizeof(e));
+        st = themis_clos_flows_load_pairs(&f, &clos, pairs, &e);
+        if (THEMIS_OK != st) {
+            if (0 != e.line) {
+                fprintf(stderr, "themis-plan route: %s: line %d, column %d: %s\n", pairs,
+                        e.line, e.column, e.message);
+            } else {
+                fprintf(stderr, "themis-plan route: %s: %s\n", pairs, e.message);
+            }
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+    }
+    if (0 == rc && NULL != ring) {
+        uint32_t *hosts = NULL, n = 0;
+        rc = parse_hosts(ring, &hosts, &n);
+        if (0 == rc) {
+            rc = ring_flows(&clos, hosts, n, tor_aware, &f);
+        }
+        free(hosts);
+    }
+    if (0 == rc) {
+        uint32_t nf = 0;
+        for (uint32_t l = 0; l < ntors * nspines; l++) {
+            nf += clos.link_failed[l];
+        }
+        printf("clos: %u ToRs x %u spines (%u working), %u hosts, failed links %u\n", ntors,
+               nspines, themis_clos_working_spines(&clos), clos.nhosts, nf);
+        rc = route_run(&clos, &f, algo, draws, seed32, tlim, threads, json);
+    }
+    themis_clos_flows_free(&f);
+    themis_clos_free(&clos);
+    return rc;
+}
