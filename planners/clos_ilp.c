@@ -80,6 +80,8 @@ static uint64_t now_ns(void)
 themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_flows_t *f,
                                       uint32_t time_limit_ms, themis_clos_route_t *r)
 {
+    /* freeable on every return */
+    memset(r, 0, sizeof(*r));
     if (0 == time_limit_ms || time_limit_ms > INT32_MAX) {
         return THEMIS_ERR_INVALID;
     }

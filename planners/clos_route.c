@@ -270,6 +270,8 @@ static uint32_t uf_find(uint32_t *p, uint32_t x)
 themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_clos_flows_t *f,
                                            uint32_t nthreads, themis_clos_route_t *r)
 {
+    /* freeable on every return */
+    memset(r, 0, sizeof(*r));
     if (0 == nthreads || nthreads > 256) {
         return THEMIS_ERR_INVALID;
     }
@@ -381,6 +383,8 @@ themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_
 themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
                                         themis_clos_route_t *r)
 {
+    /* freeable on every return */
+    memset(r, 0, sizeof(*r));
     uint32_t T = c->ntors, S = c->nspines;
     for (size_t l = 0; l < (size_t) T * S; l++) {
         if (c->link_failed[l]) {
@@ -511,6 +515,8 @@ static uint32_t below(uint64_t *x, uint32_t n)
 themis_status_t themis_clos_route_ecmp(const themis_clos_t *c, const themis_clos_flows_t *f,
                                        uint32_t draws, uint64_t seed, themis_clos_route_t *r)
 {
+    /* freeable on every return */
+    memset(r, 0, sizeof(*r));
     if (0 == draws) {
         return THEMIS_ERR_INVALID;
     }

@@ -38,7 +38,8 @@
  * Every algorithm's result goes through themis_clos_route_evaluate, so
  * loads and rates are measured the same way.  run_ns is the algorithm's
  * own time (CLOCK_MONOTONIC), not the evaluation's; it is reported,
- * never used for a decision.
+ * never used for a decision.  Every routing function leaves r freeable
+ * with themis_clos_route_free, on errors too.
  */
 #ifndef THEMIS_CLOS_ROUTE_H
 #define THEMIS_CLOS_ROUTE_H

@@ -63,6 +63,11 @@ tests_unit_test_msccl_CPPFLAGS = $(AM_CPPFLAGS) \
     -DTHEMIS_MSCCL_DATA=\"$(abs_top_srcdir)/tests/data/msccl\"
 tests_unit_test_msccl_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_clos
+tests_unit_test_clos_SOURCES = tests/unit/test_clos.c tests/unit/unit.h
+tests_unit_test_clos_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_clos_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
+
 # MPI test programs (run under mpirun by tests/mpi/run_mpi_tests.sh).
 MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
@@ -106,4 +111,5 @@ tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/unit.h 
 tests_unit_test_transfer_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
-    tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl
+    tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
+    tests/unit/test_clos
