@@ -398,6 +398,14 @@ int themis_plan_cmd_route(int argc, char **argv)
     if (0 == rc && NULL != links) {
         rc = fail_links(&clos, links);
     }
+    if (0 == rc) {
+        uint32_t nf = 0;
+        for (uint32_t l = 0; l < ntors * nspines; l++) {
+            nf += clos.link_failed[l];
+        }
+        printf("clos: %u ToRs x %u spines (%u working), %u hosts, failed links %u\n", ntors,
+               nspines, themis_clos_working_spines(&clos), clos.nhosts, nf);
+    }
     themis_clos_flows_t f;
     themis_clos_flows_init(&f);
     if (0 == rc && NULL != pairs) {
@@ -423,12 +431,6 @@ int themis_plan_cmd_route(int argc, char **argv)
         free(hosts);
     }
     if (0 == rc) {
-        uint32_t nf = 0;
-        for (uint32_t l = 0; l < ntors * nspines; l++) {
-            nf += clos.link_failed[l];
-        }
-        printf("clos: %u ToRs x %u spines (%u working), %u hosts, failed links %u\n", ntors,
-               nspines, themis_clos_working_spines(&clos), clos.nhosts, nf);
         rc = route_run(&clos, &f, algo, draws, seed32, tlim, threads, json);
     }
     themis_clos_flows_free(&f);
