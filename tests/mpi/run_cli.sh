@@ -425,3 +425,56 @@ if [ -z "$bad" ]; then
 else
     fail cli_xfer_errors "$bad"
 fi
+
+# --- route: 7 ToRs x 2 spines, 2 hosts each (hosts 9 + 2 ToR + slot).  Flows
+# ToR 0->1, 4->5, 4->6, 0->6: the greedy puts 0->1, 4->5 on spine 0, 4->6 on
+# 1, and 0->6 ties (1, 1) to spine 0: max load 2; the optimum is
+# ceil(D / S) = 1 (tests/unit/test_clos.c computes the same case)
+mkdir -p "$tmp/pairs"
+printf '#src dst src_tor dst_tor start_time flow_size compute_time stage_index\n9 11 0 1 0 1 0 0\n17 19 4 5 0 1 0 0\n18 21 4 6 0 1 0 0\n10 22 0 6 0 1 0 0\n' \
+    >"$tmp/pairs/job_0-TEST.txt"
+run rg "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo greedy
+last_g=$(tail -n 1 "$tmp/rg.out")
+run rx "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --json "$tmp/r.json"
+last_x=$(tail -n 1 "$tmp/rx.out")
+run ri "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ilp
+last_i=$(tail -n 1 "$tmp/ri.out")
+json_ok=1
+if [ $have_python -eq 1 ]; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["flows"]; sys.exit(0 if len(f) == 4 and d["max_load"] == 1 and all(x["spine"] in (0, 1) for x in f) and f[0]["spine"] != f[3]["spine"] else 1)' "$tmp/r.json" || json_ok=0
+fi
+if [[ "$last_g" =~ ^max_load=2\ optimum=1\ slowest_flow_share=0\.500\ run_ms=[0-9]+\.[0-9]{3}$ ]] \
+   && [[ "$last_x" =~ ^max_load=1\ optimum=1\ slowest_flow_share=1\.000\ run_ms= ]] \
+   && [[ "$last_i" =~ ^max_load=1\ optimum=1\  ]] && grep -q 'optimal=1' "$tmp/ri.out" \
+   && [ $json_ok -eq 1 ]; then
+    pass cli_route
+else
+    fail cli_route "'$last_g' / '$last_x' / '$last_i' json=$json_ok"
+fi
+
+# --- route: failed spines (the highest ids), failed links, ECMP's seed, placement
+bad=""
+run rf "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --failed-spines 1
+grep -q '^max_load=2 optimum=2 ' "$tmp/rf.out" && grep -q '(1 working)' "$tmp/rf.out" || bad="$bad spines"
+run rl "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --failed-links 0-1
+[ $rc -eq 2 ] && grep -q 'algo ilp' "$tmp/rl.err" || bad="$bad exact_links:$rc"
+run rl2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ilp --failed-links 0-1
+grep -q '^max_load=2 optimum=2 ' "$tmp/rl2.out" || bad="$bad ilp_links"
+run re1 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ecmp --draws 50 --seed 3
+run re2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ecmp --draws 50 --seed 3
+[ "$(grep '^ecmp:' "$tmp/re1.out")" = "$(grep '^ecmp:' "$tmp/re2.out")" ] \
+    && grep -q '^ecmp: draws=50 seed=3 mean_max_load=' "$tmp/re1.out" || bad="$bad ecmp_seed"
+run rr "$plan" route --clos 4x2 --hosts-per-tor 2 --ring 6,8,7,9 --tor-aware --algo greedy
+grep -q 'inter-ToR flows 4 in rank order, 2 ToR-aware (2 removed)' "$tmp/rr.out" || bad="$bad ring"
+run b1 "$plan" route --clos 64 --pairs "$tmp/pairs";                        [ $rc -eq 2 ] || bad="$bad clos:$rc"
+run b2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo best; [ $rc -eq 2 ] || bad="$bad algo:$rc"
+run b3 "$plan" route --clos 7x2;                                            [ $rc -eq 2 ] || bad="$bad noflows:$rc"
+run b4 "$plan" route --clos 7x2 --pairs "$tmp/nowhere";                     [ $rc -eq 2 ] || bad="$bad dir:$rc"
+run b5 "$plan" route --clos 7x2 --pairs "$tmp/pairs";                       # 32 hosts per ToR: ToR columns disagree
+[ $rc -eq 2 ] && grep -q 'line 2' "$tmp/b5.err" || bad="$bad tor:$rc"
+run b6 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --failed-spines 3; [ $rc -eq 2 ] || bad="$bad fail:$rc"
+if [ -z "$bad" ]; then
+    pass cli_route_options
+else
+    fail cli_route_options "$bad"
+fi
