@@ -46,5 +46,8 @@ int themis_plan_cmd_msccl(int argc, char **argv);
 /* `themis-plan export --msccl OUT.xml ...`: an algorithm's programs as
  * MSCCL-XML (tools/themis_plan_export.c). */
 int themis_plan_cmd_export(int argc, char **argv);
+/* `themis-plan treepack --graph SPEC|FILE ...`: the optimal spanning-tree
+ * packing (tools/themis_plan_treepack.c). */
+int themis_plan_cmd_treepack(int argc, char **argv);
 
 #endif
