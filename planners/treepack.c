@@ -1000,7 +1000,8 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
                                 size_t len)
 {
     uint32_t rows, cols;
-    if (!themis_tp_solvable(g, why, len)) {
+    if (g->n < 2) {
+        snprintf(why, len, "one node: nothing to aggregate");
         return THEMIS_ERR_UNSUPPORTED;
     }
     if (torus_shape(g, &rows, &cols)) {
@@ -1009,7 +1010,20 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
             return st;
         }
     }
-    return themis_tp_exact(g, out, why, len);
+    if (themis_tp_solvable(g, why, len)) {
+        return themis_tp_exact(g, out, why, len);
+    }
+    /* Too large for the exact method: the best single tree, which Lemma
+     * 2.1 bounds, rather than nothing. */
+    themis_tp_bounds_t b;
+    themis_status_t st = themis_tp_bounds(g, &b, out);
+    if (THEMIS_OK == st) {
+        out->q = 1;
+        out->w[0] = 1;
+        out->bound = out->value;
+        out->bound_f = out->value_f;
+    }
+    return st;
 }
 
 /* ------------------------------------------------------------ schedule */

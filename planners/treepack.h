@@ -140,8 +140,10 @@ themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t 
 themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
 
-/* What the runtime runs: torus, else exact; THEMIS_ERR_UNSUPPORTED (why)
- * when neither applies.  themis_tp_solvable says so without solving. */
+/* What the runtime runs: torus, else exact, else (too many edge copies)
+ * the best single tree (method SINGLE, not optimal; not exact either:
+ * bound = value).  themis_tp_solvable: whether torus or exact applies
+ * (why not), without solving. */
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
 int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len);

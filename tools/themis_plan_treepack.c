@@ -242,7 +242,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             rc = (want_torus || want_exact) ? EXIT_RUNTIME : rc;
         }
     }
-    if (want_mw || (is_auto && !have_best)) {
+    if (want_mw || (is_auto && (!have_best || THEMIS_TP_SINGLE == best.method))) {
         themis_tp_packing_t p;
         double t0 = now_ms();
         st = themis_tp_mw(&g, MW_EPS, MW_MAX_ITERS, &p);
