@@ -52,6 +52,11 @@ static void print_tree(const themis_tp_graph_t *g, const uint32_t *edges)
 static void print_packing(const char *label, const themis_tp_graph_t *g,
                           const themis_tp_packing_t *p, double ms, uint32_t show)
 {
+    if (THEMIS_TP_SINGLE == p->method) {
+        printf("%s: C(T)=%" PRIu64 "/%" PRIu64 " (one tree: the graph is too large for the "
+               "exact method) ms=%.3f\n", label, p->value.den, p->value.num, ms);
+        return;
+    }
     if (p->exact) {
         printf("%s: C(G)=%" PRIu64 "/%" PRIu64 " (%.6f) strength=%" PRIu64 "/%" PRIu64
                " trees=%u ms=%.3f",
@@ -210,7 +215,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             char label[32];
             snprintf(label, sizeof(label), "runtime(%s)", themis_tp_method_name(p.method));
             print_packing(label, &g, &p, ms, have_best ? 0 : show);
-            if (!have_best) {
+            if (!have_best && THEMIS_TP_SINGLE != p.method) {
                 print_partition(&p, g.n);
             }
             if (have_best && best.exact
