@@ -270,16 +270,21 @@ themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, cons
 
 /* ------------------------------------------------------------ single trees */
 
-static const themis_tp_graph_t *sort_graph;
+/* (capacity, edge) pairs: sorting them needs no global (planning may run
+ * on several threads). */
+typedef struct {
+    uint64_t cap;
+    uint32_t e;
+} cap_edge_t;
 
 /* Capacity descending, then edge index. */
 static int cmp_cap_desc(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    if (sort_graph->cap[x] != sort_graph->cap[y]) {
-        return sort_graph->cap[x] > sort_graph->cap[y] ? -1 : 1;
+    const cap_edge_t *x = a, *y = b;
+    if (x->cap != y->cap) {
+        return x->cap > y->cap ? -1 : 1;
     }
-    return (x > y) - (x < y);
+    return (x->e > y->e) - (x->e < y->e);
 }
 
 /* Kruskal over edges in order[]: the tree's edges into tree[0..n-1). */
@@ -301,9 +306,10 @@ themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t 
 {
     uint32_t *order = malloc(((size_t) g->m + 1) * sizeof(*order));
     uint32_t *uf = malloc((size_t) g->n * sizeof(*uf));
+    cap_edge_t *pairs = malloc(((size_t) g->m + 1) * sizeof(*pairs));
     themis_status_t st = THEMIS_ERR_NOMEM;
-    if (NULL == order || NULL == uf || 0 == g->m) {
-        st = NULL == order || NULL == uf ? THEMIS_ERR_NOMEM : THEMIS_ERR_INVALID;
+    if (NULL == order || NULL == uf || NULL == pairs || 0 == g->m) {
+        st = NULL == order || NULL == uf || NULL == pairs ? THEMIS_ERR_NOMEM : THEMIS_ERR_INVALID;
         goto out;
     }
     uint64_t mincap = UINT64_MAX, sum = 0;
@@ -316,8 +322,14 @@ themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t 
     if (THEMIS_OK != st) {
         goto out;
     }
-    sort_graph = g;
-    qsort(order, g->m, sizeof(*order), cmp_cap_desc);
+    for (uint32_t e = 0; e < g->m; e++) {
+        pairs[e].cap = g->cap[e];
+        pairs[e].e = e;
+    }
+    qsort(pairs, g->m, sizeof(*pairs), cmp_cap_desc);
+    for (uint32_t e = 0; e < g->m; e++) {
+        order[e] = pairs[e].e;
+    }
     kruskal(g, order, uf, mwst->edges);
     uint64_t bott = UINT64_MAX;
     for (uint32_t k = 0; k + 1 < g->n; k++) {
@@ -339,6 +351,7 @@ themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t 
 out:
     free(order);
     free(uf);
+    free(pairs);
     return st;
 }
 
