@@ -135,6 +135,11 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
     if (THEMIS_OK == st) {
         st = simulate(in, &s, units, time);
         themis_xfer_free(&s);
+    } else if (THEMIS_ERR_UNSUPPORTED == st) {
+        /* A row whose own schedule has units the representative call does
+         * not divide into (treepack) simulates that schedule on the graph
+         * in its cost. */
+        st = a->cost(in, time);
     }
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);
 }

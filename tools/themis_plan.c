@@ -2447,6 +2447,7 @@ static void usage(FILE *f)
         "  msccl      check, re-export, draw or simulate an MSCCL-XML schedule\n"
         "  export     an algorithm's programs as MSCCL-XML (--msccl OUT.xml)\n"
         "  route      one spine per flow on a 2-layer Clos (greedy, exact, ilp, ecmp)\n"
+        "  treepack   the optimal spanning-tree packing of a graph, C(G) exact\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2469,7 +2470,8 @@ int main(int argc, char **argv)
         {"xfer", themis_plan_cmd_xfer},
         {"msccl", themis_plan_cmd_msccl},
         {"export", themis_plan_cmd_export},
-        {"route", themis_plan_cmd_route}
+        {"route", themis_plan_cmd_route},
+        {"treepack", themis_plan_cmd_treepack}
     };
 
     if (argc < 2) {

@@ -49,5 +49,8 @@ int themis_plan_cmd_export(int argc, char **argv);
 /* `themis-plan route --clos TxS ...`: one spine per flow on a Clos
  * (tools/themis_plan_route.c). */
 int themis_plan_cmd_route(int argc, char **argv);
+/* `themis-plan treepack --graph SPEC|FILE ...`: the optimal spanning-tree
+ * packing (tools/themis_plan_treepack.c). */
+int themis_plan_cmd_treepack(int argc, char **argv);
 
 #endif

@@ -1,0 +1,1237 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Spanning-tree packing without an LP solver (treepack.h): the graph's
+ * integer capacities, partitions and their ratios, Lemma 2.1, the two
+ * heuristics of the paper, the torus and exact (matroid partition)
+ * packings, the multiplicative-weights approximation and the All-Reduce
+ * transfer schedule of a packing.
+ */
+#include "treepack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hamiltonian.h"
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (0 != b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den)
+{
+    uint64_t g = gcd64(num, den);
+    themis_tp_frac_t f = {num, den};
+    if (0 != g) {
+        f.num /= g;
+        f.den /= g;
+    }
+    return f;
+}
+
+/* a < b, exactly. */
+static int frac_less(themis_tp_frac_t a, themis_tp_frac_t b)
+{
+    return (unsigned __int128) a.num * b.den < (unsigned __int128) b.num * a.den;
+}
+
+const char *themis_tp_method_name(themis_tp_method_t m)
+{
+    static const char *const names[] = {"torus", "exact", "mw", "lp", "mwst", "chains"};
+    return (unsigned) m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
+
+/* ------------------------------------------------------------ union-find */
+
+static uint32_t uf_find(uint32_t *uf, uint32_t a)
+{
+    while (uf[a] != a) {
+        uf[a] = uf[uf[a]];
+        a = uf[a];
+    }
+    return a;
+}
+
+static int uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+{
+    a = uf_find(uf, a);
+    b = uf_find(uf, b);
+    if (a == b) {
+        return 0;
+    }
+    /* The smaller root survives: components are named by their least node. */
+    if (a < b) {
+        uf[b] = a;
+    } else {
+        uf[a] = b;
+    }
+    return 1;
+}
+
+static void uf_init(uint32_t *uf, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uf[i] = i;
+    }
+}
+
+/* ------------------------------------------------------------ graph */
+
+void themis_tp_graph_free(themis_tp_graph_t *g)
+{
+    free(g->u);
+    free(g->v);
+    free(g->cap);
+    memset(g, 0, sizeof(*g));
+}
+
+void themis_tp_packing_free(themis_tp_packing_t *p)
+{
+    free(p->edges);
+    free(p->w);
+    free(p->x);
+    free(p->part);
+    memset(p, 0, sizeof(*p));
+}
+
+static themis_status_t packing_alloc(themis_tp_packing_t *p, themis_tp_method_t method,
+                                     uint32_t n, uint32_t ntrees, int with_w)
+{
+    memset(p, 0, sizeof(*p));
+    p->method = method;
+    p->n = n;
+    p->ntrees = ntrees;
+    p->edges = calloc((size_t) ntrees * (n - 1) + 1, sizeof(*p->edges));
+    p->x = calloc((size_t) ntrees + 1, sizeof(*p->x));
+    p->w = with_w ? calloc((size_t) ntrees + 1, sizeof(*p->w)) : NULL;
+    if (NULL == p->edges || NULL == p->x || (with_w && NULL == p->w)) {
+        themis_tp_packing_free(p);
+        return THEMIS_ERR_NOMEM;
+    }
+    return THEMIS_OK;
+}
+
+themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t *out,
+                                     char *why, size_t len)
+{
+    memset(out, 0, sizeof(*out));
+    if (NULL == g || 0 == g->nnodes || g->nnodes > THEMIS_TP_MAX_NODES) {
+        snprintf(why, len, "a graph of 1 to %u nodes is needed", THEMIS_TP_MAX_NODES);
+        return THEMIS_ERR_INVALID;
+    }
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        if (g->node_failed[v]) {
+            snprintf(why, len, "node %u failed: a spanning tree needs every rank", v);
+            return THEMIS_ERR_UNSUPPORTED;
+        }
+    }
+    out->n = g->nnodes;
+    out->u = calloc((size_t) g->nlinks + 1, sizeof(*out->u));
+    out->v = calloc((size_t) g->nlinks + 1, sizeof(*out->v));
+    out->cap = calloc((size_t) g->nlinks + 1, sizeof(*out->cap));
+    uint32_t *uf = calloc(g->nnodes, sizeof(*uf));
+    if (NULL == out->u || NULL == out->v || NULL == out->cap || NULL == uf) {
+        free(uf);
+        themis_tp_graph_free(out);
+        return THEMIS_ERR_NOMEM;
+    }
+    uf_init(uf, g->nnodes);
+    uint64_t unit = 0;
+    uint32_t comps = g->nnodes;
+    for (uint32_t i = 0; i < g->nlinks; i++) {
+        const themis_link_t *l = &g->links[i];
+        if (!themis_graph_link_working(g, i)) {
+            continue;
+        }
+        /* Reduce goes up, broadcast down: an edge needs both directions,
+         * and is added once, at the first of its two links. */
+        uint32_t j = themis_graph_link(g, l->dst, l->src);
+        if (UINT32_MAX == j || j < i) {
+            continue;
+        }
+        uint64_t bw = l->bw_bps < g->links[j].bw_bps ? l->bw_bps : g->links[j].bw_bps;
+        out->u[out->m] = l->src < l->dst ? l->src : l->dst;
+        out->v[out->m] = l->src < l->dst ? l->dst : l->src;
+        out->cap[out->m] = bw;
+        out->m++;
+        unit = gcd64(unit, bw);
+        comps -= (uint32_t) uf_union(uf, l->src, l->dst);
+    }
+    free(uf);
+    if (1 != comps) {
+        snprintf(why, len, "the graph's two-way links leave %u components: no spanning tree",
+                 comps);
+        themis_tp_graph_free(out);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    out->unit_bps = 0 == unit ? 1 : unit;
+    for (uint32_t e = 0; e < out->m; e++) {
+        out->cap[e] /= out->unit_bps;
+    }
+    return THEMIS_OK;
+}
+
+/* ------------------------------------------------------------ partitions */
+
+themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint32_t *part,
+                                          uint32_t nparts, themis_tp_frac_t *ratio)
+{
+    if (nparts < 2) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t cross = 0;
+    for (uint32_t e = 0; e < g->m; e++) {
+        if (part[g->u[e]] != part[g->v[e]]) {
+            cross += g->cap[e];
+        }
+    }
+    *ratio = themis_tp_frac(cross, nparts - 1);
+    return THEMIS_OK;
+}
+
+/* Components of uf as parts numbered by first appearance. */
+static uint32_t label_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
+{
+    uint32_t np = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        map[v] = UINT32_MAX;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t r = uf_find(uf, v);
+        if (UINT32_MAX == map[r]) {
+            map[r] = np++;
+        }
+        part[v] = map[r];
+    }
+    return np;
+}
+
+static int cmp_double_desc(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x < y) - (x > y);
+}
+
+themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, const double *y,
+                                                uint32_t *part, uint32_t *nparts,
+                                                themis_tp_frac_t *ratio)
+{
+    double *t = malloc(((size_t) g->m + 1) * sizeof(*t));
+    uint32_t *uf = malloc((size_t) g->n * sizeof(*uf)), *cand = malloc((size_t) g->n * sizeof(*cand));
+    uint32_t *map = malloc((size_t) g->n * sizeof(*map));
+    if (NULL == t || NULL == uf || NULL == cand || NULL == map) {
+        free(t);
+        free(uf);
+        free(cand);
+        free(map);
+        return THEMIS_ERR_NOMEM;
+    }
+    memcpy(t, y, (size_t) g->m * sizeof(*t));
+    qsort(t, g->m, sizeof(*t), cmp_double_desc);
+    int found = 0;
+    /* Thresholds from the highest price down (ties keep the coarser
+     * partition); the lowest threshold unites nothing: all singletons. */
+    for (uint32_t i = 0; i < g->m; i++) {
+        if (i > 0 && t[i] == t[i - 1]) {
+            continue;
+        }
+        uf_init(uf, g->n);
+        for (uint32_t e = 0; e < g->m; e++) {
+            if (y[e] < t[i]) {
+                uf_union(uf, g->u[e], g->v[e]);
+            }
+        }
+        uint32_t np = label_parts(uf, g->n, cand, map);
+        themis_tp_frac_t r;
+        if (THEMIS_OK != themis_tp_partition_ratio(g, cand, np, &r)) {
+            continue;
+        }
+        if (!found || frac_less(r, *ratio)) {
+            found = 1;
+            *ratio = r;
+            *nparts = np;
+            memcpy(part, cand, (size_t) g->n * sizeof(*part));
+        }
+    }
+    free(t);
+    free(uf);
+    free(cand);
+    free(map);
+    return found ? THEMIS_OK : THEMIS_ERR_INVALID;
+}
+
+/* ------------------------------------------------------------ single trees */
+
+/* (capacity, edge) pairs: sorting them needs no global (planning may run
+ * on several threads). */
+typedef struct {
+    uint64_t cap;
+    uint32_t e;
+} cap_edge_t;
+
+/* Capacity descending, then edge index. */
+static int cmp_cap_desc(const void *a, const void *b)
+{
+    const cap_edge_t *x = a, *y = b;
+    if (x->cap != y->cap) {
+        return x->cap > y->cap ? -1 : 1;
+    }
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Kruskal over edges in order[]: the tree's edges into tree[0..n-1). */
+static void kruskal(const themis_tp_graph_t *g, const uint32_t *order, uint32_t *uf,
+                    uint32_t *tree)
+{
+    uint32_t k = 0;
+    uf_init(uf, g->n);
+    for (uint32_t i = 0; i < g->m && k + 1 < g->n; i++) {
+        uint32_t e = order[i];
+        if (uf_union(uf, g->u[e], g->v[e])) {
+            tree[k++] = e;
+        }
+    }
+}
+
+themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t *b,
+                                 themis_tp_packing_t *mwst)
+{
+    uint32_t *order = malloc(((size_t) g->m + 1) * sizeof(*order));
+    uint32_t *uf = malloc((size_t) g->n * sizeof(*uf));
+    cap_edge_t *pairs = malloc(((size_t) g->m + 1) * sizeof(*pairs));
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    if (NULL == order || NULL == uf || NULL == pairs || 0 == g->m) {
+        st = NULL == order || NULL == uf || NULL == pairs ? THEMIS_ERR_NOMEM : THEMIS_ERR_INVALID;
+        goto out;
+    }
+    uint64_t mincap = UINT64_MAX, sum = 0;
+    for (uint32_t e = 0; e < g->m; e++) {
+        order[e] = e;
+        mincap = g->cap[e] < mincap ? g->cap[e] : mincap;
+        sum += g->cap[e];
+    }
+    st = packing_alloc(mwst, THEMIS_TP_SINGLE, g->n, 1, 1);
+    if (THEMIS_OK != st) {
+        goto out;
+    }
+    for (uint32_t e = 0; e < g->m; e++) {
+        pairs[e].cap = g->cap[e];
+        pairs[e].e = e;
+    }
+    qsort(pairs, g->m, sizeof(*pairs), cmp_cap_desc);
+    for (uint32_t e = 0; e < g->m; e++) {
+        order[e] = pairs[e].e;
+    }
+    kruskal(g, order, uf, mwst->edges);
+    uint64_t bott = UINT64_MAX;
+    for (uint32_t k = 0; k + 1 < g->n; k++) {
+        uint64_t c = g->cap[mwst->edges[k]];
+        bott = c < bott ? c : bott;
+    }
+    if (1 == g->n) {
+        bott = 1;
+    }
+    mwst->w[0] = 1;
+    mwst->q = 1;
+    mwst->x[0] = (double) bott;
+    mwst->exact = 1;
+    mwst->value = themis_tp_frac(bott, 1);
+    mwst->value_f = (double) bott;
+    b->max_c = themis_tp_frac(1, mincap);
+    b->c_mwst = themis_tp_frac(1, bott);
+    b->c_lower = themis_tp_frac(g->n - 1, sum);
+out:
+    free(order);
+    free(uf);
+    free(pairs);
+    return st;
+}
+
+/* Depth-first search for a Hamiltonian cycle over edges of cap >= thr. */
+typedef struct {
+    const themis_tp_graph_t *g;
+    uint64_t thr;
+    uint32_t *first, *adj;     /* CSR of usable edges, by edge index */
+    uint32_t *path, *pedge;
+    uint8_t *seen;
+    uint64_t budget;
+} ham_dfs_t;
+
+static int ham_dfs(ham_dfs_t *d, uint32_t depth)
+{
+    uint32_t at = d->path[depth - 1];
+    if (0 == d->budget--) {
+        return 0;
+    }
+    for (uint32_t i = d->first[at]; i < d->first[at + 1]; i++) {
+        uint32_t e = d->adj[i], to = d->g->u[e] == at ? d->g->v[e] : d->g->u[e];
+        if (depth == d->g->n) {
+            if (0 == to && (depth > 2 || e != d->pedge[0])) {
+                d->pedge[depth - 1] = e;
+                return 1;
+            }
+            continue;
+        }
+        if (d->seen[to]) {
+            continue;
+        }
+        d->seen[to] = 1;
+        d->path[depth] = to;
+        d->pedge[depth - 1] = e;
+        if (ham_dfs(d, depth + 1)) {
+            return 1;
+        }
+        d->seen[to] = 0;
+    }
+    return 0;
+}
+
+/* Search steps per threshold: keeps a graph without a cycle cheap. */
+#define HAM_DFS_BUDGET 2000000u
+
+themis_status_t themis_tp_rotated_chains(const themis_tp_graph_t *g, themis_tp_packing_t *out)
+{
+    uint32_t n = g->n;
+    if (n < 3 || n > THEMIS_TP_CHAINS_MAX_NODES) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    ham_dfs_t d = {.g = g};
+    d.first = calloc(n + 1, sizeof(*d.first));
+    d.adj = calloc(2 * (size_t) g->m + 1, sizeof(*d.adj));
+    d.path = calloc(n, sizeof(*d.path));
+    d.pedge = calloc(n, sizeof(*d.pedge));
+    d.seen = calloc(n, 1);
+    uint64_t *caps = calloc((size_t) g->m + 1, sizeof(*caps));
+    themis_status_t st = THEMIS_ERR_UNSUPPORTED;
+    if (NULL == d.first || NULL == d.adj || NULL == d.path || NULL == d.pedge || NULL == d.seen
+        || NULL == caps) {
+        st = THEMIS_ERR_NOMEM;
+        goto out;
+    }
+    /* Thresholds: the distinct capacities, highest first. */
+    for (uint32_t e = 0; e < g->m; e++) {
+        caps[e] = g->cap[e];
+    }
+    for (uint32_t pass = 0; pass < g->m; pass++) {
+        uint64_t thr = 0;
+        for (uint32_t e = 0; e < g->m; e++) {
+            thr = caps[e] > thr ? caps[e] : thr;
+        }
+        if (0 == thr) {
+            break;
+        }
+        for (uint32_t e = 0; e < g->m; e++) {
+            caps[e] = caps[e] == thr ? 0 : caps[e];
+        }
+        d.thr = thr;
+        memset(d.first, 0, (n + 1) * sizeof(*d.first));
+        for (uint32_t e = 0; e < g->m; e++) {
+            if (g->cap[e] >= thr) {
+                d.first[g->u[e] + 1]++;
+                d.first[g->v[e] + 1]++;
+            }
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            d.first[v + 1] += d.first[v];
+        }
+        uint32_t *fill = d.path;   /* scratch until the search starts */
+        memcpy(fill, d.first, n * sizeof(*fill));
+        for (uint32_t e = 0; e < g->m; e++) {
+            if (g->cap[e] >= thr) {
+                d.adj[fill[g->u[e]]++] = e;
+                d.adj[fill[g->v[e]]++] = e;
+            }
+        }
+        memset(d.seen, 0, n);
+        d.seen[0] = 1;
+        d.path[0] = 0;
+        d.budget = HAM_DFS_BUDGET;
+        if (!ham_dfs(&d, 1)) {
+            continue;
+        }
+        st = packing_alloc(out, THEMIS_TP_CHAINS, n, n, 1);
+        if (THEMIS_OK != st) {
+            goto out;
+        }
+        uint64_t bott = UINT64_MAX;
+        for (uint32_t i = 0; i < n; i++) {
+            bott = g->cap[d.pedge[i]] < bott ? g->cap[d.pedge[i]] : bott;
+        }
+        /* Chain t leaves out cycle edge t: every edge is in n - 1 of the
+         * n chains, so x = bott / (n - 1) fills the bottleneck. */
+        for (uint32_t t = 0; t < n; t++) {
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                if (i != t) {
+                    out->edges[(size_t) t * (n - 1) + k++] = d.pedge[i];
+                }
+            }
+            out->w[t] = bott;
+            out->x[t] = (double) bott / (n - 1);
+        }
+        out->q = n - 1;
+        out->exact = 1;
+        out->value = themis_tp_frac((uint64_t) n * bott, n - 1);
+        out->value_f = (double) n * (double) bott / (n - 1);
+        goto out;
+    }
+out:
+    free(d.first);
+    free(d.adj);
+    free(d.path);
+    free(d.pedge);
+    free(d.seen);
+    free(caps);
+    return st;
+}
+
+/* ------------------------------------------------------------ certificates */
+
+/* The all-singletons partition (ratio sum cap / (n - 1)) as the packing's
+ * bound, certified when it equals the value. */
+static themis_status_t certify(const themis_tp_graph_t *g, themis_tp_packing_t *p,
+                               const uint8_t *saturated)
+{
+    uint32_t *uf = malloc((size_t) g->n * sizeof(*uf)), *map = malloc((size_t) g->n * sizeof(*map));
+    p->part = malloc((size_t) g->n * sizeof(*p->part));
+    if (NULL == uf || NULL == map || NULL == p->part) {
+        free(uf);
+        free(map);
+        return THEMIS_ERR_NOMEM;
+    }
+    /* Edges a packing leaves unsaturated cannot cross an optimal
+     * partition: their components are the candidate. */
+    uf_init(uf, g->n);
+    for (uint32_t e = 0; e < g->m && NULL != saturated; e++) {
+        if (!saturated[e]) {
+            uf_union(uf, g->u[e], g->v[e]);
+        }
+    }
+    p->nparts = label_parts(uf, g->n, p->part, map);
+    free(uf);
+    free(map);
+    themis_tp_frac_t r;
+    if (p->nparts >= 2 && THEMIS_OK == themis_tp_partition_ratio(g, p->part, p->nparts, &r)
+        && r.num == p->value.num && r.den == p->value.den) {
+        p->bound_exact = 1;
+        p->bound = r;
+        p->bound_f = (double) r.num / (double) r.den;
+        return THEMIS_OK;
+    }
+    /* Optimal all the same (exact method); no partition to show. */
+    free(p->part);
+    p->part = NULL;
+    p->nparts = 0;
+    p->bound = p->value;
+    p->bound_f = p->value_f;
+    return THEMIS_OK;
+}
+
+/* ------------------------------------------------------------ torus */
+
+/* rows x cols with node row * cols + col and the four torus neighbours,
+ * all of one capacity; 0 when g is no such torus. */
+static int torus_shape(const themis_tp_graph_t *g, uint32_t *rows, uint32_t *cols)
+{
+    uint32_t n = g->n;
+    if (g->m != 2 * n || n < 9) {
+        return 0;
+    }
+    for (uint32_t e = 1; e < g->m; e++) {
+        if (g->cap[e] != g->cap[0]) {
+            return 0;
+        }
+    }
+    uint8_t *seen = malloc(2 * (size_t) n);
+    if (NULL == seen) {
+        return 0;
+    }
+    int found = 0;
+    for (uint32_t c = 3; c <= n / 3 && !found; c++) {
+        if (0 != n % c) {
+            continue;
+        }
+        uint32_t r = n / c;
+        /* Each node's right and down edges, each seen once. */
+        memset(seen, 0, 2 * (size_t) n);
+        int ok = 1;
+        for (uint32_t e = 0; e < g->m && ok; e++) {
+            uint32_t a = g->u[e], b = g->v[e];
+            uint32_t ar = a / c, ac = a % c, br = b / c, bc = b % c;
+            uint32_t slot;
+            if (ar == br && bc == (ac + 1) % c) {
+                slot = 2 * a;
+            } else if (ar == br && ac == (bc + 1) % c) {
+                slot = 2 * b;
+            } else if (ac == bc && br == (ar + 1) % r) {
+                slot = 2 * a + 1;
+            } else if (ac == bc && ar == (br + 1) % r) {
+                slot = 2 * b + 1;
+            } else {
+                ok = 0;
+                break;
+            }
+            ok = !seen[slot];
+            seen[slot] = 1;
+        }
+        if (ok) {
+            *rows = r;
+            *cols = c;
+            found = 1;
+        }
+    }
+    free(seen);
+    return found;
+}
+
+static uint32_t edge_index(const themis_tp_graph_t *g, const uint32_t *first,
+                           const uint32_t *adj, uint32_t a, uint32_t b)
+{
+    for (uint32_t i = first[a]; i < first[a + 1]; i++) {
+        uint32_t e = adj[i];
+        if ((g->u[e] == a && g->v[e] == b) || (g->v[e] == a && g->u[e] == b)) {
+            return e;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* CSR adjacency: node v's edges adj[first[v] .. first[v + 1]), by index. */
+static themis_status_t csr(const themis_tp_graph_t *g, uint32_t **first, uint32_t **adj)
+{
+    *first = calloc((size_t) g->n + 1, sizeof(**first));
+    *adj = calloc(2 * (size_t) g->m + 1, sizeof(**adj));
+    uint32_t *fill = calloc((size_t) g->n + 1, sizeof(*fill));
+    if (NULL == *first || NULL == *adj || NULL == fill) {
+        free(*first);
+        free(*adj);
+        free(fill);
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t e = 0; e < g->m; e++) {
+        (*first)[g->u[e] + 1]++;
+        (*first)[g->v[e] + 1]++;
+    }
+    for (uint32_t v = 0; v < g->n; v++) {
+        (*first)[v + 1] += (*first)[v];
+    }
+    memcpy(fill, *first, (size_t) g->n * sizeof(*fill));
+    for (uint32_t e = 0; e < g->m; e++) {
+        (*adj)[fill[g->u[e]]++] = e;
+        (*adj)[fill[g->v[e]]++] = e;
+    }
+    free(fill);
+    return THEMIS_OK;
+}
+
+themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len)
+{
+    uint32_t rows = 0, cols = 0, n = g->n;
+    memset(out, 0, sizeof(*out));
+    if (!torus_shape(g, &rows, &cols)) {
+        snprintf(why, len, "not a 2-D torus (rows, cols >= 3) of equal capacities");
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    themis_ham_t h;
+    themis_status_t st = themis_ham_build(rows, cols, &h, why, len);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    uint32_t *first = NULL, *adj = NULL;
+    st = csr(g, &first, &adj);
+    if (THEMIS_OK == st) {
+        st = packing_alloc(out, THEMIS_TP_TORUS, n, 2 * n, 1);
+    }
+    uint8_t *sat = calloc((size_t) g->m + 1, 1);
+    if (THEMIS_OK == st && NULL == sat) {
+        st = THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t c = 0; c < 2 && THEMIS_OK == st; c++) {
+        const uint32_t *cyc = h.cycle[c];
+        for (uint32_t t = 0; t < n; t++) {
+            /* Chain (c, t) is cycle c without its edge t. */
+            uint32_t *tree = &out->edges[((size_t) c * n + t) * (n - 1)], k = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                if (i != t) {
+                    tree[k++] = edge_index(g, first, adj, cyc[i], cyc[(i + 1) % n]);
+                }
+            }
+            out->w[c * n + t] = g->cap[0];
+            out->x[c * n + t] = (double) g->cap[0] / (n - 1);
+        }
+    }
+    if (THEMIS_OK == st) {
+        memset(sat, 1, g->m);
+        out->q = n - 1;
+        out->exact = 1;
+        out->value = themis_tp_frac(2 * (uint64_t) n * g->cap[0], n - 1);
+        out->value_f = (double) out->value.num / (double) out->value.den;
+        st = certify(g, out, sat);
+    }
+    if (THEMIS_OK != st) {
+        themis_tp_packing_free(out);
+    }
+    free(sat);
+    free(first);
+    free(adj);
+    themis_ham_free(&h);
+    return st;
+}
+
+/* ------------------------------------------------------------ exact */
+
+/* Matroid partition into k forests over edge copies (elements). */
+typedef struct {
+    const themis_tp_graph_t *g;
+    uint32_t nel, k;
+    uint32_t *el_edge;        /* [nel] */
+    int32_t *forest;          /* [nel] -1: in none */
+    /* Per forest, rebuilt before each search: parent node, element to
+     * the parent, depth and root of every node. */
+    uint32_t *par, *par_el, *depth, *root;     /* [k * n] */
+    uint32_t *first, *adj;    /* per forest adjacency scratch */
+    uint32_t *queue, *lab_prev, *lab_forest;   /* [nel] */
+    uint8_t *visited;
+    uint32_t *path;           /* [n] */
+} mp_t;
+
+static void mp_rebuild(mp_t *s)
+{
+    uint32_t n = s->g->n;
+    for (uint32_t f = 0; f < s->k; f++) {
+        uint32_t *par = &s->par[(size_t) f * n], *pel = &s->par_el[(size_t) f * n];
+        uint32_t *dep = &s->depth[(size_t) f * n], *root = &s->root[(size_t) f * n];
+        /* CSR of forest f's elements. */
+        memset(s->first, 0, (n + 1) * sizeof(*s->first));
+        for (uint32_t x = 0; x < s->nel; x++) {
+            if ((int32_t) f == s->forest[x]) {
+                uint32_t e = s->el_edge[x];
+                s->first[s->g->u[e] + 1]++;
+                s->first[s->g->v[e] + 1]++;
+            }
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            s->first[v + 1] += s->first[v];
+        }
+        memcpy(s->path, s->first, n * sizeof(*s->path));
+        for (uint32_t x = 0; x < s->nel; x++) {
+            if ((int32_t) f == s->forest[x]) {
+                uint32_t e = s->el_edge[x];
+                s->adj[s->path[s->g->u[e]]++] = x;
+                s->adj[s->path[s->g->v[e]]++] = x;
+            }
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            root[v] = UINT32_MAX;
+        }
+        for (uint32_t r = 0; r < n; r++) {
+            if (UINT32_MAX != root[r]) {
+                continue;
+            }
+            /* Breadth-first from r; the queue is path[]. */
+            uint32_t head = 0, tail = 0;
+            root[r] = r;
+            par[r] = UINT32_MAX;
+            dep[r] = 0;
+            s->path[tail++] = r;
+            while (head < tail) {
+                uint32_t a = s->path[head++];
+                for (uint32_t i = s->first[a]; i < s->first[a + 1]; i++) {
+                    uint32_t x = s->adj[i], e = s->el_edge[x];
+                    uint32_t b = s->g->u[e] == a ? s->g->v[e] : s->g->u[e];
+                    if (UINT32_MAX == root[b]) {
+                        root[b] = r;
+                        par[b] = a;
+                        pel[b] = x;
+                        dep[b] = dep[a] + 1;
+                        s->path[tail++] = b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Insert element s0 by a shortest augmenting path; 1 on success. */
+static int mp_insert(mp_t *s, uint32_t s0)
+{
+    uint32_t n = s->g->n, head = 0, tail = 0;
+    mp_rebuild(s);
+    memset(s->visited, 0, s->nel);
+    s->visited[s0] = 1;
+    s->queue[tail++] = s0;
+    while (head < tail) {
+        uint32_t x = s->queue[head++], e = s->el_edge[x];
+        for (uint32_t f = 0; f < s->k; f++) {
+            if ((int32_t) f == s->forest[x]) {
+                continue;
+            }
+            const uint32_t *root = &s->root[(size_t) f * n];
+            uint32_t a = s->g->u[e], b = s->g->v[e];
+            if (root[a] != root[b]) {
+                /* x joins f; each element along the labels takes the
+                 * place of the one it displaced. */
+                uint32_t cur = x, into = f;
+                for (;;) {
+                    uint32_t was = (uint32_t) s->forest[cur];
+                    s->forest[cur] = (int32_t) into;
+                    if (cur == s0) {
+                        return 1;
+                    }
+                    into = was;
+                    cur = s->lab_prev[cur];
+                }
+            }
+            const uint32_t *par = &s->par[(size_t) f * n], *pel = &s->par_el[(size_t) f * n];
+            const uint32_t *dep = &s->depth[(size_t) f * n];
+            while (a != b) {
+                uint32_t *up = dep[a] >= dep[b] ? &a : &b;
+                uint32_t y = pel[*up];
+                if (!s->visited[y]) {
+                    s->visited[y] = 1;
+                    s->lab_prev[y] = x;
+                    s->lab_forest[y] = f;
+                    s->queue[tail++] = y;
+                }
+                *up = par[*up];
+            }
+        }
+    }
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len)
+{
+    uint32_t rows, cols;
+    if (g->n < 2) {
+        snprintf(why, len, "one node: nothing to aggregate");
+        return 0;
+    }
+    if (torus_shape(g, &rows, &cols)) {
+        return 1;
+    }
+    uint64_t sum = 0;
+    for (uint32_t e = 0; e < g->m; e++) {
+        sum += g->cap[e];
+    }
+    if (sum > THEMIS_TP_EXACT_MAX_ELEMS / (g->n - 1)) {
+        snprintf(why, len,
+                 "the exact packing needs (n-1) x capacities = %llu edge copies, more than %u, "
+                 "and the graph is no 2-D torus",
+                 (unsigned long long) ((g->n - 1) * sum), THEMIS_TP_EXACT_MAX_ELEMS);
+        return 0;
+    }
+    return 1;
+}
+
+themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len)
+{
+    uint32_t n = g->n;
+    uint64_t sum = 0;
+    memset(out, 0, sizeof(*out));
+    for (uint32_t e = 0; e < g->m; e++) {
+        sum += g->cap[e];
+    }
+    if (n < 2 || sum > THEMIS_TP_EXACT_MAX_ELEMS / (n - 1)) {
+        snprintf(why, len, "the exact packing takes 2 to %u nodes and at most %u edge copies",
+                 THEMIS_TP_MAX_NODES, THEMIS_TP_EXACT_MAX_ELEMS);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    uint32_t maxel = (uint32_t) ((n - 1) * sum), maxk = maxel / (n - 1);
+    mp_t s = {.g = g};
+    s.el_edge = malloc((size_t) maxel * sizeof(*s.el_edge));
+    s.forest = malloc((size_t) maxel * sizeof(*s.forest));
+    int32_t *backup = malloc((size_t) maxel * sizeof(*backup));
+    int32_t *best = malloc((size_t) maxel * sizeof(*best));
+    s.par = malloc((size_t) maxk * n * sizeof(*s.par));
+    s.par_el = malloc((size_t) maxk * n * sizeof(*s.par_el));
+    s.depth = malloc((size_t) maxk * n * sizeof(*s.depth));
+    s.root = malloc((size_t) maxk * n * sizeof(*s.root));
+    s.first = malloc(((size_t) n + 1) * sizeof(*s.first));
+    s.adj = malloc(2 * (size_t) n * sizeof(*s.adj));
+    s.queue = malloc((size_t) maxel * sizeof(*s.queue));
+    s.lab_prev = malloc((size_t) maxel * sizeof(*s.lab_prev));
+    s.lab_forest = malloc((size_t) maxel * sizeof(*s.lab_forest));
+    s.visited = malloc(maxel);
+    s.path = malloc((size_t) n * sizeof(*s.path));
+    uint8_t *failed = malloc((size_t) g->m + 1);
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    uint32_t best_k = 0, best_q = 1;
+    if (NULL == s.el_edge || NULL == s.forest || NULL == backup || NULL == best || NULL == s.par
+        || NULL == s.par_el || NULL == s.depth || NULL == s.root || NULL == s.first
+        || NULL == s.adj || NULL == s.queue || NULL == s.lab_prev || NULL == s.lab_forest
+        || NULL == s.visited || NULL == s.path || NULL == failed) {
+        goto out;
+    }
+    for (uint32_t q = 1; q < n; q++) {
+        /* Capacities times q, as copies of each edge. */
+        s.nel = 0;
+        for (uint32_t e = 0; e < g->m; e++) {
+            for (uint64_t c = 0; c < q * g->cap[e]; c++) {
+                s.el_edge[s.nel++] = e;
+            }
+        }
+        for (uint32_t x = 0; x < s.nel; x++) {
+            s.forest[x] = -1;
+        }
+        uint32_t k = 0, assigned = 0;
+        /* One more forest while they can all span; a copy that cannot go
+         * in cannot later in the same round (the union's closure only
+         * grows), nor can its twins. */
+        while ((k + 1) * (n - 1) <= s.nel) {
+            uint32_t before = assigned;
+            memcpy(backup, s.forest, s.nel * sizeof(*backup));
+            memset(failed, 0, g->m);
+            s.k = k + 1;
+            for (uint32_t x = 0; x < s.nel && assigned < s.k * (n - 1); x++) {
+                if (s.forest[x] >= 0 || failed[s.el_edge[x]]) {
+                    continue;
+                }
+                if (mp_insert(&s, x)) {
+                    assigned++;
+                } else {
+                    failed[s.el_edge[x]] = 1;
+                }
+            }
+            if (assigned < s.k * (n - 1)) {
+                memcpy(s.forest, backup, s.nel * sizeof(*backup));
+                assigned = before;
+                break;
+            }
+            k = s.k;
+        }
+        if ((uint64_t) k * best_q > (uint64_t) best_k * q) {
+            best_k = k;
+            best_q = q;
+            memcpy(best, s.forest, s.nel * sizeof(*best));
+        }
+    }
+    if (0 == best_k) {
+        snprintf(why, len, "no spanning tree");
+        st = THEMIS_ERR_UNSUPPORTED;
+        goto out;
+    }
+    /* Rebuild the best q's elements to read its forests. */
+    s.nel = 0;
+    for (uint32_t e = 0; e < g->m; e++) {
+        for (uint64_t c = 0; c < best_q * g->cap[e]; c++) {
+            s.el_edge[s.nel++] = e;
+        }
+    }
+    st = packing_alloc(out, THEMIS_TP_EXACT, n, best_k, 1);
+    if (THEMIS_OK != st) {
+        goto out;
+    }
+    uint32_t nt = 0;
+    uint32_t *tmp = s.path;
+    for (uint32_t f = 0; f < best_k; f++) {
+        uint32_t k = 0;
+        for (uint32_t x = 0; x < s.nel; x++) {
+            if ((int32_t) f == best[x]) {
+                tmp[k++] = s.el_edge[x];
+            }
+        }
+        qsort(tmp, k, sizeof(*tmp), cmp_u32);
+        /* Identical trees become one of the summed weight. */
+        uint32_t t = 0;
+        while (t < nt && 0 != memcmp(&out->edges[(size_t) t * (n - 1)], tmp,
+                                     (n - 1) * sizeof(*tmp))) {
+            t++;
+        }
+        if (t == nt) {
+            memcpy(&out->edges[(size_t) nt * (n - 1)], tmp, (n - 1) * sizeof(*tmp));
+            nt++;
+        }
+        out->w[t]++;
+    }
+    out->ntrees = nt;
+    out->q = best_q;
+    for (uint32_t t = 0; t < nt; t++) {
+        out->x[t] = (double) out->w[t] / best_q;
+    }
+    out->exact = 1;
+    out->value = themis_tp_frac(best_k, best_q);
+    out->value_f = (double) best_k / best_q;
+    /* Saturated edges: load w = q cap. */
+    uint64_t *load = calloc((size_t) g->m + 1, sizeof(*load));
+    uint8_t *sat = calloc((size_t) g->m + 1, 1);
+    if (NULL == load || NULL == sat) {
+        free(load);
+        free(sat);
+        themis_tp_packing_free(out);
+        st = THEMIS_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            load[out->edges[(size_t) t * (n - 1) + i]] += out->w[t];
+        }
+    }
+    for (uint32_t e = 0; e < g->m; e++) {
+        sat[e] = load[e] == best_q * g->cap[e];
+    }
+    st = certify(g, out, sat);
+    free(load);
+    free(sat);
+out:
+    free(s.el_edge);
+    free(s.forest);
+    free(backup);
+    free(best);
+    free(s.par);
+    free(s.par_el);
+    free(s.depth);
+    free(s.root);
+    free(s.first);
+    free(s.adj);
+    free(s.queue);
+    free(s.lab_prev);
+    free(s.lab_forest);
+    free(s.visited);
+    free(s.path);
+    free(failed);
+    return st;
+}
+
+themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len)
+{
+    uint32_t rows, cols;
+    if (g->n < 2) {
+        snprintf(why, len, "one node: nothing to aggregate");
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    if (torus_shape(g, &rows, &cols)) {
+        themis_status_t st = themis_tp_torus(g, out, why, len);
+        if (THEMIS_ERR_UNSUPPORTED != st) {
+            return st;
+        }
+    }
+    if (themis_tp_solvable(g, why, len)) {
+        return themis_tp_exact(g, out, why, len);
+    }
+    /* Too large for the exact method: the best single tree, which Lemma
+     * 2.1 bounds, rather than nothing. */
+    themis_tp_bounds_t b;
+    themis_status_t st = themis_tp_bounds(g, &b, out);
+    if (THEMIS_OK == st) {
+        out->q = 1;
+        out->w[0] = 1;
+        out->bound = out->value;
+        out->bound_f = out->value_f;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ schedule */
+
+static uint64_t weight_gcd(const themis_tp_packing_t *p)
+{
+    uint64_t g = 0;
+    for (uint32_t t = 0; t < p->ntrees; t++) {
+        g = gcd64(g, p->w[t]);
+    }
+    return 0 == g ? 1 : g;
+}
+
+uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
+{
+    uint64_t gw = weight_gcd(p), sum = 0;
+    for (uint32_t t = 0; t < p->ntrees; t++) {
+        sum += p->w[t] / gw;
+    }
+    return 0 == sum || sum >= target ? 1 : (uint32_t) (target / sum);
+}
+
+themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
+                                             const themis_tp_packing_t *p,
+                                             uint32_t chunks_per_weight, themis_xfer_sched_t *s,
+                                             char *why, size_t len)
+{
+    uint32_t n = g->n, nt = p->ntrees;
+    memset(s, 0, sizeof(*s));
+    if (NULL == p->w || 0 == nt || 0 == chunks_per_weight || n < 2 || p->n != n) {
+        snprintf(why, len, "an integer packing of this graph's trees is needed");
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t gw = weight_gcd(p), units = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        units += p->w[t] / gw * chunks_per_weight;
+    }
+    if (units > UINT32_MAX || units * 3 * (n - 1) + n > THEMIS_XFER_CHECK_MAX) {
+        snprintf(why, len, "%llu units of %u ranks exceed %u transfers", (unsigned long long) units,
+                 n, THEMIS_XFER_CHECK_MAX);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    uint32_t *cnt = calloc(nt, sizeof(*cnt)), *next = calloc(nt, sizeof(*next));
+    uint32_t *off = calloc(nt, sizeof(*off));
+    uint32_t *first = calloc((size_t) n + 1, sizeof(*first)), *adj = calloc(2 * (size_t) n, sizeof(*adj));
+    uint32_t *order = calloc(n, sizeof(*order)), *parent = calloc(n, sizeof(*parent));
+    uint32_t *kids = calloc(n, sizeof(*kids)), *slot = calloc(n, sizeof(*slot));
+    uint32_t *up = calloc(n, sizeof(*up)), *have = calloc(n, sizeof(*have));
+    uint32_t *init = calloc(n, sizeof(*init)), *tdeg = calloc(n, sizeof(*tdeg));
+    themis_status_t st = THEMIS_OK;
+    if (NULL == cnt || NULL == next || NULL == off || NULL == first || NULL == adj
+        || NULL == order || NULL == parent || NULL == kids || NULL == slot || NULL == up
+        || NULL == have || NULL == init || NULL == tdeg) {
+        st = THEMIS_ERR_NOMEM;
+        goto out;
+    }
+    /* Children of a node are at most its tree degree. */
+    uint32_t maxdeg = 1;
+    for (uint32_t t = 0; t < nt; t++) {
+        memset(tdeg, 0, n * sizeof(*tdeg));
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            uint32_t e = p->edges[(size_t) t * (n - 1) + i];
+            tdeg[g->u[e]]++;
+            tdeg[g->v[e]]++;
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            maxdeg = tdeg[v] > maxdeg ? tdeg[v] : maxdeg;
+        }
+    }
+    uint32_t o = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        cnt[t] = (uint32_t) (p->w[t] / gw * chunks_per_weight);
+        off[t] = o;
+        o += cnt[t];
+    }
+    themis_xfer_init(s, THEMIS_COLL_ALLREDUCE, n, (uint32_t) units);
+    snprintf(s->name, sizeof(s->name), "treepack-%s-%u", themis_tp_method_name(p->method), n);
+    s->buf_units[THEMIS_BUF_INPUT] = units;
+    s->buf_units[THEMIS_BUF_OUTPUT] = units;
+    s->buf_units[THEMIS_BUF_SCRATCH] = units * maxdeg;
+    s->result_buf = THEMIS_BUF_OUTPUT;
+    for (uint32_t r = 0; r < n && THEMIS_OK == st; r++) {
+        themis_xfer_t x = {.src = r, .dst = r, .kind = THEMIS_XFER_COPY,
+                           .src_buf = THEMIS_BUF_INPUT, .dst_buf = THEMIS_BUF_OUTPUT,
+                           .count = units};
+        st = themis_xfer_add(s, &x, NULL, 0, &init[r]);
+    }
+    for (uint64_t g_chunk = 0; g_chunk < units && THEMIS_OK == st; g_chunk++) {
+        /* The tree whose next chunk sits earliest in its own stream:
+         * (2 next + 1) / (2 cnt) least, ties to the lower tree. */
+        uint32_t t = UINT32_MAX;
+        for (uint32_t c = 0; c < nt; c++) {
+            if (next[c] >= cnt[c]) {
+                continue;
+            }
+            if (UINT32_MAX == t
+                || (uint64_t) (2 * next[c] + 1) * cnt[t] < (uint64_t) (2 * next[t] + 1) * cnt[c]) {
+                t = c;
+            }
+        }
+        uint64_t u = off[t] + next[t]++;
+        uint32_t root = (uint32_t) (g_chunk % n);
+        const uint32_t *tree = &p->edges[(size_t) t * (n - 1)];
+        /* Tree adjacency, edges in the tree's order. */
+        memset(first, 0, (n + 1) * sizeof(*first));
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            first[g->u[tree[i]] + 1]++;
+            first[g->v[tree[i]] + 1]++;
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            first[v + 1] += first[v];
+        }
+        memcpy(slot, first, n * sizeof(*slot));
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            uint32_t e = tree[i];
+            adj[slot[g->u[e]]++] = g->v[e];
+            adj[slot[g->v[e]]++] = g->u[e];
+        }
+        /* Breadth-first from the root: order[] parents before children;
+         * slot[v] is v's index among its parent's children. */
+        for (uint32_t v = 0; v < n; v++) {
+            parent[v] = UINT32_MAX;
+            kids[v] = 0;
+        }
+        uint32_t head = 0, tail = 0;
+        order[tail++] = root;
+        parent[root] = root;
+        while (head < tail) {
+            uint32_t a = order[head++];
+            for (uint32_t i = first[a]; i < first[a + 1]; i++) {
+                uint32_t b = adj[i];
+                if (UINT32_MAX == parent[b]) {
+                    parent[b] = a;
+                    slot[b] = kids[a]++;
+                    order[tail++] = b;
+                }
+            }
+        }
+        if (tail != n) {
+            snprintf(why, len, "tree %u does not span the graph", t);
+            st = THEMIS_ERR_INVALID;
+            break;
+        }
+        for (uint32_t v = 0; v < n; v++) {
+            up[v] = init[v];
+        }
+        /* Up: children (later in order[]) first. */
+        for (uint32_t i = n; i-- > 1 && THEMIS_OK == st;) {
+            uint32_t c = order[i], a = parent[c], got, deps[2];
+            themis_xfer_t x = {.src = c, .dst = a, .kind = THEMIS_XFER_COPY,
+                               .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_SCRATCH,
+                               .src_off = u, .dst_off = (uint64_t) slot[c] * units + u,
+                               .count = 1};
+            st = themis_xfer_add(s, &x, &up[c], 1, &got);
+            if (THEMIS_OK != st) {
+                break;
+            }
+            themis_xfer_t r = {.src = a, .dst = a, .kind = THEMIS_XFER_REDUCE,
+                               .src_buf = THEMIS_BUF_SCRATCH, .dst_buf = THEMIS_BUF_OUTPUT,
+                               .src_off = (uint64_t) slot[c] * units + u, .dst_off = u,
+                               .count = 1};
+            deps[0] = got;
+            deps[1] = up[a];
+            st = themis_xfer_add(s, &r, deps, up[a] == got ? 1 : 2, &up[a]);
+        }
+        /* Down: parents first; a child's unit is overwritten only after
+         * its own send up read it. */
+        have[root] = up[root];
+        for (uint32_t i = 1; i < n && THEMIS_OK == st; i++) {
+            uint32_t c = order[i], a = parent[c], deps[2] = {have[a], up[c]};
+            themis_xfer_t x = {.src = a, .dst = c, .kind = THEMIS_XFER_COPY,
+                               .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_OUTPUT,
+                               .src_off = u, .dst_off = u, .count = 1};
+            st = themis_xfer_add(s, &x, deps, 2, &have[c]);
+        }
+    }
+    if (THEMIS_OK != st) {
+        if (THEMIS_ERR_NOMEM == st) {
+            snprintf(why, len, "out of memory");
+        }
+        themis_xfer_free(s);
+    }
+out:
+    free(cnt);
+    free(next);
+    free(off);
+    free(first);
+    free(adj);
+    free(order);
+    free(parent);
+    free(kids);
+    free(slot);
+    free(up);
+    free(have);
+    free(init);
+    free(tdeg);
+    return st;
+}

@@ -1,0 +1,192 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Spanning-tree packing (optimal-message-scheduling-for-aggregation.txt,
+ * eq. 2): All-Reduce streams a share alpha_T of the vector up and down
+ * each spanning tree T.  With x_T the data (in link-capacity units) tree T
+ * carries, the best packing maximizes sum_T x_T subject to
+ * sum_{T owns e} x_T <= cap_e on every edge; C(G) = 1 / optimum is the
+ * time factor (S / B_unit per unit of data), alpha_T = x_T / optimum.
+ *
+ * The optimum is the graph's strength (Tutte, Nash-Williams; Cunningham):
+ * min over partitions P of the nodes of cap(edges crossing P) / (|P| - 1).
+ * A partition is the certificate: its ratio bounds every packing, and a
+ * packing of the same value proves both optimal.
+ *
+ * Capacities are integers: an undirected edge {u, v} exists where both
+ * directed links work, its capacity is the smaller of the two rates
+ * divided by the graph's capacity unit, the gcd of all those rates (a p3
+ * single NVLink = 1, a dual = 2).  Both directions matter: reduce goes up
+ * a tree, broadcast comes down it.  Failed nodes are not supported (every
+ * rank must get the result); a disconnected graph has no spanning tree.
+ *
+ * Methods (this file: integer and deterministic, no GLPK, so the
+ * component runs them; treepack_lp.c in libthemis_bound: the LP):
+ *   torus     a 2-D torus (rows, cols >= 3, equal capacities) splits into
+ *             two edge-disjoint Hamiltonian cycles (hamiltonian.h); each
+ *             cycle minus one edge is a chain, 2n chains of x = cap/(n-1)
+ *             reach |E| cap / (n-1), the all-singletons partition's ratio:
+ *             optimal and certified, O(n).
+ *   exact     matroid partition (Edmonds): with every capacity scaled by
+ *             q, the most edge-disjoint spanning trees is k_q =
+ *             floor(q * strength) (Nash-Williams), found by shortest
+ *             augmenting paths; strength = max_q k_q / q over
+ *             q = 1 .. n-1 (its denominator is some |P| - 1 <= n - 1);
+ *             ties to the smaller q.  Exact, integer; limited to
+ *             THEMIS_TP_EXACT_MAX_ELEMS edge copies per q.
+ *   mw        Garg-Koenemann multiplicative weights (doubles, in
+ *             treepack_lp.c): an approximate packing with its gap to the
+ *             dual bound; for reports only, never feeds a schedule.
+ */
+#ifndef THEMIS_TREEPACK_H
+#define THEMIS_TREEPACK_H
+
+#include "graph.h"
+#include "transfer.h"
+
+#define THEMIS_TP_MAX_NODES 4096u
+/* Edge copies (q x sum of capacities) the exact method handles per q:
+ * p3.16xlarge needs 7 x 24 = 168 (about 2 ms), a 4x4 mesh 15 x 24 = 360
+ * (about 25 ms); a 3x3x3 torus' 2106 took 5 s, too long for a call. */
+#define THEMIS_TP_EXACT_MAX_ELEMS 512u
+
+/* An undirected graph with integer capacities. */
+typedef struct {
+    uint32_t n, m;
+    uint32_t *u, *v;          /* [m], u < v, edges in order of first link */
+    uint64_t *cap;            /* [m], in capacity units */
+    uint64_t unit_bps;        /* one capacity unit */
+} themis_tp_graph_t;
+
+/* A reduced fraction num / den (den > 0). */
+typedef struct {
+    uint64_t num, den;
+} themis_tp_frac_t;
+
+typedef enum {
+    THEMIS_TP_TORUS = 0,
+    THEMIS_TP_EXACT = 1,
+    THEMIS_TP_MW = 2,
+    THEMIS_TP_LP = 3,
+    THEMIS_TP_SINGLE = 4,     /* the best single tree (MWST) */
+    THEMIS_TP_CHAINS = 5      /* the paper's rotated chains */
+} themis_tp_method_t;
+
+/* A packing: tree t has edges edges[t * (n - 1) ..] and carries
+ * x_t = w[t] / q capacity units (integer methods) or x[t] (all methods).
+ * value = sum_t x_t; C(G) of the packing = 1 / value. */
+typedef struct {
+    themis_tp_method_t method;
+    uint32_t n, ntrees;
+    uint32_t *edges;          /* [ntrees * (n - 1)] edge indices */
+    uint64_t *w;              /* [ntrees]; NULL for LP and MW packings */
+    uint64_t q;
+    double *x;                /* [ntrees] */
+    int exact;                /* value is an exact fraction */
+    themis_tp_frac_t value;   /* when exact */
+    double value_f;
+    /* Upper bound on the optimum: exact when bound_exact (a partition's
+     * ratio), else the MW dual bound. */
+    int bound_exact;
+    themis_tp_frac_t bound;
+    double bound_f;
+    uint32_t *part;           /* [n] the certificate partition, or NULL */
+    uint32_t nparts;
+    uint32_t iterations;      /* LP: pricing rounds; MW: trees added */
+} themis_tp_packing_t;
+
+themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t *out,
+                                     char *why, size_t len);
+void themis_tp_graph_free(themis_tp_graph_t *g);
+void themis_tp_packing_free(themis_tp_packing_t *p);
+
+/* cap(crossing edges) / (nparts - 1) for part[0..n) in 0..nparts-1;
+ * THEMIS_ERR_INVALID for fewer than 2 parts. */
+themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint32_t *part,
+                                          uint32_t nparts, themis_tp_frac_t *ratio);
+/* The candidate partitions of edge prices y (LP duals or MW weights):
+ * for every threshold t among the distinct prices, the components of the
+ * edges priced below t; the least ratio (ties: the higher threshold) in
+ * *ratio and part (caller's [n]), the all-singletons partition included.
+ * An optimal dual always yields an optimal partition this way. */
+themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, const double *y,
+                                                uint32_t *part, uint32_t *nparts,
+                                                themis_tp_frac_t *ratio);
+
+/* Lemma 2.1 in capacity units: 1/min cap >= C(T_MWST) >= C(G) >=
+ * (n - 1) / sum cap; mwst is the best single tree (maximum spanning tree
+ * by capacity, Kruskal, ties to the lower edge index): C = 1 / bottleneck. */
+typedef struct {
+    themis_tp_frac_t max_c;        /* 1 / min cap */
+    themis_tp_frac_t c_mwst;       /* 1 / bottleneck of the MWST */
+    themis_tp_frac_t c_lower;      /* (n - 1) / sum cap */
+} themis_tp_bounds_t;
+themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t *b,
+                                 themis_tp_packing_t *mwst);
+
+/* The paper's heuristic: a Hamiltonian cycle of the largest bottleneck
+ * capacity (depth-first search, neighbours by edge index, at most
+ * THEMIS_TP_CHAINS_MAX_NODES nodes), cut at each of its n edges: n chains
+ * of share 1/n, C = (n - 1) / (n * bottleneck).  THEMIS_ERR_UNSUPPORTED
+ * without a Hamiltonian cycle. */
+#define THEMIS_TP_CHAINS_MAX_NODES 16u
+themis_status_t themis_tp_rotated_chains(const themis_tp_graph_t *g, themis_tp_packing_t *out);
+
+/* The methods above; THEMIS_ERR_UNSUPPORTED (why) where one does not
+ * apply. */
+themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len);
+themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len);
+
+/* What the runtime runs: torus, else exact, else (too many edge copies)
+ * the best single tree (method SINGLE, not optimal; not exact either:
+ * bound = value).  themis_tp_solvable: whether torus or exact applies
+ * (why not), without solving. */
+themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len);
+int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len);
+
+/*
+ * The All-Reduce transfer schedule of an integer packing (w, q): the
+ * vector is nunits = (sum_t w_t / gcd) x chunks_per_weight units, tree t
+ * gets (w_t / gcd) x chunks_per_weight of them, each a chunk.  Chunks go
+ * in the order of their position within their tree, (2j + 1) / (2 c_t)
+ * (ties to the lower tree), so every tree streams at its share; chunk g
+ * of that order is rooted at node g mod n (every node a root about
+ * equally often; edge loads do not depend on roots).  Per chunk, children
+ * before parents: every child's partial sum lands in the node's scratch
+ * slot for that child (distinct units, so they arrive concurrently), a
+ * local REDUCE folds each into the output, and the send to the parent
+ * waits for all of them (a join); the root's sum then goes down the tree,
+ * each send after the receiver's own send up read the unit.  Scratch:
+ * (largest number of children) x nunits units.  Every rank first copies
+ * its input to its output.
+ */
+themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
+                                             const themis_tp_packing_t *p,
+                                             uint32_t chunks_per_weight, themis_xfer_sched_t *s,
+                                             char *why, size_t len);
+/* chunks_per_weight for about `target` units (at least 1). */
+uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
+
+/* GLPK column generation (treepack_lp.c, libthemis_bound): the LP of the
+ * header, pricing by a minimum spanning tree under the duals, started
+ * from the MWST; the certificate from the final duals
+ * (themis_tp_partition_from_prices).  exact when the partition's ratio
+ * matches the LP value to 1e-9 relative: value = bound = that ratio.
+ * THEMIS_ERR_UNSUPPORTED after max_rounds pricing rounds. */
+themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
+                             themis_tp_packing_t *out, char *why, size_t len);
+
+/* Multiplicative weights (treepack_lp.c, libthemis_bound): at most
+ * max_iters trees; value_f the packing scaled to fit, bound_f the least
+ * dual bound D / alpha met (so the gap is 1 - value_f / bound_f). */
+themis_status_t themis_tp_mw(const themis_tp_graph_t *g, double eps, uint32_t max_iters,
+                             themis_tp_packing_t *out);
+
+themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den);
+const char *themis_tp_method_name(themis_tp_method_t m);
+
+#endif

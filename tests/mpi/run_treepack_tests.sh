@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The treepack row under mpirun (planners/treepack.h, algo_treepack.c):
+# All-Reduce over the optimal spanning-tree packing of coll_themis_graph.
+# np 8 on p3.16xlarge (exact packing, 24 tree shares of 1/24) and np 4 on
+# p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
+# that are multiples of the schedule's 96 units, every call bit-exact and
+# raising coll_themis_allreduce_treepack_calls (and nothing else).  Then
+# what it cannot serve: without a graph (and on a graph of another size)
+# Themis runs instead, counted as a substitution; counts that do not
+# divide into the units fall back, said why.
+#
+# Two cores: np 8 is oversubscribed, hence mpi_yield_when_idle and
+# generous timeouts; nothing here is timed.
+#
+# Environment: THEMIS_BUILD_DIR, THEMIS_TEST_LOG_DIR, THEMIS_TEST_FILTER
+# (see coll_matrix_lib.sh).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+suite_label=treepack
+suite_logs=treepack
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
+. "$here/coll_matrix_lib.sh"
+
+YIELD=(--mca mpi_yield_when_idle 1)
+TP=(--mca coll_themis_allreduce_algorithm treepack)
+graph() { echo --mca coll_themis_graph "$1"; }
+
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.16xlarge))
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level reduced)
+run "p3.16xlarge allreduce vader" 900 8
+# shellcheck disable=SC2207
+opts=("${TCP[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.16xlarge)
+      --mca coll_themis_chunks_in_flight 1)
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tiny)
+run "p3.16xlarge allreduce tcp in-flight=1" 900 8
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level full)
+run "p3.8xlarge allreduce vader" 900 4
+# shellcheck disable=SC2207
+opts=("${TCP[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tiny)
+run "p3.8xlarge allreduce tcp" 900 4
+# A 3x3 torus graph: the Hamiltonian chains (18 shares, 90 units).
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph torus2d:3x3))
+args=(--coll allreduce --algo treepack --count-unit 90 --no-subcomms --level tiny)
+run "torus2d:3x3 allreduce vader" 900 9
+
+# Where it cannot run: Themis instead (substituted), or a fallback.
+opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}")
+args=(--coll allreduce --algo themis --substituted --no-subcomms --level tiny)
+run "no graph: themis substitutes" 600 4
+# tiny counts 1, 7 and 64 x 3 + 1 elements: none divides into 96 units.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}" $(graph p3.8xlarge))
+args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
+need=('do not divide')
+run "counts that do not divide fall back" 600 4
+need=()
+
+if [ "$failures" -ne 0 ]; then
+    exit 1
+fi

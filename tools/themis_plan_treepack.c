@@ -1,0 +1,301 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan treepack --graph SPEC|FILE [--method M] [--bytes S]
+ *  [--trees N]`: the optimal spanning-tree packing of a graph
+ * (planners/treepack.h): C(G) as an exact fraction, the trees with their
+ * shares, the certificate partition, Lemma 2.1's bounds and the paper's
+ * two heuristics with the optimum's gain over each.  --bytes: the
+ * runtime's transfer schedule through the link simulator.
+ */
+#include "themis_build_config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "link_sim.h"
+#include "themis_plan_cmds.h"
+#include "treepack.h"
+
+/* Above this many nodes the LP is not tried unless asked for (column
+ * generation slows down fast; tori and MW cover large graphs). */
+#define LP_AUTO_MAX_NODES 64u
+#define LP_MAX_ROUNDS 100000u
+#define MW_EPS 0.02
+#define MW_MAX_ITERS 20000u
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Trees of large graphs are cut short: the line stays readable. */
+#define TREE_MAX_EDGES_SHOWN 32u
+
+static void print_tree(const themis_tp_graph_t *g, const uint32_t *edges)
+{
+    for (uint32_t i = 0; i + 1 < g->n && i < TREE_MAX_EDGES_SHOWN; i++) {
+        uint32_t e = edges[i];
+        printf(" %u-%u", g->u[e], g->v[e]);
+    }
+    printf("%s\n", g->n - 1 > TREE_MAX_EDGES_SHOWN ? " .." : "");
+}
+
+/* C = 1 / value. */
+static void print_packing(const char *label, const themis_tp_graph_t *g,
+                          const themis_tp_packing_t *p, double ms, uint32_t show)
+{
+    if (THEMIS_TP_SINGLE == p->method) {
+        printf("%s: C(T)=%" PRIu64 "/%" PRIu64 " (one tree: the graph is too large for the "
+               "exact method) ms=%.3f\n", label, p->value.den, p->value.num, ms);
+        return;
+    }
+    if (p->exact) {
+        printf("%s: C(G)=%" PRIu64 "/%" PRIu64 " (%.6f) strength=%" PRIu64 "/%" PRIu64
+               " trees=%u ms=%.3f",
+               label, p->value.den, p->value.num, (double) p->value.den / p->value.num,
+               p->value.num, p->value.den, p->ntrees, ms);
+    } else {
+        printf("%s: C=%.6f strength>=%.6f trees=%u ms=%.3f", label, 1.0 / p->value_f,
+               p->value_f, p->ntrees, ms);
+    }
+    if (THEMIS_TP_LP == p->method || THEMIS_TP_MW == p->method) {
+        printf(" rounds=%u", p->iterations);
+    }
+    if (THEMIS_TP_MW == p->method) {
+        printf(" bound=%.6f gap=%.4f%%", 1.0 / p->bound_f,
+               100.0 * (1.0 - p->value_f / p->bound_f));
+    }
+    printf("\n");
+    double sum = p->value_f;
+    for (uint32_t t = 0; t < p->ntrees && t < show; t++) {
+        if (NULL != p->w) {
+            printf("  tree %u share=%" PRIu64 "/%" PRIu64 " alpha=%.6f:", t, p->w[t],
+                   (uint64_t) (p->value.num * p->q / p->value.den), p->x[t] / sum);
+        } else {
+            printf("  tree %u x=%.6f alpha=%.6f:", t, p->x[t], p->x[t] / sum);
+        }
+        print_tree(g, &p->edges[(size_t) t * (g->n - 1)]);
+    }
+    if (p->ntrees > show) {
+        printf("  ... %u more trees (--trees N)\n", p->ntrees - show);
+    }
+}
+
+static void print_partition(const themis_tp_packing_t *p, uint32_t n)
+{
+    if (NULL == p->part) {
+        printf("certificate: none found (the exact method is optimal by Nash-Williams)\n");
+        return;
+    }
+    printf("certificate: %u parts, strength <= %" PRIu64 "/%" PRIu64 ":", p->nparts,
+           p->bound.num, p->bound.den);
+    for (uint32_t k = 0; k < p->nparts && k < 64; k++) {
+        printf(" {");
+        const char *sep = "";
+        uint32_t shown = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            if (p->part[v] == k) {
+                if (shown++ < 16) {
+                    printf("%s%u", sep, v);
+                    sep = ",";
+                }
+            }
+        }
+        printf("%s}", shown > 16 ? ",.." : "");
+    }
+    printf("%s\n", p->nparts > 64 ? " .." : "");
+}
+
+int themis_plan_cmd_treepack(int argc, char **argv)
+{
+    const char *spec = NULL, *method = "auto";
+    uint64_t bytes = 0;
+    uint32_t show = 32;
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "--help") || 0 == strcmp(argv[i], "-h")) {
+            printf("usage: themis-plan treepack --graph SPEC|FILE [--method "
+                   "auto|lp|exact|torus|mw] [--bytes S] [--trees N]\n"
+                   "  The optimal spanning-tree packing (optimal-message-scheduling-for-\n"
+                   "  aggregation.txt): C(G) exact, the trees and shares, the certificate\n"
+                   "  partition, Lemma 2.1, the best single tree and the rotated chains.\n"
+                   "  C is in units of S / B, B the graph's capacity unit (unit=).  auto:\n"
+                   "  the LP (up to %u nodes), the runtime's packing (torus or exact), MW\n"
+                   "  where neither applies.  --bytes S: the runtime's All-Reduce schedule\n"
+                   "  of S bytes through the link simulator.\n",
+                   LP_AUTO_MAX_NODES);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "themis-plan treepack: %s needs a value (try --help)\n", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (0 == strcmp(argv[i], "--graph")) {
+            spec = argv[++i];
+        } else if (0 == strcmp(argv[i], "--method")) {
+            method = argv[++i];
+        } else if (0 == strcmp(argv[i], "--bytes")) {
+            if (THEMIS_OK != themis_parse_size(argv[++i], &bytes) || 0 == bytes) {
+                fprintf(stderr, "themis-plan treepack: --bytes: '%s' is not a size\n", argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (0 == strcmp(argv[i], "--trees")) {
+            show = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else {
+            fprintf(stderr, "themis-plan treepack: unknown option %s (try --help)\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    int want_lp = 0 == strcmp(method, "lp"), want_exact = 0 == strcmp(method, "exact");
+    int want_torus = 0 == strcmp(method, "torus"), want_mw = 0 == strcmp(method, "mw");
+    int is_auto = 0 == strcmp(method, "auto");
+    if (NULL == spec || !(want_lp || want_exact || want_torus || want_mw || is_auto)) {
+        fprintf(stderr, "themis-plan treepack: want --graph SPEC|FILE and --method "
+                "auto|lp|exact|torus|mw (try --help)\n");
+        return EXIT_USAGE;
+    }
+    themis_graph_t graph;
+    themis_parse_error_t e;
+    themis_graph_opts_t o;
+    themis_graph_opts_default(&o);
+    if (THEMIS_OK != themis_graph_load(spec, &o, &graph, &e)) {
+        fprintf(stderr, "themis-plan treepack: %s: %s\n", spec, e.message);
+        return EXIT_USAGE;
+    }
+    themis_tp_graph_t g;
+    char why[256] = "";
+    themis_status_t st = themis_tp_from_graph(&graph, &g, why, sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan treepack: %s: %s\n", spec, why);
+        themis_graph_free(&graph);
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    int rc = 0;
+    uint64_t capsum = 0;
+    for (uint32_t k = 0; k < g.m; k++) {
+        capsum += g.cap[k];
+    }
+    printf("graph=%s nodes=%u edges=%u unit_bps=%" PRIu64 " capacity=%" PRIu64 "\n", spec, g.n,
+           g.m, g.unit_bps, capsum);
+
+    /* The optimum, by every method asked for; best: the one to compare. */
+    themis_tp_packing_t best;
+    int have_best = 0;
+    memset(&best, 0, sizeof(best));
+    if (want_lp || (is_auto && g.n <= LP_AUTO_MAX_NODES)) {
+        themis_tp_packing_t p;
+        double t0 = now_ms();
+        st = themis_tp_lp(&g, LP_MAX_ROUNDS, &p, why, sizeof(why));
+        double ms = now_ms() - t0;
+        if (THEMIS_OK == st) {
+            print_packing("lp", &g, &p, ms, show);
+            print_partition(&p, g.n);
+            best = p;
+            have_best = 1;
+        } else {
+            printf("lp: %s\n", why);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    if (want_torus || want_exact || is_auto) {
+        themis_tp_packing_t p;
+        double t0 = now_ms();
+        st = want_torus   ? themis_tp_torus(&g, &p, why, sizeof(why))
+             : want_exact ? themis_tp_exact(&g, &p, why, sizeof(why))
+                          : themis_tp_solve(&g, &p, why, sizeof(why));
+        double ms = now_ms() - t0;
+        if (THEMIS_OK == st) {
+            char label[32];
+            snprintf(label, sizeof(label), "runtime(%s)", themis_tp_method_name(p.method));
+            print_packing(label, &g, &p, ms, have_best ? 0 : show);
+            if (!have_best && THEMIS_TP_SINGLE != p.method) {
+                print_partition(&p, g.n);
+            }
+            if (have_best && best.exact
+                && (best.value.num != p.value.num || best.value.den != p.value.den)) {
+                printf("runtime(%s): differs from the LP optimum\n", themis_tp_method_name(p.method));
+                rc = EXIT_RUNTIME;
+            }
+            if (bytes > 0) {
+                themis_xfer_sched_t s;
+                uint32_t cpw = themis_tp_chunks_for(&p, 96);
+                if (THEMIS_OK == themis_tp_allreduce_schedule(&g, &p, cpw, &s, why, sizeof(why))) {
+                    printf("schedule: %u units, %u transfers\n", s.nunits, s.nxfers);
+                    int r = themis_plan_link_sim_report("treepack", &graph, &s,
+                                                        bytes / s.nunits * s.nunits);
+                    rc = 0 != r ? r : rc;
+                    themis_xfer_free(&s);
+                } else {
+                    printf("schedule: %s\n", why);
+                }
+            }
+            if (!have_best) {
+                best = p;
+                have_best = 1;
+            } else {
+                themis_tp_packing_free(&p);
+            }
+        } else {
+            printf("runtime: %s\n", why);
+            rc = (want_torus || want_exact) ? EXIT_RUNTIME : rc;
+        }
+    }
+    if (want_mw || (is_auto && (!have_best || THEMIS_TP_SINGLE == best.method))) {
+        themis_tp_packing_t p;
+        double t0 = now_ms();
+        st = themis_tp_mw(&g, MW_EPS, MW_MAX_ITERS, &p);
+        double ms = now_ms() - t0;
+        if (THEMIS_OK == st) {
+            print_packing("mw", &g, &p, ms, 0);
+            themis_tp_packing_free(&p);
+        } else {
+            printf("mw: %s\n", themis_status_string(st));
+            rc = EXIT_RUNTIME;
+        }
+    }
+
+    themis_tp_bounds_t b;
+    themis_tp_packing_t mwst, chains;
+    if (THEMIS_OK == themis_tp_bounds(&g, &b, &mwst)) {
+        char cg[64] = " (not exact)";
+        if (have_best && best.exact) {
+            snprintf(cg, sizeof(cg), "=%" PRIu64 "/%" PRIu64, best.value.den, best.value.num);
+        }
+        printf("lemma2.1: max_c=%" PRIu64 "/%" PRIu64 " >= C(T_mwst)=%" PRIu64 "/%" PRIu64
+               " >= C(G)%s >= (n-1)/sum_cap=%" PRIu64 "/%" PRIu64 "\n",
+               b.max_c.num, b.max_c.den, b.c_mwst.num, b.c_mwst.den, cg, b.c_lower.num,
+               b.c_lower.den);
+        printf("heuristic mwst: C=%" PRIu64 "/%" PRIu64 ":", b.c_mwst.num, b.c_mwst.den);
+        print_tree(&g, mwst.edges);
+        if (have_best && best.exact) {
+            printf("gain mwst: %.4fx\n", (double) best.value.num * b.c_mwst.num
+                                             / ((double) best.value.den * b.c_mwst.den));
+        }
+        themis_tp_packing_free(&mwst);
+    }
+    if (THEMIS_OK == themis_tp_rotated_chains(&g, &chains)) {
+        printf("heuristic chains: C=%" PRIu64 "/%" PRIu64 " (%u chains of one Hamiltonian "
+               "cycle):", chains.value.den, chains.value.num, chains.ntrees);
+        print_tree(&g, chains.edges);
+        if (have_best && best.exact) {
+            printf("gain chains: %.4fx\n",
+                   (double) best.value.num * chains.value.den
+                       / ((double) best.value.den * chains.value.num));
+        }
+        themis_tp_packing_free(&chains);
+    } else {
+        printf("heuristic chains: no Hamiltonian cycle found (up to %u nodes)\n",
+               THEMIS_TP_CHAINS_MAX_NODES);
+    }
+    themis_tp_packing_free(&best);
+    themis_tp_graph_free(&g);
+    themis_graph_free(&graph);
+    return rc;
+}
