@@ -541,6 +541,34 @@ static uint64_t carried(const themis_graph_t *g, const uint32_t *l, uint32_t n,
     return sum;
 }
 
+/* The least T by which links l[0 .. nl) can deliver `need` chunks;
+ * UINT64_MAX when they cannot (no working link). */
+static themis_time_t least_time(const themis_graph_t *g, const uint32_t *l, uint32_t nl,
+                                const themis_time_t *ser, uint64_t need)
+{
+    /* hi: what the best single link alone takes; lo: too little. */
+    themis_time_t hi = UINT64_MAX, lo = 0;
+    for (uint32_t i = 0; i < nl; ++i) {
+        themis_time_t s = ser[l[i]];
+        if (0 != s && need <= (UINT64_MAX / 4) / s) {
+            themis_time_t t = need * s + g->links[l[i]].lat_ps;
+            hi = t < hi ? t : hi;
+        }
+    }
+    if (UINT64_MAX == hi) {
+        return hi;
+    }
+    while (lo + 1 < hi) {
+        themis_time_t mid = lo + (hi - lo) / 2;
+        if (carried(g, l, nl, ser, mid) >= need) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return hi;
+}
+
 themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                        uint64_t chunk_bytes)
 {
@@ -548,53 +576,43 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
     for (uint32_t v = 0; v < g->nnodes; ++v) {
         n += !g->node_failed[v];
     }
-    uint64_t need = (uint64_t) (n - (0 < n)) * k * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1);
-    int out_links = THEMIS_COLL_REDUCE_SCATTER == coll;
+    uint64_t need = (uint64_t) (n - (0 < n)) * k;
     themis_time_t *ser = calloc(g->nlinks ? g->nlinks : 1, sizeof(*ser));
+    uint32_t *all = calloc(g->nlinks ? g->nlinks : 1, sizeof(*all));
     themis_time_t bound = 0;
 
-    if (0 == need || 0 == chunk_bytes) {
+    if (NULL == ser || NULL == all) {
         free(ser);
-        return 0;
-    }
-    if (NULL == ser) {
+        free(all);
         return UINT64_MAX;
     }
     for (uint32_t l = 0; l < g->nlinks; ++l) {
         ser[l] = themis_graph_link_working(g, l) ? ser_ps(chunk_bytes, g->links[l].bw_bps) : 0;
+        all[l] = l;
     }
-    for (uint32_t v = 0; v < g->nnodes && UINT64_MAX != bound; ++v) {
+    for (uint32_t v = 0; 0 != need && 0 != chunk_bytes && v < g->nnodes; ++v) {
         if (g->node_failed[v]) {
             continue;
         }
-        const uint32_t *l = out_links ? g->out_links + g->out_first[v]
-                                      : g->in_links + g->in_first[v];
-        uint32_t nl = out_links ? g->out_first[v + 1] - g->out_first[v]
-                                : g->in_first[v + 1] - g->in_first[v];
-        /* hi: what the best single link alone takes, lo: too little. */
-        themis_time_t hi = UINT64_MAX, lo = 0;
-        for (uint32_t i = 0; i < nl; ++i) {
-            themis_time_t s = ser[l[i]];
-            if (0 != s && need <= (UINT64_MAX / 2) / s) {
-                themis_time_t t = need * s + g->links[l[i]].lat_ps;
-                hi = t < hi ? t : hi;
-            }
-        }
-        if (UINT64_MAX == hi) {
-            bound = UINT64_MAX;
-            break;
-        }
-        while (lo + 1 < hi) {
-            themis_time_t mid = lo + (hi - lo) / 2;
-            if (carried(g, l, nl, ser, mid) >= need) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        bound = hi > bound ? hi : bound;
+        /* every chunk but its own arrives (AG), every contribution of its
+         * own but to its own leaves (RS); allreduce does both */
+        themis_time_t t_in = least_time(g, g->in_links + g->in_first[v],
+                                        g->in_first[v + 1] - g->in_first[v], ser, need);
+        themis_time_t t_out = least_time(g, g->out_links + g->out_first[v],
+                                         g->out_first[v + 1] - g->out_first[v], ser, need);
+        themis_time_t t = THEMIS_COLL_ALLGATHER == coll         ? t_in
+                          : THEMIS_COLL_REDUCE_SCATTER == coll ? t_out
+                          : (t_in > t_out ? t_in : t_out);
+        bound = t > bound ? t : bound;
+    }
+    if (THEMIS_COLL_ALLREDUCE == coll && 0 != need && 0 != chunk_bytes && UINT64_MAX != bound) {
+        /* An allreduce moves at least 2 n (n k - k) chunks in all: each
+         * node's contributions leave it, every result reaches it. */
+        themis_time_t t = least_time(g, all, g->nlinks, ser, 2 * (uint64_t) n * need);
+        bound = t > bound ? t : bound;
     }
     free(ser);
+    free(all);
     return bound;
 }
 

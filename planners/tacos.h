@@ -94,14 +94,14 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
                                         uint64_t chunk_bytes, uint32_t nseeds,
                                         themis_xfer_sched_t *out, char *why, size_t len);
 
-/* A lower bound on the collective's time under the model above: the
- * latest over nodes of the least T by which the node's links (in-links;
- * out-links for reduce-scatter) can carry what it must receive (send):
- * nchunks - k chunks, 2 (nchunks - k) for allreduce (a reduce-scatter and
- * an all-gather: every node receives 2 (N-1)/N of the vector), a link
- * carrying floor((T - lat) / ser) chunks by T.  On a homogeneous graph:
- * ceil((N*k - k) / smallest in-degree) x ser + lat.  0 when nothing
- * moves; UINT64_MAX when a node has no working link. */
+/* A lower bound on the collective's time under the model above, a link
+ * carrying floor((T - lat) / ser) chunks by T: the latest over nodes of
+ * the least T by which the node's in-links carry the nchunks - k chunks it
+ * lacks (allgather), its out-links the nchunks - k contributions it must
+ * give (reduce-scatter), both for allreduce, which also moves at least
+ * 2 N (nchunks - k) chunks over all links together.  On a homogeneous
+ * graph the allgather's is ceil((N*k - k) / smallest in-degree) x ser +
+ * lat.  0 when nothing moves; UINT64_MAX when a node has no working link. */
 themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                        uint64_t chunk_bytes);
 

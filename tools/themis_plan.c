@@ -2446,6 +2446,7 @@ static void usage(FILE *f)
         "  xfer       a transfer schedule (ring) through the link-level simulator\n"
         "  msccl      check, re-export, draw or simulate an MSCCL-XML schedule\n"
         "  export     an algorithm's programs as MSCCL-XML (--msccl OUT.xml)\n"
+        "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2467,7 +2468,8 @@ int main(int argc, char **argv)
         {"graph", themis_plan_cmd_graph},
         {"xfer", themis_plan_cmd_xfer},
         {"msccl", themis_plan_cmd_msccl},
-        {"export", themis_plan_cmd_export}
+        {"export", themis_plan_cmd_export},
+        {"synth", themis_plan_cmd_synth}
     };
 
     if (argc < 2) {

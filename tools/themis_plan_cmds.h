@@ -46,5 +46,7 @@ int themis_plan_cmd_msccl(int argc, char **argv);
 /* `themis-plan export --msccl OUT.xml ...`: an algorithm's programs as
  * MSCCL-XML (tools/themis_plan_export.c). */
 int themis_plan_cmd_export(int argc, char **argv);
+/* `themis-plan synth ...`: TACOS (tools/themis_plan_synth.c). */
+int themis_plan_cmd_synth(int argc, char **argv);
 
 #endif

@@ -158,6 +158,13 @@ static void test_check_many_graphs(void)
                 UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &ag, (themis_coll_t) c, &s));
                 UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s k=%u %s: %s",
                             specs[i], k, themis_coll_name((themis_coll_t) c), why);
+                themis_link_sim_t sim;
+                UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, 1000, &sim, why, sizeof(why)));
+                UNIT_CHECKF(sim.total_ps >= themis_tacos_lower_bound(&g, (themis_coll_t) c, k,
+                                                                     1000),
+                            "%s k=%u %s: below the bound", specs[i], k,
+                            themis_coll_name((themis_coll_t) c));
+                themis_link_sim_free(&sim);
                 if (n <= 12 && k <= 2) {
                     run_programs(&s, (uint64_t) n * k * 2, 1 + k % 2, 6);
                 }
