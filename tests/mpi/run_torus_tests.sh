@@ -84,9 +84,10 @@ mapfile -t AUTO < <(algos auto)
 # The algorithm table's own list (themis-plan algorithms), not a copy of it:
 # each row requested for all three collectives on a 3x3 torus, where every
 # row applies, runs as itself and gives correct results.
-# `schedule` runs a user's file: tests/mpi/run_msccl_tests.sh.
+# `schedule` runs a user's file: tests/mpi/run_msccl_tests.sh; `tacos` needs
+# vectors that divide into its units: tests/mpi/run_tacos_tests.sh.
 for name in $("$BUILD/tools/themis-plan" algorithms --names); do
-    [ "$name" = schedule ] && continue
+    [ "$name" = schedule ] || [ "$name" = tacos ] && continue
     mapfile -t ROW < <(algos "$name")
     matrix "3x3 vader table row $name" 180 9 tiny/ns "$name" "${VADER[@]}" "${T[@]}" 3x3 \
         "${ROW[@]}"
@@ -127,14 +128,14 @@ opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_ve
       --mca coll_themis_dim_bandwidths 1Gb --mca coll_themis_dim_latencies 30ns
       --mca coll_themis_chunks 16)
 args=(--level tiny --no-subcomms); launcher=()
-need=('coll_matrix algorithms: rank 0 themis/rings/torus2d/schedule/substitutions: allreduce=[0-9]+/[1-9][0-9]*/[1-9][0-9]*/0/0 '
+need=('coll_matrix algorithms: rank 0 themis/rings/torus2d/schedule/tacos/substitutions: allreduce=[0-9]+/[1-9][0-9]*/[1-9][0-9]*/0/0/0 '
       'auto: allreduce of 1544 bytes -> rings'
       'auto: allreduce of 28 bytes -> torus2d')
 run "4x3 vader auto: cost model picks rings and torus2d" 180 12
 # Same ranks without a torus (kind sw): auto never picks rings/torus2d.
 opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dims 3x3 "${AUTO[@]}")
 args=(--level tiny --algo themis); launcher=()
-need=('coll_matrix algorithms: rank 0 themis/rings/torus2d/schedule/substitutions: allreduce=[1-9][0-9]*/0/0/0/0 reduce_scatter=[1-9][0-9]*/0/0/0/0 reduce_scatter_block=[1-9][0-9]*/0/0/0/0 allgather=[1-9][0-9]*/0/0/0/0')
+need=('coll_matrix algorithms: rank 0 themis/rings/torus2d/schedule/tacos/substitutions: allreduce=[1-9][0-9]*/0/0/0/0/0 reduce_scatter=[1-9][0-9]*/0/0/0/0/0 reduce_scatter_block=[1-9][0-9]*/0/0/0/0/0 allgather=[1-9][0-9]*/0/0/0/0/0')
 run "dims=3x3 (kind sw) vader auto: Themis only" 180 9
 
 # ------------------------------------------------------------ failures
@@ -160,7 +161,7 @@ bad "torus=3x3 with dim_kinds=sw: conflict steps aside" 9 \
     'coll_themis_torus = "3x3": torus links go both ways' \
     -- "${T[@]}" 3x3 --mca coll_themis_dim_kinds sw
 bad "allgather_algorithm=ring: bad parameter steps aside" 4 \
-    'coll_themis_allgather_algorithm = "ring": must be auto, themis, rings, torus2d or schedule' \
+    'coll_themis_allgather_algorithm = "ring": must be auto, themis, rings, torus2d, schedule or tacos' \
     -- --mca coll_themis_allgather_algorithm ring
 # A torus of another size than the communicator: an automatic shape (not a
 # torus, so auto runs Themis), said once.
