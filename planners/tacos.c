@@ -424,7 +424,8 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     return THEMIS_OK;
 }
 
-/* Reduce-scatter part: the sends reversed, each child's partial sum into
+/* Reduce-scatter part: rev's sends (an All-Gather on the transpose)
+ * reversed, each child's partial sum into
  * a scratch unit of its parent and folded into the parent's INPUT unit;
  * then each owner's copy to its OUTPUT (out_base: 0 for allreduce, whose
  * OUTPUT is the whole vector, the owner's first chunk for reduce-scatter). */
@@ -434,7 +435,8 @@ static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph
     themis_status_t st = THEMIS_OK;
     for (uint32_t i = ag->nsends; i-- > 0 && THEMIS_OK == st;) {
         const themis_tacos_send_t *x = &ag->sends[i];
-        uint32_t parent = g->links[x->link].src, child = g->links[x->link].dst;
+        /* a send parent -> child on the transpose: link child -> parent */
+        uint32_t parent = g->links[x->link].dst, child = g->links[x->link].src;
         uint64_t s = slot[parent]++;
         st = themis_xfer_tracker_add(tr, child, parent, THEMIS_XFER_COPY, THEMIS_BUF_INPUT,
                                      x->chunk, THEMIS_BUF_SCRATCH, s, 1);
@@ -451,48 +453,53 @@ static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph
     return st;
 }
 
-themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *ag,
-                                      themis_coll_t coll, themis_xfer_sched_t *out)
+themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                      themis_xfer_sched_t *out)
 {
     themis_xfer_tracker_t tr;
     themis_status_t st;
-    uint32_t n = ag->nnodes, k = ag->k;
+    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
     uint64_t *slot;
 
     memset(out, 0, sizeof(*out));
-    if (g->nnodes != n || 0 == n || (THEMIS_COLL_ALLREDUCE != coll
-        && THEMIS_COLL_REDUCE_SCATTER != coll && THEMIS_COLL_ALLGATHER != coll)) {
+    if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+         && THEMIS_COLL_ALLGATHER != coll)
+        || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
+        || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
+        || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k))) {
         return THEMIS_ERR_INVALID;
     }
+    uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
     slot = calloc(n, sizeof(*slot));
     if (NULL == slot) {
         return THEMIS_ERR_NOMEM;
     }
     /* Scratch: one unit per reduce-scatter message a node receives, the
-     * number of sends it makes in the All-Gather. */
+     * number of sends it makes in the All-Gather on the transpose. */
     uint64_t most = 0;
-    for (uint32_t i = 0; i < ag->nsends; ++i) {
-        uint64_t c = ++slot[g->links[ag->sends[i].link].src];
+    for (uint32_t i = 0; THEMIS_COLL_ALLGATHER != coll && i < rev->nsends; ++i) {
+        uint64_t c = ++slot[g->links[rev->sends[i].link].dst];
         most = c > most ? c : most;
     }
     memset(slot, 0, n * sizeof(*slot));
-    themis_xfer_init(out, coll, n, ag->nchunks);
-    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seed %u", themis_coll_name(coll), k,
-             ag->seed);
-    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : ag->nchunks;
-    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : ag->nchunks;
-    out->buf_units[THEMIS_BUF_SCRATCH] = THEMIS_COLL_ALLGATHER == coll ? 0 : most;
+    themis_xfer_init(out, coll, n, nchunks);
+    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
+             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
+    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
+    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
+    out->buf_units[THEMIS_BUF_SCRATCH] = most;
     st = themis_xfer_tracker_init(&tr, out);
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_part(&tr, g, ag, THEMIS_COLL_ALLREDUCE == coll, slot);
+        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot);
     }
     for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
         st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
                                      THEMIS_BUF_OUTPUT, (uint64_t) r * k, k);
     }
-    for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < ag->nsends;
+    for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < fwd->nsends;
          ++i) {
-        const themis_tacos_send_t *x = &ag->sends[i];
+        const themis_tacos_send_t *x = &fwd->sends[i];
         uint32_t u = g->links[x->link].src, v = g->links[x->link].dst;
         /* An All-Gather's owner sends from its input, so its first sends
          * need not wait for its local copy. */
@@ -510,24 +517,64 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
     return st;
 }
 
+themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out)
+{
+    char why[128];
+    themis_status_t st = themis_graph_init(out, g->nnodes);
+    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
+        st = themis_graph_add_link(out, g->links[l].dst, g->links[l].src, g->links[l].bw_bps,
+                                   g->links[l].lat_ps);
+    }
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(out, why, sizeof(why));
+    }
+    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
+        out->links[l].failed = g->links[l].failed;
+    }
+    for (uint32_t v = 0; THEMIS_OK == st && v < g->nnodes; ++v) {
+        out->node_failed[v] = g->node_failed[v];
+    }
+    if (THEMIS_OK != st) {
+        themis_graph_free(out);
+    }
+    return st;
+}
+
 themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                         uint64_t chunk_bytes, uint32_t nseeds,
                                         themis_xfer_sched_t *out, char *why, size_t len)
 {
-    themis_tacos_ag_t ag;
-    themis_status_t st = themis_tacos_allgather(g, k, chunk_bytes, nseeds, &ag, why, len);
+    themis_tacos_ag_t rev, fwd;
+    themis_graph_t t;
+    themis_status_t st = THEMIS_OK;
+
     memset(out, 0, sizeof(*out));
+    memset(&rev, 0, sizeof(rev));
+    memset(&fwd, 0, sizeof(fwd));
+    memset(&t, 0, sizeof(t));
+    if (THEMIS_COLL_ALLGATHER != coll) {
+        st = themis_tacos_transpose(g, &t);
+        if (THEMIS_OK == st) {
+            st = themis_tacos_allgather(&t, k, chunk_bytes, nseeds, &rev, why, len);
+        }
+    }
+    if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
+        st = themis_tacos_allgather(g, k, chunk_bytes, nseeds, &fwd, why, len);
+    }
     if (THEMIS_OK == st) {
-        st = themis_tacos_schedule(g, &ag, coll, out);
+        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
+                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, out);
         if (THEMIS_OK != st) {
             snprintf(why, len, "no schedule from the synthesis");
         }
     }
-    themis_tacos_ag_free(&ag);
+    themis_tacos_ag_free(&rev);
+    themis_tacos_ag_free(&fwd);
+    themis_graph_free(&t);
     return st;
 }
 
-/* Chunks the links l[0 .. n) deliver by T. */
+/* Chunks the links l[0 .. nl) deliver by T. */
 static uint64_t carried(const themis_graph_t *g, const uint32_t *l, uint32_t n,
                         const themis_time_t *ser, themis_time_t T)
 {

@@ -31,8 +31,9 @@
  * (Sec. VI-C), so every rank that runs the same call gets the same
  * schedule.
  *
- * Reduce-Scatter is the All-Gather reversed in time (Sec. VII-A): chunk
- * c's All-Gather tree, leaves first, with joins.  A node v's partial sum of
+ * Reduce-Scatter is an All-Gather reversed in time (Sec. VII-A): one
+ * synthesized on the transposed graph (so that reversed sends use links
+ * that exist), chunk c's tree leaves first, with joins.  A node v's partial sum of
  * c lives in its INPUT unit c; each child's partial sum arrives in its
  * own SCRATCH unit and is folded in by a local REDUCE; v sends its partial
  * sum to its All-Gather parent once every child's contribution is folded
@@ -82,12 +83,18 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
 void themis_tacos_ag_free(themis_tacos_ag_t *ag);
 
 /* The collective (allgather, reduce-scatter, allreduce) as a transfer
- * schedule from ag (see above); it passes themis_xfer_check.  Transfers:
- * allgather nnodes*(nchunks - k) + nnodes, reduce-scatter
- * 2*nnodes*(nchunks - k) + nchunks, allreduce the sum of both minus
- * nnodes.  THEMIS_ERR_INVALID, THEMIS_ERR_NOMEM. */
-themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *ag,
-                                      themis_coll_t coll, themis_xfer_sched_t *out);
+ * schedule on g (see above): rev is an All-Gather synthesized on g's
+ * transpose (themis_tacos_transpose; reduce-scatter and allreduce), whose
+ * sends reversed in time run over g's links, fwd one on g (allgather and
+ * allreduce); the other may be NULL.  It passes themis_xfer_check.
+ * Transfers: allgather nnodes*(nchunks - k) + nnodes, reduce-scatter
+ * 2*nnodes*(nchunks - k) + nchunks, allreduce their sum minus nnodes.
+ * THEMIS_ERR_INVALID, THEMIS_ERR_NOMEM. */
+themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                      themis_xfer_sched_t *out);
+/* g with every link reversed, in the same order, the same failures. */
+themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out);
 
 /* Synthesis and schedule in one: what the algorithm row and the CLI run. */
 themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,

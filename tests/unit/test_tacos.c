@@ -155,7 +155,8 @@ static void test_check_many_graphs(void)
             check_causal(&g, &ag, 1000);
             for (int c = 0; c < 3; c++) {
                 themis_xfer_sched_t s;
-                UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &ag, (themis_coll_t) c, &s));
+                UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, (themis_coll_t) c, k, 1000, 3,
+                                                                &s, why, sizeof(why)));
                 UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s k=%u %s: %s",
                             specs[i], k, themis_coll_name((themis_coll_t) c), why);
                 themis_link_sim_t sim;
@@ -256,7 +257,7 @@ static void test_lower_bound(void)
         UNIT_CHECKF(ag.time_ps >= lb && ag.time_ps <= lb + cases[i].slack * ser
                     + cases[i].lats * lat, "%s k=%u: %llu ps, bound %llu", cases[i].spec,
                     cases[i].k, (unsigned long long) ag.time_ps, (unsigned long long) lb);
-        UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &ag, THEMIS_COLL_ALLGATHER, &s));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, NULL, &ag, THEMIS_COLL_ALLGATHER, &s));
         UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, bytes, &sim, why, sizeof(why)));
         UNIT_CHECKF(sim.total_ps == ag.time_ps, "%s: simulated %llu, synthesized %llu",
                     cases[i].spec, (unsigned long long) sim.total_ps,
