@@ -45,7 +45,7 @@ for c in allreduce reduce_scatter allgather; do
     mapfile -t T27 < <(tacos_opts torus3d:3x3x3)
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T27[@]}")
     args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level tiny)
-    run "torus3d:3x3x3 $c" 1200 27
+    run "torus3d:3x3x3 $c" 2400 27
 done
 # Vectors that do not divide into the units: Themis runs instead, counted.
 mapfile -t T16 < <(tacos_opts mesh2d:4x4)
