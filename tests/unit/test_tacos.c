@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm.h"
 #include "link_sim.h"
 #include "tacos.h"
 #include "unit.h"
@@ -295,6 +296,85 @@ static void test_failures(void)
     themis_graph_free(&g);
 }
 
+/* Row `tacos` through the table: every rank's program on a 3x3 torus
+ * with its graph computes the collective (vexec), the schedules kept in
+ * the row's state; a vector
+ * that does not divide into 9 units runs Themis instead; without a graph
+ * the row builds on the dimensions but is not costed. */
+static void test_row(void)
+{
+    int a = themis_algorithm_index("tacos");
+    themis_topology_t t = unit_topology("biring:3:100Gb:1us_biring:3:100Gb:1us");
+    themis_graph_t g = load("torus2d:3x3,bw=100Gb,lat=1us");
+    themis_algo_cost_params_t params;
+    themis_algo_cost_params_init(&params);
+    void *state = NULL;
+    char why[256] = "";
+    for (int c = 0; c < 3; c++) {
+        uint64_t count = 0 == c ? 18 : 2, recv[9];
+        themis_algo_input_t in = {.topo = &t, .coll = (themis_coll_t) c, .bytes = 18 * 8,
+                                  .params = &params, .state = &state, .graph = &g, .elems = 18,
+                                  .why = why, .why_len = sizeof(why)};
+        themis_plan_request_t req;
+        themis_program_t progs[9], *pp[9];
+        memset(&req, 0, sizeof(req));
+        for (int r = 0; r < 9; r++) {
+            recv[r] = 2;
+        }
+        req.coll = (themis_coll_t) c;
+        req.count = THEMIS_COLL_REDUCE_SCATTER == c ? 0 : count;
+        req.recvcounts = recv;
+        req.chunks_in_flight = 2;
+        for (int r = 0; r < 9; r++) {
+            req.rank = r;
+            UNIT_CHECKF(THEMIS_OK == themis_algorithm_get(a)->build(&in, &req, &progs[r]), "%s",
+                        why);
+            pp[r] = &progs[r];
+        }
+        int64_t in_v[9][18], out_v[9][18];
+        const void *ins[9];
+        void *outs[9];
+        for (int r = 0; r < 9; r++) {
+            for (int i = 0; i < 18; i++) {
+                in_v[r][i] = 100 * r + i;
+            }
+            ins[r] = in_v[r];
+            outs[r] = out_v[r];
+        }
+        char err[256];
+        UNIT_CHECKF(0 == vexec_run(9, pp, ins, outs, sizeof(int64_t), sum_i64, 7, err,
+                                   sizeof(err)), "%s", err);
+        for (int r = 0; r < 9; r++) {
+            int n = THEMIS_COLL_REDUCE_SCATTER == c ? 2 : 18;
+            for (int i = 0; i < n; i++) {
+                int64_t want = 0;
+                if (THEMIS_COLL_ALLGATHER == c) {
+                    want = in_v[i / 2][i % 2];
+                } else {
+                    int gi = THEMIS_COLL_REDUCE_SCATTER == c ? 2 * r + i : i;
+                    for (int q = 0; q < 9; q++) {
+                        want += in_v[q][gi];
+                    }
+                }
+                UNIT_CHECK(out_v[r][i] == want);
+            }
+            themis_program_free(&progs[r]);
+        }
+        themis_algo_choice_t ch;
+        in.elems = 10;
+        UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch));
+        UNIT_CHECK(0 == ch.index && ch.substituted);
+        in.elems = 18;
+        in.graph = NULL;
+        themis_time_t tm;
+        UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch) && a == ch.index);
+        UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_algorithm_get(a)->cost(&in, &tm));
+    }
+    UNIT_CHECK(NULL != state);
+    themis_algorithm_get(a)->state_free(state);
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_check_many_graphs);
@@ -302,5 +382,6 @@ int main(void)
     UNIT_RUN(test_deterministic);
     UNIT_RUN(test_lower_bound);
     UNIT_RUN(test_failures);
+    UNIT_RUN(test_row);
     UNIT_EXIT();
 }
