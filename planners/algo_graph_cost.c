@@ -113,6 +113,10 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
         }
         return simulate(in, in->xsched, in->xsched->nunits, time);
     }
+    /* A synthesizing row simulates the schedule it synthesized. */
+    if (a == themis_algorithm_get(themis_algorithm_index("tacos"))) {
+        return a->cost(in, time);
+    }
     /* Each chunk's blocks one element: the call's chunks while they fit. */
     uint64_t per_chunk = p;
     uint32_t chunks = in->params->themis_chunks;

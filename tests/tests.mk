@@ -118,4 +118,10 @@ tests_unit_test_treepack_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
     tests/unit/test_graph tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
     tests/unit/test_clos \
-    tests/unit/test_treepack
+    tests/unit/test_treepack \
+    tests/unit/test_tacos
+
+check_PROGRAMS += tests/unit/test_tacos
+tests_unit_test_tacos_SOURCES = tests/unit/test_tacos.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h
+tests_unit_test_tacos_LDADD = $(UNIT_LDADD)

@@ -2448,6 +2448,7 @@ static void usage(FILE *f)
         "  export     an algorithm's programs as MSCCL-XML (--msccl OUT.xml)\n"
         "  route      one spine per flow on a 2-layer Clos (greedy, exact, ilp, ecmp)\n"
         "  treepack   the optimal spanning-tree packing of a graph, C(G) exact\n"
+        "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2471,7 +2472,8 @@ int main(int argc, char **argv)
         {"msccl", themis_plan_cmd_msccl},
         {"export", themis_plan_cmd_export},
         {"route", themis_plan_cmd_route},
-        {"treepack", themis_plan_cmd_treepack}
+        {"treepack", themis_plan_cmd_treepack},
+        {"synth", themis_plan_cmd_synth}
     };
 
     if (argc < 2) {

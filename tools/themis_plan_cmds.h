@@ -52,5 +52,7 @@ int themis_plan_cmd_route(int argc, char **argv);
 /* `themis-plan treepack --graph SPEC|FILE ...`: the optimal spanning-tree
  * packing (tools/themis_plan_treepack.c). */
 int themis_plan_cmd_treepack(int argc, char **argv);
+/* `themis-plan synth ...`: TACOS (tools/themis_plan_synth.c). */
+int themis_plan_cmd_synth(int argc, char **argv);
 
 #endif

@@ -85,10 +85,10 @@ mapfile -t AUTO < <(algos auto)
 # each row requested for all three collectives on a 3x3 torus, where every
 # row applies, runs as itself and gives correct results.
 # `schedule` runs a user's file: tests/mpi/run_msccl_tests.sh; `treepack`
-# needs coll_themis_graph: tests/mpi/run_treepack_tests.sh.
+# needs coll_themis_graph: tests/mpi/run_treepack_tests.sh; `tacos` needs
+# vectors that divide into its units: tests/mpi/run_tacos_tests.sh.
 for name in $("$BUILD/tools/themis-plan" algorithms --names); do
-    [ "$name" = schedule ] && continue
-    [ "$name" = treepack ] && continue
+    [ "$name" = schedule ] || [ "$name" = treepack ] || [ "$name" = tacos ] && continue
     mapfile -t ROW < <(algos "$name")
     matrix "3x3 vader table row $name" 180 9 tiny/ns "$name" "${VADER[@]}" "${T[@]}" 3x3 \
         "${ROW[@]}"
@@ -162,7 +162,7 @@ bad "torus=3x3 with dim_kinds=sw: conflict steps aside" 9 \
     'coll_themis_torus = "3x3": torus links go both ways' \
     -- "${T[@]}" 3x3 --mca coll_themis_dim_kinds sw
 bad "allgather_algorithm=ring: bad parameter steps aside" 4 \
-    'coll_themis_allgather_algorithm = "ring": must be auto, themis, rings, torus2d,? (or )?schedule' \
+    'coll_themis_allgather_algorithm = "ring": must be auto, themis, rings, torus2d,? (schedule|[a-z0-9_, ]+ or [a-z0-9_]+)' \
     -- --mca coll_themis_allgather_algorithm ring
 # A torus of another size than the communicator: an automatic shape (not a
 # torus, so auto runs Themis), said once.

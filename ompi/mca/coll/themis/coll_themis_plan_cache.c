@@ -204,6 +204,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
                               .params = &params, .state = NULL,
                               .xsched = 0 < xs->nxfers ? xs : NULL,
                               .graph = graph_for(comm, nranks), .dim_algo = m->dim_algo,
+                              .elems = elems,
                               .why = why, .why_len = sizeof(why)};
     if (cfg->schedule_set[coll] && NULL == in.xsched
         && themis_algorithm_index("schedule") == requested) {

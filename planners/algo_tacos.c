@@ -1,0 +1,191 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Row `tacos` of the algorithm table (algorithm.h): a schedule synthesized
+ * by TACOS (tacos.h) for the communicator's graph, coll_themis_graph when
+ * it is set (node r = rank r), else the graph of its dimensions
+ * (themis_graph_from_topology; node i = rank i), compiled for this rank
+ * (transfer.h).  One chunk per rank (TACOS_K): the call's vector must
+ * divide into ranks x TACOS_K units, else Themis runs instead.  Every
+ * rank synthesizes the same schedule (integer times, fixed seeds), kept in
+ * the row's state per collective until the graph or the chunk size
+ * changes.  Cost: the link simulator on the synthesized schedule; `auto`
+ * weighs it only on a coll_themis_graph, where every row is costed by
+ * that simulator (on dimensions alone, the other rows' models differ).
+ */
+#include "algorithm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "hash.h"
+#include "link_sim.h"
+#include "tacos.h"
+
+/* Chunks per rank: one keeps the units (ranks) coarse enough for most
+ * calls to divide. */
+#define TACOS_K 1u
+/* Synthesis and the schedule's size grow with ranks squared. */
+#define TACOS_MAX_RANKS THEMIS_GRAPH_COST_MAX_RANKS
+
+typedef struct {
+    uint64_t key;               /* graph hash, collective, chunk bytes */
+    themis_xfer_sched_t s;      /* nxfers 0: none */
+} tacos_state_t;
+
+static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
+{
+    uint64_t p = themis_topology_npus(in->topo);
+    if (p > TACOS_MAX_RANKS) {
+        snprintf(why, len, "tacos synthesizes for up to %u ranks, not %llu", TACOS_MAX_RANKS,
+                 (unsigned long long) p);
+        return 0;
+    }
+    if (NULL != in->graph) {
+        for (uint32_t v = 0; v < in->graph->nnodes; ++v) {
+            if (in->graph->node_failed[v]) {
+                snprintf(why, len, "coll_themis_graph has failed node %u: give its working "
+                         "part (themis-plan synth --write-graph)", v);
+                return 0;
+            }
+        }
+    }
+    if (0 != in->elems && 0 != in->elems % (p * TACOS_K)) {
+        snprintf(why, len, "tacos needs a vector that divides into %llu units, not %llu elements",
+                 (unsigned long long) (p * TACOS_K), (unsigned long long) in->elems);
+        return 0;
+    }
+    return 1;
+}
+
+/* The schedule for in: from the state when it matches, else synthesized
+ * (into the state when there is one, else into *tmp). */
+static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
+                                 const themis_xfer_sched_t **out)
+{
+    themis_graph_t own;
+    const themis_graph_t *g = in->graph;
+    uint64_t p = themis_topology_npus(in->topo);
+    uint64_t chunk = in->bytes / (p * TACOS_K);
+    tacos_state_t *st = NULL;
+    themis_status_t rc = THEMIS_OK;
+    char why[160];
+
+    memset(&own, 0, sizeof(own));
+    if (NULL == g) {
+        rc = themis_graph_from_topology(in->topo, 0, &own);
+        g = &own;
+    }
+    if (THEMIS_OK == rc && g->nnodes != p) {
+        rc = THEMIS_ERR_UNSUPPORTED;
+    }
+    uint64_t key = themis_fnv1a_u64(themis_fnv1a_u64(themis_graph_hash(g), in->coll),
+                                    0 == chunk ? 1 : chunk);
+    if (THEMIS_OK == rc && NULL != in->state) {
+        if (NULL == *in->state) {
+            *in->state = calloc(THEMIS_COLL_ALLGATHER + 1, sizeof(tacos_state_t));
+        }
+        st = NULL != *in->state ? (tacos_state_t *) *in->state + in->coll : NULL;
+    }
+    if (THEMIS_OK == rc && NULL != st && 0 != st->s.nxfers && key == st->key) {
+        *out = &st->s;
+    } else if (THEMIS_OK == rc) {
+        rc = themis_tacos_synthesize(g, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
+                                     THEMIS_TACOS_DEFAULT_SEEDS, tmp, why, sizeof(why));
+        if (THEMIS_OK != rc && NULL != in->why) {
+            snprintf(in->why, in->why_len, "tacos: %s", why);
+        }
+        if (THEMIS_OK == rc && NULL != st) {
+            themis_xfer_free(&st->s);
+            st->s = *tmp;
+            st->key = key;
+            memset(tmp, 0, sizeof(*tmp));
+            *out = &st->s;
+        } else {
+            *out = tmp;
+        }
+    }
+    themis_graph_free(&own);
+    return THEMIS_ERR_NOMEM == rc || THEMIS_OK == rc ? rc : THEMIS_ERR_UNSUPPORTED;
+}
+
+static themis_status_t tacos_cost(const themis_algo_input_t *in, themis_time_t *time)
+{
+    themis_xfer_sched_t tmp;
+    const themis_xfer_sched_t *s = NULL;
+    themis_link_sim_t sim;
+    char why[160];
+
+    if (NULL == in->graph) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    memset(&tmp, 0, sizeof(tmp));
+    themis_status_t st = tacos_get(in, &tmp, &s);
+    if (THEMIS_OK == st) {
+        uint64_t unit = in->bytes / s->nunits;
+        st = themis_link_sim(in->graph, s, 0 == unit ? 1 : unit, &sim, why, sizeof(why));
+        if (THEMIS_OK == st) {
+            *time = sim.total_ps;
+        }
+        themis_link_sim_free(&sim);
+    }
+    themis_xfer_free(&tmp);
+    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
+}
+
+static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_plan_request_t *req,
+                                   themis_program_t *out)
+{
+    themis_xfer_sched_t tmp;
+    const themis_xfer_sched_t *s = NULL;
+    uint64_t p = themis_topology_npus(in->topo), total = req->count;
+    char why[200];
+
+    if (THEMIS_COLL_ALLGATHER == in->coll) {
+        total = req->count * p;
+    } else if (THEMIS_COLL_REDUCE_SCATTER == in->coll) {
+        total = 0;
+        for (uint64_t r = 0; r < p; ++r) {
+            if (req->recvcounts[r] != req->recvcounts[0]) {
+                snprintf(in->why, in->why_len, "tacos needs equal receive counts");
+                return THEMIS_ERR_UNSUPPORTED;
+            }
+            total += req->recvcounts[r];
+        }
+    }
+    memset(&tmp, 0, sizeof(tmp));
+    themis_status_t st = tacos_get(in, &tmp, &s);
+    if (THEMIS_OK == st) {
+        st = themis_xfer_compile(s, req->rank, total, req->chunks_in_flight, out, why,
+                                 sizeof(why));
+        if (THEMIS_OK != st && NULL != in->why) {
+            snprintf(in->why, in->why_len, "%s: %s", s->name, why);
+        }
+    }
+    themis_xfer_free(&tmp);
+    return st;
+}
+
+static void tacos_state_free(void *state)
+{
+    tacos_state_t *st = state;
+    for (int c = 0; NULL != st && c <= THEMIS_COLL_ALLGATHER; ++c) {
+        themis_xfer_free(&st[c].s);
+    }
+    free(state);
+}
+
+const themis_algorithm_t themis_algorithm_tacos = {
+    .name = "tacos",
+    .summary = "a schedule synthesized by TACOS greedy link-chunk matching for the "
+               "communicator's graph (coll_themis_graph, else its dimensions)",
+    .colls = THEMIS_COLLS_ALL,
+    .substitute = "themis",
+    .applies = tacos_applies,
+    .cost = tacos_cost,
+    .build = tacos_build,
+    .state_free = tacos_state_free,
+};

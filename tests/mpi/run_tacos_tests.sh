@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# TACOS (planners/tacos.h, row `tacos`): schedules synthesized for the
+# communicator's graph run the coll_matrix for allreduce, reduce_scatter and
+# allgather, bit-exact, and the MPI_T counters prove that tacos ran: a 4x4
+# mesh (np 16), the 4x4 mesh without nodes 7 and 9 (np 14, its working
+# part from `themis-plan synth --write-graph`), a 3x3x3 torus (np 27, tiny
+# level).  --count-unit P makes every vector divide into the schedule's P
+# units (one chunk per rank).  Oversubscribed: mpi_yield_when_idle and
+# generous timeouts.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+suite_label=tacos
+suite_logs=tacos
+. "$here/coll_matrix_lib.sh"
+
+suite_start=$SECONDS
+YIELD=(--mca mpi_yield_when_idle 1)
+tacos_opts() {   # GRAPH: the graph, tacos for all three collectives
+    printf '%s\n' --mca coll_themis_graph "$1" \
+        --mca coll_themis_allreduce_algorithm tacos \
+        --mca coll_themis_reduce_scatter_algorithm tacos \
+        --mca coll_themis_allgather_algorithm tacos
+}
+
+gen=$(mktemp -d "${TMPDIR:-/tmp}/themis-tacos.XXXXXX")
+if ! "$BUILD/tools/themis-plan" synth --graph mesh2d:4x4,fail=7+9 --coll ar --bytes 14MiB \
+        --chunks-per-npu 1 --write-graph "$gen/mesh4x4_fail_7_9.txt" \
+        >"$log_dir/synth_faulty.log" 2>&1; then
+    echo "FAIL: tacos: themis-plan synth --write-graph (log: $log_dir/synth_faulty.log)"
+    failures=$((failures + 1))
+fi
+
+for c in allreduce reduce_scatter allgather; do
+    mapfile -t T16 < <(tacos_opts mesh2d:4x4)
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")
+    args=(--coll "$c" --count-unit 16 --algo tacos --no-subcomms --level tiny)
+    run "mesh2d:4x4 $c" 900 16
+    mapfile -t T14 < <(tacos_opts "$gen/mesh4x4_fail_7_9.txt")
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T14[@]}")
+    args=(--coll "$c" --count-unit 14 --algo tacos --no-subcomms --level tiny)
+    run "mesh2d:4x4 without 7 and 9 $c" 900 14
+    mapfile -t T27 < <(tacos_opts torus3d:3x3x3)
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T27[@]}")
+    args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level tiny)
+    run "torus3d:3x3x3 $c" 2400 27
+done
+# Vectors that do not divide into the units: Themis runs instead, counted.
+mapfile -t T16 < <(tacos_opts mesh2d:4x4)
+opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")
+args=(--coll allreduce --count-unit 17 --algo themis --substituted --no-subcomms --level tiny)
+run "mesh2d:4x4 allreduce of 17-element units -> themis" 900 16
+rm -rf "$gen"
+
+echo "tacos suite: $((SECONDS - suite_start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,387 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * planners/tacos.c: every synthesized schedule passes themis_xfer_check
+ * (race-free, the collective's result) on many graphs, compiled programs
+ * compute the collective under many interleavings (vexec), the synthesis
+ * is causal and deterministic, homogeneous meshes and tori reach the
+ * lower bound, and failed nodes/links are synthesized around.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithm.h"
+#include "link_sim.h"
+#include "tacos.h"
+#include "unit.h"
+#include "vexec.h"
+
+static void sum_i64(void *inout, const void *in, uint64_t n)
+{
+    int64_t *a = inout;
+    const int64_t *b = in;
+    for (uint64_t i = 0; i < n; i++) {
+        a[i] += b[i];
+    }
+}
+
+static themis_graph_t load(const char *spec)
+{
+    themis_graph_t g;
+    themis_graph_opts_t o;
+    themis_parse_error_t e;
+    themis_graph_opts_default(&o);
+    UNIT_CHECKF(THEMIS_OK == themis_graph_load(spec, &o, &g, &e), "%s", spec);
+    return g;
+}
+
+/* Compile for every rank, run under `seeds` interleavings, compare with
+ * the collective computed directly. */
+static void run_programs(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
+                         uint32_t seeds)
+{
+    char why[256] = "";
+    uint32_t p = s->nranks;
+    uint64_t in_count = THEMIS_COLL_ALLGATHER == s->coll ? total / p : total;
+    uint64_t out_count = THEMIS_COLL_REDUCE_SCATTER == s->coll ? total / p : total;
+    themis_program_t *progs = calloc(p, sizeof(*progs));
+    themis_program_t **pp = calloc(p, sizeof(*pp));
+    int64_t **in = calloc(p, sizeof(*in)), **out = calloc(p, sizeof(*out));
+
+    for (uint32_t r = 0; r < p; r++) {
+        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(s, (int) r, total, in_flight, &progs[r],
+                                                     why, sizeof(why)), "%s", why);
+        pp[r] = &progs[r];
+        in[r] = malloc(in_count * sizeof(int64_t));
+        out[r] = malloc(out_count * sizeof(int64_t));
+        for (uint64_t i = 0; i < in_count; i++) {
+            in[r][i] = (int64_t) (1000 * r + i * 7 + 1);
+        }
+    }
+    for (uint32_t seed = 1; seed <= seeds && !unit_case_failed; seed++) {
+        char err[512];
+        for (uint32_t r = 0; r < p; r++) {
+            memset(out[r], 0xab, out_count * sizeof(int64_t));
+        }
+        int rc = vexec_run((int) p, pp, (const void *const *) in, (void *const *) out,
+                           sizeof(int64_t), sum_i64, seed, err, sizeof(err));
+        UNIT_CHECKF(0 == rc, "%s seed %u: %s", s->name, seed, err);
+        for (uint32_t r = 0; 0 == rc && r < p; r++) {
+            for (uint64_t i = 0; i < out_count; i++) {
+                int64_t want = 0;
+                if (THEMIS_COLL_ALLGATHER == s->coll) {
+                    want = in[i / in_count][i % in_count];
+                } else {
+                    uint64_t g = THEMIS_COLL_REDUCE_SCATTER == s->coll ? r * out_count + i : i;
+                    for (uint32_t q = 0; q < p; q++) {
+                        want += in[q][g];
+                    }
+                }
+                UNIT_CHECKF(out[r][i] == want, "%s seed %u rank %u element %llu", s->name, seed,
+                            r, (unsigned long long) i);
+            }
+        }
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        themis_program_free(&progs[r]);
+        free(in[r]);
+        free(out[r]);
+    }
+    free(progs);
+    free(pp);
+    free(in);
+    free(out);
+}
+
+/* The synthesis is causal: a node sends a chunk only after it arrived
+ * there (or it is its own), over a working link, which carries one chunk
+ * at a time, and no node receives a chunk twice. */
+static void check_causal(const themis_graph_t *g, const themis_tacos_ag_t *ag,
+                         uint64_t chunk_bytes)
+{
+    uint32_t n = ag->nnodes, c = ag->nchunks;
+    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    themis_time_t *free_at = calloc(g->nlinks, sizeof(*free_at));
+    for (size_t i = 0; i < (size_t) n * c; i++) {
+        at[i] = UINT64_MAX;
+    }
+    for (uint32_t x = 0; x < c; x++) {
+        at[(size_t) (x / ag->k) * c + x] = 0;
+    }
+    themis_time_t last = 0;
+    for (uint32_t i = 0; i < ag->nsends; i++) {
+        const themis_tacos_send_t *s = &ag->sends[i];
+        const themis_link_t *l = &g->links[s->link];
+        UNIT_CHECK(themis_graph_link_working(g, s->link));
+        UNIT_CHECK(s->start_ps >= last);
+        last = s->start_ps;
+        UNIT_CHECKF(at[(size_t) l->src * c + s->chunk] <= s->start_ps,
+                    "send %u: node %u sends chunk %u before it has it", i, l->src, s->chunk);
+        UNIT_CHECKF(UINT64_MAX == at[(size_t) l->dst * c + s->chunk], "send %u: chunk %u twice",
+                    i, s->chunk);
+        at[(size_t) l->dst * c + s->chunk] = s->arrive_ps;
+        UNIT_CHECK(free_at[s->link] <= s->start_ps);
+        uint64_t ser = (chunk_bytes * 8000000000000ull + l->bw_bps - 1) / l->bw_bps;
+        free_at[s->link] = s->start_ps + ser;
+        UNIT_CHECK(s->arrive_ps == s->start_ps + ser + l->lat_ps);
+        UNIT_CHECK(s->arrive_ps <= ag->time_ps);
+    }
+    for (size_t i = 0; i < (size_t) n * c; i++) {
+        UNIT_CHECK(UINT64_MAX != at[i]);
+    }
+    free(at);
+    free(free_at);
+}
+
+/* Every collective on every graph passes the check; small ones run. */
+static void test_check_many_graphs(void)
+{
+    static const char *specs[] = {
+        "ring:5",  "biring:6", "fc:5", "switch:6,degree=2", "mesh2d:3x3", "mesh2d:4x4",
+        "torus2d:3x4", "torus2d:4x4", "mesh3d:2x3x2", "torus3d:3x3x3", "mesh2d_hetero:4x3",
+        "mesh2d:4x4,fail=7+9", "torus2d:4x4,faillink=0-1+5-6", "p3.8xlarge", "mesh2d:2x1",
+        "ring:1"};
+    char why[256];
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        themis_graph_t full = load(specs[i]), g;
+        uint32_t *map = calloc(full.nnodes, sizeof(*map)), n = 0;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_working(&full, &g, map, &n));
+        for (uint32_t k = 1; k <= 3; k++) {
+            themis_tacos_ag_t ag;
+            UNIT_CHECKF(THEMIS_OK == themis_tacos_allgather(&g, k, 1000, 3, &ag, why,
+                                                            sizeof(why)), "%s: %s", specs[i],
+                        why);
+            check_causal(&g, &ag, 1000);
+            for (int c = 0; c < 3; c++) {
+                themis_xfer_sched_t s;
+                UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, (themis_coll_t) c, k, 1000, 3,
+                                                                &s, why, sizeof(why)));
+                UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s k=%u %s: %s",
+                            specs[i], k, themis_coll_name((themis_coll_t) c), why);
+                themis_link_sim_t sim;
+                UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, 1000, &sim, why, sizeof(why)));
+                UNIT_CHECKF(sim.total_ps >= themis_tacos_lower_bound(&g, (themis_coll_t) c, k,
+                                                                     1000),
+                            "%s k=%u %s: below the bound", specs[i], k,
+                            themis_coll_name((themis_coll_t) c));
+                themis_link_sim_free(&sim);
+                if (n <= 12 && k <= 2) {
+                    run_programs(&s, (uint64_t) n * k * 2, 1 + k % 2, 6);
+                }
+                themis_xfer_free(&s);
+            }
+            themis_tacos_ag_free(&ag);
+        }
+        free(map);
+        themis_graph_free(&g);
+        themis_graph_free(&full);
+    }
+}
+
+/* Compiled programs on a 4x4 mesh under many interleavings. */
+static void test_vexec_mesh(void)
+{
+    themis_graph_t g = load("mesh2d:4x4");
+    char why[128];
+    for (int c = 0; c < 3; c++) {
+        themis_xfer_sched_t s;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, (themis_coll_t) c, 1, 4096, 4, &s,
+                                                        why, sizeof(why)));
+        run_programs(&s, 16 * 3, 2, 20);
+        themis_xfer_free(&s);
+    }
+    themis_graph_free(&g);
+}
+
+/* Same inputs, same schedule (as every rank needs); other seeds count. */
+static void test_deterministic(void)
+{
+    themis_graph_t g = load("mesh2d_hetero:5x4,bw=80GB/s,bw2=35GB/s,lat=500ns");
+    themis_xfer_sched_t a, b;
+    char why[128];
+    UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, THEMIS_COLL_ALLREDUCE, 2, 1 << 20, 5, &a,
+                                                    why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, THEMIS_COLL_ALLREDUCE, 2, 1 << 20, 5, &b,
+                                                    why, sizeof(why)));
+    UNIT_CHECK(themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    themis_xfer_free(&a);
+    themis_xfer_free(&b);
+    /* More seeds never do worse: the best of a superset. */
+    themis_tacos_ag_t one, many;
+    UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, 2, 1 << 20, 1, &one, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, 2, 1 << 20, 8, &many, why, sizeof(why)));
+    UNIT_CHECK(many.time_ps <= one.time_ps);
+    themis_tacos_ag_free(&one);
+    themis_tacos_ag_free(&many);
+    themis_graph_free(&g);
+}
+
+/* Homogeneous meshes and tori: without latency the All-Gather reaches the
+ * bound ceil((N*k - k) / smallest in-degree) x ser exactly (2-D tori with
+ * one chunk per node take one step more: `slack` steps); with latency,
+ * which a forwarded chunk cannot hide, it stays within a few latencies.
+ * The link simulator replays the synthesized time exactly. */
+static void test_lower_bound(void)
+{
+    static const struct {
+        const char *spec;
+        uint32_t k, slack, lats;
+    } cases[] = {{"mesh2d:4x4,lat=0ns", 1, 0, 0},    {"mesh2d:4x4,lat=0ns", 4, 0, 0},
+                 {"mesh2d:10x10,lat=0ns", 1, 0, 0},  {"mesh2d:10x10,lat=0ns", 4, 0, 0},
+                 {"torus3d:3x3x3,lat=0ns", 1, 0, 0}, {"torus3d:3x3x3,lat=0ns", 4, 0, 0},
+                 {"torus2d:4x4,lat=0ns", 4, 0, 0},   {"torus2d:4x4,lat=0ns", 1, 1, 0},
+                 {"torus2d:8x8,lat=0ns", 1, 1, 0},   {"fc:8", 1, 0, 0},
+                 {"biring:8", 4, 0, 0},              {"mesh2d:4x4", 1, 0, 1},
+                 {"mesh2d:10x10", 1, 0, 1},          {"torus3d:3x3x3", 1, 0, 1},
+                 {"mesh2d:3x3", 1, 0, 3}};
+    char why[128];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        themis_graph_t g = load(cases[i].spec);
+        uint64_t bytes = 1 << 20;
+        themis_tacos_ag_t ag;
+        themis_xfer_sched_t s;
+        themis_link_sim_t sim;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, cases[i].k, bytes, 4, &ag, why,
+                                                       sizeof(why)));
+        themis_time_t lb = themis_tacos_lower_bound(&g, THEMIS_COLL_ALLGATHER, cases[i].k, bytes);
+        uint32_t mindeg = UINT32_MAX;
+        for (uint32_t v = 0; v < g.nnodes; v++) {
+            uint32_t d = g.in_first[v + 1] - g.in_first[v];
+            mindeg = d < mindeg ? d : mindeg;
+        }
+        uint64_t nk = (uint64_t) g.nnodes * cases[i].k;
+        uint64_t ser = (bytes * 8000000000000ull + g.links[0].bw_bps - 1) / g.links[0].bw_bps;
+        themis_time_t lat = g.links[0].lat_ps;
+        UNIT_CHECK(lb == (nk - cases[i].k + mindeg - 1) / mindeg * ser + lat);
+        UNIT_CHECKF(ag.time_ps >= lb && ag.time_ps <= lb + cases[i].slack * ser
+                    + cases[i].lats * lat, "%s k=%u: %llu ps, bound %llu", cases[i].spec,
+                    cases[i].k, (unsigned long long) ag.time_ps, (unsigned long long) lb);
+        UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, NULL, &ag, THEMIS_COLL_ALLGATHER, &s));
+        UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, bytes, &sim, why, sizeof(why)));
+        UNIT_CHECKF(sim.total_ps == ag.time_ps, "%s: simulated %llu, synthesized %llu",
+                    cases[i].spec, (unsigned long long) sim.total_ps,
+                    (unsigned long long) ag.time_ps);
+        themis_link_sim_free(&sim);
+        themis_xfer_free(&s);
+        themis_tacos_ag_free(&ag);
+        themis_graph_free(&g);
+    }
+}
+
+/* Table III: a 4x4 mesh without NPUs 7 and 9 is synthesized on its 14
+ * working nodes (rank r = r-th working node); a graph cut in two is
+ * refused with the node that cannot be reached. */
+static void test_failures(void)
+{
+    themis_graph_t full = load("mesh2d:4x4,fail=7+9"), g;
+    uint32_t map[16], n;
+    char why[160];
+    themis_tacos_ag_t ag;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_tacos_allgather(&full, 1, 100, 1, &ag, why,
+                                                            sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_working(&full, &g, map, &n));
+    UNIT_CHECK(14 == n && 6 == map[6] && 8 == map[7] && 10 == map[8] && 15 == map[13]);
+    UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, 1, 100, 2, &ag, why, sizeof(why)));
+    themis_tacos_ag_free(&ag);
+    themis_graph_free(&g);
+    themis_graph_free(&full);
+    themis_parse_error_t e;
+    UNIT_CHECK(THEMIS_OK == themis_graph_parse("0 1 100Gb 1us both\n2 3 100Gb 1us both\n", &g,
+                                               &e));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_tacos_allgather(&g, 1, 100, 1, &ag, why,
+                                                            sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "cannot receive"), "%s", why);
+    themis_graph_free(&g);
+}
+
+/* Row `tacos` through the table: every rank's program on a 3x3 torus
+ * with its graph computes the collective (vexec), the schedules kept in
+ * the row's state; a vector
+ * that does not divide into 9 units runs Themis instead; without a graph
+ * the row builds on the dimensions but is not costed. */
+static void test_row(void)
+{
+    int a = themis_algorithm_index("tacos");
+    themis_topology_t t = unit_topology("biring:3:100Gb:1us_biring:3:100Gb:1us");
+    themis_graph_t g = load("torus2d:3x3,bw=100Gb,lat=1us");
+    themis_algo_cost_params_t params;
+    themis_algo_cost_params_init(&params);
+    void *state = NULL;
+    char why[256] = "";
+    for (int c = 0; c < 3; c++) {
+        uint64_t count = 0 == c ? 18 : 2, recv[9];
+        themis_algo_input_t in = {.topo = &t, .coll = (themis_coll_t) c, .bytes = 18 * 8,
+                                  .params = &params, .state = &state, .graph = &g, .elems = 18,
+                                  .why = why, .why_len = sizeof(why)};
+        themis_plan_request_t req;
+        themis_program_t progs[9], *pp[9];
+        memset(&req, 0, sizeof(req));
+        for (int r = 0; r < 9; r++) {
+            recv[r] = 2;
+        }
+        req.coll = (themis_coll_t) c;
+        req.count = THEMIS_COLL_REDUCE_SCATTER == c ? 0 : count;
+        req.recvcounts = recv;
+        req.chunks_in_flight = 2;
+        for (int r = 0; r < 9; r++) {
+            req.rank = r;
+            UNIT_CHECKF(THEMIS_OK == themis_algorithm_get(a)->build(&in, &req, &progs[r]), "%s",
+                        why);
+            pp[r] = &progs[r];
+        }
+        int64_t in_v[9][18], out_v[9][18];
+        const void *ins[9];
+        void *outs[9];
+        for (int r = 0; r < 9; r++) {
+            for (int i = 0; i < 18; i++) {
+                in_v[r][i] = 100 * r + i;
+            }
+            ins[r] = in_v[r];
+            outs[r] = out_v[r];
+        }
+        char err[256];
+        UNIT_CHECKF(0 == vexec_run(9, pp, ins, outs, sizeof(int64_t), sum_i64, 7, err,
+                                   sizeof(err)), "%s", err);
+        for (int r = 0; r < 9; r++) {
+            int n = THEMIS_COLL_REDUCE_SCATTER == c ? 2 : 18;
+            for (int i = 0; i < n; i++) {
+                int64_t want = 0;
+                if (THEMIS_COLL_ALLGATHER == c) {
+                    want = in_v[i / 2][i % 2];
+                } else {
+                    int gi = THEMIS_COLL_REDUCE_SCATTER == c ? 2 * r + i : i;
+                    for (int q = 0; q < 9; q++) {
+                        want += in_v[q][gi];
+                    }
+                }
+                UNIT_CHECK(out_v[r][i] == want);
+            }
+            themis_program_free(&progs[r]);
+        }
+        themis_algo_choice_t ch;
+        in.elems = 10;
+        UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch));
+        UNIT_CHECK(0 == ch.index && ch.substituted);
+        in.elems = 18;
+        in.graph = NULL;
+        themis_time_t tm;
+        UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch) && a == ch.index);
+        UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_algorithm_get(a)->cost(&in, &tm));
+    }
+    UNIT_CHECK(NULL != state);
+    themis_algorithm_get(a)->state_free(state);
+    themis_graph_free(&g);
+}
+
+int main(void)
+{
+    UNIT_RUN(test_check_many_graphs);
+    UNIT_RUN(test_vexec_mesh);
+    UNIT_RUN(test_deterministic);
+    UNIT_RUN(test_lower_bound);
+    UNIT_RUN(test_failures);
+    UNIT_RUN(test_row);
+    UNIT_EXIT();
+}

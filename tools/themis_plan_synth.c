@@ -1,0 +1,271 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S
+ * --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N] [--msccl FILE]
+ * [--write-graph FILE]`: a TACOS schedule (planners/tacos.h) synthesized on
+ * the graph's working part, checked, and timed by the link simulator
+ * beside the lower bound.
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "link_sim.h"
+#include "msccl.h"
+#include "tacos.h"
+#include "themis_plan_cmds.h"
+
+static void usage(void)
+{
+    printf("usage: themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S\n"
+           "                         --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N]\n"
+           "                         [--msccl OUT.xml] [--write-graph OUT]\n"
+           "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
+           "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
+           "  file coll_themis_graph takes), best of N seeds (default %u).  S is the\n"
+           "  collective's vector (allgather output, reduce-scatter input); chunks are\n"
+           "  floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
+           "  and simulated link by link; --msccl writes it as MSCCL-XML.  The last line\n"
+           "  is 'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
+           THEMIS_TACOS_DEFAULT_SEEDS, THEMIS_XFER_CHECK_MAX);
+}
+
+static int parse_u32(const char *opt, const char *arg, uint32_t max, uint32_t *v)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long x = strtoul(arg, &end, 10);
+    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || 0 == x || x > max) {
+        fprintf(stderr, "themis-plan synth: %s: '%s' is not an integer in 1..%u\n", opt, arg,
+                max);
+        return EXIT_USAGE;
+    }
+    *v = (uint32_t) x;
+    return 0;
+}
+
+static int parse_bw(const char *arg, themis_graph_opts_t *o)
+{
+    char first[128];
+    const char *comma = strchr(arg, ',');
+    size_t n = (NULL != comma) ? (size_t) (comma - arg) : strlen(arg);
+    n = n < sizeof(first) ? n : sizeof(first) - 1;
+    memcpy(first, arg, n);
+    first[n] = '\0';
+    if (THEMIS_OK != themis_parse_bandwidth(first, &o->bw_bps, NULL)
+        || (NULL != comma && THEMIS_OK != themis_parse_bandwidth(comma + 1, &o->bw2_bps, NULL))) {
+        fprintf(stderr, "themis-plan synth: --bw: '%s' is not B or B,B2 (rates such as 100Gb, "
+                "25GB/s or 80GiB/s)\n", arg);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* X.XXX of a count of thousandths, rounded to the nearest. */
+static void milli(char *buf, size_t len, uint64_t num, uint64_t per_milli)
+{
+    uint64_t m = num / per_milli + ((num % per_milli) * 2 >= per_milli ? 1 : 0);
+    snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, m / 1000, m % 1000);
+}
+
+static int write_outputs(const char *msccl_out, const char *graph_out,
+                         const themis_xfer_sched_t *s, const themis_graph_t *g)
+{
+    FILE *f;
+    if (NULL != msccl_out) {
+        f = fopen(msccl_out, "w");
+        if (NULL == f || 0 != themis_msccl_write(s, f) || 0 != fclose(f)) {
+            fprintf(stderr, "themis-plan synth: cannot write %s\n", msccl_out);
+            return EXIT_RUNTIME;
+        }
+    }
+    if (NULL != graph_out) {
+        f = fopen(graph_out, "w");
+        if (NULL == f || 0 != themis_graph_write(g, f) || 0 != fclose(f)) {
+            fprintf(stderr, "themis-plan synth: cannot write %s\n", graph_out);
+            return EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
+static int synth(const themis_graph_t *full, themis_coll_t coll, uint64_t bytes, uint32_t k,
+                 uint32_t seeds, const char *msccl_out, const char *graph_out)
+{
+    themis_graph_t g;
+    uint32_t *node_of_rank = calloc(full->nnodes, sizeof(*node_of_rank)), n = 0;
+    themis_status_t st = NULL == node_of_rank ? THEMIS_ERR_NOMEM
+                                              : themis_tacos_working(full, &g, node_of_rank, &n);
+    char why[256] = "", tb[32], lb[32], sb[32];
+    themis_xfer_sched_t s;
+    themis_link_sim_t sim;
+    struct timespec t0, t1;
+    int rc = 0;
+
+    memset(&s, 0, sizeof(s));
+    memset(&sim, 0, sizeof(sim));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan synth: %s\n",
+                THEMIS_ERR_NOMEM == st ? "out of memory" : "no working node");
+        free(node_of_rank);
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    uint64_t chunk = bytes / ((uint64_t) n * k);
+    if (0 == chunk) {
+        fprintf(stderr, "themis-plan synth: --bytes %" PRIu64 " is less than a byte per chunk "
+                "(%u ranks x %u chunks)\n", bytes, n, k);
+        rc = EXIT_USAGE;
+    }
+    if (0 == rc && n != full->nnodes) {
+        printf("ranks: %u working nodes of %u; rank r = node", n, full->nnodes);
+        for (uint32_t r = 0; r < n; ++r) {
+            printf(" %u", node_of_rank[r]);
+        }
+        printf("\n");
+    }
+    if (0 == rc) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        st = themis_tacos_synthesize(&g, coll, k, chunk, seeds, &s, why, sizeof(why));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan synth: %s\n", why);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+    }
+    if (0 == rc && s.nxfers <= THEMIS_XFER_CHECK_MAX) {
+        if (THEMIS_OK != themis_xfer_check(&s, why, sizeof(why))) {
+            fprintf(stderr, "themis-plan synth: the schedule fails its check: %s\n", why);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    if (0 == rc) {
+        st = themis_link_sim(&g, &s, chunk, &sim, why, sizeof(why));
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan synth: %s\n", why);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    if (0 == rc) {
+        rc = write_outputs(msccl_out, graph_out, &s, &g);
+    }
+    if (0 == rc) {
+        uint64_t ns = (uint64_t) (t1.tv_sec - t0.tv_sec) * 1000000000ull
+                      + (uint64_t) t1.tv_nsec - (uint64_t) t0.tv_nsec;
+        printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes, %u transfers, %s\n",
+               s.name, s.nranks, s.nunits, chunk, s.nxfers,
+               s.nxfers <= THEMIS_XFER_CHECK_MAX ? "checked" : "too large to check");
+        milli(tb, sizeof(tb), sim.total_ps, 1000);
+        milli(lb, sizeof(lb), themis_tacos_lower_bound(&g, coll, k, chunk), 1000);
+        milli(sb, sizeof(sb), ns, 1000);
+        printf("collective_us=%s lower_bound_us=%s synthesis_ms=%s\n", tb, lb, sb);
+    }
+    themis_link_sim_free(&sim);
+    themis_xfer_free(&s);
+    themis_graph_free(&g);
+    free(node_of_rank);
+    return rc;
+}
+
+int themis_plan_cmd_synth(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"graph", required_argument, NULL, 'g'},
+        {"coll", required_argument, NULL, 'c'},
+        {"bytes", required_argument, NULL, 'B'},
+        {"chunks-per-npu", required_argument, NULL, 'k'},
+        {"bw", required_argument, NULL, 'b'},
+        {"lat", required_argument, NULL, 'l'},
+        {"seeds", required_argument, NULL, 's'},
+        {"msccl", required_argument, NULL, 'm'},
+        {"write-graph", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    themis_graph_opts_t o;
+    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    const char *spec = NULL, *msccl_out = NULL, *graph_out = NULL;
+    uint64_t bytes = 0;
+    uint32_t k = 0, seeds = THEMIS_TACOS_DEFAULT_SEEDS;
+    int have_coll = 0, c, rc = 0;
+    themis_graph_opts_default(&o);
+
+    optind = 1;
+    while (0 == rc && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:h", longopts, NULL))) {
+        switch (c) {
+        case 'g':
+            spec = optarg;
+            break;
+        case 'c':
+            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
+                fprintf(stderr, "themis-plan synth: --coll: unknown collective '%s' (ar, rs, "
+                        "ag)\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_coll = 1;
+            break;
+        case 'B':
+            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
+                fprintf(stderr, "themis-plan synth: --bytes: '%s' is not a size > 0 (e.g. "
+                        "1GiB)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'k':
+            rc = parse_u32("--chunks-per-npu", optarg, THEMIS_PLAN_MAX_CHUNKS, &k);
+            break;
+        case 's':
+            rc = parse_u32("--seeds", optarg, THEMIS_TACOS_MAX_SEEDS, &seeds);
+            break;
+        case 'b':
+            rc = parse_bw(optarg, &o);
+            break;
+        case 'l':
+            if (THEMIS_OK != themis_parse_latency(optarg, &o.lat_ps, NULL)
+                || o.lat_ps > THEMIS_GRAPH_MAX_LAT_PS) {
+                fprintf(stderr, "themis-plan synth: --lat: '%s' is not a latency up to 1s (e.g. "
+                        "500ns)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'm':
+            msccl_out = optarg;
+            break;
+        case 'w':
+            graph_out = optarg;
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    if (optind != argc || NULL == spec || !have_coll || 0 == bytes || 0 == k) {
+        fprintf(stderr, "themis-plan synth: --graph, --coll, --bytes and --chunks-per-npu are "
+                "required (try --help)\n");
+        return EXIT_USAGE;
+    }
+    themis_graph_t g;
+    themis_parse_error_t e;
+    themis_status_t st = themis_graph_load(spec, &o, &g, &e);
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan synth: %s: %s (line %d, column %d)\n", spec, e.message,
+                e.line, e.column);
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    rc = synth(&g, coll, bytes, k, seeds, msccl_out, graph_out);
+    themis_graph_free(&g);
+    return rc;
+}
