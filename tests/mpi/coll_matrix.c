@@ -1093,9 +1093,12 @@ static unsigned ops_in_level(level_t level)
 }
 
 static size_t build_counts(level_t level, int p, uint64_t chunks, uint64_t min_bytes,
-                           size_t *counts)
+                           size_t count_unit, size_t *counts)
 {
-    size_t n = 0, cp = (size_t) chunks * p;
+    /* With --count-unit every count is multiplied by the unit (usually p),
+     * so chunks + 1 units already spread over many chunks; chunks * p units
+     * would grow the reduce-scatter input as p^3 (27 ranks: 1 GiB each). */
+    size_t n = 0, cp = (size_t) chunks * (count_unit > 1 ? 1 : (size_t) p);
     switch (level) {
     case L_FULL:
         counts[n++] = 0; counts[n++] = 1; counts[n++] = p - 1; counts[n++] = p;
@@ -1342,7 +1345,7 @@ int main(int argc, char **argv)
     }
 
     size_t counts[16];
-    size_t ncounts = build_counts(level, cx.nprocs, chunks, min_bytes, counts);
+    size_t ncounts = build_counts(level, cx.nprocs, chunks, min_bytes, count_unit, counts);
     tc_read(&cx.first);
 
     if (0 == cx.nerrors) {
