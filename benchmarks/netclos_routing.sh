@@ -27,7 +27,9 @@
 #
 # Writes OUT (default benchmarks/results/clos_bed_DATE.txt) and
 # OUT_SVG (default benchmarks/results/clos_bed_links_DATE.svg, per-link
-# bytes: plan vs the ECMP run with the most and the fewest collisions).
+# bytes: plan vs the ECMP runs with the most and the fewest shared
+# directions), both by benchmarks/netclos_report.py (which also redraws
+# them from a results file alone).
 # Environment: RATE (default 50mbit), SIZE (bytes, default 4194304),
 # ITERS (default 8), ROUNDS (default 4), THEMIS_BUILD_DIR,
 # THEMIS_NETCLOS_PREFIX (default nclos).  Needs root; holds
@@ -73,9 +75,6 @@ done
 route() { "$plan" route --clos 4x2 --hosts-per-tor 2 --bw "$rate" --pairs "$work/pairs" "$@"; }
 exact=$(route --algo exact --json "$work/plan.json") || exit 1
 ecmp=$(route --algo ecmp --draws 100000) || exit 1
-plan_load=$(sed -n 's/^max_load=\([0-9]*\) .*/\1/p' <<<"$exact" | tail -1)
-ecmp_mean=$(sed -n 's/.*mean_max_load=\([0-9.]*\) .*/\1/p' <<<"$ecmp")
-ecmp_hist=$(sed -n 's/.*histogram \(.*\) (max_load.*/\1/p' <<<"$ecmp")
 
 "$nc" up 4x2 --hosts-per-tor 2 --rate "$rate" >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; exit 1; }
 "$nc" check >"$work/check.log" || { cat "$work/check.log" >&2; exit 1; }
@@ -151,66 +150,5 @@ for ((r = 0; r < rounds; r++)); do
     done
 done
 
-# Summary and the picture.
-/usr/bin/python3 - "$out" "$svg" "$plan_load" "$ecmp_mean" "$ecmp_hist" "$rate" <<'EOF' | tee -a "$out"
-import statistics, subprocess, sys, os
-out, svg, plan_load, ecmp_mean, hist, rate = sys.argv[1:]
-plan_load, ecmp_mean = int(plan_load), float(ecmp_mean)
-runs = []
-for line in open(out):
-    t = line.split()
-    if t and t[0] == 'run':
-        up, down = ' '.join(t[8:]).split('|')
-        runs.append({'run': int(t[1]), 'mode': t[2], 'a': float(t[4]), 'b': float(t[5]),
-                     'slow': float(t[6]), 'load': int(t[7]),
-                     'mb': [float(x) for x in up.split()] + [float(x) for x in down.split()]})
-P = [r for r in runs if r['mode'] == 'plan']
-E = [r for r in runs if r['mode'] == 'ecmp']
-pt = statistics.median(r['slow'] for r in P)
-print('# summary: plan runs %d, ecmp runs %d' % (len(P), len(E)))
-print('plan: slower job %s ms (median %.1f), max link load %s'
-      % (' '.join('%.1f' % r['slow'] for r in P), pt, ' '.join(str(r['load']) for r in P)))
-print('ecmp: slower job %s ms (median %.1f), max link load %s'
-      % (' '.join('%.1f' % r['slow'] for r in E), statistics.median(r['slow'] for r in E),
-         ' '.join(str(r['load']) for r in E)))
-print('per ecmp run: predicted slowdown (its max load / plan\'s %d) vs measured (its slower job / '
-      'plan median):' % plan_load)
-for r in E:
-    print('  run %d: predicted %.2f measured %.2f' % (r['run'], r['load'] / plan_load, r['slow'] / pt))
-meas = statistics.mean(r['slow'] for r in E) / pt
-real = statistics.mean(r['load'] for r in E) / plan_load
-print('predicted_slowdown_planner=%.3f predicted_slowdown_runs=%.3f measured_slowdown=%.3f '
-      'ecmp_histogram=%s' % (ecmp_mean / plan_load, real, meas, hist))
-# Per-link bytes: plan (mean over its runs) vs the ECMP runs with the most
-# and the fewest bytes on the busiest link.
-labels = ['T%dS%d' % (t, s) for t in range(4) for s in range(2)] + \
-         ['S%dT%d' % (s, t) for s in range(2) for t in range(4)]
-worst = max(E, key=lambda r: (max(r['mb']), -r['run']))
-best = min(E, key=lambda r: (max(r['mb']), r['run']))
-dat = svg + '.dat'
-with open(dat, 'w') as f:
-    for i, l in enumerate(labels):
-        f.write('%s %.2f %.2f %.2f\n' % (l, statistics.mean(r['mb'][i] for r in P),
-                                          worst['mb'][i], best['mb'][i]))
-gp = '''set terminal svg size 960,420 dynamic font "sans,12"
-set output "%s"
-set title "Bytes per ToR-spine direction, one run of both jobs (Clos 4x2, %s per direction)"
-set ylabel "MB sent"
-set xlabel "up: ToR T -> spine S (TxSy)   |   down: spine S -> ToR T (SyTx)"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.85 border -1
-set boxwidth 0.9
-set xtics rotate by -45 scale 0
-set key top left
-set grid ytics
-set yrange [0:*]
-plot "%s" using 2:xtic(1) title "planned (themis-plan exact; mean of %d runs)" lc rgb "#1b7837", \\
-     "" using 3 title "ECMP run %d (max load %d)" lc rgb "#c51b7d", \\
-     "" using 4 title "ECMP run %d (max load %d)" lc rgb "#fdb863"
-''' % (svg, rate, dat, len(P), worst['run'], worst['load'], best['run'], best['load'])
-subprocess.run(['gnuplot'], input=gp, text=True, check=True)
-os.unlink(dat)
-print('picture: %s (ECMP runs %d and %d)' % (svg, worst['run'], best['run']))
-EOF
+/usr/bin/python3 "$here/netclos_report.py" "$out" "$svg" | tee -a "$out"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out"

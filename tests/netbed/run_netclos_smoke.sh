@@ -11,9 +11,10 @@
 #   2. themis-plan route --algo exact for the ring 0,2,1,3 (4 inter-ToR
 #      flows, D = 2 = S: one flow per link), routes plan, check: every
 #      planned pair leaves on its spine;
-#   3. one iperf3 stream (2 MB) per planned flow, one at a time: the flow's
-#      up link ToR -> spine and down link spine -> ToR carry >= 2 MB, the
-#      other spine's up link from that ToR < 256 KiB (ACKs of nothing);
+#   3. one iperf3 stream (4 MiB) per planned flow, one at a time: the flow's
+#      up link ToR -> spine and down link spine -> ToR carry >= 2 MB (the
+#      client may end with data still queued), the other spine's up link
+#      from that ToR < 256 KiB;
 #   4. the same with every flow's spine swapped (a second plan): the
 #      bytes move with it, so they follow the rules, not the hash;
 #   5. Open MPI's own Allreduce/Reduce_scatter (tests/netbed/netbed_smoke.c)
@@ -124,7 +125,7 @@ verdict $? "the plan routes 4 inter-ToR flows over both spines (flows $nflows, s
 addr() { echo "198.18.$((64 + $1 / 2)).$(($1 % 2 + 1))"; }
 bytes() { "$nc" link-bytes | awk -v d="$1" -v t="$2" -v s="$3" '$1 == d && $2 == t && $3 == s { print $4 }'; }
 
-# One 2 MB iperf3 stream per flow of plan FILE; checks the bytes' links.
+# One 4 MiB iperf3 stream per flow of plan FILE; checks the bytes' links.
 stream_plan() {
     local name=$1 file=$2 a b s out
     out=$("$nc" routes plan "$file" 2>&1) && out=$("$nc" check 2>&1)
@@ -136,9 +137,10 @@ stream_plan() {
         "$nc" exec "h$b" iperf3 -s -1 -B "$(addr "$b")" >/dev/null 2>&1 &
         local srv=$!
         sleep 0.5
-        timeout 30 "$nc" exec "h$a" iperf3 -c "$(addr "$b")" -B "$(addr "$a")" -n 2M \
+        timeout 30 "$nc" exec "h$a" iperf3 -c "$(addr "$b")" -B "$(addr "$a")" -n 4M \
             >"$work/iperf.log" 2>&1 || rc=$?
         wait "$srv" 2>/dev/null
+        sleep 0.3               # let the shaper's queue drain
         up1=$(bytes up "$ta" "$s") down1=$(bytes down "$tb" "$s") other1=$(bytes up "$ta" "$o")
         local u=$((up1 - up0)) d=$((down1 - down0)) x=$((other1 - other0))
         [ "$rc" -eq 0 ] && [ "$u" -ge 2000000 ] && [ "$d" -ge 2000000 ] && [ "$x" -lt 262144 ]
