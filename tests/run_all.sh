@@ -23,9 +23,11 @@ count() {   # count PASS/FAIL/SKIP lines of a suite's output file
 run_suite() {  # name, command...: a suite that crashes or prints nothing fails
     local name=$1; shift
     local out="$log_dir/$name.log"
+    local t0=$SECONDS
     echo "== $name"
     "$@" >"$out" 2>&1
     local rc=$?
+    echo "   ($name: $((SECONDS - t0)) s)"
     grep -E '^(PASS|FAIL|SKIP): ' "$out" | sed 's/^/   /'
     grep -E '^FAIL: ' "$out" >/dev/null && grep -vE '^(PASS|SKIP): ' "$out" | tail -n 40 | sed 's/^/   | /'
     if ! grep -qE '^(PASS|FAIL|SKIP): ' "$out" || { [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$out"; }; then
@@ -53,6 +55,7 @@ for s in tests/mpi/run_*.sh tests/netbed/run_*.sh tests/fuzz/run_*.sh; do
 done
 
 echo
+echo "tests took $SECONDS s"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else
