@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * `themis-plan route --clos TxS (--pairs DIR | --ring H,H,...) [...]`: one
+ * `themis-plan route --clos TxS (--pairs DIR | --ring H,H,... | --schedule
+ * FILE.xml --hosts H,H,...) [...]`: one
  * spine per flow on a 2-layer Clos (planners/clos_route.h, clos_ilp.h).
  * The last line is exactly
  *   max_load=X optimum=Y slowest_flow_share=Z run_ms=T
@@ -23,6 +24,7 @@
 #include "clos.h"
 #include "clos_ilp.h"
 #include "clos_route.h"
+#include "msccl.h"
 #include "themis_plan_cmds.h"
 #include "xfer_ring.h"
 
@@ -89,14 +91,14 @@ static int fail_links(themis_clos_t *c, const char *s)
 }
 
 /* "96,130,131": rank i on host node H_i. */
-static int parse_hosts(const char *s, uint32_t **hosts, uint32_t *n)
+static int parse_hosts(const char *opt, const char *s, uint32_t **hosts, uint32_t *n)
 {
     uint32_t cap = 1;
     for (const char *p = s; '\0' != *p; p++) {
         cap += (',' == *p);
     }
     if (cap > THEMIS_XFER_RING_MAX_RANKS) {
-        fprintf(stderr, "themis-plan route: --ring: at most %u hosts\n",
+        fprintf(stderr, "themis-plan route: %s: at most %u hosts\n", opt,
                 THEMIS_XFER_RING_MAX_RANKS);
         return EXIT_USAGE;
     }
@@ -112,8 +114,8 @@ static int parse_hosts(const char *s, uint32_t **hosts, uint32_t *n)
         unsigned long v = strtoul(p, &end, 10);
         if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p || v > UINT32_MAX ||
             (',' != *end && '\0' != *end)) {
-            fprintf(stderr, "themis-plan route: --ring: '%s' is not a list of host node ids "
-                    "such as 96,97,130\n", s);
+            fprintf(stderr, "themis-plan route: %s: '%s' is not a list of host node ids "
+                    "such as 96,97,130\n", opt, s);
             return EXIT_USAGE;
         }
         (*hosts)[(*n)++] = (uint32_t) v;
@@ -126,15 +128,24 @@ static int parse_hosts(const char *s, uint32_t **hosts, uint32_t *n)
 
 /* The ring All-Reduce's flows over hosts[] (rank i on hosts[i]); with
  * tor_aware, in the ToR-aware rank order, reporting what it saves. */
-static int ring_flows(const themis_clos_t *c, const uint32_t *hosts, uint32_t n, int tor_aware,
-                      themis_clos_flows_t *f)
+static int check_hosts(const char *opt, const themis_clos_t *c, const uint32_t *hosts,
+                       uint32_t n)
 {
     for (uint32_t r = 0; r < n; r++) {
         if (UINT32_MAX == themis_clos_host_tor(c, hosts[r])) {
-            fprintf(stderr, "themis-plan route: --ring: %u is not a host node (hosts are %u .. "
-                    "%u)\n", hosts[r], c->host_base, c->host_base + c->nhosts - 1);
+            fprintf(stderr, "themis-plan route: %s: %u is not a host node (hosts are %u .. "
+                    "%u)\n", opt, hosts[r], c->host_base, c->host_base + c->nhosts - 1);
             return EXIT_USAGE;
         }
+    }
+    return 0;
+}
+
+static int ring_flows(const themis_clos_t *c, const uint32_t *hosts, uint32_t n, int tor_aware,
+                      themis_clos_flows_t *f)
+{
+    if (0 != check_hosts("--ring", c, hosts, n)) {
+        return EXIT_USAGE;
     }
     uint32_t *order = malloc((size_t) n * sizeof(*order)), before = 0, after = 0;
     if (NULL == order || THEMIS_OK != themis_clos_ring_order(c, hosts, n, order, &before, &after)) {
@@ -155,6 +166,38 @@ static int ring_flows(const themis_clos_t *c, const uint32_t *hosts, uint32_t n,
     printf("placement: ring of %u ranks, inter-ToR flows %u in rank order, %u ToR-aware (%u "
            "removed)%s\n", n, before, after, before - after, tor_aware ? ", using ToR-aware" : "");
     return 0;
+}
+
+/* The flows of any transfer schedule in MSCCL-XML (also what `themis-plan
+ * export --msccl` writes for Themis, rings, torus2d): one flow per ordered
+ * pair of ranks that exchange data, rank i on hosts[i]. */
+static int schedule_flows(const themis_clos_t *c, const char *path, const uint32_t *hosts,
+                          uint32_t n, themis_clos_flows_t *f)
+{
+    if (0 != check_hosts("--hosts", c, hosts, n)) {
+        return EXIT_USAGE;
+    }
+    themis_xfer_sched_t s;
+    char why[256] = "";
+    themis_status_t st = themis_msccl_load(path, &s, NULL, why, sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan route: --schedule %s: %s\n", path,
+                '\0' != why[0] ? why : themis_status_string(st));
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    int rc = 0;
+    if (s.nranks != n) {
+        fprintf(stderr, "themis-plan route: --schedule %s has %u ranks, --hosts places %u\n",
+                path, s.nranks, n);
+        rc = EXIT_USAGE;
+    } else if (THEMIS_OK != (st = themis_clos_flows_from_xfer(f, c, &s, hosts))) {
+        fprintf(stderr, "themis-plan route: --schedule: %s\n", themis_status_string(st));
+        rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    } else {
+        printf("placement: schedule %s of %u ranks, %u transfers\n", s.name, n, s.nxfers);
+    }
+    themis_xfer_free(&s);
+    return rc;
 }
 
 /* X.XXX from millionths, rounded to the nearest thousandth. */
@@ -250,6 +293,8 @@ int themis_plan_cmd_route(int argc, char **argv)
         {"bw", required_argument, NULL, 'b'},
         {"pairs", required_argument, NULL, 'p'},
         {"ring", required_argument, NULL, 'r'},
+        {"schedule", required_argument, NULL, 'S'},
+        {"hosts", required_argument, NULL, 'o'},
         {"tor-aware", no_argument, NULL, 'a'},
         {"failed-spines", required_argument, NULL, 'F'},
         {"failed-links", required_argument, NULL, 'L'},
@@ -263,6 +308,7 @@ int themis_plan_cmd_route(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *clos_spec = NULL, *pairs = NULL, *ring = NULL, *links = NULL, *json = NULL;
+    const char *sched = NULL, *sched_hosts = NULL;
     uint32_t hpt = ROUTE_DEFAULT_HOSTS_PER_TOR, failed = 0, draws = ROUTE_DEFAULT_DRAWS;
     uint32_t tlim = ROUTE_DEFAULT_TIME_LIMIT_MS, threads = ROUTE_DEFAULT_THREADS, seed32 = 1;
     uint64_t bw = 0;
@@ -270,7 +316,7 @@ int themis_plan_cmd_route(int argc, char **argv)
     themis_clos_algo_t algo = THEMIS_CLOS_GREEDY;
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:aF:L:A:j:d:s:t:T:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:S:o:aF:L:A:j:d:s:t:T:h", longopts, NULL))) {
         switch (c) {
         case 'c':
             clos_spec = optarg;
@@ -294,6 +340,12 @@ int themis_plan_cmd_route(int argc, char **argv)
             break;
         case 'r':
             ring = optarg;
+            break;
+        case 'S':
+            sched = optarg;
+            break;
+        case 'o':
+            sched_hosts = optarg;
             break;
         case 'a':
             tor_aware = 1;
@@ -346,7 +398,8 @@ int themis_plan_cmd_route(int argc, char **argv)
             break;
         case 'h':
             printf("usage: themis-plan route --clos TxS (--pairs DIR | --ring H,H,... "
-                   "[--tor-aware])\n"
+                   "[--tor-aware]\n"
+                   "         | --schedule FILE.xml --hosts H,H,...)\n"
                    "         [--failed-spines F] [--failed-links T-S+T-S] [--hosts-per-tor H]\n"
                    "         [--bw B] [--algo greedy|parallel|exact|ilp|ecmp] [--json FILE]\n"
                    "         [--draws N] [--seed S] [--time-limit MS] [--threads N]\n"
@@ -354,7 +407,9 @@ int themis_plan_cmd_route(int argc, char **argv)
                    "  in the routing paper's traffic files (ToRs 0.., spines T.., hosts T+S..,\n"
                    "  H per ToR, default %u; links --bw, default 100Gb).  --pairs: every *.txt\n"
                    "  file of DIR, all flows at once.  --ring: an All-Reduce ring, rank i on\n"
-                   "  host H_i; --tor-aware orders ranks by ToR.  --failed-spines F fails\n"
+                   "  host H_i; --tor-aware orders ranks by ToR.  --schedule: the flows of\n"
+                   "  an MSCCL-XML schedule (themis-plan export --msccl writes Themis's),\n"
+                   "  rank i on --hosts H_i.  --failed-spines F fails\n"
                    "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
                    "  --threads (default %u); exact: ceil(D/S) by edge colouring (no failed\n"
                    "  links); ilp: GLPK within --time-limit ms (default %u); ecmp: --draws\n"
@@ -368,9 +423,11 @@ int themis_plan_cmd_route(int argc, char **argv)
         }
     }
     uint32_t ntors = 0, nspines = 0;
-    if (optind != argc || NULL == clos_spec || (NULL == pairs) == (NULL == ring)) {
-        fprintf(stderr, "themis-plan route: want --clos TxS and one of --pairs DIR or --ring "
-                "(try --help)\n");
+    if (optind != argc || NULL == clos_spec
+        || 1 != (NULL != pairs) + (NULL != ring) + (NULL != sched)
+        || (NULL == sched) != (NULL == sched_hosts)) {
+        fprintf(stderr, "themis-plan route: want --clos TxS and one of --pairs DIR, --ring "
+                "H,H,... or --schedule FILE.xml --hosts H,H,... (try --help)\n");
         return EXIT_USAGE;
     }
     if (0 != parse_clos(clos_spec, &ntors, &nspines)) {
@@ -424,9 +481,17 @@ int themis_plan_cmd_route(int argc, char **argv)
     }
     if (0 == rc && NULL != ring) {
         uint32_t *hosts = NULL, n = 0;
-        rc = parse_hosts(ring, &hosts, &n);
+        rc = parse_hosts("--ring", ring, &hosts, &n);
         if (0 == rc) {
             rc = ring_flows(&clos, hosts, n, tor_aware, &f);
+        }
+        free(hosts);
+    }
+    if (0 == rc && NULL != sched) {
+        uint32_t *hosts = NULL, n = 0;
+        rc = parse_hosts("--hosts", sched_hosts, &hosts, &n);
+        if (0 == rc) {
+            rc = schedule_flows(&clos, sched, hosts, n, &f);
         }
         free(hosts);
     }

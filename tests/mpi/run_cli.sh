@@ -466,6 +466,15 @@ run re2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo e
     && grep -q '^ecmp: draws=50 seed=3 mean_max_load=' "$tmp/re1.out" || bad="$bad ecmp_seed"
 run rr "$plan" route --clos 4x2 --hosts-per-tor 2 --ring 6,8,7,9 --tor-aware --algo greedy
 grep -q 'inter-ToR flows 4 in rank order, 2 ToR-aware (2 removed)' "$tmp/rr.out" || bad="$bad ring"
+# Themis's 4x2 allreduce as exported: each rank talks to its 3 d1 peers and
+# 1 d2 peer (32 flows); d1 groups spread over the 4 ToRs: 24 inter-ToR, D=6.
+run rs0 "$plan" export --msccl "$tmp/th8.xml" --topo fc:4:100Gb:1us_fc:2:100Gb:1us --coll ar --count 64
+run rs "$plan" route --clos 4x2 --hosts-per-tor 2 --schedule "$tmp/th8.xml" --hosts 6,8,10,12,7,9,11,13 --algo exact
+grep -q '^flows: 32 (24 inter-ToR), D=6,' "$tmp/rs.out" && grep -q '^max_load=3 optimum=3 ' "$tmp/rs.out" \
+    || bad="$bad schedule"
+run rs2 "$plan" route --clos 4x2 --hosts-per-tor 2 --schedule "$tmp/th8.xml" --hosts 6,7
+[ $rc -eq 2 ] && grep -q 'has 8 ranks, --hosts places 2' "$tmp/rs2.err" || bad="$bad schedule_hosts:$rc"
+run rs3 "$plan" route --clos 4x2 --hosts-per-tor 2 --schedule "$tmp/th8.xml"; [ $rc -eq 2 ] || bad="$bad schedule_nohosts:$rc"
 run b1 "$plan" route --clos 64 --pairs "$tmp/pairs";                        [ $rc -eq 2 ] || bad="$bad clos:$rc"
 run b2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo best; [ $rc -eq 2 ] || bad="$bad algo:$rc"
 run b3 "$plan" route --clos 7x2;                                            [ $rc -eq 2 ] || bad="$bad noflows:$rc"
