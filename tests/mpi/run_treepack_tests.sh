@@ -4,8 +4,8 @@
 #
 # The treepack row under mpirun (planners/treepack.h, algo_treepack.c):
 # All-Reduce over the optimal spanning-tree packing of coll_themis_graph.
-# np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24) and np 4 on
-# p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
+# np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24)
+# and np 4 on p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
 # that are multiples of the schedule's 96 units, every call bit-exact and
 # raising coll_themis_allreduce_treepack_calls (and nothing else).  Then
 # what it cannot serve: without a graph (and on a graph of another size)
