@@ -151,7 +151,8 @@ static void test_p3_8xlarge_and_small(void)
          * nodes of odd capacity degree (p3.8xlarge, mesh2d:4x4) or no
          * Hamiltonian cycle (mesh2d:3x3, 9 nodes, bipartite). */
         themis_tp_packing_t cy;
-        int decomposes = 0 == strcmp(cases[i].spec, "fc:5") || 0 == strcmp(cases[i].spec, "biring:5");
+        int decomposes = 0 == strcmp(cases[i].spec, "fc:5")
+                         || 0 == strcmp(cases[i].spec, "biring:5");
         st = themis_tp_cycles(&g, &cy, why, sizeof(why));
         UNIT_CHECKF(decomposes ? THEMIS_OK == st : THEMIS_ERR_UNSUPPORTED == st,
                     "%s: cycles %d", cases[i].spec, (int) st);
@@ -362,7 +363,8 @@ static void test_simulated_ratio(void)
                     why);
         /* bound_ps = (1 / value) x bytes x 8 x 10^12 / unit_bps, exactly. */
         unsigned __int128 bound = (unsigned __int128) p.value.den * (unit * s.nunits) * 8
-                                  * 1000000000000ull / ((unsigned __int128) p.value.num * g.unit_bps);
+                                  * 1000000000000ull
+                                  / ((unsigned __int128) p.value.num * g.unit_bps);
         UNIT_CHECKF((unsigned __int128) sim.total_ps * 1000 <= bound * cases[i].max_permille,
                     "%s %llu MiB: %llu ps, bound %llu ps", cases[i].spec,
                     (unsigned long long) cases[i].mib, (unsigned long long) sim.total_ps,
