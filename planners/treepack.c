@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hamiltonian.h"
+#include "link_sim.h"
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
@@ -1187,6 +1188,43 @@ uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
     return 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
 }
 
+/* Bytes of a unit when ordering: large enough that ps rounding does not
+ * reorder transfers, small enough for the simulator's 64-bit times. */
+#define ORDER_UNIT_BYTES (1u << 16)
+
+/* The list in the order the link simulator starts the transfers on g
+ * (both directions at the capacities, no latency).  Each directed link
+ * serves in arrival order there, while programs run each peer's queue in
+ * list order: in build order a link's queue would hold chunk 0's
+ * broadcast, which waits for the whole reduction, ahead of later chunks'
+ * reduce steps that could go at once. */
+static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
+                                               themis_xfer_sched_t *s, char *why, size_t len)
+{
+    themis_graph_t net;
+    themis_link_sim_t sim;
+    themis_status_t st = themis_graph_init(&net, g->n);
+    for (uint32_t e = 0; e < g->m && THEMIS_OK == st; e++) {
+        st = themis_graph_add_link(&net, g->u[e], g->v[e], g->cap[e] * g->unit_bps, 0);
+        if (THEMIS_OK == st) {
+            st = themis_graph_add_link(&net, g->v[e], g->u[e], g->cap[e] * g->unit_bps, 0);
+        }
+    }
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(&net, why, len);
+    }
+    memset(&sim, 0, sizeof(sim));
+    if (THEMIS_OK == st) {
+        st = themis_link_sim(&net, s, ORDER_UNIT_BYTES, &sim, why, len);
+    }
+    if (THEMIS_OK == st) {
+        st = themis_xfer_sort(s, sim.start_ps);
+    }
+    themis_link_sim_free(&sim);
+    themis_graph_free(&net);
+    return st;
+}
+
 themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                              const themis_tp_packing_t *p,
                                              uint32_t chunks_per_weight, themis_xfer_sched_t *s,
@@ -1351,6 +1389,9 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                .src_off = u, .dst_off = u, .count = 1};
             st = themis_xfer_add(s, &x, deps, 2, &have[c]);
         }
+    }
+    if (THEMIS_OK == st) {
+        st = sort_by_simulated_start(g, s, why, len);
     }
     if (THEMIS_OK != st) {
         if (THEMIS_ERR_NOMEM == st) {
