@@ -559,7 +559,7 @@ themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t
     }
     ham_dfs_t d;
     uint64_t *res = calloc((size_t) g->m + 1, sizeof(*res));
-    uint64_t *scratch = calloc((size_t) g->m + 1, sizeof(*scratch));
+    uint64_t *scratch = calloc((size_t) (g->m > n ? g->m : n) + 1, sizeof(*scratch));
     uint64_t *cw = calloc((size_t) g->m + 1, sizeof(*cw));
     uint32_t *cedges = calloc((size_t) g->m * n + 1, sizeof(*cedges));
     themis_status_t st = ham_dfs_alloc(&d, g);
@@ -567,9 +567,22 @@ themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t
         st = THEMIS_ERR_NOMEM;
         goto out;
     }
+    /* Cycles of weights w_c give every node the capacity 2 sum_c w_c: a
+     * graph whose nodes differ has no decomposition (p3.8xlarge). */
+    uint64_t *deg = scratch;
     for (uint32_t e = 0; e < g->m; e++) {
         res[e] = g->cap[e];
         sum += g->cap[e];
+        deg[g->u[e]] += g->cap[e];
+        deg[g->v[e]] += g->cap[e];
+    }
+    for (uint32_t v = 1; v < n; v++) {
+        if (deg[v] != deg[0]) {
+            snprintf(why, len, "nodes 0 and %u have different capacities: no decomposition "
+                     "into Hamiltonian cycles", v);
+            st = THEMIS_ERR_UNSUPPORTED;
+            goto out;
+        }
     }
     /* Widest cycle of what is left, minus its bottleneck, until nothing
      * is left: each round empties an edge, so at most m cycles. */
@@ -1185,12 +1198,14 @@ uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
         sum += p->w[t] / gw;
     }
     /* Even: a chain's chunks then go up it from both ends equally. */
-    return 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
+    return 0 == sum || 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
 }
 
-/* Bytes of a unit when ordering: large enough that ps rounding does not
- * reorder transfers, small enough for the simulator's 64-bit times. */
+/* Ordering simulates units of 64 KiB with the fastest link at 1 TB/s
+ * (the order depends on the rates' ratios only): ps rounding does not
+ * reorder transfers, and times stay far from 64 bits. */
 #define ORDER_UNIT_BYTES (1u << 16)
+#define ORDER_MAX_BPS 8000000000000ull
 
 /* The list in the order the link simulator starts the transfers on g
  * (both directions at the capacities, no latency).  Each directed link
@@ -1203,11 +1218,17 @@ static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
 {
     themis_graph_t net;
     themis_link_sim_t sim;
+    uint64_t maxcap = 1;
+    for (uint32_t e = 0; e < g->m; e++) {
+        maxcap = g->cap[e] > maxcap ? g->cap[e] : maxcap;
+    }
+    uint64_t scale = maxcap < ORDER_MAX_BPS ? ORDER_MAX_BPS / maxcap : 1;
     themis_status_t st = themis_graph_init(&net, g->n);
     for (uint32_t e = 0; e < g->m && THEMIS_OK == st; e++) {
-        st = themis_graph_add_link(&net, g->u[e], g->v[e], g->cap[e] * g->unit_bps, 0);
+        uint64_t bw = g->cap[e] * scale;
+        st = themis_graph_add_link(&net, g->u[e], g->v[e], bw, 0);
         if (THEMIS_OK == st) {
-            st = themis_graph_add_link(&net, g->v[e], g->u[e], g->cap[e] * g->unit_bps, 0);
+            st = themis_graph_add_link(&net, g->v[e], g->u[e], bw, 0);
         }
     }
     if (THEMIS_OK == st) {
