@@ -42,8 +42,13 @@
 #
 # Environment: RATE (default 20mbit, in mbit), SIZES (bytes, default
 # "1048576 4194304 16777216"), ITERS (timed calls, default 3), ALGOS
-# (default all five), THEMIS_NETGRAPH_PREFIX (default tngtp),
-# THEMIS_BUILD_DIR.  Needs root; wrap in `flock /tmp/themis-netbed.lock`.
+# (default all five), MCA_EXTRA (more mpirun arguments for every
+# algorithm, e.g. "--mca btl_tcp_eager_limit 1048576 --mca
+# btl_tcp_rndv_eager_limit 1048576 --mca btl_tcp_max_send_size 1048576":
+# messages up to 1 MiB without the rendezvous, whose acknowledgement waits
+# behind data in the other direction's tbf queue), THEMIS_NETGRAPH_PREFIX
+# (default tngtp), THEMIS_BUILD_DIR.  Needs root; wrap in
+# `flock /tmp/themis-netbed.lock`.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
@@ -142,9 +147,9 @@ for size in $sizes; do
     for algo in $algos; do
         pred=$(predict "$algo" "$s")
         [ -n "$pred" ] || die "$algo $s: no prediction"
-        # shellcheck disable=SC2046
+        # shellcheck disable=SC2046,SC2086
         out=$(timeout -k 10 1800 "$ng" mpirun -- $(mca_of "$algo") \
-                  --mca mpi_yield_when_idle 1 \
+                  --mca mpi_yield_when_idle 1 ${MCA_EXTRA:-} \
                   "$bench" --coll allreduce --min "$s" --max "$s" --iters "$iters" \
                   --warmup 1 2>&1)
         line=$(grep -E "^$s " <<<"$out")
