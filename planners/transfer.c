@@ -67,6 +67,62 @@ themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
     return THEMIS_OK;
 }
 
+typedef struct {
+    uint64_t key;
+    uint32_t index;
+} sort_item_t;
+
+static int cmp_sort_item(const void *a, const void *b)
+{
+    const sort_item_t *x = a, *y = b;
+    if (x->key != y->key) {
+        return x->key < y->key ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key)
+{
+    uint32_t n = s->nxfers;
+    sort_item_t *items = malloc(((size_t) n + 1) * sizeof(*items));
+    uint32_t *pos = malloc(((size_t) n + 1) * sizeof(*pos));
+    themis_xfer_t *xf = malloc(((size_t) n + 1) * sizeof(*xf));
+    uint32_t *deps = malloc(((size_t) s->ndeps + 1) * sizeof(*deps));
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    if (NULL == items || NULL == pos || NULL == xf || NULL == deps) {
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        items[i] = (sort_item_t) {.key = key[i], .index = i};
+    }
+    qsort(items, n, sizeof(*items), cmp_sort_item);
+    for (uint32_t k = 0; k < n; k++) {
+        pos[items[k].index] = k;
+    }
+    uint32_t nd = 0;
+    st = THEMIS_OK;
+    for (uint32_t k = 0; k < n && THEMIS_OK == st; k++) {
+        const themis_xfer_t *t = &s->xfers[items[k].index];
+        xf[k] = *t;
+        xf[k].dep_first = nd;
+        for (uint32_t d = 0; d < t->ndeps; d++) {
+            uint32_t to = pos[s->deps[t->dep_first + d]];
+            st = to < k ? THEMIS_OK : THEMIS_ERR_INVALID;
+            deps[nd++] = to;
+        }
+    }
+    if (THEMIS_OK == st) {
+        memcpy(s->xfers, xf, (size_t) n * sizeof(*xf));
+        memcpy(s->deps, deps, (size_t) nd * sizeof(*deps));
+    }
+out:
+    free(items);
+    free(pos);
+    free(xf);
+    free(deps);
+    return st;
+}
+
 void themis_xfer_free(themis_xfer_sched_t *s)
 {
     if (NULL != s) {

@@ -93,6 +93,13 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
 themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
                                 const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
 void themis_xfer_free(themis_xfer_sched_t *s);
+/* Reorders the list by key[i] of transfer i (ties: the old order), with
+ * dependencies renumbered.  Programs run each peer's queue in list order,
+ * so sorting by, e.g., simulated start times makes them serve transfers in
+ * the simulated order.  THEMIS_ERR_INVALID (s unchanged) when a
+ * dependency would come after its transfer (key[dep] > key[i]);
+ * THEMIS_ERR_NOMEM. */
+themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key);
 
 /* Every rule above.  THEMIS_ERR_INVALID with the first violation in why
  * ("transfer 12 (rank 3 -> 4): reads scratch units 4..5 of rank 3, which

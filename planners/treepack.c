@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hamiltonian.h"
+#include "link_sim.h"
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
@@ -45,7 +46,8 @@ static int frac_less(themis_tp_frac_t a, themis_tp_frac_t b)
 
 const char *themis_tp_method_name(themis_tp_method_t m)
 {
-    static const char *const names[] = {"torus", "exact", "mw", "lp", "mwst", "chains"};
+    static const char *const names[] = {"torus", "exact", "mw", "lp", "mwst", "chains",
+                                        "cycles"};
     return (unsigned) m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
 
@@ -396,6 +398,116 @@ static int ham_dfs(ham_dfs_t *d, uint32_t depth)
 
 /* Search steps per threshold: keeps a graph without a cycle cheap. */
 #define HAM_DFS_BUDGET 2000000u
+/* Search steps of a whole decomposition (themis_tp_cycles runs in the
+ * component: a graph that does not decompose must fail fast). */
+#define HAM_CYCLES_BUDGET 200000u
+
+static void ham_dfs_free(ham_dfs_t *d)
+{
+    free(d->first);
+    free(d->adj);
+    free(d->path);
+    free(d->pedge);
+    free(d->seen);
+}
+
+static themis_status_t ham_dfs_alloc(ham_dfs_t *d, const themis_tp_graph_t *g)
+{
+    uint32_t n = g->n;
+    memset(d, 0, sizeof(*d));
+    d->g = g;
+    d->first = calloc(n + 1, sizeof(*d->first));
+    d->adj = calloc(2 * (size_t) g->m + 1, sizeof(*d->adj));
+    d->path = calloc(n, sizeof(*d->path));
+    d->pedge = calloc(n, sizeof(*d->pedge));
+    d->seen = calloc(n, 1);
+    if (NULL == d->first || NULL == d->adj || NULL == d->path || NULL == d->pedge
+        || NULL == d->seen) {
+        ham_dfs_free(d);
+        return THEMIS_ERR_NOMEM;
+    }
+    return THEMIS_OK;
+}
+
+/* A Hamiltonian cycle over the edges with cap[e] >= thr, from node 0,
+ * neighbours by edge index, within d->budget steps: its edges in
+ * d->pedge[0..n). */
+static int ham_cycle(ham_dfs_t *d, const uint64_t *cap, uint64_t thr)
+{
+    const themis_tp_graph_t *g = d->g;
+    uint32_t n = g->n;
+    d->thr = thr;
+    memset(d->first, 0, (n + 1) * sizeof(*d->first));
+    for (uint32_t e = 0; e < g->m; e++) {
+        if (cap[e] >= thr) {
+            d->first[g->u[e] + 1]++;
+            d->first[g->v[e] + 1]++;
+        }
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        d->first[v + 1] += d->first[v];
+    }
+    uint32_t *fill = d->path;   /* scratch until the search starts */
+    memcpy(fill, d->first, n * sizeof(*fill));
+    for (uint32_t e = 0; e < g->m; e++) {
+        if (cap[e] >= thr) {
+            d->adj[fill[g->u[e]]++] = e;
+            d->adj[fill[g->v[e]]++] = e;
+        }
+    }
+    memset(d->seen, 0, n);
+    d->seen[0] = 1;
+    d->path[0] = 0;
+    return ham_dfs(d, 1);
+}
+
+/* The largest threshold among the positive cap[] with a Hamiltonian cycle
+ * (d->pedge), or 0; budget_each: the steps per threshold, 0 to share
+ * d->budget across all of them. */
+static uint64_t widest_ham_cycle(ham_dfs_t *d, const uint64_t *cap, uint64_t *scratch,
+                                 uint64_t budget_each)
+{
+    const themis_tp_graph_t *g = d->g;
+    memcpy(scratch, cap, g->m * sizeof(*scratch));
+    for (uint32_t pass = 0; pass < g->m; pass++) {
+        uint64_t thr = 0;
+        for (uint32_t e = 0; e < g->m; e++) {
+            thr = scratch[e] > thr ? scratch[e] : thr;
+        }
+        if (0 == thr) {
+            break;
+        }
+        for (uint32_t e = 0; e < g->m; e++) {
+            scratch[e] = scratch[e] == thr ? 0 : scratch[e];
+        }
+        if (0 != budget_each) {
+            d->budget = budget_each;
+        }
+        if (ham_cycle(d, cap, thr)) {
+            return thr;
+        }
+    }
+    return 0;
+}
+
+/* Chains t0 .. t0 + n - 1 of out: chain i leaves out cycle edge i, so
+ * every cycle edge is in n - 1 of the n chains and weight w each fills w
+ * capacity units at q = n - 1. */
+static void cycle_chains(themis_tp_packing_t *out, uint32_t t0, const uint32_t *pedge,
+                         uint64_t w)
+{
+    uint32_t n = out->n;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i != t) {
+                out->edges[(size_t) (t0 + t) * (n - 1) + k++] = pedge[i];
+            }
+        }
+        out->w[t0 + t] = w;
+        out->x[t0 + t] = (double) w / (n - 1);
+    }
+}
 
 themis_status_t themis_tp_rotated_chains(const themis_tp_graph_t *g, themis_tp_packing_t *out)
 {
@@ -403,93 +515,118 @@ themis_status_t themis_tp_rotated_chains(const themis_tp_graph_t *g, themis_tp_p
     if (n < 3 || n > THEMIS_TP_CHAINS_MAX_NODES) {
         return THEMIS_ERR_UNSUPPORTED;
     }
-    ham_dfs_t d = {.g = g};
-    d.first = calloc(n + 1, sizeof(*d.first));
-    d.adj = calloc(2 * (size_t) g->m + 1, sizeof(*d.adj));
-    d.path = calloc(n, sizeof(*d.path));
-    d.pedge = calloc(n, sizeof(*d.pedge));
-    d.seen = calloc(n, 1);
-    uint64_t *caps = calloc((size_t) g->m + 1, sizeof(*caps));
-    themis_status_t st = THEMIS_ERR_UNSUPPORTED;
-    if (NULL == d.first || NULL == d.adj || NULL == d.path || NULL == d.pedge || NULL == d.seen
-        || NULL == caps) {
-        st = THEMIS_ERR_NOMEM;
-        goto out;
+    ham_dfs_t d;
+    uint64_t *scratch = calloc((size_t) g->m + 1, sizeof(*scratch));
+    themis_status_t st = ham_dfs_alloc(&d, g);
+    if (THEMIS_OK != st || NULL == scratch) {
+        free(scratch);
+        return THEMIS_ERR_NOMEM;
     }
-    /* Thresholds: the distinct capacities, highest first. */
-    for (uint32_t e = 0; e < g->m; e++) {
-        caps[e] = g->cap[e];
-    }
-    for (uint32_t pass = 0; pass < g->m; pass++) {
-        uint64_t thr = 0;
-        for (uint32_t e = 0; e < g->m; e++) {
-            thr = caps[e] > thr ? caps[e] : thr;
-        }
-        if (0 == thr) {
-            break;
-        }
-        for (uint32_t e = 0; e < g->m; e++) {
-            caps[e] = caps[e] == thr ? 0 : caps[e];
-        }
-        d.thr = thr;
-        memset(d.first, 0, (n + 1) * sizeof(*d.first));
-        for (uint32_t e = 0; e < g->m; e++) {
-            if (g->cap[e] >= thr) {
-                d.first[g->u[e] + 1]++;
-                d.first[g->v[e] + 1]++;
-            }
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            d.first[v + 1] += d.first[v];
-        }
-        uint32_t *fill = d.path;   /* scratch until the search starts */
-        memcpy(fill, d.first, n * sizeof(*fill));
-        for (uint32_t e = 0; e < g->m; e++) {
-            if (g->cap[e] >= thr) {
-                d.adj[fill[g->u[e]]++] = e;
-                d.adj[fill[g->v[e]]++] = e;
-            }
-        }
-        memset(d.seen, 0, n);
-        d.seen[0] = 1;
-        d.path[0] = 0;
-        d.budget = HAM_DFS_BUDGET;
-        if (!ham_dfs(&d, 1)) {
-            continue;
-        }
+    uint64_t thr = widest_ham_cycle(&d, g->cap, scratch, HAM_DFS_BUDGET);
+    st = THEMIS_ERR_UNSUPPORTED;
+    if (0 != thr) {
         st = packing_alloc(out, THEMIS_TP_CHAINS, n, n, 1);
-        if (THEMIS_OK != st) {
-            goto out;
-        }
+    }
+    if (0 != thr && THEMIS_OK == st) {
         uint64_t bott = UINT64_MAX;
         for (uint32_t i = 0; i < n; i++) {
             bott = g->cap[d.pedge[i]] < bott ? g->cap[d.pedge[i]] : bott;
         }
-        /* Chain t leaves out cycle edge t: every edge is in n - 1 of the
-         * n chains, so x = bott / (n - 1) fills the bottleneck. */
-        for (uint32_t t = 0; t < n; t++) {
-            uint32_t k = 0;
-            for (uint32_t i = 0; i < n; i++) {
-                if (i != t) {
-                    out->edges[(size_t) t * (n - 1) + k++] = d.pedge[i];
-                }
-            }
-            out->w[t] = bott;
-            out->x[t] = (double) bott / (n - 1);
-        }
+        cycle_chains(out, 0, d.pedge, bott);
         out->q = n - 1;
         out->exact = 1;
         out->value = themis_tp_frac((uint64_t) n * bott, n - 1);
         out->value_f = (double) n * (double) bott / (n - 1);
+    }
+    ham_dfs_free(&d);
+    free(scratch);
+    return st;
+}
+
+static themis_status_t certify(const themis_tp_graph_t *g, themis_tp_packing_t *p,
+                               const uint8_t *saturated);
+
+themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                 size_t len)
+{
+    uint32_t n = g->n, nc = 0;
+    uint64_t sum = 0;
+    memset(out, 0, sizeof(*out));
+    if (n < 3 || n > THEMIS_TP_CHAINS_MAX_NODES) {
+        snprintf(why, len, "the cycle decomposition takes 3 to %u nodes",
+                 THEMIS_TP_CHAINS_MAX_NODES);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    ham_dfs_t d;
+    uint64_t *res = calloc((size_t) g->m + 1, sizeof(*res));
+    uint64_t *scratch = calloc((size_t) (g->m > n ? g->m : n) + 1, sizeof(*scratch));
+    uint64_t *cw = calloc((size_t) g->m + 1, sizeof(*cw));
+    uint32_t *cedges = calloc((size_t) g->m * n + 1, sizeof(*cedges));
+    themis_status_t st = ham_dfs_alloc(&d, g);
+    if (THEMIS_OK != st || NULL == res || NULL == scratch || NULL == cw || NULL == cedges) {
+        st = THEMIS_ERR_NOMEM;
         goto out;
     }
+    /* Cycles of weights w_c give every node the capacity 2 sum_c w_c: a
+     * graph whose nodes differ has no decomposition (p3.8xlarge). */
+    uint64_t *deg = scratch;
+    for (uint32_t e = 0; e < g->m; e++) {
+        res[e] = g->cap[e];
+        sum += g->cap[e];
+        deg[g->u[e]] += g->cap[e];
+        deg[g->v[e]] += g->cap[e];
+    }
+    for (uint32_t v = 1; v < n; v++) {
+        if (deg[v] != deg[0]) {
+            snprintf(why, len, "nodes 0 and %u have different capacities: no decomposition "
+                     "into Hamiltonian cycles", v);
+            st = THEMIS_ERR_UNSUPPORTED;
+            goto out;
+        }
+    }
+    /* Widest cycle of what is left, minus its bottleneck, until nothing
+     * is left: each round empties an edge, so at most m cycles. */
+    d.budget = HAM_CYCLES_BUDGET;
+    st = THEMIS_ERR_UNSUPPORTED;
+    while (0 != sum) {
+        uint64_t thr = widest_ham_cycle(&d, res, scratch, 0);
+        if (0 == thr) {
+            snprintf(why, len, "no decomposition into Hamiltonian cycles found");
+            goto out;
+        }
+        uint64_t bott = UINT64_MAX;
+        for (uint32_t i = 0; i < n; i++) {
+            bott = res[d.pedge[i]] < bott ? res[d.pedge[i]] : bott;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            res[d.pedge[i]] -= bott;
+        }
+        sum -= (uint64_t) n * bott;
+        memcpy(&cedges[(size_t) nc * n], d.pedge, n * sizeof(*cedges));
+        cw[nc++] = bott;
+    }
+    st = packing_alloc(out, THEMIS_TP_CYCLES, n, nc * n, 1);
+    if (THEMIS_OK != st) {
+        goto out;
+    }
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        cycle_chains(out, c * n, &cedges[(size_t) c * n], cw[c]);
+        total += cw[c];
+    }
+    /* sum cap / (n - 1): the all-singletons partition's ratio, so optimal
+     * with every edge saturated. */
+    out->q = n - 1;
+    out->exact = 1;
+    out->value = themis_tp_frac(n * total, n - 1);
+    out->value_f = (double) (n * total) / (n - 1);
+    st = certify(g, out, NULL);
 out:
-    free(d.first);
-    free(d.adj);
-    free(d.path);
-    free(d.pedge);
-    free(d.seen);
-    free(caps);
+    ham_dfs_free(&d);
+    free(res);
+    free(scratch);
+    free(cw);
+    free(cedges);
     return st;
 }
 
@@ -1023,6 +1160,10 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
             return st;
         }
     }
+    themis_status_t cst = themis_tp_cycles(g, out, why, len);
+    if (THEMIS_ERR_UNSUPPORTED != cst) {
+        return cst;
+    }
     if (themis_tp_solvable(g, why, len)) {
         return themis_tp_exact(g, out, why, len);
     }
@@ -1056,7 +1197,53 @@ uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
     for (uint32_t t = 0; t < p->ntrees; t++) {
         sum += p->w[t] / gw;
     }
-    return 0 == sum || sum >= target ? 1 : (uint32_t) (target / sum);
+    /* Even: a chain's chunks then go up it from both ends equally. */
+    return 0 == sum || 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
+}
+
+/* Ordering simulates units of 64 KiB with the fastest link at 1 TB/s
+ * (the order depends on the rates' ratios only): ps rounding does not
+ * reorder transfers, and times stay far from 64 bits. */
+#define ORDER_UNIT_BYTES (1u << 16)
+#define ORDER_MAX_BPS 8000000000000ull
+
+/* The list in the order the link simulator starts the transfers on g
+ * (both directions at the capacities, no latency).  Each directed link
+ * serves in arrival order there, while programs run each peer's queue in
+ * list order: in build order a link's queue would hold chunk 0's
+ * broadcast, which waits for the whole reduction, ahead of later chunks'
+ * reduce steps that could go at once. */
+static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
+                                               themis_xfer_sched_t *s, char *why, size_t len)
+{
+    themis_graph_t net;
+    themis_link_sim_t sim;
+    uint64_t maxcap = 1;
+    for (uint32_t e = 0; e < g->m; e++) {
+        maxcap = g->cap[e] > maxcap ? g->cap[e] : maxcap;
+    }
+    uint64_t scale = maxcap < ORDER_MAX_BPS ? ORDER_MAX_BPS / maxcap : 1;
+    themis_status_t st = themis_graph_init(&net, g->n);
+    for (uint32_t e = 0; e < g->m && THEMIS_OK == st; e++) {
+        uint64_t bw = g->cap[e] * scale;
+        st = themis_graph_add_link(&net, g->u[e], g->v[e], bw, 0);
+        if (THEMIS_OK == st) {
+            st = themis_graph_add_link(&net, g->v[e], g->u[e], bw, 0);
+        }
+    }
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(&net, why, len);
+    }
+    memset(&sim, 0, sizeof(sim));
+    if (THEMIS_OK == st) {
+        st = themis_link_sim(&net, s, ORDER_UNIT_BYTES, &sim, why, len);
+    }
+    if (THEMIS_OK == st) {
+        st = themis_xfer_sort(s, sim.start_ps);
+    }
+    themis_link_sim_free(&sim);
+    themis_graph_free(&net);
+    return st;
 }
 
 themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
@@ -1124,7 +1311,7 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                            .count = units};
         st = themis_xfer_add(s, &x, NULL, 0, &init[r]);
     }
-    for (uint64_t g_chunk = 0; g_chunk < units && THEMIS_OK == st; g_chunk++) {
+    for (uint64_t chunk = 0; chunk < units && THEMIS_OK == st; chunk++) {
         /* The tree whose next chunk sits earliest in its own stream:
          * (2 next + 1) / (2 cnt) least, ties to the lower tree. */
         uint32_t t = UINT32_MAX;
@@ -1137,8 +1324,8 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                 t = c;
             }
         }
-        uint64_t u = off[t] + next[t]++;
-        uint32_t root = (uint32_t) (g_chunk % n);
+        uint32_t j = next[t]++;
+        uint64_t u = off[t] + j;
         const uint32_t *tree = &p->edges[(size_t) t * (n - 1)];
         /* Tree adjacency, edges in the tree's order. */
         memset(first, 0, (n + 1) * sizeof(*first));
@@ -1154,6 +1341,17 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
             uint32_t e = tree[i];
             adj[slot[g->u[e]]++] = g->v[e];
             adj[slot[g->v[e]]++] = g->u[e];
+        }
+        /* The root: the tree's j-th leaf in turn (node order). */
+        uint32_t nleaves = 0, root = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            nleaves += 1 == first[v + 1] - first[v];
+        }
+        for (uint32_t v = 0, want = j % nleaves; v < n; v++) {
+            if (1 == first[v + 1] - first[v] && 0 == want--) {
+                root = v;
+                break;
+            }
         }
         /* Breadth-first from the root: order[] parents before children;
          * slot[v] is v's index among its parent's children. */
@@ -1212,6 +1410,9 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                .src_off = u, .dst_off = u, .count = 1};
             st = themis_xfer_add(s, &x, deps, 2, &have[c]);
         }
+    }
+    if (THEMIS_OK == st) {
+        st = sort_by_simulated_start(g, s, why, len);
     }
     if (THEMIS_OK != st) {
         if (THEMIS_ERR_NOMEM == st) {

@@ -28,6 +28,15 @@
  *             cycle minus one edge is a chain, 2n chains of x = cap/(n-1)
  *             reach |E| cap / (n-1), the all-singletons partition's ratio:
  *             optimal and certified, O(n).
+ *   cycles    (3 to THEMIS_TP_CHAINS_MAX_NODES nodes) the capacities split
+ *             into Hamiltonian cycles: repeatedly the cycle of the widest
+ *             bottleneck in what is left (depth-first search), minus its
+ *             bottleneck, until nothing is left; each cycle of weight c
+ *             gives its n chains x = c / (n - 1), so the packing reaches
+ *             sum cap / (n - 1), the all-singletons ratio: optimal and
+ *             certified.  p3.16xlarge: the dual-NVLink cycle (c = 2) and
+ *             the single one (c = 1).  Unsupported when the greedy search
+ *             finds no full decomposition (a bounded number of steps).
  *   exact     matroid partition (Edmonds): with every capacity scaled by
  *             q, the most edge-disjoint spanning trees is k_q =
  *             floor(q * strength) (Nash-Williams), found by shortest
@@ -70,7 +79,8 @@ typedef enum {
     THEMIS_TP_MW = 2,
     THEMIS_TP_LP = 3,
     THEMIS_TP_SINGLE = 4,     /* the best single tree (MWST) */
-    THEMIS_TP_CHAINS = 5      /* the paper's rotated chains */
+    THEMIS_TP_CHAINS = 5,     /* the paper's rotated chains */
+    THEMIS_TP_CYCLES = 6      /* edge-disjoint Hamiltonian cycles */
 } themis_tp_method_t;
 
 /* A packing: tree t has edges edges[t * (n - 1) ..] and carries
@@ -139,10 +149,15 @@ themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t 
                                 size_t len);
 themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
+themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t *out,
+                                 char *why, size_t len);
 
-/* What the runtime runs: torus, else exact, else (too many edge copies)
+/* What the runtime runs: torus, else cycles, else exact, else (too many edge copies)
  * the best single tree (method SINGLE, not optimal; not exact either:
- * bound = value).  themis_tp_solvable: whether torus or exact applies
+ * bound = value).  Cycles before exact: both are optimal, but the
+ * exact partition's trees are irregular (22 on p3.16xlarge) and schedule
+ * worse than chains (themis_tp_allreduce_schedule).  themis_tp_solvable:
+ * whether torus or exact applies
  * (why not), without solving. */
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
@@ -153,9 +168,17 @@ int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len);
  * vector is nunits = (sum_t w_t / gcd) x chunks_per_weight units, tree t
  * gets (w_t / gcd) x chunks_per_weight of them, each a chunk.  Chunks go
  * in the order of their position within their tree, (2j + 1) / (2 c_t)
- * (ties to the lower tree), so every tree streams at its share; chunk g
- * of that order is rooted at node g mod n (every node a root about
- * equally often; edge loads do not depend on roots).  Per chunk, children
+ * (ties to the lower tree), so every tree streams at its share.  Chunk j
+ * of a tree is rooted at the tree's leaf j mod (its leaves), leaves in
+ * node order (edge loads do not depend on roots): a chain's chunks go up
+ * it one way and come back down, half of them each way, so both
+ * directions of every link carry data from the first step to the last,
+ * like a bidirectional ring.  Roots rotating over all nodes (interior
+ * ones included) left links idle while chunks climbed to the middle and
+ * came back (1.70x the bound on p3.16xlarge at 16 MiB; now 1.004x with
+ * the cycles packing).  With the chains of Hamiltonian cycles (torus,
+ * cycles) every node is an end of two chains per cycle, so a root
+ * equally often.  Per chunk, children
  * before parents: every child's partial sum lands in the node's scratch
  * slot for that child (distinct units, so they arrive concurrently), a
  * local REDUCE folds each into the output, and the send to the parent
@@ -168,7 +191,8 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                              const themis_tp_packing_t *p,
                                              uint32_t chunks_per_weight, themis_xfer_sched_t *s,
                                              char *why, size_t len);
-/* chunks_per_weight for about `target` units (at least 1). */
+/* chunks_per_weight for about `target` units: even (a chain's chunks
+ * alternate between its two ends), at least 2. */
 uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
 
 /* GLPK column generation (treepack_lp.c, libthemis_bound): the LP of the

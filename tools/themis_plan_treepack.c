@@ -122,14 +122,14 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (0 == strcmp(argv[i], "--help") || 0 == strcmp(argv[i], "-h")) {
             printf("usage: themis-plan treepack --graph SPEC|FILE [--method "
-                   "auto|lp|exact|torus|mw] [--bytes S] [--trees N]\n"
+                   "auto|lp|exact|cycles|torus|mw] [--bytes S] [--trees N]\n"
                    "  The optimal spanning-tree packing (optimal-message-scheduling-for-\n"
                    "  aggregation.txt): C(G) exact, the trees and shares, the certificate\n"
                    "  partition, Lemma 2.1, the best single tree and the rotated chains.\n"
                    "  C is in units of S / B, B the graph's capacity unit (unit=).  auto:\n"
-                   "  the LP (up to %u nodes), the runtime's packing (torus or exact), MW\n"
-                   "  where neither applies.  --bytes S: the runtime's All-Reduce schedule\n"
-                   "  of S bytes through the link simulator.\n",
+                   "  the LP (up to %u nodes), the runtime's packing (torus, cycles or\n"
+                   "  exact), MW where none applies.  --bytes S: the runtime's All-Reduce\n"
+                   "  schedule of S bytes through the link simulator.\n",
                    LP_AUTO_MAX_NODES);
             return 0;
         }
@@ -155,10 +155,12 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     }
     int want_lp = 0 == strcmp(method, "lp"), want_exact = 0 == strcmp(method, "exact");
     int want_torus = 0 == strcmp(method, "torus"), want_mw = 0 == strcmp(method, "mw");
+    int want_cycles = 0 == strcmp(method, "cycles");
     int is_auto = 0 == strcmp(method, "auto");
-    if (NULL == spec || !(want_lp || want_exact || want_torus || want_mw || is_auto)) {
+    if (NULL == spec
+        || !(want_lp || want_exact || want_cycles || want_torus || want_mw || is_auto)) {
         fprintf(stderr, "themis-plan treepack: want --graph SPEC|FILE and --method "
-                "auto|lp|exact|torus|mw (try --help)\n");
+                "auto|lp|exact|cycles|torus|mw (try --help)\n");
         return EXIT_USAGE;
     }
     themis_graph_t graph;
@@ -204,11 +206,12 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             rc = EXIT_RUNTIME;
         }
     }
-    if (want_torus || want_exact || is_auto) {
+    if (want_torus || want_exact || want_cycles || is_auto) {
         themis_tp_packing_t p;
         double t0 = now_ms();
         st = want_torus   ? themis_tp_torus(&g, &p, why, sizeof(why))
              : want_exact ? themis_tp_exact(&g, &p, why, sizeof(why))
+             : want_cycles ? themis_tp_cycles(&g, &p, why, sizeof(why))
                           : themis_tp_solve(&g, &p, why, sizeof(why));
         double ms = now_ms() - t0;
         if (THEMIS_OK == st) {
@@ -244,7 +247,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             }
         } else {
             printf("runtime: %s\n", why);
-            rc = (want_torus || want_exact) ? EXIT_RUNTIME : rc;
+            rc = (want_torus || want_exact || want_cycles) ? EXIT_RUNTIME : rc;
         }
     }
     if (want_mw || (is_auto && (!have_best || THEMIS_TP_SINGLE == best.method))) {

@@ -4,8 +4,8 @@
 #
 # The treepack row under mpirun (planners/treepack.h, algo_treepack.c):
 # All-Reduce over the optimal spanning-tree packing of coll_themis_graph.
-# np 8 on p3.16xlarge (exact packing, 24 tree shares of 1/24) and np 4 on
-# p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
+# np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24)
+# and np 4 on p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
 # that are multiples of the schedule's 96 units, every call bit-exact and
 # raising coll_themis_allreduce_treepack_calls (and nothing else).  Then
 # what it cannot serve: without a graph (and on a graph of another size)
@@ -45,10 +45,10 @@ run "p3.8xlarge allreduce vader" 900 4
 opts=("${TCP[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
 args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tiny)
 run "p3.8xlarge allreduce tcp" 900 4
-# A 3x3 torus graph: the Hamiltonian chains (18 shares, 90 units).
+# A 3x3 torus graph: the Hamiltonian chains (18 shares, 72 units).
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph torus2d:3x3))
-args=(--coll allreduce --algo treepack --count-unit 90 --no-subcomms --level tiny)
+args=(--coll allreduce --algo treepack --count-unit 72 --no-subcomms --level tiny)
 run "torus2d:3x3 allreduce vader" 900 9
 
 # Where it cannot run: Themis instead (substituted), or a fallback.

@@ -252,6 +252,42 @@ static void test_rings(void)
     themis_xfer_free(&s);
 }
 
+/* themis_xfer_sort: a topological key reorders the list (ties keep the
+ * old order) and renumbers dependencies, so the schedule still passes and
+ * computes the sum; a key that puts a dependency after its transfer is
+ * refused and leaves the list as it was. */
+static void test_sort(void)
+{
+    themis_xfer_sched_t s;
+    tree_allreduce(&s, 7, 3);
+    uint64_t *key = calloc(s.nxfers, sizeof(*key));
+    /* Depth in the dependency graph, deepest last. */
+    for (uint32_t i = 0; i < s.nxfers; i++) {
+        for (uint32_t d = 0; d < s.xfers[i].ndeps; d++) {
+            uint64_t k = key[s.deps[s.xfers[i].dep_first + d]] + 1;
+            key[i] = k > key[i] ? k : key[i];
+        }
+    }
+    uint64_t h = themis_xfer_hash(&s);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_sort(&s, key));
+    UNIT_CHECK(themis_xfer_hash(&s) != h);
+    for (uint32_t i = 1; i < 7; i++) {
+        /* The 7 input copies (depth 0) stay first, in rank order. */
+        UNIT_CHECK(s.xfers[i].src == i && s.xfers[i].dst == i && 0 == s.xfers[i].ndeps);
+    }
+    char why[160];
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
+    run_schedule(&s, 3 * 5, 2, 30);
+    for (uint32_t i = 0; i < s.nxfers; i++) {
+        key[i] = s.nxfers - i;
+    }
+    h = themis_xfer_hash(&s);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_sort(&s, key));
+    UNIT_CHECK(themis_xfer_hash(&s) == h);
+    free(key);
+    themis_xfer_free(&s);
+}
+
 static void test_hash_stable(void)
 {
     themis_xfer_sched_t a, b;
@@ -374,6 +410,7 @@ int main(void)
     UNIT_RUN(test_direct_allgather);
     UNIT_RUN(test_direct_reduce_scatter);
     UNIT_RUN(test_rings);
+    UNIT_RUN(test_sort);
     UNIT_RUN(test_hash_stable);
     UNIT_RUN(test_check_rejects);
     UNIT_RUN(test_compile_rejects);

@@ -7,11 +7,14 @@
  * the LP and the integer methods agree, every packing fits the
  * capacities, tori reach |E|/(n-1), MW reports an honest gap, and the
  * All-Reduce schedule of a packing passes the check and computes the sum
- * under many interleavings (vexec); the table row runs it.
+ * under many interleavings (vexec), roots at leaves; the link simulator
+ * puts the row's p3.16xlarge schedule within 15 % of C(G) x S / B; the
+ * table row runs it.
  */
 #include <stdlib.h>
 
 #include "algorithm.h"
+#include "link_sim.h"
 #include "plan.h"
 #include "transfer.h"
 #include "treepack.h"
@@ -84,6 +87,20 @@ static void test_p3_16xlarge(void)
     UNIT_CHECKF(THEMIS_OK == themis_tp_exact(&g, &ex, why, sizeof(why)), "%s", why);
     UNIT_CHECK(ex.exact && frac_is(ex.value, 24, 7) && 7 == ex.q && ex.bound_exact);
     check_fits(&g, &ex);
+    /* Cycles: the dual-NVLink Hamiltonian cycle (weight 2) and the single
+     * one (1), 16 chains, certified by the 8 singletons; what solve runs. */
+    themis_tp_packing_t cy;
+    UNIT_CHECKF(THEMIS_OK == themis_tp_cycles(&g, &cy, why, sizeof(why)), "%s", why);
+    UNIT_CHECK(THEMIS_TP_CYCLES == cy.method && 16 == cy.ntrees && 7 == cy.q);
+    UNIT_CHECK(cy.exact && frac_is(cy.value, 24, 7) && cy.bound_exact && 8 == cy.nparts);
+    for (uint32_t t = 0; t < cy.ntrees; t++) {
+        UNIT_CHECK((t < 8 ? 2u : 1u) == cy.w[t]);
+    }
+    check_fits(&g, &cy);
+    themis_tp_packing_free(&cy);
+    UNIT_CHECK(THEMIS_OK == themis_tp_solve(&g, &cy, why, sizeof(why))
+               && THEMIS_TP_CYCLES == cy.method);
+    themis_tp_packing_free(&cy);
     UNIT_CHECK(THEMIS_OK == themis_tp_bounds(&g, &b, &mwst));
     UNIT_CHECK(frac_is(b.c_mwst, 1, 2) && frac_is(b.max_c, 1, 1) && frac_is(b.c_lower, 7, 24));
     UNIT_CHECK(THEMIS_OK == themis_tp_rotated_chains(&g, &chains));
@@ -130,6 +147,20 @@ static void test_p3_8xlarge_and_small(void)
                     cases[i].spec, (unsigned long long) ex.value.num,
                     (unsigned long long) ex.value.den);
         check_fits(&g, &ex);
+        /* Hamiltonian cycles: fc:5 two, biring:5 one; the others have
+         * nodes of odd capacity degree (p3.8xlarge, mesh2d:4x4) or no
+         * Hamiltonian cycle (mesh2d:3x3, 9 nodes, bipartite). */
+        themis_tp_packing_t cy;
+        int decomposes = 0 == strcmp(cases[i].spec, "fc:5")
+                         || 0 == strcmp(cases[i].spec, "biring:5");
+        st = themis_tp_cycles(&g, &cy, why, sizeof(why));
+        UNIT_CHECKF(decomposes ? THEMIS_OK == st : THEMIS_ERR_UNSUPPORTED == st,
+                    "%s: cycles %d", cases[i].spec, (int) st);
+        if (THEMIS_OK == st) {
+            UNIT_CHECK(frac_is(cy.value, cases[i].num, cases[i].den) && cy.bound_exact);
+            check_fits(&g, &cy);
+            themis_tp_packing_free(&cy);
+        }
         themis_tp_packing_free(&lp);
         themis_tp_packing_free(&ex);
         themis_tp_graph_free(&g);
@@ -246,8 +277,10 @@ static void run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t 
     free(out);
 }
 
-/* The schedule of each runtime packing: checked, run, shares exact, and
- * every node a root of nunits / n chunks (give or take one). */
+/* The schedule of each runtime packing: checked, run, shares exact,
+ * every root a leaf of its chunk's tree (it sends the sum to one rank)
+ * and, with the chains of Hamiltonian cycles, every node a root of
+ * nunits / n chunks (give or take one). */
 static void test_schedules(void)
 {
     static const char *const specs[] = {"p3.16xlarge", "p3.8xlarge", "torus2d:3x3", "fc:5"};
@@ -281,8 +314,14 @@ static void test_schedules(void)
             }
             UNIT_CHECK(1 == without);
             roots[root]++;
+            uint32_t sends = 0;
+            for (uint32_t x = 0; x < s.nxfers; x++) {
+                const themis_xfer_t *t = &s.xfers[x];
+                sends += t->src == root && t->dst != root && t->src_off == u;
+            }
+            UNIT_CHECKF(1 == sends, "%s: unit %u: root %u sends %u", specs[i], u, root, sends);
         }
-        for (uint32_t r = 0; r < g.n; r++) {
+        for (uint32_t r = 0; r < g.n && THEMIS_TP_EXACT != p.method; r++) {
             UNIT_CHECKF(roots[r] * g.n + g.n >= s.nunits && roots[r] * g.n <= s.nunits + g.n,
                         "%s: rank %u root of %u of %u units", specs[i], r, roots[r], s.nunits);
         }
@@ -290,6 +329,47 @@ static void test_schedules(void)
         run_schedule(&s, 2 * (uint64_t) s.nunits, 3, 4);
         free(roots);
         free(got);
+        themis_xfer_free(&s);
+        themis_tp_packing_free(&p);
+        themis_tp_graph_free(&g);
+        themis_graph_free(&graph);
+    }
+}
+
+/* The row's schedules through the link simulator against the bound
+ * C(G) x S / B_unit: within 15 % on both p3 presets from 16 MiB (chains
+ * rooted at their ends keep both directions of every link busy). */
+static void test_simulated_ratio(void)
+{
+    static const struct {
+        const char *spec;
+        uint64_t mib, max_permille;
+    } cases[] = {{"p3.16xlarge", 16, 1150}, {"p3.16xlarge", 64, 1150},
+                 {"p3.8xlarge", 16, 1150}, {"p3.8xlarge", 64, 1150}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        themis_graph_t graph;
+        themis_tp_graph_t g;
+        themis_tp_packing_t p;
+        themis_xfer_sched_t s;
+        themis_link_sim_t sim;
+        char why[256] = "";
+        load(cases[i].spec, &graph, &g);
+        UNIT_CHECKF(THEMIS_OK == themis_tp_solve(&g, &p, why, sizeof(why)), "%s", why);
+        UNIT_CHECKF(THEMIS_OK == themis_tp_allreduce_schedule(&g, &p, themis_tp_chunks_for(&p, 96),
+                                                              &s, why, sizeof(why)),
+                    "%s", why);
+        uint64_t bytes = cases[i].mib << 20, unit = bytes / s.nunits;
+        UNIT_CHECKF(THEMIS_OK == themis_link_sim(&graph, &s, unit, &sim, why, sizeof(why)), "%s",
+                    why);
+        /* bound_ps = (1 / value) x bytes x 8 x 10^12 / unit_bps, exactly. */
+        unsigned __int128 bound = (unsigned __int128) p.value.den * (unit * s.nunits) * 8
+                                  * 1000000000000ull
+                                  / ((unsigned __int128) p.value.num * g.unit_bps);
+        UNIT_CHECKF((unsigned __int128) sim.total_ps * 1000 <= bound * cases[i].max_permille,
+                    "%s %llu MiB: %llu ps, bound %llu ps", cases[i].spec,
+                    (unsigned long long) cases[i].mib, (unsigned long long) sim.total_ps,
+                    (unsigned long long) bound);
+        themis_link_sim_free(&sim);
         themis_xfer_free(&s);
         themis_tp_packing_free(&p);
         themis_tp_graph_free(&g);
@@ -374,6 +454,7 @@ int main(void)
     UNIT_RUN(test_torus);
     UNIT_RUN(test_mw);
     UNIT_RUN(test_schedules);
+    UNIT_RUN(test_simulated_ratio);
     UNIT_RUN(test_row);
     UNIT_EXIT();
 }
