@@ -296,7 +296,7 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
 }
 
 /* Serialization time of b bytes at bw bit/s, rounded up, as link_sim.c. */
-static themis_time_t ser_ps(uint64_t b, uint64_t bw)
+themis_time_t themis_tacos_ser_ps(uint64_t b, uint64_t bw)
 {
     unsigned __int128 bits = (unsigned __int128) b * 8000000000000ull;
     unsigned __int128 t = (bits + bw - 1) / bw;
@@ -387,7 +387,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     themis_time_t longest = 0;
     for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
         if (themis_graph_link_working(g, l)) {
-            sy.ser[l] = ser_ps(chunk_bytes, g->links[l].bw_bps);
+            sy.ser[l] = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps);
             sy.lat[l] = g->links[l].lat_ps;
             if (sy.ser[l] + sy.lat[l] > longest) {
                 longest = sy.ser[l] + sy.lat[l];
@@ -540,9 +540,9 @@ themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *
     return st;
 }
 
-themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
-                                        uint64_t chunk_bytes, uint32_t nseeds,
-                                        themis_xfer_sched_t *out, char *why, size_t len)
+themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
+                                             themis_tacos_ag_fn ag, void *ctx,
+                                             themis_xfer_sched_t *out, char *why, size_t len)
 {
     themis_tacos_ag_t rev, fwd;
     themis_graph_t t;
@@ -555,11 +555,11 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
     if (THEMIS_COLL_ALLGATHER != coll) {
         st = themis_tacos_transpose(g, &t);
         if (THEMIS_OK == st) {
-            st = themis_tacos_allgather(&t, k, chunk_bytes, nseeds, &rev, why, len);
+            st = ag(&t, ctx, &rev, why, len);
         }
     }
     if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = themis_tacos_allgather(g, k, chunk_bytes, nseeds, &fwd, why, len);
+        st = ag(g, ctx, &fwd, why, len);
     }
     if (THEMIS_OK == st) {
         st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
@@ -572,6 +572,26 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
     themis_tacos_ag_free(&fwd);
     themis_graph_free(&t);
     return st;
+}
+
+typedef struct {
+    uint32_t k, nseeds;
+    uint64_t chunk_bytes;
+} greedy_ctx_t;
+
+static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
+                                 char *why, size_t len)
+{
+    const greedy_ctx_t *c = ctx;
+    return themis_tacos_allgather(g, c->k, c->chunk_bytes, c->nseeds, out, why, len);
+}
+
+themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
+                                        uint64_t chunk_bytes, uint32_t nseeds,
+                                        themis_xfer_sched_t *out, char *why, size_t len)
+{
+    greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
+    return themis_tacos_synthesize_with(g, coll, greedy_ag, &c, out, why, len);
 }
 
 /* Chunks the links l[0 .. nl) deliver by T. */
@@ -634,7 +654,7 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
         return UINT64_MAX;
     }
     for (uint32_t l = 0; l < g->nlinks; ++l) {
-        ser[l] = themis_graph_link_working(g, l) ? ser_ps(chunk_bytes, g->links[l].bw_bps) : 0;
+        ser[l] = themis_graph_link_working(g, l) ? themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps) : 0;
         all[l] = l;
     }
     for (uint32_t v = 0; 0 != need && 0 != chunk_bytes && v < g->nnodes; ++v) {
