@@ -108,6 +108,7 @@ typedef struct {
     int offered;
     double complete;            /* objective of the least complete solution */
     int bound_below;            /* the bound proved nothing is complete */
+    int stop_early;             /* stop on completeness alone (the T search) */
 } cb_t;
 
 static void ilp_callback(glp_tree *tree, void *info)
@@ -120,6 +121,9 @@ static void ilp_callback(glp_tree *tree, void *info)
     /* Only completeness decides T: stop once the incumbent is complete,
      * or once no node left in the tree can be. */
     glp_prob *P = glp_ios_get_prob(tree);
+    if (!cb->stop_early) {
+        return;
+    }
     if (GLP_FEAS == glp_mip_status(P) && glp_mip_obj_val(P) >= cb->complete - 0.5) {
         glp_ios_terminate(tree);
         return;
@@ -167,9 +171,11 @@ static themis_status_t nz_add(nz_t *z, int row, int col, double v)
 
 /* The ILP of a TEN of T steps from s's state (tacos_ilp.h), with heur (start
  * steps relative to the window; those that fit) as its first incumbent.
- * *w gets the incumbent's sends (none without one). */
-static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, window_t *w,
-                                    char *why, size_t len)
+ * stop_early: the search stops once it knows whether everything can be
+ * delivered (the T search); else it maximizes (a window of the clustered
+ * search).  *w gets the incumbent's sends (none without one). */
+static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, int stop_early,
+                                    window_t *w, char *why, size_t len)
 {
     const themis_graph_t *g = s->g;
     uint32_t n = s->n, C = s->C, L = s->L;
@@ -342,7 +348,8 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
         }
         have_start = 1;
     }
-    cb_t cb = {.P = P, .start = have_start ? start : NULL, .complete = W * (double) missing};
+    cb_t cb = {.P = P, .start = have_start ? start : NULL, .complete = W * (double) missing,
+               .stop_early = stop_early};
     int ms = left_ms(s);
     if (0 == ms) {
         goto out;       /* no time: no incumbent */
@@ -353,51 +360,33 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
     sm.msg_lev = GLP_MSG_OFF;
     sm.tm_lim = ms;
     int ret = 0 == ncols ? 0 : glp_simplex(P, &sm);
-    if (0 == ncols) {
-        w->proven = 1;
-        goto out;
-    }
-    if (0 == ret && GLP_OPT == glp_get_status(P) && glp_get_obj_val(P) < cb.complete - 0.5) {
+    int relaxed = 0 == ret && GLP_OPT == glp_get_status(P);
+    int use_start = have_start;
+    if (0 == ncols || (stop_early && relaxed && glp_get_obj_val(P) < cb.complete - 0.5)) {
         /* even the relaxation cannot deliver everything */
-        cb.bound_below = 1;
-    }
-    ms = left_ms(s);
-    if (0 != ret || GLP_OPT != glp_get_status(P) || 0 == ms) {
-        /* the relaxation did not finish in time */
-        if (have_start) {
-            for (uint32_t j = 1; j <= nbin && THEMIS_OK == st; ++j) {
-                if (start[j] > 0.5) {
-                    st = push(&w->sends, col_c[j], col_l[j], col_t[j]);
-                    ++w->arrivals;
-                }
-            }
+        w->proven = 1;
+    } else if (relaxed && 0 != (ms = left_ms(s))) {
+        glp_iocp io;
+        glp_init_iocp(&io);
+        io.msg_lev = GLP_MSG_OFF;
+        io.tm_lim = ms;
+        io.cb_func = ilp_callback;
+        io.cb_info = &cb;
+        ret = glp_intopt(P, &io);
+        int mst = glp_mip_status(P);
+        int found = GLP_OPT == mst || GLP_FEAS == mst;
+        w->proven = (0 == ret && (GLP_OPT == mst || GLP_NOFEAS == mst)) || cb.bound_below
+                    || (found && glp_mip_obj_val(P) >= cb.complete - 0.5);
+        for (uint32_t j = 1; found && j <= nbin; ++j) {
+            start[j] = glp_mip_col_val(P, (int) j) > 0.5 ? 1.0 : 0.0;
         }
-        goto out;
+        use_start = use_start || found;
     }
-    glp_iocp io;
-    glp_init_iocp(&io);
-    io.msg_lev = GLP_MSG_OFF;
-    io.tm_lim = ms;
-    io.cb_func = ilp_callback;
-    io.cb_info = &cb;
-    ret = glp_intopt(P, &io);
-    int mst = glp_mip_status(P);
-    w->proven = (0 == ret && (GLP_OPT == mst || GLP_NOFEAS == mst)) || cb.bound_below
-                || ((GLP_OPT == mst || GLP_FEAS == mst)
-                    && glp_mip_obj_val(P) >= cb.complete - 0.5);
-    if (GLP_OPT == mst || GLP_FEAS == mst) {
-        for (uint32_t j = 1; j <= nbin && THEMIS_OK == st; ++j) {
-            if (glp_mip_col_val(P, (int) j) > 0.5) {
-                st = push(&w->sends, col_c[j], col_l[j], col_t[j]);
-                ++w->arrivals;
-            }
-        }
-    } else if (have_start) {
-        for (uint32_t j = 1; j <= nbin && THEMIS_OK == st; ++j) {
-            if (start[j] > 0.5) {
-                st = push(&w->sends, col_c[j], col_l[j], col_t[j]);
-                ++w->arrivals;
-            }
+    /* the incumbent; without one (no time) the starting one */
+    for (uint32_t j = 1; use_start && j <= nbin && THEMIS_OK == st; ++j) {
+        if (start[j] > 0.5) {
+            st = push(&w->sends, col_c[j], col_l[j], col_t[j]);
+            ++w->arrivals;
         }
     }
 #undef XI
@@ -489,7 +478,9 @@ static themis_status_t recover(ilp_t *s, isends_t *all, uint32_t *added)
                 changed = 0;
                 for (uint32_t l = 0; l < s->L; ++l) {
                     uint32_t a = g->links[l].src, b = g->links[l].dst;
-                    if (0 != s->d[l] && NONE != dist[a] && dist[a] + s->d[l] < dist[b]) {
+                    /* only into nodes that lack c: nobody receives twice */
+                    if (0 != s->d[l] && NONE != dist[a] && NONE == s->avail[(size_t) c * n + b]
+                        && dist[a] + s->d[l] < dist[b]) {
                         dist[b] = dist[a] + s->d[l];
                         via[b] = l;
                         changed = 1;
@@ -607,7 +598,7 @@ static themis_status_t search_full(ilp_t *s, const isends_t *heur, uint32_t lo, 
     themis_status_t st = THEMIS_OK;
 
     for (uint32_t T = lo; T <= hi; ++T) {
-        st = solve_window(s, T, heur, &w, why, len);
+        st = solve_window(s, T, heur, 1, &w, why, len);
         if (THEMIS_OK != st) {
             free(w.sends.v);
             break;
@@ -642,7 +633,7 @@ static themis_status_t search_clustered(ilp_t *s, uint32_t steps, isends_t *all,
     uint32_t base = 0;
     while (0 != s->need && THEMIS_OK == st) {
         window_t w;
-        st = solve_window(s, steps, NULL, &w, why, len);
+        st = solve_window(s, steps, NULL, 0, &w, why, len);
         if (THEMIS_OK == st) {
             st = commit(s, &w.sends, base, all, why, len);
         }
@@ -770,6 +761,8 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
                                                                   : out->time_ps;
             info->steps = x->t + s.d[x->l] > info->steps ? x->t + s.d[x->l] : info->steps;
         }
+        /* reaching the proven bound is optimal whichever way it was found */
+        info->optimal = info->optimal || info->steps == info->lower_steps;
         if (all.n != greedy.nsends) {
             snprintf(why, len, "the ILP delivered %u chunks of %u", all.n, greedy.nsends);
             st = THEMIS_ERR_INVALID;
