@@ -22,6 +22,7 @@
 #include "tacos_ilp.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_direct.h"
 
 static void sum_i64(void *inout, const void *in, uint64_t n)
 {
@@ -516,6 +517,39 @@ static void test_ilp_limits(void)
     themis_graph_free(&g);
 }
 
+/* The Direct baseline (xfer_direct.h), straight and dimension-ordered on
+ * meshes: checked, computes the collective (vexec), and on a 4x3 mesh the
+ * xy routes put no more on any link than the graph's own routes. */
+static void test_direct(void)
+{
+    static const uint32_t sizes[][2] = {{1, 0}, {2, 0}, {5, 0}, {6, 2}, {6, 3}, {12, 4}};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (int c = 0; c < 3; c++) {
+            themis_xfer_sched_t s;
+            char why[256] = "";
+            UNIT_CHECK(THEMIS_OK == themis_xfer_direct((themis_coll_t) c, sizes[i][0],
+                                                       sizes[i][1], &s));
+            UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s p=%u: %s",
+                        s.name, sizes[i][0], why);
+            run_programs(&s, (uint64_t) sizes[i][0] * 3, 2, 2);
+            themis_xfer_free(&s);
+        }
+    }
+    themis_xfer_sched_t s;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_direct(THEMIS_COLL_ALLREDUCE, 6, 4, &s));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_direct(THEMIS_COLL_ALLREDUCE, 0, 0, &s));
+    themis_graph_t g = load("mesh2d:4x3");
+    themis_time_t t[2];
+    for (uint32_t w = 0; w < 2; w++) {
+        UNIT_CHECK(THEMIS_OK == themis_xfer_direct(THEMIS_COLL_ALLGATHER, 12, 4 * w, &s));
+        t[w] = sim_time(&g, &s, 1048576);
+        themis_xfer_free(&s);
+    }
+    UNIT_CHECKF(t[1] <= t[0], "xy %llu ps, graph routes %llu ps", (unsigned long long) t[1],
+                (unsigned long long) t[0]);
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_check_many_graphs);
@@ -526,5 +560,6 @@ int main(void)
     UNIT_RUN(test_row);
     UNIT_RUN(test_ilp);
     UNIT_RUN(test_ilp_limits);
+    UNIT_RUN(test_direct);
     UNIT_EXIT();
 }
