@@ -69,6 +69,10 @@ typedef struct {
     themis_tacos_send_t *sends;      /* in start order */
     themis_time_t time_ps;           /* the last arrival */
     uint32_t seed;                   /* the seed that won */
+    /* 1: the schedule keeps each link's sends in this order (each depends
+     * on the link's previous one): a plan made in another time model
+     * (TACOS-ILP's steps) then never runs later than planned. */
+    uint8_t link_order;
 } themis_tacos_ag_t;
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k

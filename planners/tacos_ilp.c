@@ -9,6 +9,8 @@
  */
 #include "tacos_ilp.h"
 
+#include "link_sim.h"
+
 #include <glpk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -752,6 +754,7 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
         out->nchunks = s.C;
         out->nsends = all.n;
         out->seed = greedy.seed;
+        out->link_order = 1;
         for (uint32_t i = 0; i < all.n; ++i) {
             const isend_t *x = &all.v[i];
             out->sends[i] = (themis_tacos_send_t) {
@@ -785,6 +788,7 @@ typedef struct {
     themis_tacos_ilp_info_t *info;
     uint64_t deadline_ns;
     uint32_t halves;
+    themis_tacos_ag_t kept[2];      /* copies of the halves, in call order */
 } ilp_ctx_t;
 
 static themis_status_t ilp_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
@@ -801,6 +805,7 @@ static themis_status_t ilp_ag(const themis_graph_t *g, void *ctx, themis_tacos_a
                                                     len);
     if (THEMIS_OK == st) {
         themis_tacos_ilp_info_t *i = c->info;
+        themis_tacos_ag_t *k = &c->kept[c->halves];
         i->step_ps = one.step_ps;
         i->steps += one.steps;
         i->lower_steps += one.lower_steps;
@@ -809,8 +814,27 @@ static themis_status_t ilp_ag(const themis_graph_t *g, void *ctx, themis_tacos_a
         i->solves += one.solves;
         i->recovered += one.recovered;
         i->max_cols = one.max_cols > i->max_cols ? one.max_cols : i->max_cols;
+        *k = *out;
+        k->sends = malloc((out->nsends ? out->nsends : 1) * sizeof(*k->sends));
+        if (NULL == k->sends) {
+            return THEMIS_ERR_NOMEM;
+        }
+        memcpy(k->sends, out->sends, out->nsends * sizeof(*k->sends));
+        k->link_order = 0;
     }
     return st;
+}
+
+static themis_time_t simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                               uint64_t chunk_bytes)
+{
+    themis_link_sim_t sim;
+    char why[128];
+    themis_time_t t = THEMIS_OK == themis_link_sim(g, s, chunk_bytes, &sim, why, sizeof(why))
+                          ? sim.total_ps
+                          : UINT64_MAX;
+    themis_link_sim_free(&sim);
+    return t;
 }
 
 themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll_t coll,
@@ -827,5 +851,31 @@ themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll
     }
     ilp_ctx_t c = {.k = k, .chunk_bytes = chunk_bytes, .o = o, .info = info,
                    .deadline_ns = now_ns() + (uint64_t) o->time_limit_ms * 1000000ull};
-    return themis_tacos_synthesize_with(g, coll, ilp_ag, &c, out, why, len);
+    themis_status_t st = themis_tacos_synthesize_with(g, coll, ilp_ag, &c, out, why, len);
+    themis_xfer_sched_t free_order;
+    memset(&free_order, 0, sizeof(free_order));
+    if (THEMIS_OK == st) {
+        /* The same sends without the link order: the link simulator may
+         * find them faster (a link kept in order idles during a latency). */
+        int two = 2 == c.halves;
+        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &c.kept[0] : NULL,
+                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &c.kept[two ? 1 : 0]
+                                                                      : NULL,
+                                   coll, &free_order);
+    }
+    info->link_order = 1;
+    if (THEMIS_OK == st
+        && simulated(g, &free_order, chunk_bytes) < simulated(g, out, chunk_bytes)) {
+        themis_xfer_free(out);
+        *out = free_order;
+        memset(&free_order, 0, sizeof(free_order));
+        info->link_order = 0;
+    }
+    themis_xfer_free(&free_order);
+    themis_tacos_ag_free(&c.kept[0]);
+    themis_tacos_ag_free(&c.kept[1]);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
 }

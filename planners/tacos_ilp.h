@@ -50,6 +50,13 @@
  * maximizing the above, appended; a window that delivers nothing (or the
  * time limit) hands over to the shortest-path completion.
  *
+ * Run time: the ILP's sends as a schedule (themis_tacos_schedule), each
+ * link's sends kept in the ILP's order (link_order: each depends on the
+ * link's previous one), so the link simulator's time is at most steps x
+ * step; unless the same sends without that order simulate faster (a link
+ * kept in order idles during each latency; the plan's model has it busy
+ * then anyway, but the greedy's model pipelines it).
+ *
  * With a time limit the result depends on the machine's speed: a planning
  * tool (themis-plan synth --ilp), not what the runtime row runs.
  */
@@ -77,6 +84,7 @@ typedef struct {
     uint32_t solves;            /* ILPs solved */
     uint32_t recovered;         /* sends added by the shortest-path completion */
     uint32_t max_cols;          /* columns of the largest ILP */
+    int link_order;             /* the schedule keeps each link's send order */
 } themis_tacos_ilp_info_t;
 
 void themis_tacos_ilp_opts_default(themis_tacos_ilp_opts_t *o);

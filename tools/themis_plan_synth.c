@@ -228,10 +228,10 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         if (a->ilp) {
             milli(tb, sizeof(tb), info.step_ps, 1000);
             printf("ilp: step %s us, %u steps (lower bound %u, greedy retimed %u), %s, %u ILPs "
-                   "(largest %u binary columns), %u sends by shortest paths\n", tb, info.steps,
-                   info.lower_steps, info.greedy_steps,
+                   "(largest %u binary columns), %u sends by shortest paths, link order %s\n",
+                   tb, info.steps, info.lower_steps, info.greedy_steps,
                    info.optimal ? "optimal in steps" : "not proven optimal", info.solves,
-                   info.max_cols, info.recovered);
+                   info.max_cols, info.recovered, info.link_order ? "kept" : "free");
         }
         milli(tb, sizeof(tb), sim.total_ps, 1000);
         milli(lb, sizeof(lb), themis_tacos_lower_bound(&g, coll, k, chunk), 1000);

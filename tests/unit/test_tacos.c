@@ -474,6 +474,27 @@ static void test_ilp(void)
         themis_graph_free(&g);
         themis_graph_free(&full);
     }
+    /* The link order kept: checked, runs, never later than the plan. */
+    themis_graph_t g = load("mesh2d:2x3,lat=1us"), t;
+    themis_tacos_ag_t ag, rev;
+    themis_tacos_ilp_info_t info;
+    themis_xfer_sched_t s;
+    char why[256] = "";
+    UNIT_CHECK(THEMIS_OK == themis_tacos_transpose(&g, &t));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_ilp_allgather(&g, 2, 65536, &o, &ag, &info, why,
+                                                       sizeof(why)));
+    UNIT_CHECK(ag.link_order && ag.time_ps == (themis_time_t) info.steps * info.step_ps);
+    UNIT_CHECK(THEMIS_OK == themis_tacos_ilp_allgather(&t, 2, 65536, &o, &rev, &info, why,
+                                                       sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev, &ag, THEMIS_COLL_ALLREDUCE, &s));
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
+    UNIT_CHECK(sim_time(&g, &s, 65536) <= ag.time_ps + rev.time_ps);
+    run_programs(&s, 6 * 2 * 3, 2, 3);
+    themis_xfer_free(&s);
+    themis_tacos_ag_free(&ag);
+    themis_tacos_ag_free(&rev);
+    themis_graph_free(&t);
+    themis_graph_free(&g);
 }
 
 /* A time limit too short for any ILP still gives a complete, causal
