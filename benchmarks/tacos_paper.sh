@@ -83,7 +83,7 @@ echo "ring ar: $("$plan" xfer ring --graph /tmp/tacos_paper_t3.$$ --coll ar --by
 echo "direct ar: $("$plan" xfer direct --graph /tmp/tacos_paper_t3.$$ --coll ar --bytes 14MiB | last)"
 rm -f /tmp/tacos_paper_t3.$$
 
-echo "== TACOS-ILP where the greedy misses the bound (All-Gather, 1 MiB chunks, 100 GB/s, 0.5 us)"
+echo "== TACOS-ILP where the greedy misses the bound (All-Reduce, 1 MiB chunks, 100 GB/s, 0.5 us)"
 for g in torus2d:4x4 mesh2d:2x3; do
     echo "greedy $g: $("$plan" synth --graph $g "${fig6[@]}" --coll ar --bytes 16MiB --chunks-per-npu 1 | last)"
     "$plan" synth --graph $g "${fig6[@]}" --coll ar --bytes 16MiB --chunks-per-npu 1 --ilp --time-limit "$limit" | tail -n 2 | sed "s/^/ilp $g: /"
