@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "graph.h"
@@ -115,6 +116,11 @@ static int write_outputs(const char *msccl_out, const char *graph_out, const cha
     FILE *f;
     char path[4096];
     if (NULL != dir) {
+        if (0 != mkdir(dir, 0777) && EEXIST != errno) {
+            fprintf(stderr, "themis-plan synth: --export: cannot create %s: %s\n", dir,
+                    strerror(errno));
+            return EXIT_RUNTIME;
+        }
         snprintf(path, sizeof(path), "%s/schedule.xml", dir);
         int rc = write_outputs(path, NULL, NULL, s, g);
         snprintf(path, sizeof(path), "%s/graph", dir);
