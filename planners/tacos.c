@@ -671,7 +671,9 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
         return UINT64_MAX;
     }
     for (uint32_t l = 0; l < g->nlinks; ++l) {
-        ser[l] = themis_graph_link_working(g, l) ? themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps) : 0;
+        ser[l] = themis_graph_link_working(g, l)
+                     ? themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                     : 0;
         all[l] = l;
     }
     for (uint32_t v = 0; 0 != need && 0 != chunk_bytes && v < g->nnodes; ++v) {

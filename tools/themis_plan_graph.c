@@ -372,7 +372,8 @@ int themis_plan_cmd_xfer(int argc, char **argv)
             }
             break;
         case 'h':
-            printf("usage: themis-plan xfer ring|direct --graph SPEC|FILE --coll ar|rs|ag --bytes S\n"
+            printf("usage: themis-plan xfer ring|direct --graph SPEC|FILE --coll ar|rs|ag "
+                   "--bytes S\n"
                    "                            [--order 0,1,3,...] [--bw B] [--lat L] "
                    "[--degree D] [--msccl OUT.xml] [--xy W]\n"
                    "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"

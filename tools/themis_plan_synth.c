@@ -278,7 +278,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
     themis_tacos_ilp_opts_default(&a.ilp_opts);
 
     optind = 1;
-    while (0 == rc && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:h", longopts, NULL))) {
+    while (0 == rc
+           && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:h", longopts, NULL))) {
         switch (c) {
         case 'g':
             spec = optarg;

@@ -101,6 +101,21 @@ static void run_programs(const themis_xfer_sched_t *s, uint64_t total, uint32_t 
     free(out);
 }
 
+/* When each node holds each chunk: owners at 0, the rest not yet
+ * (UINT64_MAX). */
+static themis_time_t *owners_hold(const themis_tacos_ag_t *ag)
+{
+    uint32_t n = ag->nnodes, c = ag->nchunks;
+    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    for (size_t i = 0; i < (size_t) n * c; i++) {
+        at[i] = UINT64_MAX;
+    }
+    for (uint32_t x = 0; x < c; x++) {
+        at[(size_t) (x / ag->k) * c + x] = 0;
+    }
+    return at;
+}
+
 /* The synthesis is causal: a node sends a chunk only after it arrived
  * there (or it is its own), over a working link, which carries one chunk
  * at a time, and no node receives a chunk twice. */
@@ -108,14 +123,8 @@ static void check_causal(const themis_graph_t *g, const themis_tacos_ag_t *ag,
                          uint64_t chunk_bytes)
 {
     uint32_t n = ag->nnodes, c = ag->nchunks;
-    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    themis_time_t *at = owners_hold(ag);
     themis_time_t *free_at = calloc(g->nlinks, sizeof(*free_at));
-    for (size_t i = 0; i < (size_t) n * c; i++) {
-        at[i] = UINT64_MAX;
-    }
-    for (uint32_t x = 0; x < c; x++) {
-        at[(size_t) (x / ag->k) * c + x] = 0;
-    }
     themis_time_t last = 0;
     for (uint32_t i = 0; i < ag->nsends; i++) {
         const themis_tacos_send_t *s = &ag->sends[i];
@@ -387,14 +396,8 @@ static void test_row(void)
 static void check_causal_steps(const themis_graph_t *g, const themis_tacos_ag_t *ag)
 {
     uint32_t n = ag->nnodes, c = ag->nchunks;
-    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    themis_time_t *at = owners_hold(ag);
     themis_time_t *free_at = calloc(g->nlinks, sizeof(*free_at));
-    for (size_t i = 0; i < (size_t) n * c; i++) {
-        at[i] = UINT64_MAX;
-    }
-    for (uint32_t x = 0; x < c; x++) {
-        at[(size_t) (x / ag->k) * c + x] = 0;
-    }
     UNIT_CHECK(ag->nsends == n * (c - ag->k));
     for (uint32_t i = 0; i < ag->nsends; i++) {
         const themis_tacos_send_t *s = &ag->sends[i];
