@@ -24,8 +24,9 @@
 # predicted, farthest from 1; target within 15%).
 #
 # Environment: RATE (default 40mbit: 24 directed links, ~1 Gbit/s in all),
-# SIZES, ITERS (default 3), THEMIS_BUILD_DIR, THEMIS_NETGRAPH_PREFIX
-# (default ntgtacos).  Needs root; run it under
+# SIZES, ITERS (default 3), EXTRA_MCA (more mpirun options for every run,
+# e.g. "--mca btl_tcp_rdma_pipeline_frag_size 131072"), THEMIS_BUILD_DIR,
+# THEMIS_NETGRAPH_PREFIX (default ntgtacos).  Needs root; run it under
 # `flock /tmp/themis-netbed.lock` on a shared machine.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,15 +59,16 @@ dims="biring:3:$rate:0ns_biring:3:$rate:0ns"
 "$ng" up "$work/graph.txt" --scale 1 --routes "$work/routes.txt" || exit 1
 "$ng" check >/dev/null || { echo "netgraph_tacos: bed check failed" >&2; exit 1; }
 
+# shellcheck disable=SC2206
 common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
-        --mca mpi_yield_when_idle 1)
+        --mca mpi_yield_when_idle 1 ${EXTRA_MCA:-})
 themis_coll=(--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
 declare -A args
 args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca coll_themis_graph $work/graph.txt"
 args[ring]="--mca coll tuned,inter,libnbc,basic,self --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"
 args[themis]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm themis --mca coll_themis_dims 3x3 --mca coll_themis_dim_kinds biring,biring --mca coll_themis_chunks 4 --mca coll_themis_chunks_in_flight 2"
 
-echo "# All-Reduce on a 3x3 mesh, every link $rate each way, $iters timed calls per size"
+echo "# All-Reduce on a 3x3 mesh, every link $rate each way, $iters timed calls per size${EXTRA_MCA:+, $EXTRA_MCA}"
 printf '%-8s %-10s %14s %14s %8s %12s\n' "# algo" "bytes" "predicted_ms" "measured_ms" "ratio" "path"
 worst=1.0 runs=0
 for size in $sizes; do
