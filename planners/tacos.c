@@ -296,7 +296,7 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
 }
 
 /* Serialization time of b bytes at bw bit/s, rounded up, as link_sim.c. */
-static themis_time_t ser_ps(uint64_t b, uint64_t bw)
+themis_time_t themis_tacos_ser_ps(uint64_t b, uint64_t bw)
 {
     unsigned __int128 bits = (unsigned __int128) b * 8000000000000ull;
     unsigned __int128 t = (bits + bw - 1) / bw;
@@ -387,7 +387,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     themis_time_t longest = 0;
     for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
         if (themis_graph_link_working(g, l)) {
-            sy.ser[l] = ser_ps(chunk_bytes, g->links[l].bw_bps);
+            sy.ser[l] = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps);
             sy.lat[l] = g->links[l].lat_ps;
             if (sy.ser[l] + sy.lat[l] > longest) {
                 longest = sy.ser[l] + sy.lat[l];
@@ -428,9 +428,12 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
  * reversed, each child's partial sum into
  * a scratch unit of its parent and folded into the parent's INPUT unit;
  * then each owner's copy to its OUTPUT (out_base: 0 for allreduce, whose
- * OUTPUT is the whole vector, the owner's first chunk for reduce-scatter). */
+ * OUTPUT is the whole vector, the owner's first chunk for reduce-scatter).
+ * last[link]: the link's latest send when the link order is kept, else
+ * NULL. */
 static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph_t *g,
-                                   const themis_tacos_ag_t *ag, int whole, uint64_t *slot)
+                                   const themis_tacos_ag_t *ag, int whole, uint64_t *slot,
+                                   uint32_t *last)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t i = ag->nsends; i-- > 0 && THEMIS_OK == st;) {
@@ -438,8 +441,10 @@ static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph
         /* a send parent -> child on the transpose: link child -> parent */
         uint32_t parent = g->links[x->link].dst, child = g->links[x->link].src;
         uint64_t s = slot[parent]++;
-        st = themis_xfer_tracker_add(tr, child, parent, THEMIS_XFER_COPY, THEMIS_BUF_INPUT,
-                                     x->chunk, THEMIS_BUF_SCRATCH, s, 1);
+        st = themis_xfer_tracker_add_after(tr, NULL != last ? last[x->link] : UINT32_MAX, child,
+                                           parent, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, x->chunk,
+                                           THEMIS_BUF_SCRATCH, s, 1,
+                                           NULL != last ? &last[x->link] : NULL);
         if (THEMIS_OK == st) {
             st = themis_xfer_tracker_add(tr, parent, parent, THEMIS_XFER_REDUCE,
                                          THEMIS_BUF_SCRATCH, s, THEMIS_BUF_INPUT, x->chunk, 1);
@@ -461,6 +466,7 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
     themis_status_t st;
     const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
     uint64_t *slot;
+    uint32_t *last = NULL;
 
     memset(out, 0, sizeof(*out));
     if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
@@ -472,7 +478,15 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
     }
     uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
     slot = calloc(n, sizeof(*slot));
-    if (NULL == slot) {
+    if ((NULL != rev && rev->link_order) || (NULL != fwd && fwd->link_order)) {
+        last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
+        for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
+            last[l] = UINT32_MAX;
+        }
+    }
+    if (NULL == slot || (NULL == last && ((NULL != rev && rev->link_order)
+                                          || (NULL != fwd && fwd->link_order)))) {
+        free(slot);
         return THEMIS_ERR_NOMEM;
     }
     /* Scratch: one unit per reduce-scatter message a node receives, the
@@ -491,7 +505,7 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
     out->buf_units[THEMIS_BUF_SCRATCH] = most;
     st = themis_xfer_tracker_init(&tr, out);
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot);
+        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last);
     }
     for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
         st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
@@ -504,13 +518,16 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
         /* An All-Gather's owner sends from its input, so its first sends
          * need not wait for its local copy. */
         int from_input = THEMIS_COLL_ALLGATHER == coll && u == x->chunk / k;
-        st = themis_xfer_tracker_add(&tr, u, v, THEMIS_XFER_COPY,
-                                     from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
-                                     from_input ? x->chunk - u * k : x->chunk,
-                                     THEMIS_BUF_OUTPUT, x->chunk, 1);
+        st = themis_xfer_tracker_add_after(&tr, NULL != last ? last[x->link] : UINT32_MAX, u, v,
+                                           THEMIS_XFER_COPY,
+                                           from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
+                                           from_input ? x->chunk - u * k : x->chunk,
+                                           THEMIS_BUF_OUTPUT, x->chunk, 1,
+                                           NULL != last ? &last[x->link] : NULL);
     }
     themis_xfer_tracker_free(&tr);
     free(slot);
+    free(last);
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
     }
@@ -540,9 +557,9 @@ themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *
     return st;
 }
 
-themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
-                                        uint64_t chunk_bytes, uint32_t nseeds,
-                                        themis_xfer_sched_t *out, char *why, size_t len)
+themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
+                                             themis_tacos_ag_fn ag, void *ctx,
+                                             themis_xfer_sched_t *out, char *why, size_t len)
 {
     themis_tacos_ag_t rev, fwd;
     themis_graph_t t;
@@ -555,11 +572,11 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
     if (THEMIS_COLL_ALLGATHER != coll) {
         st = themis_tacos_transpose(g, &t);
         if (THEMIS_OK == st) {
-            st = themis_tacos_allgather(&t, k, chunk_bytes, nseeds, &rev, why, len);
+            st = ag(&t, ctx, &rev, why, len);
         }
     }
     if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = themis_tacos_allgather(g, k, chunk_bytes, nseeds, &fwd, why, len);
+        st = ag(g, ctx, &fwd, why, len);
     }
     if (THEMIS_OK == st) {
         st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
@@ -572,6 +589,26 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
     themis_tacos_ag_free(&fwd);
     themis_graph_free(&t);
     return st;
+}
+
+typedef struct {
+    uint32_t k, nseeds;
+    uint64_t chunk_bytes;
+} greedy_ctx_t;
+
+static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
+                                 char *why, size_t len)
+{
+    const greedy_ctx_t *c = ctx;
+    return themis_tacos_allgather(g, c->k, c->chunk_bytes, c->nseeds, out, why, len);
+}
+
+themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
+                                        uint64_t chunk_bytes, uint32_t nseeds,
+                                        themis_xfer_sched_t *out, char *why, size_t len)
+{
+    greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
+    return themis_tacos_synthesize_with(g, coll, greedy_ag, &c, out, why, len);
 }
 
 /* Chunks the links l[0 .. nl) deliver by T. */
@@ -634,7 +671,9 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
         return UINT64_MAX;
     }
     for (uint32_t l = 0; l < g->nlinks; ++l) {
-        ser[l] = themis_graph_link_working(g, l) ? ser_ps(chunk_bytes, g->links[l].bw_bps) : 0;
+        ser[l] = themis_graph_link_working(g, l)
+                     ? themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                     : 0;
         all[l] = l;
     }
     for (uint32_t v = 0; 0 != need && 0 != chunk_bytes && v < g->nnodes; ++v) {

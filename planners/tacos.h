@@ -69,6 +69,10 @@ typedef struct {
     themis_tacos_send_t *sends;      /* in start order */
     themis_time_t time_ps;           /* the last arrival */
     uint32_t seed;                   /* the seed that won */
+    /* 1: the schedule keeps each link's sends in this order (each depends
+     * on the link's previous one): a plan made in another time model
+     * (TACOS-ILP's steps) then never runs later than planned. */
+    uint8_t link_order;
 } themis_tacos_ag_t;
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
@@ -96,10 +100,22 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
 /* g with every link reversed, in the same order, the same failures. */
 themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out);
 
+/* An All-Gather synthesizer on a graph (the greedy, the ILP). */
+typedef themis_status_t (*themis_tacos_ag_fn)(const themis_graph_t *g, void *ctx,
+                                             themis_tacos_ag_t *out, char *why, size_t len);
+/* The schedule of coll from ag's All-Gathers: on g's transpose for the
+ * reduce-scatter part, on g for the All-Gather part. */
+themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
+                                             themis_tacos_ag_fn ag, void *ctx,
+                                             themis_xfer_sched_t *out, char *why, size_t len);
 /* Synthesis and schedule in one: what the algorithm row and the CLI run. */
 themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                         uint64_t chunk_bytes, uint32_t nseeds,
                                         themis_xfer_sched_t *out, char *why, size_t len);
+
+/* Serialization time of b bytes at bw bit/s in ps, rounded up (as the
+ * link simulator's), capped at 2^62. */
+themis_time_t themis_tacos_ser_ps(uint64_t b, uint64_t bw);
 
 /* A lower bound on the collective's time under the model above, a link
  * carrying floor((T - lat) / ser) chunks by T: the latest over nodes of

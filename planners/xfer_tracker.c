@@ -67,12 +67,17 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Appends x with its conflicts as dependencies (sorted, no duplicates). */
-static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x)
+/* Appends x with its conflicts and `after` (NONE: nothing more) as
+ * dependencies (sorted, no duplicates); its index in *idx. */
+static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, uint32_t after,
+                           uint32_t *idx_out)
 {
     themis_status_t st = THEMIS_OK;
     uint32_t idx;
     tr->ndeps = 0;
+    if (NONE != after) {
+        st = push_dep(tr, after);
+    }
     for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
         const themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
         if (NONE != c->last_write) {
@@ -120,12 +125,24 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x)
         c->last_write = idx;
         c->readers = NONE;
     }
+    if (NULL != idx_out) {
+        *idx_out = idx;
+    }
     return st;
 }
 
 themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
                                         uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                         uint8_t dst_buf, uint64_t dst_off, uint64_t count)
+{
+    return themis_xfer_tracker_add_after(tr, NONE, src, dst, kind, src_buf, src_off, dst_buf,
+                                         dst_off, count, NULL);
+}
+
+themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_t after,
+                                              uint32_t src, uint32_t dst, uint8_t kind,
+                                              uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
+                                              uint64_t dst_off, uint64_t count, uint32_t *idx)
 {
     themis_xfer_t x;
     memset(&x, 0, sizeof(x));
@@ -137,6 +154,6 @@ themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src,
     x.src_off = src_off;
     x.dst_off = dst_off;
     x.count = count;
-    return add(tr, &x);
+    return add(tr, &x, after, idx);
 }
 

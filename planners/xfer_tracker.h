@@ -42,6 +42,13 @@ themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_
 themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
                                         uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                         uint8_t dst_buf, uint64_t dst_off, uint64_t count);
+/* The same, also after transfer `after` (an earlier index, or UINT32_MAX:
+ * none), e.g. to keep the order of the sends over one link; its index in
+ * *idx (may be NULL). */
+themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_t after,
+                                              uint32_t src, uint32_t dst, uint8_t kind,
+                                              uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
+                                              uint64_t dst_off, uint64_t count, uint32_t *idx);
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr);
 
 #endif

@@ -21,6 +21,7 @@
 #include "link_sim.h"
 #include "msccl.h"
 #include "themis_plan_cmds.h"
+#include "xfer_direct.h"
 #include "xfer_ring.h"
 
 
@@ -311,6 +312,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         {"lat", required_argument, NULL, 'l'},
         {"degree", required_argument, NULL, 'd'},
         {"msccl", required_argument, NULL, 'm'},
+        {"xy", required_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -319,14 +321,27 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
     uint64_t bytes = 0;
     int have_coll = 0, have_bytes = 0, c, rc;
+    uint32_t xy_width = 0;
     themis_graph_opts_default(&o);
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:h", longopts, NULL))) {
         switch (c) {
         case 'm':
             msccl_out = optarg;
             break;
+        case 'x': {
+            char *end = NULL;
+            errno = 0;
+            unsigned long w = strtoul(optarg, &end, 10);
+            if (0 != errno || end == optarg || '\0' != *end || '-' == optarg[0] || 0 == w
+                || w > THEMIS_XFER_DIRECT_MAX_RANKS) {
+                fprintf(stderr, "themis-plan xfer: --xy: '%s' is not a mesh width\n", optarg);
+                return EXIT_USAGE;
+            }
+            xy_width = (uint32_t) w;
+            break;
+        }
         case 'g':
             spec = optarg;
             break;
@@ -357,12 +372,16 @@ int themis_plan_cmd_xfer(int argc, char **argv)
             }
             break;
         case 'h':
-            printf("usage: themis-plan xfer ring --graph SPEC|FILE --coll ar|rs|ag --bytes S\n"
+            printf("usage: themis-plan xfer ring|direct --graph SPEC|FILE --coll ar|rs|ag "
+                   "--bytes S\n"
                    "                            [--order 0,1,3,...] [--bw B] [--lat L] "
-                   "[--degree D] [--msccl OUT.xml]\n"
-                   "  The unidirectional ring over the ranks in --order (default 0..P-1, P the\n"
-                   "  graph's nodes) as a transfer schedule of P units of S/P bytes (S: the\n"
-                   "  whole vector), simulated link by link on the graph's routes.  The last\n"
+                   "[--degree D] [--msccl OUT.xml] [--xy W]\n"
+                   "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
+                   "  P the graph's nodes); direct: every rank sends each other rank its block\n"
+                   "  straight (planners/xfer_direct.h).  A transfer schedule of P units of\n"
+                   "  S/P bytes (S: the whole vector), simulated link by link on the graph's\n"
+                   "  shortest routes; direct --xy W: dimension-ordered routes on a mesh or\n"
+                   "  torus of rows of W (x first, forwarded at the turn).  The last\n"
                    "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
                    "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n");
             return 0;
@@ -370,8 +389,13 @@ int themis_plan_cmd_xfer(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (optind + 1 != argc || 0 != strcmp("ring", argv[optind])) {
-        fprintf(stderr, "themis-plan xfer: want the generator 'ring' (try --help)\n");
+    int direct = optind + 1 == argc && 0 == strcmp("direct", argv[optind]);
+    if (optind + 1 != argc || (!direct && 0 != strcmp("ring", argv[optind]))) {
+        fprintf(stderr, "themis-plan xfer: want the generator 'ring' or 'direct' (try --help)\n");
+        return EXIT_USAGE;
+    }
+    if ((direct && NULL != order_text) || (!direct && 0 != xy_width)) {
+        fprintf(stderr, "themis-plan xfer: --order goes with the ring, --xy with direct\n");
         return EXIT_USAGE;
     }
     if (NULL == spec || !have_coll || !have_bytes) {
@@ -396,7 +420,14 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                 "takes at most %u)\n", p, g.nnodes, THEMIS_XFER_RING_MAX_RANKS);
         rc = EXIT_USAGE;
     }
-    if (0 == rc) {
+    if (0 == rc && direct) {
+        st = themis_xfer_direct(coll, p, xy_width, &s);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan xfer: direct: cannot build for %u ranks (--xy %u)\n", p,
+                    xy_width);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+    } else if (0 == rc) {
         st = themis_xfer_ring(coll, p, order, &s);
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan xfer: --order: not a permutation of 0..%u\n", p - 1);

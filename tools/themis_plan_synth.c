@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * `themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S
- * --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N] [--msccl FILE]
- * [--write-graph FILE]`: a TACOS schedule (planners/tacos.h) synthesized on
- * the graph's working part, checked, and timed by the link simulator
- * beside the lower bound.
+ * --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N] [--ilp
+ * [--time-limit T] [--ilp-cluster STEPS]] [--export DIR | --msccl FILE]
+ * [--write-graph FILE]`: a TACOS schedule (planners/tacos.h, with --ilp
+ * planners/tacos_ilp.h) synthesized on the graph's working part, checked,
+ * and timed by the link simulator beside the lower bound.
  */
 #include "themis_build_config.h"
 
@@ -16,27 +17,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "graph.h"
 #include "link_sim.h"
 #include "msccl.h"
 #include "tacos.h"
+#include "tacos_ilp.h"
 #include "themis_plan_cmds.h"
 
 static void usage(void)
 {
     printf("usage: themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S\n"
            "                         --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N]\n"
-           "                         [--msccl OUT.xml] [--write-graph OUT]\n"
+           "                         [--ilp [--time-limit T] [--ilp-cluster STEPS]]\n"
+           "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
            "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
            "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
            "  file coll_themis_graph takes), best of N seeds (default %u).  S is the\n"
            "  collective's vector (allgather output, reduce-scatter input); chunks are\n"
            "  floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
-           "  and simulated link by link; --msccl writes it as MSCCL-XML.  The last line\n"
-           "  is 'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
-           THEMIS_TACOS_DEFAULT_SEEDS, THEMIS_XFER_CHECK_MAX);
+           "  and simulated link by link; --msccl writes it as MSCCL-XML, --export DIR\n"
+           "  writes DIR/schedule.xml (MSCCL-XML, for coll_themis_<coll>_schedule) and\n"
+           "  DIR/graph (the working graph, for coll_themis_graph).\n"
+           "  --ilp: TACOS-ILP (Sec. V, GLPK) on graphs of up to %u NPUs, the greedy as\n"
+           "  its first incumbent, T seconds in all (default %u; e.g. 30, 500ms), then\n"
+           "  shortest paths for what is missing; --ilp-cluster: TENs of STEPS steps one\n"
+           "  after another (Sec. V-C).  The last line is\n"
+           "  'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
+           THEMIS_TACOS_DEFAULT_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
+           60u);
 }
 
 static int parse_u32(const char *opt, const char *arg, uint32_t max, uint32_t *v)
@@ -70,6 +81,28 @@ static int parse_bw(const char *arg, themis_graph_opts_t *o)
     return 0;
 }
 
+/* --time-limit: seconds ("30", "2.5") or a latency such as 500ms; at least
+ * 1 ms. */
+static int parse_limit(const char *arg, uint32_t *ms)
+{
+    char *end = NULL;
+    themis_time_t ps = 0;
+    errno = 0;
+    double sec = strtod(arg, &end);
+    if (0 == errno && end != arg && '\0' == *end && sec >= 0.001 && sec <= 86400.0) {
+        *ms = (uint32_t) (sec * 1000.0 + 0.5);
+        return 0;
+    }
+    if (THEMIS_OK == themis_parse_latency(arg, &ps, NULL) && ps >= 1000000000ull
+        && ps <= 86400ull * 1000000000000ull) {
+        *ms = (uint32_t) (ps / 1000000000ull);
+        return 0;
+    }
+    fprintf(stderr, "themis-plan synth: --time-limit: '%s' is not a time from 1 ms to a day "
+            "(e.g. 30, 2.5 or 500ms): the ILP needs time to run\n", arg);
+    return EXIT_USAGE;
+}
+
 /* X.XXX of a count of thousandths, rounded to the nearest. */
 static void milli(char *buf, size_t len, uint64_t num, uint64_t per_milli)
 {
@@ -77,10 +110,27 @@ static void milli(char *buf, size_t len, uint64_t num, uint64_t per_milli)
     snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, m / 1000, m % 1000);
 }
 
-static int write_outputs(const char *msccl_out, const char *graph_out,
+static int write_outputs(const char *msccl_out, const char *graph_out, const char *dir,
                          const themis_xfer_sched_t *s, const themis_graph_t *g)
 {
     FILE *f;
+    char path[4096];
+    if (NULL != dir) {
+        if (0 != mkdir(dir, 0777) && EEXIST != errno) {
+            fprintf(stderr, "themis-plan synth: --export: cannot create %s: %s\n", dir,
+                    strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        snprintf(path, sizeof(path), "%s/schedule.xml", dir);
+        int rc = write_outputs(path, NULL, NULL, s, g);
+        snprintf(path, sizeof(path), "%s/graph", dir);
+        if (0 == rc) {
+            rc = write_outputs(NULL, path, NULL, s, g);
+        }
+        if (0 != rc) {
+            return rc;
+        }
+    }
     if (NULL != msccl_out) {
         f = fopen(msccl_out, "w");
         if (NULL == f || 0 != themis_msccl_write(s, f) || 0 != fclose(f)) {
@@ -98,9 +148,21 @@ static int write_outputs(const char *msccl_out, const char *graph_out,
     return 0;
 }
 
-static int synth(const themis_graph_t *full, themis_coll_t coll, uint64_t bytes, uint32_t k,
-                 uint32_t seeds, const char *msccl_out, const char *graph_out)
+typedef struct {
+    themis_coll_t coll;
+    uint64_t bytes;
+    uint32_t k, seeds;
+    const char *msccl_out, *graph_out, *dir;
+    int ilp;
+    themis_tacos_ilp_opts_t ilp_opts;
+} synth_args_t;
+
+static int synth(const themis_graph_t *full, const synth_args_t *a)
 {
+    themis_coll_t coll = a->coll;
+    uint32_t k = a->k;
+    uint64_t bytes = a->bytes;
+    themis_tacos_ilp_info_t info;
     themis_graph_t g;
     uint32_t *node_of_rank = calloc(full->nnodes, sizeof(*node_of_rank)), n = 0;
     themis_status_t st = NULL == node_of_rank ? THEMIS_ERR_NOMEM
@@ -134,7 +196,13 @@ static int synth(const themis_graph_t *full, themis_coll_t coll, uint64_t bytes,
     }
     if (0 == rc) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        st = themis_tacos_synthesize(&g, coll, k, chunk, seeds, &s, why, sizeof(why));
+        if (a->ilp) {
+            themis_tacos_ilp_opts_t o = a->ilp_opts;
+            o.greedy_seeds = a->seeds;
+            st = themis_tacos_ilp_synthesize(&g, coll, k, chunk, &o, &s, &info, why, sizeof(why));
+        } else {
+            st = themis_tacos_synthesize(&g, coll, k, chunk, a->seeds, &s, why, sizeof(why));
+        }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan synth: %s\n", why);
@@ -155,7 +223,7 @@ static int synth(const themis_graph_t *full, themis_coll_t coll, uint64_t bytes,
         }
     }
     if (0 == rc) {
-        rc = write_outputs(msccl_out, graph_out, &s, &g);
+        rc = write_outputs(a->msccl_out, a->graph_out, a->dir, &s, &g);
     }
     if (0 == rc) {
         uint64_t ns = (uint64_t) (t1.tv_sec - t0.tv_sec) * 1000000000ull
@@ -163,6 +231,14 @@ static int synth(const themis_graph_t *full, themis_coll_t coll, uint64_t bytes,
         printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes, %u transfers, %s\n",
                s.name, s.nranks, s.nunits, chunk, s.nxfers,
                s.nxfers <= THEMIS_XFER_CHECK_MAX ? "checked" : "too large to check");
+        if (a->ilp) {
+            milli(tb, sizeof(tb), info.step_ps, 1000);
+            printf("ilp: step %s us, %u steps (lower bound %u, greedy retimed %u), %s, %u ILPs "
+                   "(largest %u binary columns), %u sends by shortest paths, link order %s\n",
+                   tb, info.steps, info.lower_steps, info.greedy_steps,
+                   info.optimal ? "optimal in steps" : "not proven optimal", info.solves,
+                   info.max_cols, info.recovered, info.link_order ? "kept" : "free");
+        }
         milli(tb, sizeof(tb), sim.total_ps, 1000);
         milli(lb, sizeof(lb), themis_tacos_lower_bound(&g, coll, k, chunk), 1000);
         milli(sb, sizeof(sb), ns, 1000);
@@ -187,25 +263,29 @@ int themis_plan_cmd_synth(int argc, char **argv)
         {"seeds", required_argument, NULL, 's'},
         {"msccl", required_argument, NULL, 'm'},
         {"write-graph", required_argument, NULL, 'w'},
+        {"export", required_argument, NULL, 'e'},
+        {"ilp", no_argument, NULL, 'i'},
+        {"time-limit", required_argument, NULL, 't'},
+        {"ilp-cluster", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    const char *spec = NULL, *msccl_out = NULL, *graph_out = NULL;
-    uint64_t bytes = 0;
-    uint32_t k = 0, seeds = THEMIS_TACOS_DEFAULT_SEEDS;
-    int have_coll = 0, c, rc = 0;
+    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_DEFAULT_SEEDS};
+    const char *spec = NULL;
+    int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
     themis_graph_opts_default(&o);
+    themis_tacos_ilp_opts_default(&a.ilp_opts);
 
     optind = 1;
-    while (0 == rc && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:h", longopts, NULL))) {
+    while (0 == rc
+           && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:h", longopts, NULL))) {
         switch (c) {
         case 'g':
             spec = optarg;
             break;
         case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
+            if (THEMIS_OK != themis_coll_parse(optarg, &a.coll)) {
                 fprintf(stderr, "themis-plan synth: --coll: unknown collective '%s' (ar, rs, "
                         "ag)\n", optarg);
                 return EXIT_USAGE;
@@ -213,17 +293,17 @@ int themis_plan_cmd_synth(int argc, char **argv)
             have_coll = 1;
             break;
         case 'B':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
+            if (THEMIS_OK != themis_parse_size(optarg, &a.bytes) || 0 == a.bytes) {
                 fprintf(stderr, "themis-plan synth: --bytes: '%s' is not a size > 0 (e.g. "
                         "1GiB)\n", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 'k':
-            rc = parse_u32("--chunks-per-npu", optarg, THEMIS_PLAN_MAX_CHUNKS, &k);
+            rc = parse_u32("--chunks-per-npu", optarg, THEMIS_PLAN_MAX_CHUNKS, &a.k);
             break;
         case 's':
-            rc = parse_u32("--seeds", optarg, THEMIS_TACOS_MAX_SEEDS, &seeds);
+            rc = parse_u32("--seeds", optarg, THEMIS_TACOS_MAX_SEEDS, &a.seeds);
             break;
         case 'b':
             rc = parse_bw(optarg, &o);
@@ -237,10 +317,24 @@ int themis_plan_cmd_synth(int argc, char **argv)
             }
             break;
         case 'm':
-            msccl_out = optarg;
+            a.msccl_out = optarg;
             break;
         case 'w':
-            graph_out = optarg;
+            a.graph_out = optarg;
+            break;
+        case 'e':
+            a.dir = optarg;
+            break;
+        case 'i':
+            a.ilp = 1;
+            break;
+        case 't':
+            rc = parse_limit(optarg, &a.ilp_opts.time_limit_ms);
+            have_limit = 1;
+            break;
+        case 'C':
+            rc = parse_u32("--ilp-cluster", optarg, 1u << 16, &a.ilp_opts.cluster_steps);
+            have_cluster = 1;
             break;
         case 'h':
             usage();
@@ -252,9 +346,17 @@ int themis_plan_cmd_synth(int argc, char **argv)
     if (0 != rc) {
         return rc;
     }
-    if (optind != argc || NULL == spec || !have_coll || 0 == bytes || 0 == k) {
+    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes || 0 == a.k) {
         fprintf(stderr, "themis-plan synth: --graph, --coll, --bytes and --chunks-per-npu are "
                 "required (try --help)\n");
+        return EXIT_USAGE;
+    }
+    if ((have_limit || have_cluster) && !a.ilp) {
+        fprintf(stderr, "themis-plan synth: --time-limit and --ilp-cluster go with --ilp\n");
+        return EXIT_USAGE;
+    }
+    if (NULL != a.dir && NULL != a.msccl_out) {
+        fprintf(stderr, "themis-plan synth: --export DIR or --msccl FILE, not both\n");
         return EXIT_USAGE;
     }
     themis_graph_t g;
@@ -265,7 +367,7 @@ int themis_plan_cmd_synth(int argc, char **argv)
                 e.line, e.column);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    rc = synth(&g, coll, bytes, k, seeds, msccl_out, graph_out);
+    rc = synth(&g, &a);
     themis_graph_free(&g);
     return rc;
 }

@@ -7,8 +7,10 @@
 # allgather, bit-exact, and the MPI_T counters prove that tacos ran: a 4x4
 # mesh (np 16), the 4x4 mesh without nodes 7 and 9 (np 14, its working
 # part from `themis-plan synth --write-graph`), a 3x3x3 torus (np 27, tiny
-# level).  --count-unit P makes every vector divide into the schedule's P
-# units (one chunk per rank).  Oversubscribed: mpi_yield_when_idle and
+# level); and a TACOS-ILP All-Reduce on a 2x3 mesh (np 6, `themis-plan
+# synth --ilp --export`, run as coll_themis_allreduce_schedule: its
+# link-order dependencies under MPI).  --count-unit P makes every vector
+# divide into the schedule's P units (one chunk per rank).  Oversubscribed: mpi_yield_when_idle and
 # generous timeouts.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +49,16 @@ for c in allreduce reduce_scatter allgather; do
     args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level tiny)
     run "torus3d:3x3x3 $c" 2400 27
 done
+if "$BUILD/tools/themis-plan" synth --graph mesh2d:2x3 --coll ar --bytes 6MiB --chunks-per-npu 1 \
+        --ilp --time-limit 120 --export "$gen/ilp" >"$log_dir/synth_ilp.log" 2>&1; then
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}"
+          --mca coll_themis_allreduce_schedule "$gen/ilp/schedule.xml")
+    args=(--coll allreduce --count-unit 6 --algo schedule --no-subcomms --level tiny)
+    run "mesh2d:2x3 TACOS-ILP allreduce" 900 6
+else
+    echo "FAIL: tacos: themis-plan synth --ilp --export (log: $log_dir/synth_ilp.log)"
+    failures=$((failures + 1))
+fi
 # Vectors that do not divide into the units: Themis runs instead, counted.
 mapfile -t T16 < <(tacos_opts mesh2d:4x4)
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")

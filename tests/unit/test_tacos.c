@@ -6,7 +6,11 @@
  * (race-free, the collective's result) on many graphs, compiled programs
  * compute the collective under many interleavings (vexec), the synthesis
  * is causal and deterministic, homogeneous meshes and tori reach the
- * lower bound, and failed nodes/links are synthesized around.
+ * lower bound, and failed nodes/links are synthesized around.  TACOS-ILP
+ * (tacos_ilp.h): on small graphs its schedules pass the check and compute
+ * the collective, take no longer than the greedy's and no less than the
+ * lower bound; the time limit and time clustering still give complete,
+ * causal All-Gathers; bad inputs are refused with a message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +19,10 @@
 #include "algorithm.h"
 #include "link_sim.h"
 #include "tacos.h"
+#include "tacos_ilp.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_direct.h"
 
 static void sum_i64(void *inout, const void *in, uint64_t n)
 {
@@ -95,6 +101,21 @@ static void run_programs(const themis_xfer_sched_t *s, uint64_t total, uint32_t 
     free(out);
 }
 
+/* When each node holds each chunk: owners at 0, the rest not yet
+ * (UINT64_MAX). */
+static themis_time_t *owners_hold(const themis_tacos_ag_t *ag)
+{
+    uint32_t n = ag->nnodes, c = ag->nchunks;
+    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    for (size_t i = 0; i < (size_t) n * c; i++) {
+        at[i] = UINT64_MAX;
+    }
+    for (uint32_t x = 0; x < c; x++) {
+        at[(size_t) (x / ag->k) * c + x] = 0;
+    }
+    return at;
+}
+
 /* The synthesis is causal: a node sends a chunk only after it arrived
  * there (or it is its own), over a working link, which carries one chunk
  * at a time, and no node receives a chunk twice. */
@@ -102,14 +123,8 @@ static void check_causal(const themis_graph_t *g, const themis_tacos_ag_t *ag,
                          uint64_t chunk_bytes)
 {
     uint32_t n = ag->nnodes, c = ag->nchunks;
-    themis_time_t *at = malloc((size_t) n * c * sizeof(*at));
+    themis_time_t *at = owners_hold(ag);
     themis_time_t *free_at = calloc(g->nlinks, sizeof(*free_at));
-    for (size_t i = 0; i < (size_t) n * c; i++) {
-        at[i] = UINT64_MAX;
-    }
-    for (uint32_t x = 0; x < c; x++) {
-        at[(size_t) (x / ag->k) * c + x] = 0;
-    }
     themis_time_t last = 0;
     for (uint32_t i = 0; i < ag->nsends; i++) {
         const themis_tacos_send_t *s = &ag->sends[i];
@@ -375,6 +390,190 @@ static void test_row(void)
     themis_graph_free(&g);
 }
 
+/* An ILP All-Gather is causal in TEN steps: a source holds the chunk when
+ * the send starts, a link carries one chunk for its whole cost, nobody
+ * receives a chunk twice, everybody gets every chunk. */
+static void check_causal_steps(const themis_graph_t *g, const themis_tacos_ag_t *ag)
+{
+    uint32_t n = ag->nnodes, c = ag->nchunks;
+    themis_time_t *at = owners_hold(ag);
+    themis_time_t *free_at = calloc(g->nlinks, sizeof(*free_at));
+    UNIT_CHECK(ag->nsends == n * (c - ag->k));
+    for (uint32_t i = 0; i < ag->nsends; i++) {
+        const themis_tacos_send_t *s = &ag->sends[i];
+        const themis_link_t *l = &g->links[s->link];
+        UNIT_CHECK(themis_graph_link_working(g, s->link));
+        UNIT_CHECK(i == 0 || s->start_ps >= ag->sends[i - 1].start_ps);
+        UNIT_CHECKF(at[(size_t) l->src * c + s->chunk] <= s->start_ps,
+                    "send %u: node %u sends chunk %u before it has it", i, l->src, s->chunk);
+        UNIT_CHECKF(UINT64_MAX == at[(size_t) l->dst * c + s->chunk], "send %u: chunk %u twice",
+                    i, s->chunk);
+        UNIT_CHECK(free_at[s->link] <= s->start_ps && s->arrive_ps > s->start_ps);
+        at[(size_t) l->dst * c + s->chunk] = s->arrive_ps;
+        free_at[s->link] = s->arrive_ps;
+        UNIT_CHECK(s->arrive_ps <= ag->time_ps);
+    }
+    for (size_t i = 0; i < (size_t) n * c; i++) {
+        UNIT_CHECK(UINT64_MAX != at[i]);
+    }
+    free(at);
+    free(free_at);
+}
+
+static themis_time_t sim_time(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                              uint64_t chunk)
+{
+    themis_link_sim_t sim;
+    char why[256] = "";
+    UNIT_CHECKF(THEMIS_OK == themis_link_sim(g, s, chunk, &sim, why, sizeof(why)), "%s", why);
+    themis_time_t t = sim.total_ps;
+    themis_link_sim_free(&sim);
+    return t;
+}
+
+/* TACOS-ILP on small graphs (a faulty mesh on its working part): checked
+ * schedules, no slower than the greedy's (it is the ILP's first
+ * incumbent), no faster than the lower bound, optimal in TEN steps; one
+ * runs (vexec). */
+static void test_ilp(void)
+{
+    static const char *specs[] = {"ring:4", "mesh2d:2x3", "mesh2d:3x3", "mesh2d:3x4,fail=5"};
+    static const themis_coll_t colls[] = {THEMIS_COLL_ALLGATHER, THEMIS_COLL_REDUCE_SCATTER,
+                                          THEMIS_COLL_ALLREDUCE};
+    themis_tacos_ilp_opts_t o;
+    themis_tacos_ilp_opts_default(&o);
+    o.time_limit_ms = 600000;   /* these finish in well under a second */
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        themis_graph_t full = load(specs[i]), g;
+        uint32_t map[16], n;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_working(&full, &g, map, &n));
+        uint64_t chunk = 1048576;
+        for (size_t c = 0; c < 3; c++) {
+            themis_xfer_sched_t sg, si;
+            themis_tacos_ilp_info_t info;
+            char why[256] = "";
+            UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, colls[c], 1, chunk, 4, &sg, why,
+                                                            sizeof(why)));
+            UNIT_CHECKF(THEMIS_OK == themis_tacos_ilp_synthesize(&g, colls[c], 1, chunk, &o, &si,
+                                                                 &info, why, sizeof(why)),
+                        "%s: %s", specs[i], why);
+            UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&si, why, sizeof(why)), "%s: %s",
+                        specs[i], why);
+            themis_time_t tg = sim_time(&g, &sg, chunk), ti = sim_time(&g, &si, chunk);
+            themis_time_t lb = themis_tacos_lower_bound(&g, colls[c], 1, chunk);
+            printf("  %s %s: ilp %llu ps (%u steps, bound %u, greedy %u), greedy %llu ps, "
+                   "bound %llu ps\n", specs[i], themis_coll_name(colls[c]),
+                   (unsigned long long) ti, info.steps, info.lower_steps, info.greedy_steps,
+                   (unsigned long long) tg, (unsigned long long) lb);
+            UNIT_CHECKF(ti <= tg && ti >= lb, "%s %s", specs[i], themis_coll_name(colls[c]));
+            UNIT_CHECK(info.optimal && info.steps >= info.lower_steps
+                       && info.steps <= info.greedy_steps && 0 == info.recovered);
+            if (1 == i && THEMIS_COLL_ALLREDUCE == colls[c]) {
+                run_programs(&si, 6 * 4, 2, 3);
+            }
+            themis_xfer_free(&sg);
+            themis_xfer_free(&si);
+        }
+        themis_graph_free(&g);
+        themis_graph_free(&full);
+    }
+    /* The link order kept: checked, runs, never later than the plan. */
+    themis_graph_t g = load("mesh2d:2x3,lat=1us"), t;
+    themis_tacos_ag_t ag, rev;
+    themis_tacos_ilp_info_t info;
+    themis_xfer_sched_t s;
+    char why[256] = "";
+    UNIT_CHECK(THEMIS_OK == themis_tacos_transpose(&g, &t));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_ilp_allgather(&g, 2, 65536, &o, &ag, &info, why,
+                                                       sizeof(why)));
+    UNIT_CHECK(ag.link_order && ag.time_ps == (themis_time_t) info.steps * info.step_ps);
+    UNIT_CHECK(THEMIS_OK == themis_tacos_ilp_allgather(&t, 2, 65536, &o, &rev, &info, why,
+                                                       sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev, &ag, THEMIS_COLL_ALLREDUCE, &s));
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
+    UNIT_CHECK(sim_time(&g, &s, 65536) <= ag.time_ps + rev.time_ps);
+    run_programs(&s, 6 * 2 * 3, 2, 3);
+    themis_xfer_free(&s);
+    themis_tacos_ag_free(&ag);
+    themis_tacos_ag_free(&rev);
+    themis_graph_free(&t);
+    themis_graph_free(&g);
+}
+
+/* A time limit too short for any ILP still gives a complete, causal
+ * All-Gather (shortest-path completion, Sec. V-B), and so does time
+ * clustering (Sec. V-C); too large a graph and no time are refused. */
+static void test_ilp_limits(void)
+{
+    themis_graph_t g = load("mesh2d:4x4,bw=100GB/s,lat=500ns");
+    themis_tacos_ilp_opts_t o;
+    themis_tacos_ilp_info_t info;
+    themis_tacos_ag_t ag;
+    char why[256] = "";
+    themis_tacos_ilp_opts_default(&o);
+    o.time_limit_ms = 1;
+    UNIT_CHECKF(THEMIS_OK == themis_tacos_ilp_allgather(&g, 1, 1048576, &o, &ag, &info, why,
+                                                        sizeof(why)), "%s", why);
+    check_causal_steps(&g, &ag);
+    themis_tacos_ag_free(&ag);
+    themis_graph_free(&g);
+    g = load("mesh2d:3x3,bw=100GB/s,lat=500ns");
+    o.time_limit_ms = 600000;
+    for (uint32_t steps = 1; steps <= 3; steps++) {
+        o.cluster_steps = steps;
+        UNIT_CHECKF(THEMIS_OK == themis_tacos_ilp_allgather(&g, 2, 1048576, &o, &ag, &info, why,
+                                                            sizeof(why)), "%s", why);
+        check_causal_steps(&g, &ag);
+        UNIT_CHECK(info.solves >= 1 && info.steps >= info.lower_steps);
+        themis_tacos_ag_free(&ag);
+    }
+    o.cluster_steps = 0;
+    o.time_limit_ms = 0;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_tacos_ilp_allgather(&g, 1, 1048576, &o, &ag, &info,
+                                                                why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "time limit"), "%s", why);
+    themis_graph_free(&g);
+    g = load("mesh2d:5x4");
+    o.time_limit_ms = 1000;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_tacos_ilp_allgather(&g, 1, 1048576, &o, &ag, &info,
+                                                                why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "up to 16 NPUs"), "%s", why);
+    themis_graph_free(&g);
+}
+
+/* The Direct baseline (xfer_direct.h), straight and dimension-ordered on
+ * meshes: checked, computes the collective (vexec), and on a 4x3 mesh the
+ * xy routes put no more on any link than the graph's own routes. */
+static void test_direct(void)
+{
+    static const uint32_t sizes[][2] = {{1, 0}, {2, 0}, {5, 0}, {6, 2}, {6, 3}, {12, 4}};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (int c = 0; c < 3; c++) {
+            themis_xfer_sched_t s;
+            char why[256] = "";
+            UNIT_CHECK(THEMIS_OK == themis_xfer_direct((themis_coll_t) c, sizes[i][0],
+                                                       sizes[i][1], &s));
+            UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s p=%u: %s",
+                        s.name, sizes[i][0], why);
+            run_programs(&s, (uint64_t) sizes[i][0] * 3, 2, 2);
+            themis_xfer_free(&s);
+        }
+    }
+    themis_xfer_sched_t s;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_direct(THEMIS_COLL_ALLREDUCE, 6, 4, &s));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_direct(THEMIS_COLL_ALLREDUCE, 0, 0, &s));
+    themis_graph_t g = load("mesh2d:4x3");
+    themis_time_t t[2];
+    for (uint32_t w = 0; w < 2; w++) {
+        UNIT_CHECK(THEMIS_OK == themis_xfer_direct(THEMIS_COLL_ALLGATHER, 12, 4 * w, &s));
+        t[w] = sim_time(&g, &s, 1048576);
+        themis_xfer_free(&s);
+    }
+    UNIT_CHECKF(t[1] <= t[0], "xy %llu ps, graph routes %llu ps", (unsigned long long) t[1],
+                (unsigned long long) t[0]);
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_check_many_graphs);
@@ -383,5 +582,8 @@ int main(void)
     UNIT_RUN(test_lower_bound);
     UNIT_RUN(test_failures);
     UNIT_RUN(test_row);
+    UNIT_RUN(test_ilp);
+    UNIT_RUN(test_ilp_limits);
+    UNIT_RUN(test_direct);
     UNIT_EXIT();
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# TACOS All-Reduce on the test bed built from a 3x3 mesh graph
+# (benchmarks/netbed/netgraph: one tbf-shaped veth per link at RATE,
+# routes from `themis-plan graph --routes`), against Open MPI's ring
+# (coll/tuned, dynamic rules, allreduce algorithm 4 = ring), Themis
+# (coll_themis_allreduce_algorithm themis on 3x3 biring dimensions, the
+# closest dimensions to a 3x3 mesh) and the lower bound, per size, each
+# beside the link simulator's prediction:
+#   tacos   `themis-plan synth` on the same graph file, k = 1 and the
+#           default seeds, as row tacos synthesizes it (coll_themis_graph);
+#   ring    `themis-plan xfer ring` in rank order (tuned's ring: rank r
+#           sends to r + 1, P blocks, reduce-scatter then all-gather);
+#   themis  `themis-plan export` of Themis's programs for the same
+#           dimensions, chunks and chunks in flight, simulated on the graph
+#           by `themis-plan msccl simulate`;
+#   bound   `themis-plan synth`'s lower_bound_us (no measurement).
+# Sizes must divide into 9 units (tacos) and the export's 1152 elements
+# (one MSCCL chunk per element): the defaults are 9/8, 9/2 and 18 MiB.
+# Output per (algorithm, size): predicted and measured time and their
+# ratio, the MPI_T path; last line `worst_ratio=X runs=N` (measured /
+# predicted, farthest from 1; target within 15%).
+#
+# Environment: RATE (default 40mbit: 24 directed links, ~1 Gbit/s in all),
+# SIZES, ITERS (default 3), EXTRA_MCA (more mpirun options for every run,
+# e.g. "--mca btl_tcp_rdma_pipeline_frag_size 131072"), THEMIS_BUILD_DIR,
+# THEMIS_NETGRAPH_PREFIX (default ntgtacos).  Needs root; run it under
+# `flock /tmp/themis-netbed.lock` on a shared machine.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
+plan=$BUILD/tools/themis-plan
+bench=$BUILD/benchmarks/osu_coll_latency
+ng=$here/netbed/netgraph
+comp_dir=$BUILD/ompi/mca/coll/themis/.libs
+ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
+[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+rate=${RATE:-40mbit}
+sizes=${SIZES:-"1179648 4718592 18874368"}
+iters=${ITERS:-3}
+export THEMIS_NETGRAPH_PREFIX=${THEMIS_NETGRAPH_PREFIX:-ntgtacos}
+units=1152
+
+for f in "$plan" "$bench" "$comp_dir/mca_coll_themis.so"; do
+    [ -e "$f" ] || { echo "netgraph_tacos: $f missing (make; make check TESTS=)" >&2; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/netgraph-tacos.XXXXXX")
+cleanup() { "$ng" down >/dev/null 2>&1; rm -rf "$work"; }
+trap cleanup EXIT
+
+us() { sed -n 's/^collective_us=\([0-9.]*\).*/\1/p'; }
+"$plan" graph "mesh2d:3x3,bw=$rate,lat=0ns" >"$work/graph.txt" || exit 1
+"$plan" graph "$work/graph.txt" --routes >"$work/routes.txt" || exit 1
+dims="biring:3:$rate:0ns_biring:3:$rate:0ns"
+"$plan" export --msccl "$work/themis.xml" --topo "$dims" --coll ar --count $units \
+    --algorithm themis --chunks 4 --chunks-in-flight 2 >/dev/null || exit 1
+"$ng" up "$work/graph.txt" --scale 1 --routes "$work/routes.txt" || exit 1
+"$ng" check >/dev/null || { echo "netgraph_tacos: bed check failed" >&2; exit 1; }
+
+# shellcheck disable=SC2206
+common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
+        --mca mpi_yield_when_idle 1 ${EXTRA_MCA:-})
+themis_coll=(--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
+declare -A args
+args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca coll_themis_graph $work/graph.txt"
+args[ring]="--mca coll tuned,inter,libnbc,basic,self --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"
+args[themis]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm themis --mca coll_themis_dims 3x3 --mca coll_themis_dim_kinds biring,biring --mca coll_themis_chunks 4 --mca coll_themis_chunks_in_flight 2"
+
+echo "# All-Reduce on a 3x3 mesh, every link $rate each way, $iters timed calls per size${EXTRA_MCA:+, $EXTRA_MCA}"
+printf '%-8s %-10s %14s %14s %8s %12s\n' "# algo" "bytes" "predicted_ms" "measured_ms" "ratio" "path"
+worst=1.0 runs=0
+for size in $sizes; do
+    synth=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" --chunks-per-npu 1 | tail -1)
+    declare -A pred
+    pred[tacos]=$(us <<<"$synth")
+    pred[ring]=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" | tail -1 | us)
+    pred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" --bytes "$size" | tail -1 | us)
+    bound=$(sed -n 's/.*lower_bound_us=\([0-9.]*\).*/\1/p' <<<"$synth")
+    printf '%-8s %-10s %14.1f %14s %8s %12s\n' bound "$size" \
+        "$(awk -v p="$bound" 'BEGIN { print p / 1000 }')" - - -
+    for algo in tacos themis ring; do
+        # shellcheck disable=SC2086
+        out=$(timeout -k 10 1200 "$ng" mpirun -- "${common[@]}" ${args[$algo]} \
+                  "$bench" --coll allreduce --min "$size" --max "$size" --iters "$iters" \
+                  --warmup 1 2>&1)
+        line=$(grep -E "^$size " <<<"$out")
+        if [ -z "$line" ] || [ -z "${pred[$algo]}" ]; then
+            echo "netgraph_tacos: $algo $size: no result" >&2
+            echo "$out" | tail -5 >&2
+            exit 1
+        fi
+        read -r _ avg _ _ _ valid path med <<<"$line"
+        ratio=$(awk -v m="$med" -v p="${pred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
+        worst=$(awk -v w="$worst" -v r="$ratio" \
+                    'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;
+                             print (d > dw ? r : w) }')
+        runs=$((runs + 1))
+        printf '%-8s %-10s %14.1f %14.1f %8s %12s\n' "$algo" "$size" \
+            "$(awk -v p="${pred[$algo]}" 'BEGIN { print p / 1000 }')" \
+            "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$path/$valid"
+    done
+done
+echo "worst_ratio=$worst runs=$runs"
