@@ -22,14 +22,8 @@
 # Environment: RATE (default 50mbit), SIZES (bytes, default "4194304
 # 16777216"), ITERS (default 5), THEMIS_BUILD_DIR.  Needs root.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
-plan=$BUILD/tools/themis-plan
-bench=$BUILD/benchmarks/osu_coll_latency
-ng=$here/netbed/netgraph
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# shellcheck source=benchmarks/netgraph_lib.sh
+. "$(dirname "$0")/netgraph_lib.sh"
 rate=${RATE:-50mbit}
 sizes=${SIZES:-"4194304 16777216"}
 iters=${ITERS:-5}

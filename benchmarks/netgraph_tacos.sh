@@ -29,14 +29,8 @@
 # THEMIS_NETGRAPH_PREFIX (default ntgtacos).  Needs root; run it under
 # `flock /tmp/themis-netbed.lock` on a shared machine.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
-plan=$BUILD/tools/themis-plan
-bench=$BUILD/benchmarks/osu_coll_latency
-ng=$here/netbed/netgraph
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# shellcheck source=benchmarks/netgraph_lib.sh
+. "$(dirname "$0")/netgraph_lib.sh"
 rate=${RATE:-40mbit}
 sizes=${SIZES:-"1179648 4718592 18874368"}
 iters=${ITERS:-3}

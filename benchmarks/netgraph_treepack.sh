@@ -50,14 +50,8 @@
 # (default tngtp), THEMIS_BUILD_DIR.  Needs root; wrap in
 # `flock /tmp/themis-netbed.lock`.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
-plan=$BUILD/tools/themis-plan
-bench=$BUILD/benchmarks/osu_coll_latency
-ng=$here/netbed/netgraph
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# shellcheck source=benchmarks/netgraph_lib.sh
+. "$(dirname "$0")/netgraph_lib.sh"
 rate=${RATE:-20mbit}
 sizes=${SIZES:-"1048576 4194304 16777216"}
 iters=${ITERS:-3}
