@@ -8,6 +8,7 @@
 #   fuzz_quantity         themis_parse_bandwidth / _latency / _size
 #   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
 #   fuzz_msccl            themis_msccl_parse (MSCCL-XML; libxml2)
+#   fuzz_graph            themis_graph_parse (coll_themis_graph, --graph files)
 # Each target is built with clang from its source and planners/topology.c
 # (fuzz_rules: the planner library's sources and json-c; the autotools
 # build does not need clang), then run from a fresh copy of
@@ -26,7 +27,7 @@ top=$(cd "$here/../.." && pwd)
 work=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}/fuzz
 secs=${THEMIS_FUZZ_TIME:-20}
 runs=${THEMIS_FUZZ_RUNS:-2000000}
-targets=(topology_string topology_file quantity rules msccl)
+targets=(topology_string topology_file quantity rules msccl graph)
 mkdir -p "$work/artifacts"
 
 CC=${FUZZ_CC:-clang}
@@ -69,6 +70,9 @@ for t in "${targets[@]}"; do
     if [ "$t" = msccl ]; then
         srcs=("$top"/planners/{msccl,transfer,hash,themis_types}.c)
         libs=("${xml[@]}")
+    fi
+    if [ "$t" = graph ]; then
+        srcs=("$top"/planners/{graph,topology,hash,themis_types}.c)
     fi
     dict=$here/$t.dict
     [ -f "$dict" ] || dict=$here/themis.dict
