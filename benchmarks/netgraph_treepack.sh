@@ -48,8 +48,8 @@
 # messages up to 1 MiB without the rendezvous, whose acknowledgement waits
 # behind data in the other direction's tbf queue), THEMIS_NETGRAPH_PREFIX
 # (default tngtp), THEMIS_BUILD_DIR, THEMIS_NETGRAPH_SMALL_FIRST=1 (htb
-# with small packets first instead of tbf, netbed/README.md).  Needs root; wrap in
-# `flock /tmp/themis-netbed.lock`.
+# with small packets first instead of tbf, netbed/README.md).  Needs
+# root; wrap in `flock /tmp/themis-netbed.lock`.
 set -uo pipefail
 # shellcheck source=benchmarks/netgraph_lib.sh
 . "$(dirname "$0")/netgraph_lib.sh"
