@@ -26,8 +26,9 @@
 # Environment: RATE (default 40mbit: 24 directed links, ~1 Gbit/s in all),
 # SIZES, ITERS (default 3), EXTRA_MCA (more mpirun options for every run,
 # e.g. "--mca btl_tcp_rdma_pipeline_frag_size 131072"), THEMIS_BUILD_DIR,
-# THEMIS_NETGRAPH_PREFIX (default ntgtacos).  Needs root; run it under
-# `flock /tmp/themis-netbed.lock` on a shared machine.
+# THEMIS_NETGRAPH_PREFIX (default ntgtacos), THEMIS_NETGRAPH_SMALL_FIRST=1
+# (htb with small packets first instead of tbf, netbed/README.md).  Needs
+# root; run it under `flock /tmp/themis-netbed.lock` on a shared machine.
 set -uo pipefail
 # shellcheck source=benchmarks/netgraph_lib.sh
 . "$(dirname "$0")/netgraph_lib.sh"

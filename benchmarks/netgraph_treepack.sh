@@ -47,8 +47,9 @@
 # btl_tcp_rndv_eager_limit 1048576 --mca btl_tcp_max_send_size 1048576":
 # messages up to 1 MiB without the rendezvous, whose acknowledgement waits
 # behind data in the other direction's tbf queue), THEMIS_NETGRAPH_PREFIX
-# (default tngtp), THEMIS_BUILD_DIR.  Needs root; wrap in
-# `flock /tmp/themis-netbed.lock`.
+# (default tngtp), THEMIS_BUILD_DIR, THEMIS_NETGRAPH_SMALL_FIRST=1 (htb
+# with small packets first instead of tbf, netbed/README.md).  Needs
+# root; wrap in `flock /tmp/themis-netbed.lock`.
 set -uo pipefail
 # shellcheck source=benchmarks/netgraph_lib.sh
 . "$(dirname "$0")/netgraph_lib.sh"
