@@ -63,8 +63,9 @@ for t in "${targets[@]}"; do
     # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
     xml=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
     if [ "$t" = rules ]; then
-        # the rules name algorithms: the whole library but the LP bound
-        mapfile -t srcs < <(ls "$top"/planners/*.c | grep -v '/bound\.c$')
+        # the rules name algorithms: the whole library, without the GLPK
+        # solvers (libthemis_bound: the files that include glpk.h)
+        mapfile -t srcs < <(grep -L 'glpk\.h' "$top"/planners/*.c)
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
