@@ -38,15 +38,15 @@ fi
 for c in allreduce reduce_scatter allgather; do
     mapfile -t T16 < <(tacos_opts mesh2d:4x4)
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")
-    args=(--coll "$c" --count-unit 16 --algo tacos --no-subcomms --level tiny)
+    args=(--coll "$c" --count-unit 16 --algo tacos --no-subcomms --level "$(level_or tiny)")
     run "mesh2d:4x4 $c" 900 16
     mapfile -t T14 < <(tacos_opts "$gen/mesh4x4_fail_7_9.txt")
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T14[@]}")
-    args=(--coll "$c" --count-unit 14 --algo tacos --no-subcomms --level tiny)
+    args=(--coll "$c" --count-unit 14 --algo tacos --no-subcomms --level "$(level_or tiny)")
     run "mesh2d:4x4 without 7 and 9 $c" 900 14
     mapfile -t T27 < <(tacos_opts torus3d:3x3x3)
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T27[@]}")
-    args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level tiny)
+    args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level "$(level_or tiny)")
     run "torus3d:3x3x3 $c" 2400 27
 done
 if "$BUILD/tools/themis-plan" synth --graph mesh2d:2x3 --coll ar --bytes 6MiB --chunks-per-npu 1 \

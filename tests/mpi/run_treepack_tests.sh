@@ -30,7 +30,7 @@ graph() { echo --mca coll_themis_graph "$1"; }
 
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.16xlarge))
-args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level reduced)
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level "$(level_or reduced)")
 run "p3.16xlarge allreduce vader" 900 8
 # shellcheck disable=SC2207
 opts=("${TCP[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.16xlarge)
@@ -39,7 +39,7 @@ args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tin
 run "p3.16xlarge allreduce tcp in-flight=1" 900 8
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
-args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level reduced)
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level "$(level_or reduced)")
 run "p3.8xlarge allreduce vader" 900 4
 # shellcheck disable=SC2207
 opts=("${TCP[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
