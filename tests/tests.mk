@@ -107,12 +107,12 @@ tests_mpi_scratch_mem_LDADD = $(MPI_TEST_LIBS)
 
 check_PROGRAMS += tests/unit/test_transfer tests/unit/test_msccl
 tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/xfer_run.h
 tests_unit_test_transfer_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_treepack
 tests_unit_test_treepack_SOURCES = tests/unit/test_treepack.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/xfer_run.h
 tests_unit_test_treepack_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
@@ -123,5 +123,5 @@ TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simu
 
 check_PROGRAMS += tests/unit/test_tacos
 tests_unit_test_tacos_SOURCES = tests/unit/test_tacos.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/xfer_run.h
 tests_unit_test_tacos_LDADD = $(UNIT_LDADD)

@@ -22,16 +22,9 @@
 #include "tacos_ilp.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_run.h"
 #include "xfer_direct.h"
 
-static void sum_i64(void *inout, const void *in, uint64_t n)
-{
-    int64_t *a = inout;
-    const int64_t *b = in;
-    for (uint64_t i = 0; i < n; i++) {
-        a[i] += b[i];
-    }
-}
 
 static themis_graph_t load(const char *spec)
 {
@@ -43,63 +36,6 @@ static themis_graph_t load(const char *spec)
     return g;
 }
 
-/* Compile for every rank, run under `seeds` interleavings, compare with
- * the collective computed directly. */
-static void run_programs(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
-                         uint32_t seeds)
-{
-    char why[256] = "";
-    uint32_t p = s->nranks;
-    uint64_t in_count = THEMIS_COLL_ALLGATHER == s->coll ? total / p : total;
-    uint64_t out_count = THEMIS_COLL_REDUCE_SCATTER == s->coll ? total / p : total;
-    themis_program_t *progs = calloc(p, sizeof(*progs));
-    themis_program_t **pp = calloc(p, sizeof(*pp));
-    int64_t **in = calloc(p, sizeof(*in)), **out = calloc(p, sizeof(*out));
-
-    for (uint32_t r = 0; r < p; r++) {
-        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(s, (int) r, total, in_flight, &progs[r],
-                                                     why, sizeof(why)), "%s", why);
-        pp[r] = &progs[r];
-        in[r] = malloc(in_count * sizeof(int64_t));
-        out[r] = malloc(out_count * sizeof(int64_t));
-        for (uint64_t i = 0; i < in_count; i++) {
-            in[r][i] = (int64_t) (1000 * r + i * 7 + 1);
-        }
-    }
-    for (uint32_t seed = 1; seed <= seeds && !unit_case_failed; seed++) {
-        char err[512];
-        for (uint32_t r = 0; r < p; r++) {
-            memset(out[r], 0xab, out_count * sizeof(int64_t));
-        }
-        int rc = vexec_run((int) p, pp, (const void *const *) in, (void *const *) out,
-                           sizeof(int64_t), sum_i64, seed, err, sizeof(err));
-        UNIT_CHECKF(0 == rc, "%s seed %u: %s", s->name, seed, err);
-        for (uint32_t r = 0; 0 == rc && r < p; r++) {
-            for (uint64_t i = 0; i < out_count; i++) {
-                int64_t want = 0;
-                if (THEMIS_COLL_ALLGATHER == s->coll) {
-                    want = in[i / in_count][i % in_count];
-                } else {
-                    uint64_t g = THEMIS_COLL_REDUCE_SCATTER == s->coll ? r * out_count + i : i;
-                    for (uint32_t q = 0; q < p; q++) {
-                        want += in[q][g];
-                    }
-                }
-                UNIT_CHECKF(out[r][i] == want, "%s seed %u rank %u element %llu", s->name, seed,
-                            r, (unsigned long long) i);
-            }
-        }
-    }
-    for (uint32_t r = 0; r < p; r++) {
-        themis_program_free(&progs[r]);
-        free(in[r]);
-        free(out[r]);
-    }
-    free(progs);
-    free(pp);
-    free(in);
-    free(out);
-}
 
 /* When each node holds each chunk: owners at 0, the rest not yet
  * (UINT64_MAX). */
@@ -183,7 +119,7 @@ static void test_check_many_graphs(void)
                             themis_coll_name((themis_coll_t) c));
                 themis_link_sim_free(&sim);
                 if (n <= 12 && k <= 2) {
-                    run_programs(&s, (uint64_t) n * k * 2, 1 + k % 2, 6);
+                    xfer_run_schedule(&s, (uint64_t) n * k * 2, 1 + k % 2, 6);
                 }
                 themis_xfer_free(&s);
             }
@@ -204,7 +140,7 @@ static void test_vexec_mesh(void)
         themis_xfer_sched_t s;
         UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, (themis_coll_t) c, 1, 4096, 4, &s,
                                                         why, sizeof(why)));
-        run_programs(&s, 16 * 3, 2, 20);
+        xfer_run_schedule(&s, 16 * 3, 2, 20);
         themis_xfer_free(&s);
     }
     themis_graph_free(&g);
@@ -469,7 +405,7 @@ static void test_ilp(void)
             UNIT_CHECK(info.optimal && info.steps >= info.lower_steps
                        && info.steps <= info.greedy_steps && 0 == info.recovered);
             if (1 == i && THEMIS_COLL_ALLREDUCE == colls[c]) {
-                run_programs(&si, 6 * 4, 2, 3);
+                xfer_run_schedule(&si, 6 * 4, 2, 3);
             }
             themis_xfer_free(&sg);
             themis_xfer_free(&si);
@@ -492,7 +428,7 @@ static void test_ilp(void)
     UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev, &ag, THEMIS_COLL_ALLREDUCE, &s));
     UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
     UNIT_CHECK(sim_time(&g, &s, 65536) <= ag.time_ps + rev.time_ps);
-    run_programs(&s, 6 * 2 * 3, 2, 3);
+    xfer_run_schedule(&s, 6 * 2 * 3, 2, 3);
     themis_xfer_free(&s);
     themis_tacos_ag_free(&ag);
     themis_tacos_ag_free(&rev);
@@ -555,7 +491,7 @@ static void test_direct(void)
                                                        sizes[i][1], &s));
             UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s p=%u: %s",
                         s.name, sizes[i][0], why);
-            run_programs(&s, (uint64_t) sizes[i][0] * 3, 2, 2);
+            xfer_run_schedule(&s, (uint64_t) sizes[i][0] * 3, 2, 2);
             themis_xfer_free(&s);
         }
     }

@@ -12,16 +12,8 @@
 #include "transfer.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_run.h"
 #include "xfer_ring.h"
-
-static void sum_i64(void *inout, const void *in, uint64_t n)
-{
-    int64_t *a = inout;
-    const int64_t *b = in;
-    for (uint64_t i = 0; i < n; i++) {
-        a[i] += b[i];
-    }
-}
 
 static uint32_t add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, int kind, int sb,
                     uint64_t so, int db, uint64_t dof, uint64_t n, const uint32_t *deps,
@@ -135,70 +127,11 @@ static void direct_reduce_scatter(themis_xfer_sched_t *s, uint32_t p)
     free(last);
 }
 
-/* Compile for every rank, run under `seeds` interleavings, compare. */
-static void run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
-                         uint32_t seeds)
-{
-    char why[256] = "";
-    uint32_t p = s->nranks;
-    uint64_t in_count = s->coll == THEMIS_COLL_ALLGATHER ? total / p : total;
-    uint64_t out_count = s->coll == THEMIS_COLL_REDUCE_SCATTER ? total / p : total;
-    themis_program_t *progs = calloc(p, sizeof(*progs));
-    themis_program_t **pp = calloc(p, sizeof(*pp));
-    int64_t **in = calloc(p, sizeof(*in)), **out = calloc(p, sizeof(*out));
-
-    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(s, why, sizeof(why)), "%s", why);
-    for (uint32_t r = 0; r < p; r++) {
-        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(s, (int)r, total, in_flight, &progs[r], why,
-                                                     sizeof(why)), "%s", why);
-        pp[r] = &progs[r];
-        in[r] = malloc(in_count * sizeof(int64_t));
-        out[r] = malloc(out_count * sizeof(int64_t));
-        for (uint64_t i = 0; i < in_count; i++) {
-            in[r][i] = (int64_t)(1000 * r + i * 7 + 1);
-        }
-    }
-    for (uint32_t seed = 1; seed <= seeds && !unit_case_failed; seed++) {
-        char err[512];
-        for (uint32_t r = 0; r < p; r++) {
-            memset(out[r], 0xab, out_count * sizeof(int64_t));
-        }
-        int rc = vexec_run((int)p, pp, (const void *const *)in, (void *const *)out,
-                           sizeof(int64_t), sum_i64, seed, err, sizeof(err));
-        UNIT_CHECKF(0 == rc, "seed %u: %s", seed, err);
-        for (uint32_t r = 0; 0 == rc && r < p; r++) {
-            for (uint64_t i = 0; i < out_count; i++) {
-                int64_t want = 0;
-                if (THEMIS_COLL_ALLGATHER == s->coll) {
-                    want = in[i / in_count][i % in_count];
-                } else {
-                    uint64_t g = THEMIS_COLL_REDUCE_SCATTER == s->coll ? r * out_count + i : i;
-                    for (uint32_t q = 0; q < p; q++) {
-                        want += in[q][g];
-                    }
-                }
-                UNIT_CHECKF(out[r][i] == want, "seed %u rank %u element %llu: %lld, want %lld",
-                            seed, r, (unsigned long long)i, (long long)out[r][i],
-                            (long long)want);
-            }
-        }
-    }
-    for (uint32_t r = 0; r < p; r++) {
-        themis_program_free(&progs[r]);
-        free(in[r]);
-        free(out[r]);
-    }
-    free(progs);
-    free(pp);
-    free(in);
-    free(out);
-}
-
 static void test_tree_allreduce_joins(void)
 {
     themis_xfer_sched_t s;
     tree_allreduce(&s, 7, 3);
-    run_schedule(&s, 3 * 5, 2, 30);
+    xfer_run_schedule(&s, 3 * 5, 2, 30);
     /* Joins reach the program: a send up waits for the local reduce of
      * both children's data and nothing else on that queue blocks it. */
     themis_program_t p;
@@ -212,7 +145,7 @@ static void test_tree_allreduce_joins(void)
     themis_program_free(&p);
     themis_xfer_free(&s);
     tree_allreduce(&s, 2, 1);
-    run_schedule(&s, 4, 1, 10);
+    xfer_run_schedule(&s, 4, 1, 10);
     themis_xfer_free(&s);
 }
 
@@ -220,8 +153,8 @@ static void test_direct_allgather(void)
 {
     themis_xfer_sched_t s;
     direct_allgather(&s, 5, 2);
-    run_schedule(&s, 5 * 2 * 3, 1, 20);
-    run_schedule(&s, 5 * 2, 8, 20);
+    xfer_run_schedule(&s, 5 * 2 * 3, 1, 20);
+    xfer_run_schedule(&s, 5 * 2, 8, 20);
     themis_xfer_free(&s);
 }
 
@@ -229,7 +162,7 @@ static void test_direct_reduce_scatter(void)
 {
     themis_xfer_sched_t s;
     direct_reduce_scatter(&s, 4);
-    run_schedule(&s, 4 * 3, 2, 20);
+    xfer_run_schedule(&s, 4 * 3, 2, 20);
     themis_xfer_free(&s);
 }
 
@@ -242,13 +175,13 @@ static void test_rings(void)
         for (int c = 0; c < 3; c++) {
             themis_xfer_sched_t s;
             UNIT_CHECK(THEMIS_OK == themis_xfer_ring((themis_coll_t)c, p, NULL, &s));
-            run_schedule(&s, (uint64_t)p * 3, 1 + p % 3, 8);
+            xfer_run_schedule(&s, (uint64_t)p * 3, 1 + p % 3, 8);
             themis_xfer_free(&s);
         }
     }
     themis_xfer_sched_t s;
     UNIT_CHECK(THEMIS_OK == themis_xfer_ring(THEMIS_COLL_ALLREDUCE, 5, order5, &s));
-    run_schedule(&s, 10, 2, 20);
+    xfer_run_schedule(&s, 10, 2, 20);
     themis_xfer_free(&s);
 }
 
@@ -277,7 +210,7 @@ static void test_sort(void)
     }
     char why[160];
     UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
-    run_schedule(&s, 3 * 5, 2, 30);
+    xfer_run_schedule(&s, 3 * 5, 2, 30);
     for (uint32_t i = 0; i < s.nxfers; i++) {
         key[i] = s.nxfers - i;
     }

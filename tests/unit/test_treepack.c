@@ -20,6 +20,7 @@
 #include "treepack.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_run.h"
 
 static void load(const char *spec, themis_graph_t *graph, themis_tp_graph_t *g)
 {
@@ -217,65 +218,7 @@ static void test_mw(void)
     themis_graph_free(&graph);
 }
 
-static void sum_i64(void *inout, const void *in, uint64_t n)
-{
-    int64_t *a = inout;
-    const int64_t *b = in;
-    for (uint64_t i = 0; i < n; i++) {
-        a[i] += b[i];
-    }
-}
 
-/* Compile for every rank, run under `seeds` interleavings, compare. */
-static void run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
-                         uint32_t seeds)
-{
-    char why[256] = "";
-    uint32_t p = s->nranks;
-    themis_program_t *progs = calloc(p, sizeof(*progs));
-    themis_program_t **pp = calloc(p, sizeof(*pp));
-    int64_t **in = calloc(p, sizeof(*in)), **out = calloc(p, sizeof(*out));
-
-    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(s, why, sizeof(why)), "%s", why);
-    for (uint32_t r = 0; r < p; r++) {
-        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(s, (int) r, total, in_flight, &progs[r], why,
-                                                     sizeof(why)), "%s", why);
-        pp[r] = &progs[r];
-        in[r] = malloc(total * sizeof(int64_t));
-        out[r] = malloc(total * sizeof(int64_t));
-        for (uint64_t i = 0; i < total; i++) {
-            in[r][i] = (int64_t) (1000 * r + i * 7 + 1);
-        }
-    }
-    for (uint32_t seed = 1; seed <= seeds && !unit_case_failed; seed++) {
-        char err[512];
-        for (uint32_t r = 0; r < p; r++) {
-            memset(out[r], 0xab, total * sizeof(int64_t));
-        }
-        int rc = vexec_run((int) p, pp, (const void *const *) in, (void *const *) out,
-                           sizeof(int64_t), sum_i64, seed, err, sizeof(err));
-        UNIT_CHECKF(0 == rc, "seed %u: %s", seed, err);
-        for (uint32_t r = 0; 0 == rc && r < p; r++) {
-            for (uint64_t i = 0; i < total; i++) {
-                int64_t want = 0;
-                for (uint32_t q = 0; q < p; q++) {
-                    want += in[q][i];
-                }
-                UNIT_CHECKF(out[r][i] == want, "seed %u rank %u element %llu", seed, r,
-                            (unsigned long long) i);
-            }
-        }
-    }
-    for (uint32_t r = 0; r < p; r++) {
-        themis_program_free(&progs[r]);
-        free(in[r]);
-        free(out[r]);
-    }
-    free(progs);
-    free(pp);
-    free(in);
-    free(out);
-}
 
 /* The schedule of each runtime packing: checked, run, shares exact,
  * every root a leaf of its chunk's tree (it sends the sum to one rank)
@@ -325,8 +268,8 @@ static void test_schedules(void)
             UNIT_CHECKF(roots[r] * g.n + g.n >= s.nunits && roots[r] * g.n <= s.nunits + g.n,
                         "%s: rank %u root of %u of %u units", specs[i], r, roots[r], s.nunits);
         }
-        run_schedule(&s, s.nunits, 1, 4);
-        run_schedule(&s, 2 * (uint64_t) s.nunits, 3, 4);
+        xfer_run_schedule(&s, s.nunits, 1, 4);
+        xfer_run_schedule(&s, 2 * (uint64_t) s.nunits, 3, 4);
         free(roots);
         free(got);
         themis_xfer_free(&s);
