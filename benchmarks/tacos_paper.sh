@@ -62,7 +62,7 @@ echo "torus3d:8x8x8 1 GiB k=1 4 seeds: $("$plan" synth --graph torus3d:8x8x8 "${
 echo "mesh2d:10x10 1 GB k=64 1 seed: $("$plan" synth --graph mesh2d:10x10 "${fig6[@]}" --coll ag --bytes $S --chunks-per-npu 64 --seeds 1 | last)"
 
 echo "== homogeneous meshes and tori vs the lower bound (All-Gather, 1 MiB chunks)"
-for g in mesh2d:4x4 mesh2d:8x8 mesh2d:10x10 mesh3d:4x4x4 torus2d:4x4 torus2d:8x8 torus3d:3x3x3 torus3d:4x4x4; do
+for g in mesh2d:4x4 mesh2d:8x8 mesh2d:10x10 mesh3d:4x4x4 torus2d:4x4 torus2d:4x8 torus2d:6x6 torus2d:8x8 torus3d:3x3x3 torus3d:4x4x4; do
     for lat in 0ns 500ns; do
         for k in 1 4; do
             n=$("$plan" graph "$g" | sed -n 's/^# nodes=\([0-9]*\).*/\1/p')

@@ -94,7 +94,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         *out = &st->s;
     } else if (THEMIS_OK == rc) {
         rc = themis_tacos_synthesize(g, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
-                                     THEMIS_TACOS_DEFAULT_SEEDS, tmp, why, sizeof(why));
+                                     THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
         if (THEMIS_OK != rc && NULL != in->why) {
             snprintf(in->why, in->why_len, "tacos: %s", why);
         }

@@ -12,6 +12,23 @@
 
 #include "xfer_tracker.h"
 
+/* Seeds alternate between two rules (seed % RULES), the best result
+ * wins:
+ * RULE_FIFO, the paper's greedy: links choose one after another, each the
+ * oldest useful chunk, a random one among those that arrived together.
+ * RULE_MATCHED: the links into one node that choose at the same time are
+ * matched to chunks (a maximum bipartite matching, Kuhn's augmenting
+ * paths, over each link's first MATCH_WIDTH useful chunks, oldest first,
+ * among those that arrived together the fewest holders first).  One after
+ * another, a link can take the only chunk another link could give, which
+ * then idles; and chunks that spread slowly must catch up or the last
+ * steps find nodes whose neighbours lack what they need.  On 2-D tori with
+ * one chunk per NPU each node may waste one in-link step in all: this rule
+ * reaches the in-degree bound there, the FIFO rule never does (both in
+ * benchmarks/README.md). */
+#define MATCH_WIDTH 8u
+enum { RULE_FIFO = 0, RULE_MATCHED, RULES };
+
 /* Heap events at one time: link frees, then arrivals (so that a link's
  * choice sees every chunk that arrived at that time), each by index. */
 enum { EV_FREE = 0, EV_ARRIVE = 1 };
@@ -29,11 +46,19 @@ typedef struct {
     uint32_t *prio;                 /* [nlinks] a link's position in the choice order */
     uint32_t *by_prio;              /* [nlinks] the link at a position */
     uint64_t *claimed;              /* [n * words] held or in flight */
+    uint32_t *holders;              /* [nchunks] nodes holding a chunk or getting it */
+    uint32_t rule;                  /* RULE_* of this seed */
+    /* Matching of the links that choose now, grouped by far end. */
+    uint32_t *cand, *ncand;         /* [nlinks * MATCH_WIDTH] ready-list positions, [nlinks] */
+    uint32_t *match;                /* [nlinks] chosen position in cand, or UINT32_MAX */
+    uint32_t *owner, *seen;         /* [nchunks] link holding a chunk in the matching, stamp */
+    uint32_t stamp;
     themis_time_t *arrived;         /* [n * nchunks] when a node got a chunk */
     uint32_t *ready;                /* [nlinks * nchunks] ready lists */
     uint32_t *head, *tail;          /* [nlinks] */
     uint8_t *busy, *marked;         /* [nlinks] */
     uint32_t *tries;                /* [nlinks] positions of the links to try now */
+    uint64_t *group;                /* [nlinks] far end << 32 | position, of the tries */
     uint32_t ntries;
     event_t *heap;
     uint32_t nheap, cap_heap;
@@ -119,6 +144,7 @@ static int has(const synth_t *sy, uint32_t node, uint32_t c)
 static void claim(synth_t *sy, uint32_t node, uint32_t c)
 {
     sy->claimed[(size_t) node * sy->words + c / 64] |= 1ull << (c % 64);
+    sy->holders[c]++;
 }
 
 static void try_link(synth_t *sy, uint32_t l)
@@ -142,6 +168,75 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
             try_link(sy, l);
         }
     }
+}
+
+/* Link l's candidates: the first MATCH_WIDTH chunks on its ready list
+ * that the far end lacks, oldest first, those that arrived together by
+ * fewest holders, then at random.  Useless entries at the head are dropped
+ * for good. */
+static void collect(synth_t *sy, uint32_t l)
+{
+    uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
+    const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
+    uint32_t *cand = sy->cand + (size_t) l * MATCH_WIDTH;
+    uint64_t key[MATCH_WIDTH];
+    uint32_t h = sy->head[l], n = 0;
+
+    while (h < sy->tail[l] && has(sy, v, q[h])) {
+        ++h;
+    }
+    sy->head[l] = h;
+    for (uint32_t i = h; i < sy->tail[l] && n < MATCH_WIDTH; ++i) {
+        if (has(sy, v, q[i])) {
+            continue;
+        }
+        /* insertion by (arrival, holders, random) */
+        uint64_t k = (uint64_t) sy->holders[q[i]] << 32 | (splitmix64(&sy->rng) >> 32);
+        uint32_t j = n++;
+        while (j > 0 && at[q[cand[j - 1]]] == at[q[i]] && key[j - 1] > k) {
+            cand[j] = cand[j - 1];
+            key[j] = key[j - 1];
+            --j;
+        }
+        cand[j] = i;
+        key[j] = k;
+    }
+    sy->ncand[l] = n;
+    sy->match[l] = UINT32_MAX;
+}
+
+/* Kuhn's augmenting path from link l over the chunks its candidates
+ * name; the depth is at most the far end's in-degree. */
+static int augment(synth_t *sy, uint32_t l)
+{
+    const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    const uint32_t *cand = sy->cand + (size_t) l * MATCH_WIDTH;
+    for (uint32_t i = 0; i < sy->ncand[l]; ++i) {
+        uint32_t c = q[cand[i]];
+        if (sy->seen[c] == sy->stamp) {
+            continue;
+        }
+        sy->seen[c] = sy->stamp;
+        if (UINT32_MAX == sy->owner[c] || augment(sy, sy->owner[c])) {
+            sy->owner[c] = l;
+            sy->match[l] = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Link l sends the chunk at ready-list position pos: it moves to the
+ * head, the entries before it keep their order, the head passes it. */
+static uint32_t take(synth_t *sy, uint32_t l, uint32_t pos)
+{
+    uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    uint32_t h = sy->head[l], c = q[pos];
+    memmove(q + h + 1, q + h, (size_t) (pos - h) * sizeof(*q));
+    q[h] = c;
+    sy->head[l] = h + 1;
+    return c;
 }
 
 /* The chunk link l sends now, or UINT32_MAX: the oldest on its ready list
@@ -185,6 +280,12 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
 typedef struct {
     themis_time_t dur;
     uint64_t key;
@@ -217,6 +318,84 @@ static void say_unreached(const synth_t *sy, char *why, size_t len)
     }
 }
 
+/* Link l starts sending chunk c now. */
+static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t now,
+                             themis_tacos_send_t *sends, uint32_t *nsends)
+{
+    themis_status_t st;
+    claim(sy, sy->g->links[l].dst, c);
+    sy->busy[l] = 1;
+    sends[*nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
+                                            .arrive_ps = now + sy->ser[l] + sy->lat[l]};
+    st = ev_push(sy, now + sy->ser[l], EV_FREE, l);
+    if (THEMIS_OK == st) {
+        st = ev_push(sy, sends[*nsends].arrive_ps, EV_ARRIVE, *nsends);
+    }
+    ++*nsends;
+    return st;
+}
+
+/* RULE_FIFO: the links that choose now, one after another in priority
+ * order. */
+static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_send_t *sends,
+                                   uint32_t *nsends)
+{
+    themis_status_t st = THEMIS_OK;
+    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), cmp_u32);
+    for (uint32_t i = 0; i < sy->ntries && THEMIS_OK == st; ++i) {
+        uint32_t l = sy->by_prio[sy->tries[i]];
+        sy->marked[l] = 0;
+        uint32_t c = pick(sy, l);
+        if (UINT32_MAX != c) {
+            st = start(sy, l, c, now, sends, nsends);
+        }   /* else it idles until its source receives a chunk */
+    }
+    return st;
+}
+
+/* RULE_MATCHED: the links that choose now, by far end, each far end's in
+ * priority order; links left unmatched look past their candidates. */
+static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
+                                      themis_tacos_send_t *sends, uint32_t *nsends)
+{
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t i = 0; i < sy->ntries; ++i) {
+        uint32_t l = sy->by_prio[sy->tries[i]];
+        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
+    }
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
+        for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[b]];
+            sy->marked[l] = 0;
+            collect(sy, l);
+        }
+        for (uint32_t i = a; i < b; ++i) {
+            if (0 == ++sy->stamp) {   /* wrapped: forget old stamps */
+                memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
+                sy->stamp = 1;
+            }
+            (void) augment(sy, sy->by_prio[(uint32_t) sy->group[i]]);
+        }
+        for (uint32_t i = a; i < b && THEMIS_OK == st; ++i) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[i]];
+            if (UINT32_MAX != sy->match[l]) {
+                uint32_t c = take(sy, l, sy->cand[(size_t) l * MATCH_WIDTH + sy->match[l]]);
+                sy->owner[c] = UINT32_MAX;
+                st = start(sy, l, c, now, sends, nsends);
+            }
+        }
+        for (uint32_t i = a; i < b && THEMIS_OK == st; ++i) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[i]];
+            uint32_t c = UINT32_MAX == sy->match[l] ? pick(sy, l) : UINT32_MAX;
+            if (UINT32_MAX != c) {
+                st = start(sy, l, c, now, sends, nsends);
+            }
+        }
+    }
+    return st;
+}
+
 /* One greedy synthesis with seed `seed` into sends[0 .. need). */
 static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
                                 themis_tacos_send_t *sends, uint32_t need, themis_time_t *time,
@@ -228,6 +407,11 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     themis_status_t st = THEMIS_OK;
 
     memset(sy->claimed, 0, (size_t) sy->n * sy->words * sizeof(*sy->claimed));
+    memset(sy->holders, 0, (size_t) sy->nchunks * sizeof(*sy->holders));
+    memset(sy->owner, 0xff, (size_t) sy->nchunks * sizeof(*sy->owner));
+    memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
+    sy->stamp = 0;
+    sy->rule = seed % RULES;
     memset(sy->head, 0, sy->nlinks * sizeof(*sy->head));
     memset(sy->tail, 0, sy->nlinks * sizeof(*sy->tail));
     memset(sy->busy, 0, sy->nlinks);
@@ -253,24 +437,8 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         got(sy, c / sy->k, c, 0);
     }
     for (;;) {
-        qsort(sy->tries, sy->ntries, sizeof(*sy->tries), cmp_u32);
-        for (uint32_t i = 0; i < sy->ntries && THEMIS_OK == st; ++i) {
-            uint32_t l = sy->by_prio[sy->tries[i]];
-            sy->marked[l] = 0;
-            uint32_t c = pick(sy, l);
-            if (UINT32_MAX == c) {
-                continue;   /* idles until its source receives a chunk */
-            }
-            claim(sy, g->links[l].dst, c);
-            sy->busy[l] = 1;
-            sends[nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
-                                                   .arrive_ps = now + sy->ser[l] + sy->lat[l]};
-            st = ev_push(sy, now + sy->ser[l], EV_FREE, l);
-            if (THEMIS_OK == st) {
-                st = ev_push(sy, sends[nsends].arrive_ps, EV_ARRIVE, nsends);
-            }
-            ++nsends;
-        }
+        st = RULE_FIFO == sy->rule ? choose_fifo(sy, now, sends, &nsends)
+                                   : choose_matched(sy, now, sends, &nsends);
         sy->ntries = 0;
         if (THEMIS_OK != st || 0 == sy->nheap) {
             break;
@@ -303,6 +471,16 @@ themis_time_t themis_tacos_ser_ps(uint64_t b, uint64_t bw)
     return t > (unsigned __int128) (1ull << 62) ? (1ull << 62) : (themis_time_t) t;
 }
 
+uint32_t themis_tacos_seeds(const themis_graph_t *g, uint32_t k)
+{
+    uint64_t work = (uint64_t) g->nlinks * g->nnodes * k;
+    uint64_t s = 0 == work ? THEMIS_TACOS_AUTO_MAX_SEEDS : THEMIS_TACOS_AUTO_WORK / work;
+    if (s < THEMIS_TACOS_DEFAULT_SEEDS) {
+        return THEMIS_TACOS_DEFAULT_SEEDS;
+    }
+    return s > THEMIS_TACOS_AUTO_MAX_SEEDS ? THEMIS_TACOS_AUTO_MAX_SEEDS : (uint32_t) s;
+}
+
 void themis_tacos_ag_free(themis_tacos_ag_t *ag)
 {
     free(ag->sends);
@@ -323,6 +501,13 @@ static void synth_free(synth_t *sy)
     free(sy->busy);
     free(sy->marked);
     free(sy->tries);
+    free(sy->group);
+    free(sy->holders);
+    free(sy->cand);
+    free(sy->ncand);
+    free(sy->match);
+    free(sy->owner);
+    free(sy->seen);
     free(sy->heap);
 }
 
@@ -336,6 +521,9 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
 
     memset(out, 0, sizeof(*out));
     memset(&sy, 0, sizeof(sy));
+    if (THEMIS_TACOS_SEEDS_AUTO == nseeds && 0 != k) {
+        nseeds = themis_tacos_seeds(g, k);
+    }
     if (0 == n || 0 == k || 0 == chunk_bytes || 0 == nseeds || nseeds > THEMIS_TACOS_MAX_SEEDS
         || (uint64_t) n * k > UINT32_MAX / 2) {
         snprintf(why, len, "bad arguments: %u nodes, %u chunks per node of %llu bytes, %u seeds",
@@ -374,12 +562,21 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     sy.busy = calloc(nl, 1);
     sy.marked = calloc(nl, 1);
     sy.tries = calloc(nl, sizeof(*sy.tries));
+    sy.group = calloc(nl, sizeof(*sy.group));
+    sy.holders = calloc(nchunks, sizeof(*sy.holders));
+    sy.cand = calloc(nl * MATCH_WIDTH, sizeof(*sy.cand));
+    sy.ncand = calloc(nl, sizeof(*sy.ncand));
+    sy.match = calloc(nl, sizeof(*sy.match));
+    sy.owner = calloc(nchunks, sizeof(*sy.owner));
+    sy.seen = calloc(nchunks, sizeof(*sy.seen));
     link_key_t *keys = calloc(nl, sizeof(*keys));
     themis_tacos_send_t *cur = malloc((need ? need : 1) * sizeof(*cur));
     out->sends = malloc((need ? need : 1) * sizeof(*out->sends));
     if (NULL == sy.ser || NULL == sy.lat || NULL == sy.prio || NULL == sy.by_prio
         || NULL == sy.claimed || NULL == sy.arrived || NULL == sy.ready || NULL == sy.head
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
+        || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
+        || NULL == sy.match || NULL == sy.owner || NULL == sy.seen
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;
     }

@@ -23,6 +23,11 @@
  *     nor has in flight, ties (chunks that arrived at the same time) to a
  *     per-seed random one; chunks that became useless there are dropped
  *     (chunk replacement, Sec. VI-B);
+ *   - odd seeds instead match the links into one node that choose at the
+ *     same time to chunks (maximum bipartite matching over each link's
+ *     oldest useful chunks, ties to the chunk fewest nodes hold), so that
+ *     no link idles because another took the only chunk it could give
+ *     (tacos.c says why this reaches the bound on 2-D tori);
  *   - a send is fixed when it starts (causal); a link without a useful
  *     chunk idles until its source receives one.
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
@@ -52,7 +57,14 @@
 #include "transfer.h"
 
 #define THEMIS_TACOS_SEED_BASE 0x7ac05u
+/* nseeds 0: as many seeds as THEMIS_TACOS_AUTO_WORK ready-list entries
+ * allow (links x chunks per seed), at least THEMIS_TACOS_DEFAULT_SEEDS
+ * and at most THEMIS_TACOS_AUTO_MAX_SEEDS: small graphs, where a seed
+ * takes microseconds, try more of them. */
+#define THEMIS_TACOS_SEEDS_AUTO 0u
 #define THEMIS_TACOS_DEFAULT_SEEDS 4u
+#define THEMIS_TACOS_AUTO_MAX_SEEDS 32u
+#define THEMIS_TACOS_AUTO_WORK (1ull << 22)
 #define THEMIS_TACOS_MAX_SEEDS 1024u
 /* Ready lists hold up to links x chunks entries. */
 #define THEMIS_TACOS_MAX_ENTRIES (1ull << 30)
@@ -77,7 +89,7 @@ typedef struct {
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
  * chunks per node of chunk_bytes (>= 1) bytes, best of nseeds seeds (1 ..
- * THEMIS_TACOS_MAX_SEEDS).  THEMIS_ERR_INVALID with why for bad arguments,
+ * THEMIS_TACOS_MAX_SEEDS, or THEMIS_TACOS_SEEDS_AUTO: themis_tacos_seeds).  THEMIS_ERR_INVALID with why for bad arguments,
  * a failed node, a node that cannot receive some chunk, too many ready
  * list entries; THEMIS_ERR_NOMEM.  out is freed with themis_tacos_ag_free
  * (also after an error). */
@@ -85,6 +97,9 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
                                        uint32_t nseeds, themis_tacos_ag_t *out, char *why,
                                        size_t len);
 void themis_tacos_ag_free(themis_tacos_ag_t *ag);
+/* The seeds THEMIS_TACOS_SEEDS_AUTO stands for on g with k chunks per
+ * node (a function of the graph's size only, so equal on every rank). */
+uint32_t themis_tacos_seeds(const themis_graph_t *g, uint32_t k);
 
 /* The collective (allgather, reduce-scatter, allreduce) as a transfer
  * schedule on g (see above): rev is an All-Gather synthesized on g's

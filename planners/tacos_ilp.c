@@ -579,7 +579,7 @@ void themis_tacos_ilp_opts_default(themis_tacos_ilp_opts_t *o)
 {
     o->time_limit_ms = 60000;
     o->cluster_steps = 0;
-    o->greedy_seeds = THEMIS_TACOS_DEFAULT_SEEDS;
+    o->greedy_seeds = THEMIS_TACOS_SEEDS_AUTO;
 }
 
 static void ilp_free(ilp_t *s)
@@ -669,9 +669,8 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
                  "greedy", THEMIS_TACOS_ILP_MAX_NODES, g->nnodes);
         return THEMIS_ERR_INVALID;
     }
-    if (0 == o->time_limit_ms || 0 == o->greedy_seeds) {
-        snprintf(why, len, "TACOS-ILP needs a time limit of at least 1 ms and a seed (time "
-                 "limit %u ms, %u seeds)", o->time_limit_ms, o->greedy_seeds);
+    if (0 == o->time_limit_ms) {
+        snprintf(why, len, "TACOS-ILP needs a time limit of at least 1 ms");
         return THEMIS_ERR_INVALID;
     }
     /* The greedy checks the rest of the arguments and is the incumbent. */

@@ -72,7 +72,7 @@
 typedef struct {
     uint32_t time_limit_ms;     /* >= 1, for the whole call */
     uint32_t cluster_steps;     /* 0: one TEN; else TENs of this many steps */
-    uint32_t greedy_seeds;      /* the starting incumbent's seeds (>= 1) */
+    uint32_t greedy_seeds;      /* the starting incumbent's seeds (THEMIS_TACOS_SEEDS_AUTO) */
 } themis_tacos_ilp_opts_t;
 
 typedef struct {

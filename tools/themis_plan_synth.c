@@ -35,9 +35,10 @@ static void usage(void)
            "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
            "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
            "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
-           "  file coll_themis_graph takes), best of N seeds (default %u).  S is the\n"
-           "  collective's vector (allgather output, reduce-scatter input); chunks are\n"
-           "  floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
+           "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
+           "  chunks), %u to %u; seeds alternate the paper's FIFO choice and matched\n"
+           "  choices).  S is the collective's vector (allgather output, reduce-scatter\n"
+           "  input); chunks are floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
            "  and simulated link by link; --msccl writes it as MSCCL-XML, --export DIR\n"
            "  writes DIR/schedule.xml (MSCCL-XML, for coll_themis_<coll>_schedule) and\n"
            "  DIR/graph (the working graph, for coll_themis_graph).\n"
@@ -46,7 +47,8 @@ static void usage(void)
            "  shortest paths for what is missing; --ilp-cluster: TENs of STEPS steps one\n"
            "  after another (Sec. V-C).  The last line is\n"
            "  'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
-           THEMIS_TACOS_DEFAULT_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
+           (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
+           THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
            60u);
 }
 
@@ -271,7 +273,7 @@ int themis_plan_cmd_synth(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_DEFAULT_SEEDS};
+    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_SEEDS_AUTO};
     const char *spec = NULL;
     int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
     themis_graph_opts_default(&o);
