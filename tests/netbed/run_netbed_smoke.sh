@@ -26,32 +26,11 @@ export THEMIS_NETBED_PREFIX=tsmk$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netbed-smoke.XXXXXX")
 export THEMIS_NETBED_STATE_DIR=$work/state
 
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-    "$netbed" down >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Can namespaces be made here?  Find out by trying.
-probe=$THEMIS_NETBED_PREFIX-probe
-if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: netbed smoke (not root: network namespaces need root)"
-    exit 0
-fi
-if ! err=$(ip netns add "$probe" 2>&1); then
-    echo "SKIP: netbed smoke (ip netns add failed: ${err:-no message})"
-    exit 0
-fi
-ip netns del "$probe"
-
-for tool in mpicc mpirun tc; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "FAIL: netbed smoke ($tool not found; run tools/setup.sh)"
-        exit 1
-    fi
-done
+# shellcheck source=tests/netbed/netbed_lib.sh
+. "$top/tests/netbed/netbed_lib.sh"
+netbed_cleanup_on_exit "$netbed" "$work"
+netbed_need_netns "netbed smoke" "$THEMIS_NETBED_PREFIX"
+netbed_need_tools "netbed smoke" mpicc mpirun tc
 
 prog=$work/netbed_smoke
 if ! mpicc -std=gnu11 -O2 -Wall -o "$prog" "$top/tests/netbed/netbed_smoke.c" >"$work/cc.log" 2>&1; then

@@ -28,24 +28,10 @@ export THEMIS_NETBED_PREFIX=ttor$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netbed-torus.XXXXXX")
 export THEMIS_NETBED_STATE_DIR=$work/state
 
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-    "$netbed" down >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: netbed torus (not root: network namespaces need root)"
-    exit 0
-fi
-probe=$THEMIS_NETBED_PREFIX-probe
-if ! err=$(ip netns add "$probe" 2>&1); then
-    echo "SKIP: netbed torus (ip netns add failed: ${err:-no message})"
-    exit 0
-fi
-ip netns del "$probe"
+# shellcheck source=tests/netbed/netbed_lib.sh
+. "$top/tests/netbed/netbed_lib.sh"
+netbed_cleanup_on_exit "$netbed" "$work"
+netbed_need_netns "netbed torus" "$THEMIS_NETBED_PREFIX"
 for f in "$comp_dir/mca_coll_themis.so" "$prog"; do
     if [ ! -e "$f" ]; then
         echo "FAIL: netbed torus ($f not found: build first or set THEMIS_BUILD_DIR)"

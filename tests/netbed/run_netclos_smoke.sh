@@ -38,35 +38,11 @@ export THEMIS_NETCLOS_PREFIX=tcsm$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netclos-smoke.XXXXXX")
 export THEMIS_NETCLOS_STATE_DIR=$work/state
 
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-    "$nc" down >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: netclos smoke (not root: network namespaces need root)"
-    exit 0
-fi
-probe=$THEMIS_NETCLOS_PREFIX-probe
-if ! err=$(ip netns add "$probe" 2>&1); then
-    echo "SKIP: netclos smoke (ip netns add failed: ${err:-no message})"
-    exit 0
-fi
-ip netns del "$probe"
-
-for tool in mpicc mpirun tc iperf3; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "FAIL: netclos smoke ($tool not found; run tools/setup.sh)"
-        exit 1
-    fi
-done
-if ! /usr/bin/python3 -c 'import pyroute2' 2>/dev/null; then
-    echo "FAIL: netclos smoke (python3-pyroute2 missing; run tools/setup.sh)"
-    exit 1
-fi
+# shellcheck source=tests/netbed/netbed_lib.sh
+. "$top/tests/netbed/netbed_lib.sh"
+netbed_cleanup_on_exit "$nc" "$work"
+netbed_need_netns "netclos smoke" "$THEMIS_NETCLOS_PREFIX"
+netbed_need_tools "netclos smoke" mpicc mpirun tc iperf3 pyroute2
 if [ ! -x "$plan" ]; then
     echo "FAIL: netclos smoke ($plan missing: make)"
     exit 1

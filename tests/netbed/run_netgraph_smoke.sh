@@ -33,35 +33,11 @@ export THEMIS_NETGRAPH_PREFIX=tgsm$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/themis-netgraph-smoke.XXXXXX")
 export THEMIS_NETGRAPH_STATE_DIR=$work/state
 
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-    "$ng" down >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: netgraph smoke (not root: network namespaces need root)"
-    exit 0
-fi
-probe=$THEMIS_NETGRAPH_PREFIX-probe
-if ! err=$(ip netns add "$probe" 2>&1); then
-    echo "SKIP: netgraph smoke (ip netns add failed: ${err:-no message})"
-    exit 0
-fi
-ip netns del "$probe"
-
-for tool in mpicc mpirun tc iperf3; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "FAIL: netgraph smoke ($tool not found; run tools/setup.sh)"
-        exit 1
-    fi
-done
-if ! /usr/bin/python3 -c 'import pyroute2' 2>/dev/null; then
-    echo "FAIL: netgraph smoke (python3-pyroute2 missing; run tools/setup.sh)"
-    exit 1
-fi
+# shellcheck source=tests/netbed/netbed_lib.sh
+. "$top/tests/netbed/netbed_lib.sh"
+netbed_cleanup_on_exit "$ng" "$work"
+netbed_need_netns "netgraph smoke" "$THEMIS_NETGRAPH_PREFIX"
+netbed_need_tools "netgraph smoke" mpicc mpirun tc iperf3 pyroute2
 
 smoke=$work/netbed_smoke
 stream=$work/netgraph_stream
