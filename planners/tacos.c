@@ -170,6 +170,19 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
     }
 }
 
+/* Drops the entries at the head of link l's ready list that its far end
+ * already holds or gets (for good: it never loses them); the new head. */
+static uint32_t drop_useless_head(synth_t *sy, uint32_t l)
+{
+    const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    uint32_t v = sy->g->links[l].dst, h = sy->head[l];
+    while (h < sy->tail[l] && has(sy, v, q[h])) {
+        ++h;
+    }
+    sy->head[l] = h;
+    return h;
+}
+
 /* Link l's candidates: the first MATCH_WIDTH chunks on its ready list
  * that the far end lacks, oldest first, those that arrived together by
  * fewest holders, then at random.  Useless entries at the head are dropped
@@ -181,13 +194,9 @@ static void collect(synth_t *sy, uint32_t l)
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
     uint32_t *cand = sy->cand + (size_t) l * MATCH_WIDTH;
     uint64_t key[MATCH_WIDTH];
-    uint32_t h = sy->head[l], n = 0;
+    uint32_t n = 0;
 
-    while (h < sy->tail[l] && has(sy, v, q[h])) {
-        ++h;
-    }
-    sy->head[l] = h;
-    for (uint32_t i = h; i < sy->tail[l] && n < MATCH_WIDTH; ++i) {
+    for (uint32_t i = drop_useless_head(sy, l); i < sy->tail[l] && n < MATCH_WIDTH; ++i) {
         if (has(sy, v, q[i])) {
             continue;
         }
@@ -247,13 +256,9 @@ static uint32_t pick(synth_t *sy, uint32_t l)
     uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
     uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
-    uint32_t h = sy->head[l], e;
+    uint32_t h = drop_useless_head(sy, l), e;
 
-    while (h < sy->tail[l] && has(sy, v, q[h])) {
-        ++h;
-    }
     if (h == sy->tail[l]) {
-        sy->head[l] = h;
         return UINT32_MAX;
     }
     /* The group that arrived with the head: useless ones move to the

@@ -89,9 +89,10 @@ typedef struct {
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
  * chunks per node of chunk_bytes (>= 1) bytes, best of nseeds seeds (1 ..
- * THEMIS_TACOS_MAX_SEEDS, or THEMIS_TACOS_SEEDS_AUTO: themis_tacos_seeds).  THEMIS_ERR_INVALID with why for bad arguments,
- * a failed node, a node that cannot receive some chunk, too many ready
- * list entries; THEMIS_ERR_NOMEM.  out is freed with themis_tacos_ag_free
+ * THEMIS_TACOS_MAX_SEEDS, or THEMIS_TACOS_SEEDS_AUTO: themis_tacos_seeds).
+ * THEMIS_ERR_INVALID with why for bad arguments, a failed node, a node
+ * that cannot receive some chunk, too many ready list entries;
+ * THEMIS_ERR_NOMEM.  out is freed with themis_tacos_ag_free
  * (also after an error). */
 themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint64_t chunk_bytes,
                                        uint32_t nseeds, themis_tacos_ag_t *out, char *why,
