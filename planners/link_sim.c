@@ -548,3 +548,21 @@ void themis_link_sim_free(themis_link_sim_t *r)
         memset(r, 0, sizeof(*r));
     }
 }
+
+themis_status_t themis_link_sim_order(const themis_graph_t *g, themis_xfer_sched_t *s,
+                                      uint64_t unit_bytes, char *why, size_t len)
+{
+    themis_link_sim_t sim;
+    themis_status_t st = themis_link_sim(g, s, unit_bytes, &sim, why, len);
+    if (THEMIS_OK == st) {
+        /* A dependency starts before it finishes, and so before its
+         * dependents start: start times never put one after its
+         * dependent, and equal starts keep the list order. */
+        st = themis_xfer_sort(s, sim.start_ps);
+        if (THEMIS_OK != st) {
+            snprintf(why, len, "cannot order the transfers by their simulated starts");
+        }
+    }
+    themis_link_sim_free(&sim);
+    return st;
+}

@@ -53,4 +53,13 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
                                 size_t len);
 void themis_link_sim_free(themis_link_sim_t *r);
 
+/* Sorts s's transfers by their simulated start times on g (ties keep the
+ * list order).  Programs serve each peer's queue in list order
+ * (themis_xfer_compile), so a list in another order makes a rank hold a
+ * transfer the simulation sent early behind ones that wait for data: the
+ * simulated time is then not what runs.  Errors as themis_link_sim (s
+ * unchanged). */
+themis_status_t themis_link_sim_order(const themis_graph_t *g, themis_xfer_sched_t *s,
+                                      uint64_t unit_bytes, char *why, size_t len);
+
 #endif

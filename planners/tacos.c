@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "link_sim.h"
 #include "xfer_tracker.h"
 
 /* Seeds alternate between two rules (seed % RULES), the best result
@@ -810,7 +811,14 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
                                         themis_xfer_sched_t *out, char *why, size_t len)
 {
     greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
-    return themis_tacos_synthesize_with(g, coll, greedy_ag, &c, out, why, len);
+    themis_status_t st = themis_tacos_synthesize_with(g, coll, greedy_ag, &c, out, why, len);
+    if (THEMIS_OK == st) {
+        st = themis_link_sim_order(g, out, chunk_bytes, why, len);
+    }
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
 }
 
 /* Chunks the links l[0 .. nl) deliver by T. */

@@ -871,6 +871,9 @@ themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll
         info->link_order = 0;
     }
     themis_xfer_free(&free_order);
+    if (THEMIS_OK == st) {
+        st = themis_link_sim_order(g, out, chunk_bytes, why, len);
+    }
     themis_tacos_ag_free(&c.kept[0]);
     themis_tacos_ag_free(&c.kept[1]);
     if (THEMIS_OK != st) {

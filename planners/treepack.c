@@ -1217,7 +1217,6 @@ static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
                                                themis_xfer_sched_t *s, char *why, size_t len)
 {
     themis_graph_t net;
-    themis_link_sim_t sim;
     uint64_t maxcap = 1;
     for (uint32_t e = 0; e < g->m; e++) {
         maxcap = g->cap[e] > maxcap ? g->cap[e] : maxcap;
@@ -1234,14 +1233,9 @@ static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
     if (THEMIS_OK == st) {
         st = themis_graph_finish(&net, why, len);
     }
-    memset(&sim, 0, sizeof(sim));
     if (THEMIS_OK == st) {
-        st = themis_link_sim(&net, s, ORDER_UNIT_BYTES, &sim, why, len);
+        st = themis_link_sim_order(&net, s, ORDER_UNIT_BYTES, why, len);
     }
-    if (THEMIS_OK == st) {
-        st = themis_xfer_sort(s, sim.start_ps);
-    }
-    themis_link_sim_free(&sim);
     themis_graph_free(&net);
     return st;
 }

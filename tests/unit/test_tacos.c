@@ -5,7 +5,8 @@
  * planners/tacos.c: every synthesized schedule passes themis_xfer_check
  * (race-free, the collective's result) on many graphs, compiled programs
  * compute the collective under many interleavings (vexec), the synthesis
- * is causal and deterministic, homogeneous meshes and tori reach the
+ * is causal and deterministic, lists transfers in their simulated start
+ * order (what each peer's queue runs), homogeneous meshes and tori reach the
  * lower bound, and failed nodes/links are synthesized around.  TACOS-ILP
  * (tacos_ilp.h): on small graphs its schedules pass the check and compute
  * the collective, take no longer than the greedy's and no less than the
@@ -117,6 +118,13 @@ static void test_check_many_graphs(void)
                                                                      1000),
                             "%s k=%u %s: below the bound", specs[i], k,
                             themis_coll_name((themis_coll_t) c));
+                /* Programs serve each peer's queue in list order: the
+                 * list must be in the order the simulation starts them. */
+                for (uint32_t x = 1; x < s.nxfers; x++) {
+                    UNIT_CHECKF(sim.start_ps[x - 1] <= sim.start_ps[x],
+                                "%s k=%u %s: transfer %u starts before %u", specs[i], k,
+                                themis_coll_name((themis_coll_t) c), x, x - 1);
+                }
                 themis_link_sim_free(&sim);
                 if (n <= 12 && k <= 2) {
                     xfer_run_schedule(&s, (uint64_t) n * k * 2, 1 + k % 2, 6);
