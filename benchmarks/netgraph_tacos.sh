@@ -17,14 +17,25 @@
 #           dimensions, chunks and chunks in flight, simulated on the graph
 #           by `themis-plan msccl simulate`;
 #   bound   `themis-plan synth`'s lower_bound_us (no measurement).
+# Each prediction is given twice: at the nominal rate, and calibrated on
+# the bed at that size (benchmarks/duplex_calib: one message of size/9
+# bytes between the neighbour pairs 0-1, 3-4, 6-7 and 2-5, one way and
+# both ways at once, CALIB_REPS times each): the link simulator with the
+# measured one-way rate and `--duplex F`, F = one-way / two-way time (TCP
+# runs both directions of a rank pair over one connection, and a
+# direction whose ACKs queue behind the other's data slows down).  With
+# latency 0 on a uniform graph simulated times scale exactly with 1/rate,
+# so the calibrated time is the --duplex simulation x nominal / measured
+# rate.  The ratio and the target are on the calibrated prediction.
 # Sizes must divide into 9 units (tacos) and the export's 1152 elements
 # (one MSCCL chunk per element): the defaults are 9/8, 9/2 and 18 MiB.
-# Output per (algorithm, size): predicted and measured time and their
-# ratio, the MPI_T path; last line `worst_ratio=X runs=N` (measured /
-# predicted, farthest from 1; target within 15%).
+# Output per (algorithm, size): predicted (nominal, calibrated) and
+# measured time, measured / calibrated and measured / nominal, the MPI_T
+# path; last line `worst_ratio=X runs=N` (measured / calibrated
+# prediction, farthest from 1; target within 15%).
 #
 # Environment: RATE (default 40mbit: 24 directed links, ~1 Gbit/s in all),
-# SIZES, ITERS (default 3), EXTRA_MCA (more mpirun options for every run,
+# SIZES, ITERS (default 3), CALIB_REPS (default 9), EXTRA_MCA (more mpirun options for every run,
 # e.g. "--mca btl_tcp_rdma_pipeline_frag_size 131072"), THEMIS_BUILD_DIR,
 # THEMIS_NETGRAPH_PREFIX (default ntgtacos), THEMIS_NETGRAPH_SMALL_FIRST=1
 # (htb with small packets first instead of tbf, netbed/README.md).  Needs
@@ -38,7 +49,8 @@ iters=${ITERS:-3}
 export THEMIS_NETGRAPH_PREFIX=${THEMIS_NETGRAPH_PREFIX:-ntgtacos}
 units=1152
 
-for f in "$plan" "$bench" "$comp_dir/mca_coll_themis.so"; do
+calib=$BUILD/benchmarks/duplex_calib
+for f in "$plan" "$bench" "$calib" "$comp_dir/mca_coll_themis.so"; do
     [ -e "$f" ] || { echo "netgraph_tacos: $f missing (make; make check TESTS=)" >&2; exit 1; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/netgraph-tacos.XXXXXX")
@@ -63,38 +75,65 @@ args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca
 args[ring]="--mca coll tuned,inter,libnbc,basic,self --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"
 args[themis]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm themis --mca coll_themis_dims 3x3 --mca coll_themis_dim_kinds biring,biring --mca coll_themis_chunks 4 --mca coll_themis_chunks_in_flight 2"
 
+rate_bps=$("$plan" graph "$work/graph.txt" | sed -n 's/^0 1 \([0-9]*\)Mb .*/\1000000/p')
+[ -n "$rate_bps" ] || { echo "netgraph_tacos: cannot read the link rate of $work/graph.txt" >&2; exit 1; }
 echo "# All-Reduce on a 3x3 mesh, every link $rate each way, $iters timed calls per size${EXTRA_MCA:+, $EXTRA_MCA}"
-printf '%-8s %-10s %14s %14s %8s %12s\n' "# algo" "bytes" "predicted_ms" "measured_ms" "ratio" "path"
+printf '%-8s %-10s %12s %12s %12s %8s %8s %12s\n' "# algo" "bytes" "nominal_ms" "calib_ms" \
+    "measured_ms" "ratio" "r_nom" "path"
 worst=1.0 runs=0
 for size in $sizes; do
+    # shellcheck disable=SC2086
+    cal=$(timeout -k 10 600 "$ng" mpirun -- "${common[@]}" "$calib" --pairs 0-1,3-4,6-7,2-5 \
+              --bytes $((size / 9)) --reps "${CALIB_REPS:-9}" 2>&1)
+    calline=$(grep '^DUPLEX ' <<<"$cal")
+    duplex=$(sed -n 's/.* duplex=\([0-9.]*\).*/\1/p' <<<"$calline")
+    bps=$(sed -n 's/.* oneway_bps=\([0-9]*\).*/\1/p' <<<"$calline")
+    if [ -z "$duplex" ] || [ -z "$bps" ] || [ "$bps" -le 0 ]; then
+        echo "netgraph_tacos: calibration at $size bytes failed" >&2
+        echo "$cal" | tail -5 >&2
+        exit 1
+    fi
+    echo "# calibration: $calline"
+    scale=$(awk -v n="$rate_bps" -v m="$bps" 'BEGIN { printf "%.9f", n / m }')
     synth=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" --chunks-per-npu 1 | tail -1)
-    declare -A pred
+    declare -A pred cpred
     pred[tacos]=$(us <<<"$synth")
+    cpred[tacos]=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" \
+                       --chunks-per-npu 1 --duplex "$duplex" | tail -1 | us)
     pred[ring]=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" | tail -1 | us)
+    cpred[ring]=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" \
+                      --duplex "$duplex" | tail -1 | us)
     pred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" --bytes "$size" | tail -1 | us)
+    cpred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" \
+                        --bytes "$size" --duplex "$duplex" | tail -1 | us)
+    for algo in tacos ring themis; do
+        cpred[$algo]=$(awk -v p="${cpred[$algo]}" -v s="$scale" 'BEGIN { printf "%.3f", p * s }')
+    done
     bound=$(sed -n 's/.*lower_bound_us=\([0-9.]*\).*/\1/p' <<<"$synth")
-    printf '%-8s %-10s %14.1f %14s %8s %12s\n' bound "$size" \
-        "$(awk -v p="$bound" 'BEGIN { print p / 1000 }')" - - -
+    printf '%-8s %-10s %12.1f %12s %12s %8s %8s %12s\n' bound "$size" \
+        "$(awk -v p="$bound" 'BEGIN { print p / 1000 }')" - - - - -
     for algo in tacos themis ring; do
         # shellcheck disable=SC2086
         out=$(timeout -k 10 1200 "$ng" mpirun -- "${common[@]}" ${args[$algo]} \
                   "$bench" --coll allreduce --min "$size" --max "$size" --iters "$iters" \
                   --warmup 1 2>&1)
         line=$(grep -E "^$size " <<<"$out")
-        if [ -z "$line" ] || [ -z "${pred[$algo]}" ]; then
+        if [ -z "$line" ] || [ -z "${pred[$algo]}" ] || [ -z "${cpred[$algo]}" ]; then
             echo "netgraph_tacos: $algo $size: no result" >&2
             echo "$out" | tail -5 >&2
             exit 1
         fi
         read -r _ avg _ _ _ valid path med <<<"$line"
-        ratio=$(awk -v m="$med" -v p="${pred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
+        ratio=$(awk -v m="$med" -v p="${cpred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
+        rnom=$(awk -v m="$med" -v p="${pred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
         worst=$(awk -v w="$worst" -v r="$ratio" \
                     'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;
                              print (d > dw ? r : w) }')
         runs=$((runs + 1))
-        printf '%-8s %-10s %14.1f %14.1f %8s %12s\n' "$algo" "$size" \
+        printf '%-8s %-10s %12.1f %12.1f %12.1f %8s %8s %12s\n' "$algo" "$size" \
             "$(awk -v p="${pred[$algo]}" 'BEGIN { print p / 1000 }')" \
-            "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$path/$valid"
+            "$(awk -v p="${cpred[$algo]}" 'BEGIN { print p / 1000 }')" \
+            "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$rnom" "$path/$valid"
     done
 done
 echo "worst_ratio=$worst runs=$runs"

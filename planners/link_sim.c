@@ -24,6 +24,7 @@ typedef struct {
     themis_time_t t;
     uint32_t cls;
     uint32_t id;        /* link for FREED and CHOOSE, transfer for ARRIVE */
+    uint32_t gen;       /* FREED: the link's gen when pushed (stale if it moved on) */
 } event_t;
 
 typedef struct {
@@ -36,6 +37,11 @@ typedef struct {
     uint32_t n, cap;
     uint32_t serving;   /* NONE when idle */
     uint8_t choosing;   /* a CHOOSE event is pending */
+    uint32_t rev;       /* slot of the reverse link, NONE when it carries nothing */
+    /* What serving has left, in ps at the full rate, as of `since`, at
+     * rate_ppm of the full rate; gen counts finish times set. */
+    themis_time_t work, since, begin;
+    uint32_t rate_ppm, gen;
 } link_state_t;
 
 typedef struct {
@@ -55,6 +61,7 @@ typedef struct {
     uint32_t nslots;
     event_t *ev;
     uint32_t nev, cap_ev;
+    uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
     char *why;
     size_t len;
 } sim_t;
@@ -79,7 +86,8 @@ static int ev_less(const event_t *a, const event_t *b)
     return a->id < b->id;
 }
 
-static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id)
+static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
+                                   uint32_t gen)
 {
     if (sm->nev == sm->cap_ev) {
         uint32_t cap = (0 == sm->cap_ev) ? 256 : 2 * sm->cap_ev;
@@ -90,7 +98,7 @@ static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_
         sm->ev = n;
         sm->cap_ev = cap;
     }
-    event_t e = {t, cls, id};
+    event_t e = {t, cls, id, gen};
     uint32_t i = sm->nev++;
     while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / 2])) {
         sm->ev[i] = sm->ev[(i - 1) / 2];
@@ -98,6 +106,11 @@ static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_
     }
     sm->ev[i] = e;
     return THEMIS_OK;
+}
+
+static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id)
+{
+    return ev_push_gen(sm, t, cls, id, 0);
 }
 
 static event_t ev_pop(sim_t *sm)
@@ -370,6 +383,49 @@ static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
     return st;
 }
 
+static uint32_t lk_rev(const sim_t *sm, uint32_t l)
+{
+    const themis_link_t *lk = &sm->g->links[l];
+    return themis_graph_link(sm->g, lk->dst, lk->src);
+}
+
+/* Duplex model: link l serves a transfer a -> b at duplex_ppm of its rate
+ * while its reverse serves one b -> a, else at the full rate.  At t, l's
+ * rate may have changed: take off what it sent since the last change, at
+ * the old rate, and set its finish at the new one (earlier FREED events
+ * go stale). */
+static themis_status_t retime(sim_t *sm, uint32_t l, themis_time_t t)
+{
+    link_state_t *ls = &sm->links[sm->slot[l]];
+    if (NONE == ls->serving) {
+        return THEMIS_OK;
+    }
+    uint32_t other = NONE != ls->rev ? sm->links[ls->rev].serving : NONE;
+    const themis_xfer_t *x = &sm->s->xfers[ls->serving];
+    uint32_t rate = NONE != other && sm->s->xfers[other].src == x->dst
+                            && sm->s->xfers[other].dst == x->src
+                        ? sm->duplex_ppm : THEMIS_LINK_SIM_FULL_PPM;
+    unsigned __int128 sent = (unsigned __int128) (t - ls->since) * ls->rate_ppm
+                             / THEMIS_LINK_SIM_FULL_PPM;
+    ls->work -= sent < ls->work ? (themis_time_t) sent : ls->work;
+    ls->since = t;
+    if (rate == ls->rate_ppm) {
+        return THEMIS_OK;
+    }
+    ls->rate_ppm = rate;
+    unsigned __int128 left = ((unsigned __int128) ls->work * THEMIS_LINK_SIM_FULL_PPM + rate - 1)
+                             / rate;
+    themis_time_t end = 0;
+    if (left > UINT64_MAX) {
+        return fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
+    }
+    themis_status_t st = add_t(sm, t, (themis_time_t) left, &end);
+    if (THEMIS_OK == st) {
+        st = ev_push_gen(sm, end, EV_FREED, l, ++ls->gen);
+    }
+    return st;
+}
+
 /* A free link takes its first waiting transfer. */
 static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
 {
@@ -395,9 +451,19 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
         sm->out->start_ps[i] = t;
     }
     ls->serving = i;
+    ls->begin = t;
     sm->out->link_bytes[l] += sm->bytes[i];
-    sm->out->link_busy_ps[l] += (themis_time_t) serve;
-    return ev_push(sm, end, EV_FREED, l);
+    if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm) {
+        return ev_push(sm, end, EV_FREED, l);
+    }
+    ls->work = (themis_time_t) serve;
+    ls->since = t;
+    ls->rate_ppm = 0;           /* no finish time yet: retime sets one */
+    st = retime(sm, l, t);
+    if (THEMIS_OK == st && NONE != ls->rev) {
+        st = retime(sm, lk_rev(sm, l), t);
+    }
+    return st;
 }
 
 /* The link finished sending: the transfer lands `lat` later. */
@@ -408,7 +474,11 @@ static themis_status_t freed(sim_t *sm, uint32_t l, themis_time_t t)
     themis_time_t at = 0;
     ls->serving = NONE;
     sm->hop[i]++;
+    sm->out->link_busy_ps[l] += t - ls->begin;
     themis_status_t st = add_t(sm, t, sm->g->links[l].lat_ps, &at);
+    if (THEMIS_OK == st && NONE != ls->rev) {
+        st = retime(sm, lk_rev(sm, l), t);
+    }
     if (THEMIS_OK == st) {
         st = ev_push(sm, at, EV_ARRIVE, i);
     }
@@ -429,6 +499,13 @@ static themis_status_t run(sim_t *sm)
     }
     for (uint32_t k = 0; k < sm->nslots; k++) {
         sm->links[k].serving = NONE;
+        sm->links[k].rev = NONE;
+    }
+    for (uint32_t l = 0; THEMIS_LINK_SIM_FULL_PPM != sm->duplex_ppm && l < sm->g->nlinks; l++) {
+        uint32_t r = NONE != sm->slot[l] ? lk_rev(sm, l) : NONE;
+        if (NONE != r && NONE != sm->slot[r]) {
+            sm->links[sm->slot[l]].rev = sm->slot[r];
+        }
     }
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
         if (0 == s->xfers[i].ndeps) {
@@ -439,7 +516,10 @@ static themis_status_t run(sim_t *sm)
         event_t e = ev_pop(sm);
         switch (e.cls) {
         case EV_FREED:
-            st = freed(sm, e.id, e.t);
+            if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm
+                || e.gen == sm->links[sm->slot[e.id]].gen) {
+                st = freed(sm, e.id, e.t);
+            }
             break;
         case EV_ARRIVE:
             st = arrive(sm, e.id, e.t);
@@ -475,6 +555,13 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
                                 uint64_t unit_bytes, themis_link_sim_t *out, char *why,
                                 size_t len)
 {
+    return themis_link_sim_duplex(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, out, why, len);
+}
+
+themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t unit_bytes, uint32_t duplex_ppm,
+                                       themis_link_sim_t *out, char *why, size_t len)
+{
     char dummy[8];
     sim_t sm;
     memset(out, 0, sizeof(*out));
@@ -484,8 +571,13 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
     sm.out = out;
     sm.why = (NULL != why) ? why : dummy;
     sm.len = (NULL != why) ? len : sizeof(dummy);
+    sm.duplex_ppm = duplex_ppm;
     if (0 < sm.len) {
         sm.why[0] = '\0';
+    }
+    if (0 == duplex_ppm || duplex_ppm > THEMIS_LINK_SIM_FULL_PPM) {
+        return fail(&sm, THEMIS_ERR_INVALID, "duplex rate %u ppm (1 .. %u)", duplex_ppm,
+                    THEMIS_LINK_SIM_FULL_PPM);
     }
     size_t nx = (size_t) s->nxfers + 1;
     out->nxfers = s->nxfers;

@@ -53,6 +53,22 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
                                 size_t len);
 void themis_link_sim_free(themis_link_sim_t *r);
 
+/* The same with a duplex rate: while a link serves a transfer from rank a
+ * to rank b and its reverse one from b to a, each sends at duplex_ppm
+ * millionths of its bandwidth (1 .. 10^6; 10^6 is themis_link_sim).  It
+ * models TCP, which carries both directions between two ranks over one
+ * connection: one direction's ACKs ride on the other's data, behind it
+ * in the link's queue (benchmarks/README.md, "TACOS"); other flows' ACKs
+ * are small packets a test bed can send first.  A serving link's rate
+ * changes when its reverse starts or stops; what it has left is kept in
+ * integer ps at the full rate (rounded down as it is sent, up into a
+ * finish time).
+ * THEMIS_ERR_INVALID for a duplex rate out of range. */
+#define THEMIS_LINK_SIM_FULL_PPM 1000000u
+themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t unit_bytes, uint32_t duplex_ppm,
+                                       themis_link_sim_t *out, char *why, size_t len);
+
 /* Sorts s's transfers by their simulated start times on g (ties keep the
  * list order).  Programs serve each peer's queue in list order
  * (themis_xfer_compile), so a list in another order makes a rank hold a

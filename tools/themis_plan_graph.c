@@ -267,8 +267,37 @@ static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
     printf("%s=%" PRIu64 ".%03" PRIu64, name, m / 1000, m % 1000);
 }
 
+int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm)
+{
+    uint64_t v = 0;
+    int digits = 0, frac = -1;
+    const char *c = arg;
+    for (; '\0' != *c; c++) {
+        if ('.' == *c && frac < 0 && digits > 0) {
+            frac = 0;
+        } else if (*c >= '0' && *c <= '9' && digits < 8 && frac < 6) {
+            v = v * 10 + (uint64_t) (*c - '0');
+            digits++;
+            frac += frac >= 0 ? 1 : 0;
+        } else {
+            break;
+        }
+    }
+    for (int f = frac < 0 ? 0 : frac; f < 6; f++) {
+        v *= 10;
+    }
+    if ('\0' != *c || 0 == digits || 0 == frac || 0 == v || v > THEMIS_LINK_SIM_FULL_PPM) {
+        fprintf(stderr, "themis-plan %s: --duplex: '%s' is not a fraction in (0, 1] with up to "
+                "6 decimals (e.g. 0.9)\n", cmd, arg);
+        return EXIT_USAGE;
+    }
+    *ppm = (uint32_t) v;
+    return 0;
+}
+
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
-                                const themis_xfer_sched_t *s, uint64_t bytes)
+                                const themis_xfer_sched_t *s, uint64_t bytes,
+                                uint32_t duplex_ppm)
 {
     themis_link_sim_t r;
     char why[256];
@@ -279,7 +308,8 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                 cmd, bytes, s->nunits);
         return EXIT_USAGE;
     }
-    themis_status_t st = themis_link_sim(g, s, bytes / s->nunits, &r, why, sizeof(why));
+    themis_status_t st = themis_link_sim_duplex(g, s, bytes / s->nunits, duplex_ppm, &r, why,
+                                                sizeof(why));
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan %s: %s\n", cmd, why);
         rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
@@ -313,6 +343,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         {"degree", required_argument, NULL, 'd'},
         {"msccl", required_argument, NULL, 'm'},
         {"xy", required_argument, NULL, 'x'},
+        {"duplex", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -321,11 +352,11 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
     uint64_t bytes = 0;
     int have_coll = 0, have_bytes = 0, c, rc;
-    uint32_t xy_width = 0;
+    uint32_t xy_width = 0, duplex_ppm = THEMIS_LINK_SIM_FULL_PPM;
     themis_graph_opts_default(&o);
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:D:h", longopts, NULL))) {
         switch (c) {
         case 'm':
             msccl_out = optarg;
@@ -364,6 +395,11 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         case 'o':
             order_text = optarg;
             break;
+        case 'D':
+            if (0 != (rc = themis_plan_parse_duplex("xfer", optarg, &duplex_ppm))) {
+                return rc;
+            }
+            break;
         case 'b':
         case 'l':
         case 'd':
@@ -376,6 +412,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                    "--bytes S\n"
                    "                            [--order 0,1,3,...] [--bw B] [--lat L] "
                    "[--degree D] [--msccl OUT.xml] [--xy W]\n"
+                   "                            [--duplex F]\n"
                    "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
                    "  P the graph's nodes); direct: every rank sends each other rank its block\n"
                    "  straight (planners/xfer_direct.h).  A transfer schedule of P units of\n"
@@ -383,7 +420,9 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                    "  shortest routes; direct --xy W: dimension-ordered routes on a mesh or\n"
                    "  torus of rows of W (x first, forwarded at the turn).  The last\n"
                    "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
-                   "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n");
+                   "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n"
+                   "  --duplex F: a link whose reverse also sends runs at F of its rate\n"
+                   "  (TCP over one connection both ways; default 1).\n");
             return 0;
         default:
             return EXIT_USAGE;
@@ -443,7 +482,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         }
     }
     if (0 == rc) {
-        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes);
+        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes, duplex_ppm);
     }
     themis_xfer_free(&s);
     free(order);

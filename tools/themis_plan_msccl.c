@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "link_sim.h"
 #include "msccl.h"
 #include "themis_plan_cmds.h"
 
@@ -27,12 +28,13 @@ static void usage(FILE *f)
                "       themis-plan msccl export FILE --out OUT.xml\n"
                "       themis-plan msccl draw FILE\n"
                "       themis-plan msccl simulate FILE --graph SPEC|FILE --bytes S "
-               "[--bw B[,B2]] [--lat L]\n"
+               "[--bw B[,B2]] [--lat L] [--duplex F]\n"
                "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
                "  export: write the schedule as MSCCL-XML, load it again, print both hashes\n"
                "  draw: each rank's transfers in list order (peer, units, dependencies)\n"
                "  simulate: its time on a graph (themis-plan graph), link by link, for a\n"
-               "    whole vector of S bytes; last line as `themis-plan xfer`\n"
+               "    whole vector of S bytes; last line as `themis-plan xfer`; --duplex F: a\n"
+               "    link whose reverse also sends runs at F of its rate (default 1)\n"
                "  Every action first checks the schedule as coll/themis does (races, the\n"
                "  collective's result): a file that fails is reported, exit 2.\n");
 }
@@ -101,7 +103,7 @@ static void draw(const themis_xfer_sched_t *s)
 }
 
 static int simulate(const char *path, const char *spec, const themis_graph_opts_t *go,
-                    uint64_t bytes)
+                    uint64_t bytes, uint32_t duplex_ppm)
 {
     themis_xfer_sched_t s;
     themis_graph_t g;
@@ -127,7 +129,7 @@ static int simulate(const char *path, const char *spec, const themis_graph_opts_
                 "nodes\n", s.nranks, g.nnodes);
         rc = EXIT_USAGE;
     } else {
-        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes);
+        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm);
     }
     themis_graph_free(&g);
     themis_xfer_free(&s);
@@ -178,17 +180,19 @@ int themis_plan_cmd_msccl(int argc, char **argv)
         {"bytes", required_argument, NULL, 'B'},
         {"bw", required_argument, NULL, 'b'},
         {"lat", required_argument, NULL, 'l'},
+        {"duplex", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *outp = NULL, *spec = NULL;
     uint64_t bytes = 0;
     themis_graph_opts_t go;
+    uint32_t duplex_ppm = THEMIS_LINK_SIM_FULL_PPM;
     int c;
 
     themis_graph_opts_default(&go);
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "o:g:B:b:l:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "o:g:B:b:l:D:h", longopts, NULL))) {
         switch (c) {
         case 'g':
             spec = optarg;
@@ -219,6 +223,11 @@ int themis_plan_cmd_msccl(int argc, char **argv)
         case 'o':
             outp = optarg;
             break;
+        case 'D':
+            if (0 != themis_plan_parse_duplex("msccl", optarg, &duplex_ppm)) {
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -240,7 +249,7 @@ int themis_plan_cmd_msccl(int argc, char **argv)
         return do_export(path, outp);
     }
     if (0 == strcmp(action, "simulate")) {
-        return simulate(path, spec, &go, bytes);
+        return simulate(path, spec, &go, bytes, duplex_ppm);
     }
     if (0 != strcmp(action, "check") && 0 != strcmp(action, "draw")) {
         fprintf(stderr, "themis-plan msccl: unknown action '%s'\n", action);

@@ -33,6 +33,7 @@ static void usage(void)
            "                         --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N]\n"
            "                         [--ilp [--time-limit T] [--ilp-cluster STEPS]]\n"
            "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
+           "                         [--duplex F]\n"
            "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
            "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
            "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
@@ -45,7 +46,9 @@ static void usage(void)
            "  --ilp: TACOS-ILP (Sec. V, GLPK) on graphs of up to %u NPUs, the greedy as\n"
            "  its first incumbent, T seconds in all (default %u; e.g. 30, 500ms), then\n"
            "  shortest paths for what is missing; --ilp-cluster: TENs of STEPS steps one\n"
-           "  after another (Sec. V-C).  The last line is\n"
+           "  after another (Sec. V-C).  --duplex F: simulate links whose reverse also\n"
+           "  sends at F of their rate (TCP over one connection both ways; the\n"
+           "  synthesis does not use it).  The last line is\n"
            "  'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
            (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
            THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
@@ -154,6 +157,7 @@ typedef struct {
     themis_coll_t coll;
     uint64_t bytes;
     uint32_t k, seeds;
+    uint32_t duplex_ppm;        /* the simulation's (link_sim.h), not the synthesis's */
     const char *msccl_out, *graph_out, *dir;
     int ilp;
     themis_tacos_ilp_opts_t ilp_opts;
@@ -218,7 +222,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         }
     }
     if (0 == rc) {
-        st = themis_link_sim(&g, &s, chunk, &sim, why, sizeof(why));
+        st = themis_link_sim_duplex(&g, &s, chunk, a->duplex_ppm, &sim, why, sizeof(why));
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan synth: %s\n", why);
             rc = EXIT_RUNTIME;
@@ -269,11 +273,13 @@ int themis_plan_cmd_synth(int argc, char **argv)
         {"ilp", no_argument, NULL, 'i'},
         {"time-limit", required_argument, NULL, 't'},
         {"ilp-cluster", required_argument, NULL, 'C'},
+        {"duplex", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_SEEDS_AUTO};
+    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_SEEDS_AUTO,
+                      .duplex_ppm = THEMIS_LINK_SIM_FULL_PPM};
     const char *spec = NULL;
     int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
     themis_graph_opts_default(&o);
@@ -281,7 +287,7 @@ int themis_plan_cmd_synth(int argc, char **argv)
 
     optind = 1;
     while (0 == rc
-           && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:h", longopts, NULL))) {
+           && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:D:h", longopts, NULL))) {
         switch (c) {
         case 'g':
             spec = optarg;
@@ -329,6 +335,9 @@ int themis_plan_cmd_synth(int argc, char **argv)
             break;
         case 'i':
             a.ilp = 1;
+            break;
+        case 'D':
+            rc = themis_plan_parse_duplex("synth", optarg, &a.duplex_ppm);
             break;
         case 't':
             rc = parse_limit(optarg, &a.ilp_opts.time_limit_ms);

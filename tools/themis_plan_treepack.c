@@ -232,7 +232,8 @@ int themis_plan_cmd_treepack(int argc, char **argv)
                 if (THEMIS_OK == themis_tp_allreduce_schedule(&g, &p, cpw, &s, why, sizeof(why))) {
                     printf("schedule: %u units, %u transfers\n", s.nunits, s.nxfers);
                     int r = themis_plan_link_sim_report("treepack", &graph, &s,
-                                                        bytes / s.nunits * s.nunits);
+                                                        bytes / s.nunits * s.nunits,
+                                                        THEMIS_LINK_SIM_FULL_PPM);
                     rc = 0 != r ? r : rc;
                     themis_xfer_free(&s);
                 } else {

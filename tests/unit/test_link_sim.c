@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Link-level simulator (planners/link_sim.h) on cases computed by hand,
+ * Link-level simulator (planners/link_sim.h) on cases computed by hand
+ * (the duplex rate too),
  * and the ring generator (planners/xfer_ring.h): its shape, its
  * dependencies, a symbolic run of its result, its time on ring:P against
  * 2(P-1)/P N 8/B + 2(P-1) lat, and the p3.16xlarge ring on dual links.
@@ -135,6 +136,65 @@ static void test_multi_hop_and_deps(void)
     UNIT_CHECK(3 * US == r.start_ps[1] && 4500000 == r.finish_ps[1]);
     UNIT_CHECK(4500000 == r.start_ps[2] && 4500000 == r.finish_ps[2]);
     UNIT_CHECK(4500000 == r.start_ps[3] && 6 * US == r.finish_ps[3] && 6 * US == r.total_ps);
+    themis_link_sim_free(&r);
+    themis_xfer_free(&s);
+    themis_graph_free(&g);
+}
+
+/* Duplex rate: 0 -> 1 (2 units) alone until 2 -> 1 -> 0 reaches node 1 at
+ * 1 us; from there both directions of 0 <-> 1 run at half rate: 0 -> 1
+ * has 1 us of work left (2 us at half), 1 -> 0 one unit (2 us).  Only
+ * the two directions of one rank pair slow each other down. */
+static void test_duplex(void)
+{
+    themis_graph_t g = graph("0 1 8Gb 0ps both\n2 1 8Gb 0ps\n");
+    themis_xfer_sched_t s;
+    themis_link_sim_t r, full;
+    char why[160];
+    themis_xfer_t x;
+    uint32_t d = 1;
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 2);
+    memset(&x, 0, sizeof(x));
+    x.src = 0;
+    x.dst = 1;
+    x.count = 2;
+    themis_xfer_add(&s, &x, NULL, 0, NULL);
+    add(&s, 2, 1, NULL, 0);
+    add(&s, 1, 0, &d, 1);
+    UNIT_CHECKF(THEMIS_OK == themis_link_sim_duplex(&g, &s, 1000, 500000, &r, why, sizeof(why)),
+                "%s", why);
+    UNIT_CHECK(3 * US == r.finish_ps[0] && US == r.finish_ps[1] && US == r.start_ps[2] &&
+               3 * US == r.finish_ps[2] && 3 * US == r.total_ps);
+    /* busy is time serving, at whatever rate */
+    UNIT_CHECK(3 * US == r.link_busy_ps[0] && 2 * US == r.link_busy_ps[1]);
+    themis_link_sim_free(&r);
+    /* the full rate is themis_link_sim */
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_duplex(&g, &s, 1000, THEMIS_LINK_SIM_FULL_PPM, &r,
+                                                   why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == sim(&g, &s, &full, why, sizeof(why)));
+    UNIT_CHECK(2 * US == r.total_ps && full.total_ps == r.total_ps &&
+               full.finish_ps[2] == r.finish_ps[2] && 2 * US == full.finish_ps[2]);
+    themis_link_sim_free(&r);
+    themis_link_sim_free(&full);
+    /* one direction's end speeds the other up again: 0.8 while both run */
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_duplex(&g, &s, 1000, 800000, &r, why, sizeof(why)));
+    /* from 1 us both at 0.8: 1 -> 0 needs 1.25 us (ends 2.25), 0 -> 1 has
+     * 1 us left, sends 1.25 x 0.8 = 1 us of it by 2.25: both end at 2.25 */
+    UNIT_CHECK(2250000 == r.finish_ps[2] && 2250000 == r.finish_ps[0]);
+    themis_link_sim_free(&r);
+    themis_xfer_free(&s);
+    /* 2 -> 0 goes 2 -> 1 -> 0, beside 0 -> 1: another rank pair, full rate */
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 2);
+    themis_xfer_add(&s, &x, NULL, 0, NULL);
+    add(&s, 2, 0, NULL, 0);
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_duplex(&g, &s, 1000, 500000, &r, why, sizeof(why)));
+    UNIT_CHECK(2 * US == r.finish_ps[0] && 2 * US == r.finish_ps[1]);
+    themis_link_sim_free(&r);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim_duplex(&g, &s, 1000, 0, &r, why,
+                                                            sizeof(why)));
+    themis_link_sim_free(&r);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim_duplex(&g, &s, 1000, 1000001, &r, why,
+                                                            sizeof(why)));
     themis_link_sim_free(&r);
     themis_xfer_free(&s);
     themis_graph_free(&g);
@@ -437,6 +497,7 @@ int main(void)
     UNIT_RUN(test_fifo);
     UNIT_RUN(test_multi_hop_and_deps);
     UNIT_RUN(test_errors);
+    UNIT_RUN(test_duplex);
     UNIT_RUN(test_ring_shape);
     UNIT_RUN(test_ring_time);
     UNIT_RUN(test_ring_p3);
