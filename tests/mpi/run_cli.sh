@@ -302,6 +302,34 @@ else
     fail cli_msccl_simulate "rc=$rc: $(tail -c 300 "$tmp/ms.out" "$tmp/ms.err")"
 fi
 
+# --- --duplex F (link_sim.h): a one-way ring has no rank pair both ways,
+# so 0.5 changes nothing; TACOS on a 3x3 mesh sends both ways between
+# neighbours, so 0.9 is slower and 1 is the default; out of range: exit 2
+ok=1
+run dr "$plan" xfer ring --graph "ring:3,bw=100mbit,lat=0ns" --coll ar --bytes 3MB --duplex 0.5
+[ $rc -eq 0 ] && [ "$(tail -1 "$tmp/dr.out")" = \
+    "collective_us=320000.000 busiest_link_util=1.000 transfers=15" ] ||
+    { ok=0; fail cli_duplex "ring: rc=$rc: $(tail -c 200 "$tmp/dr.out" "$tmp/dr.err")"; }
+us_of() { tail -1 "$tmp/$1.out" | sed -n 's/^collective_us=\([0-9.]*\).*/\1/p'; }
+for d in none 1 0.9; do
+    extra=(); [ "$d" = none ] || extra=(--duplex "$d")
+    run "ds_$d" "$plan" synth --graph "mesh2d:3x3,bw=40mbit,lat=0ns" --coll ar --bytes 18MiB \
+        --chunks-per-npu 1 "${extra[@]}"
+    [ $rc -eq 0 ] || { ok=0; fail cli_duplex "synth --duplex $d: rc=$rc"; }
+done
+if [ "$(us_of ds_none)" != "$(us_of ds_1)" ] ||
+   ! awk -v a="$(us_of ds_none)" -v b="$(us_of ds_0.9)" 'BEGIN { exit !(b > a) }'; then
+    ok=0
+    fail cli_duplex "synth: $(us_of ds_none) / $(us_of ds_1) / $(us_of ds_0.9) us (none / 1 / 0.9)"
+fi
+for bad in 0 1.5 0.1234567 x; do
+    run dbad "$plan" msccl simulate "$msccl_data/allreduce_ring_3.xml" --graph ring:3 \
+        --bytes 3MB --duplex "$bad"
+    [ $rc -eq 2 ] && grep -q "is not a fraction in (0, 1]" "$tmp/dbad.err" ||
+        { ok=0; fail cli_duplex "--duplex $bad: rc=$rc, want 2 and a message"; }
+done
+[ $ok -eq 1 ] && pass cli_duplex
+
 # --- export --msccl: every planning algorithm's programs, read back the same
 ok=1
 for c in "themis sw:4:100Gb:1us_sw:2:100Gb:2us ar 12" "themis ring:3:100Gb:1us_fc:2:100Gb:1us ag 5" \
