@@ -2,22 +2,23 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The duplex rate of a test bed's links (link_sim.h, themis_link_sim_duplex):
+ * What a test bed's links give one message both ways at once, for the
+ * duplex rate of the link simulator (link_sim.h, themis_link_sim_duplex):
  * disjoint pairs of neighbouring ranks move one message of S bytes, either
  * one way (alternating the direction) or both ways at once, after a
  * barrier; a receive's time runs from the barrier to its completion.
  *
  * Usage: duplex_calib --pairs A-B[,C-D...] --bytes S [--reps R]
  * Prints per-pair figures, then one line
- *   DUPLEX bytes=S oneway_ms=X twoway_ms=Y duplex=F oneway_bps=B reps=R pairs=N
- * with X and Y the means over every receive of that kind, B = S x 8 / X
- * (the rate one message of S bytes sees, tbf's burst included) and F = X / Y
- * (at most 1): the share of its one-way rate a direction keeps while the
- * other direction is busy, which `themis-plan ... --duplex F` takes.
- * Means, not medians: over TCP a two-way exchange is mostly as fast as
- * one way, sometimes one direction starves (its ACKs wait behind the
- * other's data), and a collective pays the average.  The two kinds
- * alternate rep by rep so that drift hits both alike.
+ *   DUPLEX bytes=S oneway_ms=X twoway_ms=Y oneway_bps=B1 twoway_bps=B2 reps=R pairs=N
+ * with X and Y the means over every receive of that kind and B = S x 8 /
+ * time (tbf's burst included: a message on an idle link beats the shaped
+ * rate).  A caller that simulates at a nominal rate R takes
+ * `--duplex min(1, B2 / R)`.  Means, not medians: over TCP a two-way
+ * exchange is mostly as fast as one way, sometimes one direction starves
+ * (its ACKs wait behind the other's data), and a collective pays the
+ * average.  The two kinds alternate rep by rep so that drift hits both
+ * alike.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -176,10 +177,10 @@ int main(int argc, char **argv)
             free(o);
             free(w);
         }
-        double x = mean(one, n1), y = mean(two, n2), f = y > 0 ? x / y : 1.0;
-        f = f > 1.0 ? 1.0 : f;
-        printf("DUPLEX bytes=%lld oneway_ms=%.3f twoway_ms=%.3f duplex=%.6f oneway_bps=%.0f "
-               "reps=%d pairs=%d\n", bytes, x, y, f, x > 0 ? bytes * 8e3 / x : 0.0, reps, npairs);
+        double x = mean(one, n1), y = mean(two, n2);
+        printf("DUPLEX bytes=%lld oneway_ms=%.3f twoway_ms=%.3f oneway_bps=%.0f twoway_bps=%.0f "
+               "reps=%d pairs=%d\n", bytes, x, y, x > 0 ? bytes * 8e3 / x : 0.0,
+               y > 0 ? bytes * 8e3 / y : 0.0, reps, npairs);
         free(one);
         free(two);
         free(all);

@@ -17,16 +17,15 @@
 #           dimensions, chunks and chunks in flight, simulated on the graph
 #           by `themis-plan msccl simulate`;
 #   bound   `themis-plan synth`'s lower_bound_us (no measurement).
-# Each prediction is given twice: at the nominal rate, and calibrated on
-# the bed at that size (benchmarks/duplex_calib: one message of size/9
-# bytes between the neighbour pairs 0-1, 3-4, 6-7 and 2-5, one way and
-# both ways at once, CALIB_REPS times each): the link simulator with the
-# measured one-way rate and `--duplex F`, F = one-way / two-way time (TCP
-# runs both directions of a rank pair over one connection, and a
-# direction whose ACKs queue behind the other's data slows down).  With
-# latency 0 on a uniform graph simulated times scale exactly with 1/rate,
-# so the calibrated time is the --duplex simulation x nominal / measured
-# rate.  The ratio and the target are on the calibrated prediction.
+# Each prediction is given twice: the link simulator as it is, and with
+# the duplex rate measured on the bed at that size (benchmarks/duplex_calib:
+# one message of size/9 bytes, TACOS's and the ring's message, between the
+# neighbour pairs 0-1, 3-4, 6-7 and 2-5, one way and both ways at once,
+# CALIB_REPS times each): `--duplex F`, F = min(1, two-way rate / RATE).
+# TCP runs both directions of a rank pair over one connection, and a
+# direction whose ACKs queue behind the other's data slows down; one-way
+# transfers keep the nominal rate (the ring checks that model).  The ratio
+# and the target are on the calibrated prediction.
 # Sizes must divide into 9 units (tacos) and the export's 1152 elements
 # (one MSCCL chunk per element): the defaults are 9/8, 9/2 and 18 MiB.
 # Output per (algorithm, size): predicted (nominal, calibrated) and
@@ -86,15 +85,14 @@ for size in $sizes; do
     cal=$(timeout -k 10 600 "$ng" mpirun -- "${common[@]}" "$calib" --pairs 0-1,3-4,6-7,2-5 \
               --bytes $((size / 9)) --reps "${CALIB_REPS:-9}" 2>&1)
     calline=$(grep '^DUPLEX ' <<<"$cal")
-    duplex=$(sed -n 's/.* duplex=\([0-9.]*\).*/\1/p' <<<"$calline")
-    bps=$(sed -n 's/.* oneway_bps=\([0-9]*\).*/\1/p' <<<"$calline")
-    if [ -z "$duplex" ] || [ -z "$bps" ] || [ "$bps" -le 0 ]; then
+    bps=$(sed -n 's/.* twoway_bps=\([0-9]*\).*/\1/p' <<<"$calline")
+    if [ -z "$bps" ] || [ "$bps" -le 0 ]; then
         echo "netgraph_tacos: calibration at $size bytes failed" >&2
         echo "$cal" | tail -5 >&2
         exit 1
     fi
-    echo "# calibration: $calline"
-    scale=$(awk -v n="$rate_bps" -v m="$bps" 'BEGIN { printf "%.9f", n / m }')
+    duplex=$(awk -v b="$bps" -v r="$rate_bps" 'BEGIN { f = b / r; printf "%.6f", f < 1 ? f : 1 }')
+    echo "# calibration: $calline -> --duplex $duplex"
     synth=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" --chunks-per-npu 1 | tail -1)
     declare -A pred cpred
     pred[tacos]=$(us <<<"$synth")
@@ -106,9 +104,6 @@ for size in $sizes; do
     pred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" --bytes "$size" | tail -1 | us)
     cpred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" \
                         --bytes "$size" --duplex "$duplex" | tail -1 | us)
-    for algo in tacos ring themis; do
-        cpred[$algo]=$(awk -v p="${cpred[$algo]}" -v s="$scale" 'BEGIN { printf "%.3f", p * s }')
-    done
     bound=$(sed -n 's/.*lower_bound_us=\([0-9.]*\).*/\1/p' <<<"$synth")
     printf '%-8s %-10s %12.1f %12s %12s %8s %8s %12s\n' bound "$size" \
         "$(awk -v p="$bound" 'BEGIN { print p / 1000 }')" - - - - -
