@@ -26,7 +26,19 @@
  * steps find nodes whose neighbours lack what they need.  On 2-D tori with
  * one chunk per NPU each node may waste one in-link step in all: this rule
  * reaches the in-degree bound there, the FIFO rule never does (both in
- * benchmarks/README.md). */
+ * benchmarks/README.md).
+ * With one chunk per NPU on a graph with latency, every other pair of
+ * seeds (seed / RULES odd) holds each link until its chunk arrives, the
+ * alpha-beta occupancy of Sec. II-C, instead of freeing it once the chunk
+ * is on the wire.  A node then has nothing to send while its next chunks
+ * are in flight, and a link freed early only starts a chunk it already
+ * held, which then blocks the fresh ones: on 2-D tori that costs a whole
+ * step.  Held links make every step last ser + lat, the same search as
+ * without latency, so these seeds take the random orders of seeds 0, 1,
+ * 2, ... (which reach the bound there).  Their times compete with the
+ * others' as they are; a winner keeps each link's sends in its order (a
+ * link freed early would otherwise start a later chunk that is already
+ * there and hold up the planned one). */
 #define MATCH_WIDTH 8u
 enum { RULE_FIFO = 0, RULE_MATCHED, RULES };
 
@@ -49,6 +61,8 @@ typedef struct {
     uint64_t *claimed;              /* [n * words] held or in flight */
     uint32_t *holders;              /* [nchunks] nodes holding a chunk or getting it */
     uint32_t rule;                  /* RULE_* of this seed */
+    uint8_t occupy;                 /* this seed holds a link for ser + lat */
+    uint8_t any_lat;                /* some working link has latency */
     /* Matching of the links that choose now, grouped by far end. */
     uint32_t *cand, *ncand;         /* [nlinks * MATCH_WIDTH] ready-list positions, [nlinks] */
     uint32_t *match;                /* [nlinks] chosen position in cand, or UINT32_MAX */
@@ -333,7 +347,7 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
     sy->busy[l] = 1;
     sends[*nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
                                             .arrive_ps = now + sy->ser[l] + sy->lat[l]};
-    st = ev_push(sy, now + sy->ser[l], EV_FREE, l);
+    st = ev_push(sy, now + sy->ser[l] + (sy->occupy ? sy->lat[l] : 0), EV_FREE, l);
     if (THEMIS_OK == st) {
         st = ev_push(sy, sends[*nsends].arrive_ps, EV_ARRIVE, *nsends);
     }
@@ -418,13 +432,15 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
     sy->stamp = 0;
     sy->rule = seed % RULES;
+    sy->occupy = 1 == sy->k && sy->any_lat && 1 == (seed / RULES) % 2;
     memset(sy->head, 0, sy->nlinks * sizeof(*sy->head));
     memset(sy->tail, 0, sy->nlinks * sizeof(*sy->tail));
     memset(sy->busy, 0, sy->nlinks);
     memset(sy->marked, 0, sy->nlinks);
     sy->nheap = 0;
     sy->ntries = 0;
-    sy->rng = THEMIS_TACOS_SEED_BASE + (uint64_t) seed;
+    sy->rng = THEMIS_TACOS_SEED_BASE
+              + (uint64_t) (sy->occupy ? seed / (2 * RULES) * RULES + seed % RULES : seed);
     /* Shorter links choose first (Sec. VI-B); equal ones in a random
      * order of this seed, then by index. */
     for (uint32_t l = 0; l < sy->nlinks; ++l) {
@@ -592,6 +608,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
         if (themis_graph_link_working(g, l)) {
             sy.ser[l] = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps);
             sy.lat[l] = g->links[l].lat_ps;
+            sy.any_lat |= 0 != sy.lat[l];
             if (sy.ser[l] + sy.lat[l] > longest) {
                 longest = sy.ser[l] + sy.lat[l];
             }
@@ -611,6 +628,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
             cur = x;
             out->time_ps = t;
             out->seed = s;
+            out->link_order = sy.occupy;
         }
     }
     free(cur);

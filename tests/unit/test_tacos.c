@@ -235,6 +235,33 @@ static void test_lower_bound(void)
         themis_tacos_ag_free(&ag);
         themis_graph_free(&g);
     }
+    /* One chunk per NPU with latency: 2-D tori take ceil((N - 1) / 4)
+     * chunk transfer times of ser + lat (tacos.txt's alpha-beta cost), by
+     * the seeds that hold links until their chunk arrives; freeing links
+     * early costs them a step (a link starts a chunk it already has). */
+    static const char *held[] = {"torus2d:4x4,lat=500ns", "torus2d:4x8,lat=500ns",
+                                 "torus2d:6x6,lat=500ns", "torus2d:8x8,lat=500ns"};
+    for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++) {
+        themis_graph_t g = load(held[i]);
+        uint64_t bytes = 1 << 20;
+        themis_tacos_ag_t ag;
+        themis_xfer_sched_t s;
+        themis_link_sim_t sim;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, 1, bytes, THEMIS_TACOS_SEEDS_AUTO,
+                                                       &ag, why, sizeof(why)));
+        uint64_t ser = (bytes * 8000000000000ull + g.links[0].bw_bps - 1) / g.links[0].bw_bps;
+        themis_time_t want = (g.nnodes - 1 + 3) / 4 * (ser + g.links[0].lat_ps);
+        UNIT_CHECKF(ag.time_ps == want, "%s: %llu ps, want %llu", held[i],
+                    (unsigned long long) ag.time_ps, (unsigned long long) want);
+        UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, NULL, &ag, THEMIS_COLL_ALLGATHER, &s));
+        UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, bytes, &sim, why, sizeof(why)));
+        UNIT_CHECKF(sim.total_ps == want, "%s: simulated %llu", held[i],
+                    (unsigned long long) sim.total_ps);
+        themis_link_sim_free(&sim);
+        themis_xfer_free(&s);
+        themis_tacos_ag_free(&ag);
+        themis_graph_free(&g);
+    }
 }
 
 /* Table III: a 4x4 mesh without NPUs 7 and 9 is synthesized on its 14
