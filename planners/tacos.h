@@ -83,7 +83,8 @@ typedef struct {
     uint32_t seed;                   /* the seed that won */
     /* 1: the schedule keeps each link's sends in this order (each depends
      * on the link's previous one): a plan made in another time model
-     * (TACOS-ILP's steps) then never runs later than planned. */
+     * (TACOS-ILP's steps, the greedy's held-link seeds) then never runs
+     * later than planned. */
     uint8_t link_order;
 } themis_tacos_ag_t;
 
