@@ -7,7 +7,9 @@
 # allgather, bit-exact, and the MPI_T counters prove that tacos ran: a 4x4
 # mesh (np 16), the 4x4 mesh without nodes 7 and 9 (np 14, its working
 # part from `themis-plan synth --write-graph`), a 3x3x3 torus (np 27, tiny
-# level); and a TACOS-ILP All-Reduce on a 2x3 mesh (np 6, `themis-plan
+# level), a 4x4 torus whose slow links with latency make the held-link
+# seeds win (np 16: their link-order dependencies under MPI); and a
+# TACOS-ILP All-Reduce on a 2x3 mesh (np 6, `themis-plan
 # synth --ilp --export`, run as coll_themis_allreduce_schedule: its
 # link-order dependencies under MPI).  --count-unit P makes every vector
 # divide into the schedule's P units (one chunk per rank).  Oversubscribed: mpi_yield_when_idle and
@@ -48,6 +50,14 @@ for c in allreduce reduce_scatter allgather; do
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T27[@]}")
     args=(--coll "$c" --count-unit 27 --algo tacos --no-subcomms --level "$(level_or tiny)")
     run "torus3d:3x3x3 $c" 2400 27
+done
+# A torus with slow links and latency: the held-link seeds win (each link's
+# sends kept in order by dependencies), for both halves of the allreduce.
+for c in allreduce allgather; do
+    mapfile -t TH < <(tacos_opts "torus2d:4x4,lat=500ns,bw=100Mb")
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TH[@]}")
+    args=(--coll "$c" --count-unit 16 --algo tacos --no-subcomms --level "$(level_or tiny)")
+    run "torus2d:4x4 held links $c" 900 16
 done
 if "$BUILD/tools/themis-plan" synth --graph mesh2d:2x3 --coll ar --bytes 6MiB --chunks-per-npu 1 \
         --ilp --time-limit 120 --export "$gen/ilp" >"$log_dir/synth_ilp.log" 2>&1; then
