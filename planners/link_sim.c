@@ -37,7 +37,7 @@ typedef struct {
     uint32_t n, cap;
     uint32_t serving;   /* NONE when idle */
     uint8_t choosing;   /* a CHOOSE event is pending */
-    uint32_t rev;       /* slot of the reverse link, NONE when it carries nothing */
+    uint32_t rev;       /* the reverse link, NONE when it carries nothing */
     /* What serving has left, in ps at the full rate, as of `since`, at
      * rate_ppm of the full rate; gen counts finish times set. */
     themis_time_t work, since, begin;
@@ -383,12 +383,6 @@ static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
     return st;
 }
 
-static uint32_t lk_rev(const sim_t *sm, uint32_t l)
-{
-    const themis_link_t *lk = &sm->g->links[l];
-    return themis_graph_link(sm->g, lk->dst, lk->src);
-}
-
 /* Duplex model: link l serves a transfer a -> b at duplex_ppm of its rate
  * while its reverse serves one b -> a, else at the full rate.  At t, l's
  * rate may have changed: take off what it sent since the last change, at
@@ -400,7 +394,7 @@ static themis_status_t retime(sim_t *sm, uint32_t l, themis_time_t t)
     if (NONE == ls->serving) {
         return THEMIS_OK;
     }
-    uint32_t other = NONE != ls->rev ? sm->links[ls->rev].serving : NONE;
+    uint32_t other = NONE != ls->rev ? sm->links[sm->slot[ls->rev]].serving : NONE;
     const themis_xfer_t *x = &sm->s->xfers[ls->serving];
     uint32_t rate = NONE != other && sm->s->xfers[other].src == x->dst
                             && sm->s->xfers[other].dst == x->src
@@ -461,7 +455,7 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
     ls->rate_ppm = 0;           /* no finish time yet: retime sets one */
     st = retime(sm, l, t);
     if (THEMIS_OK == st && NONE != ls->rev) {
-        st = retime(sm, lk_rev(sm, l), t);
+        st = retime(sm, ls->rev, t);
     }
     return st;
 }
@@ -477,7 +471,7 @@ static themis_status_t freed(sim_t *sm, uint32_t l, themis_time_t t)
     sm->out->link_busy_ps[l] += t - ls->begin;
     themis_status_t st = add_t(sm, t, sm->g->links[l].lat_ps, &at);
     if (THEMIS_OK == st && NONE != ls->rev) {
-        st = retime(sm, lk_rev(sm, l), t);
+        st = retime(sm, ls->rev, t);
     }
     if (THEMIS_OK == st) {
         st = ev_push(sm, at, EV_ARRIVE, i);
@@ -502,9 +496,10 @@ static themis_status_t run(sim_t *sm)
         sm->links[k].rev = NONE;
     }
     for (uint32_t l = 0; THEMIS_LINK_SIM_FULL_PPM != sm->duplex_ppm && l < sm->g->nlinks; l++) {
-        uint32_t r = NONE != sm->slot[l] ? lk_rev(sm, l) : NONE;
+        const themis_link_t *lk = &sm->g->links[l];
+        uint32_t r = NONE != sm->slot[l] ? themis_graph_link(sm->g, lk->dst, lk->src) : NONE;
         if (NONE != r && NONE != sm->slot[r]) {
-            sm->links[sm->slot[l]].rev = sm->slot[r];
+            sm->links[sm->slot[l]].rev = r;
         }
     }
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
