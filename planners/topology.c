@@ -227,21 +227,19 @@ themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const cha
     return st;
 }
 
-themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
+/* A decimal number with at most 6 decimals and one of units[] (case
+ * insensitive; "" for none) whose value times the unit is whole, into
+ * *out.  The whole string must be the value. */
+static themis_status_t parse_decimal(const char *s, const unit_t *units, size_t nunits,
+                                     uint64_t *out)
 {
-    static const unit_t units[] = {
-        {"", 1ULL},       {"B", 1ULL},
-        {"KB", 1000ULL},  {"MB", 1000000ULL},  {"GB", 1000000000ULL},  {"TB", 1000000000000ULL},
-        {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
-        {"K", 1ULL << 10},   {"M", 1ULL << 20},   {"G", 1ULL << 30},   {"T", 1ULL << 40},
-    };
     uint64_t ipart = 0;
     uint64_t fpart = 0;
     uint64_t fscale = 1;
     const char *p = s;
     int ndigits = 0;
 
-    if (NULL == s || NULL == bytes) {
+    if (NULL == s || NULL == out) {
         return THEMIS_ERR_INVALID;
     }
     while (isdigit((unsigned char) *p)) {
@@ -269,7 +267,7 @@ themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
     if (0 == ndigits) {
         return THEMIS_ERR_PARSE;
     }
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    for (size_t i = 0; i < nunits; i++) {
         if (0 != strcasecmp(p, units[i].name)) {
             continue;
         }
@@ -281,10 +279,27 @@ themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
         if (ipart * m > UINT64_MAX - frac) {
             return THEMIS_ERR_PARSE;
         }
-        *bytes = ipart * m + frac;
+        *out = ipart * m + frac;
         return THEMIS_OK;
     }
     return THEMIS_ERR_PARSE;
+}
+
+themis_status_t themis_parse_size(const char *s, uint64_t *bytes)
+{
+    static const unit_t units[] = {
+        {"", 1ULL},       {"B", 1ULL},
+        {"KB", 1000ULL},  {"MB", 1000000ULL},  {"GB", 1000000000ULL},  {"TB", 1000000000000ULL},
+        {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+        {"K", 1ULL << 10},   {"M", 1ULL << 20},   {"G", 1ULL << 30},   {"T", 1ULL << 40},
+    };
+    return parse_decimal(s, units, sizeof(units) / sizeof(units[0]), bytes);
+}
+
+themis_status_t themis_parse_ppm(const char *s, uint64_t *ppm)
+{
+    static const unit_t none[] = {{"", 1000000ULL}};
+    return parse_decimal(s, none, 1, ppm);
 }
 
 const char *themis_dim_kind_name(themis_dim_kind_t kind)

@@ -115,6 +115,9 @@ themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const cha
  * bytes (units case-insensitive); at most 6 decimals; the result must be
  * a whole number of bytes.  The whole string must be the size. */
 themis_status_t themis_parse_size(const char *s, uint64_t *bytes);
+/* A plain decimal number in millionths: "0.9" -> 900000, "1" -> 1000000;
+ * at most 6 decimals, no unit.  The whole string must be the number. */
+themis_status_t themis_parse_ppm(const char *s, uint64_t *ppm);
 /* A shape "4x2x2" (innermost first, as coll_themis_dims): sizes 1 ..
  * INT32_MAX, at most THEMIS_MAX_DIMS; an empty string is 0 dims.  On
  * THEMIS_ERR_PARSE, why says what is wrong. */

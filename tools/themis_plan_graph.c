@@ -270,23 +270,7 @@ static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
 int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm)
 {
     uint64_t v = 0;
-    int digits = 0, frac = -1;
-    const char *c = arg;
-    for (; '\0' != *c; c++) {
-        if ('.' == *c && frac < 0 && digits > 0) {
-            frac = 0;
-        } else if (*c >= '0' && *c <= '9' && digits < 8 && frac < 6) {
-            v = v * 10 + (uint64_t) (*c - '0');
-            digits++;
-            frac += frac >= 0 ? 1 : 0;
-        } else {
-            break;
-        }
-    }
-    for (int f = frac < 0 ? 0 : frac; f < 6; f++) {
-        v *= 10;
-    }
-    if ('\0' != *c || 0 == digits || 0 == frac || 0 == v || v > THEMIS_LINK_SIM_FULL_PPM) {
+    if (THEMIS_OK != themis_parse_ppm(arg, &v) || 0 == v || v > THEMIS_LINK_SIM_FULL_PPM) {
         fprintf(stderr, "themis-plan %s: --duplex: '%s' is not a fraction in (0, 1] with up to "
                 "6 decimals (e.g. 0.9)\n", cmd, arg);
         return EXIT_USAGE;

@@ -480,7 +480,7 @@ static void test_long_fields(void)
                250000 == t.dims[0].step_latency);
 }
 
-/* Sizes (themis-plan --bytes, --min-chunk). */
+/* Sizes (themis-plan --bytes, --min-chunk) and millionths. */
 static void test_size_parser(void)
 {
     uint64_t b = 0;
@@ -504,6 +504,14 @@ static void test_size_parser(void)
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("1GB ", &b));
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_size("-1", &b));
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_parse_size(NULL, &b));
+    /* Millionths (themis-plan --duplex): the same decimals, no unit. */
+    UNIT_CHECK(THEMIS_OK == themis_parse_ppm("0.9", &b) && 900000 == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_ppm("1", &b) && 1000000 == b);
+    UNIT_CHECK(THEMIS_OK == themis_parse_ppm("0.000001", &b) && 1 == b);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_ppm("0.0000001", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_ppm("0.9MB", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_ppm("x", &b));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_parse_ppm("-0.5", &b));
 }
 
 static void test_check(void)
