@@ -74,6 +74,16 @@ args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca
 args[ring]="--mca coll tuned,inter,libnbc,basic,self --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"
 args[themis]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm themis --mca coll_themis_dims 3x3 --mca coll_themis_dim_kinds biring,biring --mca coll_themis_chunks 4 --mca coll_themis_chunks_in_flight 2"
 
+# predict ALGO SIZE F: the link simulator's last line for ALGO at --duplex F.
+predict() {
+    case $1 in
+        tacos) "$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$2" --chunks-per-npu 1 \
+                   --duplex "$3" ;;
+        ring) "$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$2" --duplex "$3" ;;
+        themis) "$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" --bytes "$2" \
+                    --duplex "$3" ;;
+    esac | tail -1
+}
 rate_bps=$("$plan" graph "$work/graph.txt" | sed -n 's/^0 1 \([0-9]*\)Mb .*/\1000000/p')
 [ -n "$rate_bps" ] || { echo "netgraph_tacos: cannot read the link rate of $work/graph.txt" >&2; exit 1; }
 echo "# All-Reduce on a 3x3 mesh, every link $rate each way, $iters timed calls per size${EXTRA_MCA:+, $EXTRA_MCA}"
@@ -93,18 +103,12 @@ for size in $sizes; do
     fi
     duplex=$(awk -v b="$bps" -v r="$rate_bps" 'BEGIN { f = b / r; printf "%.6f", f < 1 ? f : 1 }')
     echo "# calibration: $calline -> --duplex $duplex"
-    synth=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" --chunks-per-npu 1 | tail -1)
     declare -A pred cpred
-    pred[tacos]=$(us <<<"$synth")
-    cpred[tacos]=$("$plan" synth --graph "$work/graph.txt" --coll ar --bytes "$size" \
-                       --chunks-per-npu 1 --duplex "$duplex" | tail -1 | us)
-    pred[ring]=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" | tail -1 | us)
-    cpred[ring]=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" \
-                      --duplex "$duplex" | tail -1 | us)
-    pred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" --bytes "$size" | tail -1 | us)
-    cpred[themis]=$("$plan" msccl simulate "$work/themis.xml" --graph "$work/graph.txt" \
-                        --bytes "$size" --duplex "$duplex" | tail -1 | us)
-    bound=$(sed -n 's/.*lower_bound_us=\([0-9.]*\).*/\1/p' <<<"$synth")
+    for algo in tacos ring themis; do
+        pred[$algo]=$(predict "$algo" "$size" 1 | us)
+        cpred[$algo]=$(predict "$algo" "$size" "$duplex" | us)
+    done
+    bound=$(predict tacos "$size" 1 | sed -n 's/.*lower_bound_us=\([0-9.]*\).*/\1/p')
     printf '%-8s %-10s %12.1f %12s %12s %8s %8s %12s\n' bound "$size" \
         "$(awk -v p="$bound" 'BEGIN { print p / 1000 }')" - - - - -
     for algo in tacos themis ring; do
