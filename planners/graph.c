@@ -17,7 +17,7 @@
 #include "hash.h"
 
 /* Graph files hold up to THEMIS_GRAPH_MAX_LINKS lines of ~30 bytes. */
-#define MAX_FILE_BYTES (256u << 20)
+#define MAX_FILE_BYTES THEMIS_INPUT_MAX_FILE
 /* Fields echoed in messages are cut so that the reason still fits. */
 #define SHOW_MAX 24
 

@@ -1781,28 +1781,17 @@ themis_status_t themis_msccl_parse(const char *text, size_t size, themis_xfer_sc
 themis_status_t themis_msccl_load(const char *path, themis_xfer_sched_t *out,
                                   themis_msccl_info_t *info, char *why, size_t len)
 {
-    FILE *f = fopen(path, "rb");
+    themis_parse_error_t e;
+    char *buf;
+
     memset(out, 0, sizeof(*out));
-    if (NULL == f) {
-        snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
-        return THEMIS_ERR_IO;
+    themis_status_t st = themis_read_text_file(path, THEMIS_MSCCL_MAX_FILE, "MSCCL-XML file",
+                                               &buf, &e);
+    if (THEMIS_OK != st) {
+        snprintf(why, len, "%s", e.message);
+        return st;
     }
-    char *buf = malloc((size_t) THEMIS_MSCCL_MAX_FILE + 1);
-    if (NULL == buf) {
-        fclose(f);
-        snprintf(why, len, "out of memory");
-        return THEMIS_ERR_NOMEM;
-    }
-    size_t n = fread(buf, 1, (size_t) THEMIS_MSCCL_MAX_FILE + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    themis_status_t st;
-    if (bad) {
-        snprintf(why, len, "cannot read %s", path);
-        st = THEMIS_ERR_IO;
-    } else {
-        st = themis_msccl_parse(buf, n, out, info, why, len);
-    }
+    st = themis_msccl_parse(buf, strlen(buf), out, info, why, len);
     free(buf);
     return st;
 }

@@ -63,6 +63,7 @@
 
 #include <stdio.h>
 
+#include "topology.h"
 #include "transfer.h"
 
 /* Bounds on what an import may allocate. */
@@ -70,7 +71,7 @@
 #define THEMIS_MSCCL_MAX_STEPS 16384u          /* steps and copies, all gpus */
 #define THEMIS_MSCCL_MAX_CHUNKS 65536u         /* nchunksperloop, s_chunks */
 #define THEMIS_MSCCL_MAX_UNITS (1u << 22)      /* ngpus x buffer units */
-#define THEMIS_MSCCL_MAX_FILE (64u << 20)      /* bytes */
+#define THEMIS_MSCCL_MAX_FILE THEMIS_INPUT_MAX_FILE  /* bytes (topology.h) */
 
 typedef struct {
     char name[64];

@@ -405,29 +405,17 @@ themis_status_t themis_rules_parse(const char *text, size_t len, themis_rules_t 
 themis_status_t themis_rules_load(const char *path, themis_rules_t *out, char *msg,
                                   size_t msglen)
 {
-    FILE *f = fopen(path, "rb");
+    themis_parse_error_t e;
     char *buf;
-    size_t n;
 
     memset(out, 0, sizeof(*out));
-    if (NULL == f) {
-        snprintf(msg, msglen, "cannot open: %s", strerror(errno));
-        return THEMIS_ERR_IO;
+    themis_status_t st = themis_read_text_file(path, THEMIS_RULES_MAX_FILE, "rules file", &buf,
+                                               &e);
+    if (THEMIS_OK != st) {
+        snprintf(msg, msglen, "%s", e.message);
+        return st;
     }
-    buf = malloc(THEMIS_RULES_MAX_FILE + 1);
-    if (NULL == buf) {
-        fclose(f);
-        return THEMIS_ERR_NOMEM;
-    }
-    n = fread(buf, 1, THEMIS_RULES_MAX_FILE + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(msg, msglen, "cannot read: %s", strerror(errno));
-        free(buf);
-        return THEMIS_ERR_IO;
-    }
-    themis_status_t st = themis_rules_parse(buf, n, out, msg, msglen);
+    st = themis_rules_parse(buf, strlen(buf), out, msg, msglen);
     free(buf);
     return st;
 }

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Table 2 of themis.txt.  Aggregate BW/NPU is the per-NPU bandwidth and the
  * network latency the step latency.  A "Ring" with more than two links per
@@ -623,53 +626,99 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
     return THEMIS_OK;
 }
 
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a special file";
+}
+
 themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
                                       char **text, themis_parse_error_t *err)
 {
     *text = NULL;
-    FILE *f = fopen(path, "r");
-    if (NULL == f) {
-        set_error(err, 0, 0, "cannot open %s: %s", path, strerror(errno));
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (MPI_Init
+     * would hang); fstat then refuses everything that is not a regular
+     * file before a byte is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        set_error(err, 0, 0, "cannot open: %s", strerror(errno));
         return THEMIS_ERR_IO;
     }
-    /* The buffer grows with the file: a few lines need no megabyte.  One
-     * byte more than max_bytes tells a file that is too large. */
-    char *buf = NULL;
-    size_t cap = 0;
+    struct stat sb;
+    if (0 != fstat(fd, &sb)) {
+        set_error(err, 0, 0, "cannot read: %s", strerror(errno));
+        close(fd);
+        return THEMIS_ERR_IO;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        set_error(err, 0, 0, "%s, not a regular file: not read", file_kind(sb.st_mode));
+        close(fd);
+        return THEMIS_ERR_IO;
+    }
+    if ((uint64_t) sb.st_size > (uint64_t) max_bytes) {
+        set_error(err, 0, 0, "larger than %zu bytes, not a %s", max_bytes, what);
+        close(fd);
+        return THEMIS_ERR_PARSE;
+    }
+    /* The size is known, but the file may still change: read at most one
+     * byte more than max_bytes, which tells a file that grew too large. */
+    size_t cap = (size_t) sb.st_size + 1;
+    char *buf = malloc(cap + 1);
     size_t n = 0;
-    do {
-        cap = (0 == cap) ? 4096 : 2 * cap;
-        if (cap > max_bytes + 1) {
-            cap = max_bytes + 1;
-        }
-        char *grown = realloc(buf, cap + 1);
-        if (NULL == grown) {
-            free(buf);
-            fclose(f);
-            set_error(err, 0, 0, "out of memory");
-            return THEMIS_ERR_NOMEM;
-        }
-        buf = grown;
-        n += fread(buf + n, 1, cap - n, f);
-    } while (n == cap && cap < max_bytes + 1);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(buf);
-        set_error(err, 0, 0, "cannot read %s", path);
-        return THEMIS_ERR_IO;
+    if (NULL == buf) {
+        close(fd);
+        set_error(err, 0, 0, "out of memory");
+        return THEMIS_ERR_NOMEM;
     }
+    for (;;) {
+        if (n == cap) {
+            if (cap > max_bytes) {
+                break;
+            }
+            size_t grown_cap = 2 * cap > max_bytes + 1 ? max_bytes + 1 : 2 * cap;
+            char *grown = realloc(buf, grown_cap + 1);
+            if (NULL == grown) {
+                free(buf);
+                close(fd);
+                set_error(err, 0, 0, "out of memory");
+                return THEMIS_ERR_NOMEM;
+            }
+            buf = grown;
+            cap = grown_cap;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && EINTR == errno) {
+            continue;
+        }
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            set_error(err, 0, 0, "cannot read: %s", strerror(e));
+            return THEMIS_ERR_IO;
+        }
+        if (0 == got) {
+            break;
+        }
+        n += (size_t) got;
+    }
+    close(fd);
     if (n > max_bytes) {
         free(buf);
-        set_error(err, 0, 0, "%s: larger than %zu bytes, not a %s", path, max_bytes, what);
+        set_error(err, 0, 0, "larger than %zu bytes, not a %s", max_bytes, what);
         return THEMIS_ERR_PARSE;
     }
+    /* A UTF-8 byte order mark (some editors write one) is not part of
+     * the text, in every format alike. */
+    size_t skip = (n >= 3 && 0 == memcmp(buf, "\xEF\xBB\xBF", 3)) ? 3 : 0;
     if (NULL != memchr(buf, '\0', n)) {
         free(buf);
-        set_error(err, 0, 0, "%s: binary file, not a %s", path, what);
+        set_error(err, 0, 0, "binary file, not a %s", what);
         return THEMIS_ERR_PARSE;
     }
-    buf[n] = '\0';
+    memmove(buf, buf + skip, n - skip);
+    buf[n - skip] = '\0';
     *text = buf;
     return THEMIS_OK;
 }

@@ -86,9 +86,14 @@ typedef struct {
  * first max in toks; returns how many there are. */
 int themis_split_ws(const char *p, size_t len, int line, themis_token_t *toks, int max);
 
-/* A whole text file of at most max_bytes, NUL-terminated (free *text):
- * THEMIS_ERR_IO (cannot open or read), THEMIS_ERR_PARSE (too large or
- * binary: "not a <what>"), THEMIS_ERR_NOMEM; the message in err (0:0). */
+/* The one reader of every input file (graph, schedule, rules, topology,
+ * traffic): a whole text file of at most max_bytes, NUL-terminated (free
+ * *text), a leading UTF-8 byte order mark dropped.  Only a regular file is
+ * read, and opening never blocks: a FIFO, directory, socket or device is
+ * THEMIS_ERR_IO like a file that cannot be opened or read; THEMIS_ERR_PARSE
+ * when it is too large (told by its size, before reading) or binary ("not
+ * a <what>"); THEMIS_ERR_NOMEM.  The message in err (0:0). */
+#define THEMIS_INPUT_MAX_FILE (64u << 20)  /* graph and schedule files, bytes */
 themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
                                       char **text, themis_parse_error_t *err);
 /* Canonical compact string (round-trips through themis_topology_parse),

@@ -48,7 +48,7 @@ static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *i
     }
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan msccl: %s: %s\n", path, why);
-        return THEMIS_ERR_IO == st || THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
     return 0;
 }

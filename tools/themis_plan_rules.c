@@ -110,7 +110,7 @@ int themis_plan_cmd_rules(int argc, char **argv)
     themis_status_t st = themis_rules_load(argv[optind], &rules, msg, sizeof(msg));
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan rules: %s: %s\n", argv[optind], msg);
-        return THEMIS_ERR_IO == st || THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
     if (0 == have_call) {
         printf("%s: %zu rules, %zu shapes, hash %016" PRIx64 "\n", argv[optind], rules.nrules,

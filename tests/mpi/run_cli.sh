@@ -352,7 +352,7 @@ printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chun
     >"$tmp/bad.xml"
 run mb "$plan" msccl check "$tmp/bad.xml"
 run mx "$plan" msccl check "$tmp/missing.xml"
-if [ $rc -eq 1 ] && grep -q 'cannot open' "$tmp/mx.err" \
+if [ $rc -eq 2 ] && grep -q 'cannot open' "$tmp/mx.err" \
    && grep -q 'ngpus=2 but 1 <gpu> elements' "$tmp/mb.err" && ! grep -q '^ok' "$tmp/mb.out"; then
     run mb "$plan" msccl check "$tmp/bad.xml"
     [ $rc -eq 2 ] && pass cli_msccl_malformed || fail cli_msccl_malformed "rc=$rc for a bad file"

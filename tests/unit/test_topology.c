@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "topology.h"
 #include "unit.h"
@@ -179,7 +180,7 @@ static void test_file_format(void)
     unlink(path);
 
     UNIT_CHECK(THEMIS_ERR_IO == themis_topology_load_file("/nonexistent/topo", &t, &e));
-    UNIT_CHECK(NULL != strstr(e.message, "/nonexistent/topo"));
+    UNIT_CHECK(NULL != strstr(e.message, "cannot open"));
 }
 
 /* Writes text then pad bytes of filler to a new file; returns its path. */
@@ -232,6 +233,49 @@ static void test_file_sizes(void)
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_topology_load_file(path, &t, &e));
     UNIT_CHECKF(NULL != strstr(e.message, "binary file"), "%s", e.message);
     unlink(path);
+}
+
+/* Only regular files are read, and nothing blocks: a FIFO without a
+ * writer, a directory and a device are refused at once; a file larger
+ * than the limit is refused by its size, before a byte is read (the sparse
+ * file here would take seconds to read); a UTF-8 byte order mark is not
+ * part of the text. */
+static void test_file_kinds(void)
+{
+    char dir[] = "/tmp/themis_kinds_XXXXXX";
+    char path[64], *text = NULL;
+    themis_parse_error_t e;
+
+    UNIT_CHECK(NULL != mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    UNIT_CHECK(0 == mkfifo(path, 0600));
+    UNIT_CHECK(THEMIS_ERR_IO == themis_read_text_file(path, 100, "test file", &text, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "a FIFO, not a regular file"), "%s", e.message);
+    UNIT_CHECK(NULL == text);
+    unlink(path);
+
+    UNIT_CHECK(THEMIS_ERR_IO == themis_read_text_file(dir, 100, "test file", &text, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "a directory, not a regular file"), "%s", e.message);
+    UNIT_CHECK(THEMIS_ERR_IO == themis_read_text_file("/dev/null", 100, "test file", &text, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "a character device"), "%s", e.message);
+
+    snprintf(path, sizeof(path), "%s/big", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    UNIT_CHECK(fd >= 0 && 0 == ftruncate(fd, (off_t) THEMIS_INPUT_MAX_FILE + 1));
+    close(fd);
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_read_text_file(path, THEMIS_INPUT_MAX_FILE, "test file",
+                                                         &text, &e));
+    UNIT_CHECKF(NULL != strstr(e.message, "larger than 67108864 bytes, not a test file"), "%s",
+                e.message);
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    UNIT_CHECK(fd >= 0 && 9 == write(fd, "\xEF\xBB\xBFsw 4 1", 9));
+    close(fd);
+    UNIT_CHECK(THEMIS_OK == themis_read_text_file(path, 100, "test file", &text, &e));
+    UNIT_CHECKF(NULL != text && 0 == strcmp(text, "sw 4 1"), "'%s'", text);
+    free(text);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_parse_errors(void)
@@ -535,6 +579,7 @@ int main(void)
     UNIT_RUN(test_format_roundtrip);
     UNIT_RUN(test_file_format);
     UNIT_RUN(test_file_sizes);
+    UNIT_RUN(test_file_kinds);
     UNIT_RUN(test_parse_errors);
     UNIT_RUN(test_value_parsers);
     UNIT_RUN(test_value_byte_rates);
