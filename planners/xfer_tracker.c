@@ -96,7 +96,9 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     if (THEMIS_OK != st) {
         return st;
     }
-    qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), cmp_u32);
+    if (tr->ndeps > 1) {    /* deps may still be NULL: qsort(NULL, 0) is undefined */
+        qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), cmp_u32);
+    }
     uint32_t n = 0;
     for (uint32_t i = 0; i < tr->ndeps; i++) {
         if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
