@@ -1056,19 +1056,30 @@ static themis_status_t ex_init(ex_t *e, ctx_t *c, const uint8_t *forced)
     for (uint32_t g = 0; g < c->P; g++) {
         e->temp_next[g] = c->bufu[THEMIS_BUF_SCRATCH];
         for (int b = 0; b < THEMIS_NBUFS; b++) {
-            uint64_t n = c->bufu[b];
-            unit_t *u = malloc((n + 1) * sizeof(*u));
-            if (NULL == u) {
-                return fail(c, THEMIS_ERR_NOMEM, "out of memory");
-            }
-            for (uint64_t k = 0; k < n; k++) {
-                u[k] = (unit_t) {THEMIS_BUF_INPUT == b ? -2 : -1, 0, NONE};
-            }
-            e->u[g * 3 + b] = u;
-            e->usize[g * 3 + b] = n;
+            e->usize[g * 3 + b] = c->bufu[b];
         }
     }
     return THEMIS_OK;
+}
+
+/* A buffer's units, made when a step first touches it: memory grows with
+ * what the file's steps use, not with gpus x chunks.  NULL: no memory. */
+static unit_t *units_of(ex_t *e, uint32_t g, int b)
+{
+    unit_t **slot = &e->u[g * 3 + b];
+    if (NULL == *slot) {
+        uint64_t n = e->usize[g * 3 + b];
+        unit_t *u = malloc((n + 1) * sizeof(*u));
+        if (NULL == u) {
+            fail(e->c, THEMIS_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        for (uint64_t k = 0; k < n; k++) {
+            u[k] = (unit_t) {THEMIS_BUF_INPUT == b ? -2 : -1, 0, NONE};
+        }
+        *slot = u;
+    }
+    return *slot;
 }
 
 static themis_status_t alloc_temp(ex_t *e, uint32_t g, uint64_t cnt, uint64_t *off)
@@ -1078,6 +1089,9 @@ static themis_status_t alloc_temp(ex_t *e, uint32_t g, uint64_t cnt, uint64_t *o
     if ((uint64_t) e->c->P * n > THEMIS_MSCCL_MAX_UNITS) {
         return fail(e->c, THEMIS_ERR_UNSUPPORTED, "too large: more than %u scratch units for "
                     "temporaries", THEMIS_MSCCL_MAX_UNITS);
+    }
+    if (NULL == units_of(e, g, THEMIS_BUF_SCRATCH)) {
+        return THEMIS_ERR_NOMEM;
     }
     unit_t *u = realloc(*slot, (n + 1) * sizeof(*u));
     if (NULL == u) {
@@ -1120,8 +1134,11 @@ enum { ACC_READ, ACC_WRITE, ACC_UPDATE };   /* UPDATE: reduce into (reads too) *
 static themis_status_t collect(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int b, uint64_t off,
                                uint64_t cnt, int mode)
 {
-    const unit_t *u = e->u[g * 3 + b];
+    const unit_t *u = units_of(e, g, b);
     themis_status_t st;
+    if (NULL == u) {
+        return THEMIS_ERR_NOMEM;
+    }
     e->accesses += cnt;
     if (e->accesses > MAX_ACCESSES) {
         return fail(e->c, THEMIS_ERR_UNSUPPORTED, "too large: more than %u unit accesses",
@@ -1163,7 +1180,10 @@ static themis_status_t collect(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int
 static themis_status_t record(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int b, uint64_t off,
                               uint64_t cnt, int write)
 {
-    unit_t *u = e->u[g * 3 + b];
+    unit_t *u = units_of(e, g, b);
+    if (NULL == u) {
+        return THEMIS_ERR_NOMEM;
+    }
     for (uint64_t k = off; k < off + cnt; k++) {
         if (write) {
             u[k] = (unit_t) {(int32_t) t, pt, NONE};

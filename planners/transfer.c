@@ -111,8 +111,11 @@ themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key)
             deps[nd++] = to;
         }
     }
-    if (THEMIS_OK == st) {
+    /* memcpy with a NULL pointer is undefined even for 0 bytes. */
+    if (THEMIS_OK == st && n > 0) {
         memcpy(s->xfers, xf, (size_t) n * sizeof(*xf));
+    }
+    if (THEMIS_OK == st && nd > 0) {
         memcpy(s->deps, deps, (size_t) nd * sizeof(*deps));
     }
 out:
@@ -514,6 +517,47 @@ static themis_status_t check_symbolic(const themis_xfer_sched_t *s, char *why, s
     return st;
 }
 
+/*
+ * Before anything is allocated per unit: every unit of every rank's result
+ * that does not start with its final value must be written by a transfer,
+ * so the units written there add up to at least as many.  In time and
+ * memory of the transfers, this refuses a schedule that leaves results
+ * out (e.g. a large file with few transfers) before the checks that grow
+ * with ranks x units.
+ */
+static themis_status_t check_coverage(const themis_xfer_sched_t *s, char *why, size_t len)
+{
+    uint64_t nres = THEMIS_COLL_REDUCE_SCATTER == s->coll ? s->nunits / s->nranks : s->nunits;
+    uint64_t ready = 0;      /* result units that start final on each rank */
+
+    if (1 == s->nranks) {
+        return THEMIS_OK;
+    }
+    if (THEMIS_BUF_INPUT == s->result_buf && THEMIS_COLL_ALLGATHER == s->coll) {
+        ready = s->buf_units[THEMIS_BUF_INPUT];
+    }
+    uint64_t *written = calloc(s->nranks, sizeof(*written));
+    if (NULL == written) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < s->nxfers; ++i) {
+        const themis_xfer_t *x = &s->xfers[i];
+        if (x->dst_buf == s->result_buf) {
+            written[x->dst] += x->count;
+        }
+    }
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t r = 0; THEMIS_OK == st && r < s->nranks; ++r) {
+        if (written[r] + ready < nres) {
+            st = WHY("rank %u: transfers write %llu units of its result buffer, which has %llu "
+                     "to fill: the result cannot be complete", r,
+                     (unsigned long long) written[r], (unsigned long long) (nres - ready));
+        }
+    }
+    free(written);
+    return st;
+}
+
 themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_t len)
 {
     themis_status_t st = check_shape(s, why, len);
@@ -533,16 +577,27 @@ themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_
         }
         per_rank += s->buf_units[b];
     }
-    /* Symbolic values: a set of ranks per unit of every buffer. */
-    if ((per_rank * s->nranks) * (((uint64_t) s->nranks + 63) / 64 + 2) > (1ULL << 28)) {
-        snprintf(why, len, "%u ranks x %llu units per rank: too large to check", s->nranks,
-                 (unsigned long long) per_rank);
-        return THEMIS_ERR_UNSUPPORTED;
-    }
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         if (THEMIS_OK != (st = check_transfer(s, i, why, len))) {
             return st;
         }
+    }
+    /* What the checks below allocate: per unit of every rank its use and
+     * symbolic value with a set of ranks; per transfer its ancestors.  When
+     * that is more than a little, the cheap necessary check comes first
+     * (for small schedules the precise messages below are better). */
+    uint64_t units = per_rank * s->nranks;
+    uint64_t need = units * (sizeof(unit_use_t) + sizeof(sym_t) +
+                             8 * (((uint64_t) s->nranks + 63) / 64)) +
+                    (uint64_t) s->nxfers * 8 * (((uint64_t) s->nxfers + 63) / 64);
+    if (need > (16u << 20) && THEMIS_OK != (st = check_coverage(s, why, len))) {
+        return st;
+    }
+    if (need > THEMIS_XFER_CHECK_MAX_BYTES) {
+        snprintf(why, len, "%u ranks x %llu units per rank and %u transfers: checking would "
+                 "take %llu MiB (limit %u MiB)", s->nranks, (unsigned long long) per_rank,
+                 s->nxfers, (unsigned long long) (need >> 20), THEMIS_XFER_CHECK_MAX_BYTES >> 20);
+        return THEMIS_ERR_UNSUPPORTED;
     }
     st = check_races(s, why, len);
     if (THEMIS_OK == st) {

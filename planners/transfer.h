@@ -104,8 +104,12 @@ themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key);
 /* Every rule above.  THEMIS_ERR_INVALID with the first violation in why
  * ("transfer 12 (rank 3 -> 4): reads scratch units 4..5 of rank 3, which
  * nobody wrote"), THEMIS_ERR_UNSUPPORTED when the schedule is too large to
- * check (more than THEMIS_XFER_CHECK_MAX transfers), THEMIS_ERR_NOMEM. */
+ * check (more than THEMIS_XFER_CHECK_MAX transfers or THEMIS_XFER_CHECK_MAX_BYTES
+ * of memory), THEMIS_ERR_NOMEM. */
 #define THEMIS_XFER_CHECK_MAX 16384u
+/* Most memory the check may take (per unit of every rank a rank set, per
+ * transfer its ancestors); a larger schedule is refused before. */
+#define THEMIS_XFER_CHECK_MAX_BYTES (256u << 20)
 themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_t len);
 
 /* Hash of everything that decides what runs (not the name). */
