@@ -385,6 +385,19 @@ static void test_errors_format(void)
                  "</gpu></algo>", THEMIS_ERR_PARSE, "gpu 0: tb ids must be 0..0 (tb id 1)");
     expect_error(ALGO2 GPU(0) "<bogus/></gpu>" GPU(1) "</gpu></algo>", THEMIS_ERR_PARSE,
                  "gpu 0: unexpected element <bogus>");
+    /* No DTD: a DOCTYPE stops the parse before an entity is declared or
+     * expanded (a few KB of references to one large entity took minutes). */
+    expect_error("<?xml version=\"1.0\"?>\n<!DOCTYPE algo [\n<!ENTITY a \"xxxx\">\n]>\n"
+                 "<algo name=\"&a;&a;\" coll=\"allreduce\" ngpus=\"2\"/>", THEMIS_ERR_PARSE,
+                 "line 2: a DOCTYPE declaration: MSCCL-XML has no DTD or entities");
+    expect_error("<!DOCTYPE algo SYSTEM \"algo.dtd\"><algo/>", THEMIS_ERR_PARSE,
+                 "line 1: a DOCTYPE declaration");
+    /* libxml2's nesting limit, without its advice to use an option. */
+    char deep[300 * 7 + 32] = "<algo>";
+    for (int i = 0; i < 300; i++) {
+        strcat(deep, "<a>");
+    }
+    expect_error(deep, THEMIS_ERR_PARSE, "depth in document: 256 (a limit of this reader)");
 }
 
 static void test_errors_program(void)
