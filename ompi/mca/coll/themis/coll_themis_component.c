@@ -104,6 +104,8 @@ static int themis_close(void)
     themis_rules_free(&mca_coll_themis_component.rules);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         themis_xfer_free(&mca_coll_themis_component.schedule[k]);
+        free(mca_coll_themis_component.schedule_text[k]);
+        mca_coll_themis_component.schedule_text[k] = NULL;
     }
     themis_graph_free(&mca_coll_themis_component.graph);
     mca_coll_themis_trace_close();

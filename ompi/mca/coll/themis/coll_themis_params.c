@@ -594,46 +594,79 @@ static bool parse_torus(const char *s, mca_coll_themis_config_t *cfg, char *why,
     return true;
 }
 
+static void schedule_unusable(themis_coll_t coll)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    if (0 == opal_process_info.my_local_rank) {
+        mca_coll_themis_show_help("schedule-unusable", themis_coll_name(coll),
+                                  opal_process_info.nodename, c->schedule_param[coll],
+                                  c->schedule_error[coll], themis_coll_name(coll));
+    }
+}
+
 /*
- * coll_themis_<coll>_schedule: load and check the file.  A file that
- * cannot run is not a parameter error (the other collectives and
+ * coll_themis_<coll>_schedule: at MPI_Init only its bytes are read (a
+ * regular file, bounded) and hashed for the agreement: equal bytes parse
+ * alike on every rank.  Parsing and checking wait for the first call that
+ * needs the schedule (mca_coll_themis_schedule_get), so a process that
+ * never runs it pays nothing, and one that does pays once.  A file that
+ * cannot be read is not a parameter error (the other collectives and
  * algorithms are fine): its calls fall back, and it is said once here.
  */
 static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
 {
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
-    themis_xfer_sched_t *s = &c->schedule[coll];
     char *err = c->schedule_error[coll];
     const size_t len = sizeof(c->schedule_error[coll]);
     const char *path = c->schedule_param[coll];
-    themis_status_t st;
+    themis_parse_error_t e;
 
-    themis_xfer_free(s);
+    themis_xfer_free(&c->schedule[coll]);
+    free(c->schedule_text[coll]);
+    c->schedule_text[coll] = NULL;
     err[0] = '\0';
     cfg->schedule_set[coll] = !is_empty(path);
     if (!cfg->schedule_set[coll]) {
         return;
     }
-    st = themis_msccl_load(path, s, NULL, err, len);
-    if (THEMIS_OK == st && s->coll != coll) {
-        snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
-                 themis_coll_name(coll));
-        st = THEMIS_ERR_INVALID;
-    }
-    if (THEMIS_OK == st) {
-        st = themis_xfer_check(s, err, len);
-    }
-    if (THEMIS_OK == st) {
-        cfg->schedule_hash[coll] = themis_xfer_hash(s);
+    if (THEMIS_OK == themis_read_text_file(path, THEMIS_MSCCL_MAX_FILE, "MSCCL-XML file",
+                                           &c->schedule_text[coll], &e)) {
+        cfg->schedule_hash[coll] = themis_fnv1a(THEMIS_FNV_OFFSET, c->schedule_text[coll],
+                                                strlen(c->schedule_text[coll]));
         return;
     }
-    themis_xfer_free(s);
+    snprintf(err, len, "%s", e.message);
     cfg->schedule_hash[coll] = themis_fnv1a(themis_fnv1a(THEMIS_FNV_OFFSET, path, strlen(path)),
                                             err, strlen(err));
-    if (0 == opal_process_info.my_local_rank) {
-        mca_coll_themis_show_help("schedule-unusable", themis_coll_name(coll),
-                                  opal_process_info.nodename, path, err, themis_coll_name(coll));
+    schedule_unusable(coll);
+}
+
+const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    themis_xfer_sched_t *s = &c->schedule[coll];
+    char *err = c->schedule_error[coll];
+    const size_t len = sizeof(c->schedule_error[coll]);
+    char *text = c->schedule_text[coll];
+
+    if (NULL != text) {
+        c->schedule_text[coll] = NULL;
+        themis_status_t st = themis_msccl_parse(text, strlen(text), s, NULL, err, len);
+        free(text);
+        if (THEMIS_OK == st && s->coll != coll) {
+            snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
+                     themis_coll_name(coll));
+            st = THEMIS_ERR_INVALID;
+        }
+        if (THEMIS_OK == st) {
+            st = themis_xfer_check(s, err, len);
+        }
+        if (THEMIS_OK != st) {
+            themis_xfer_free(s);
+            schedule_unusable(coll);
+        }
     }
+    return 0 < s->nxfers ? s : NULL;
 }
 
 static uint64_t config_hash(const mca_coll_themis_config_t *cfg)

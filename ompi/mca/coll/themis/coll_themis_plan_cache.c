@@ -198,17 +198,18 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.recvcounts = recvcounts;
     req.chunks_in_flight = d.chunks_in_flight;
 
-    const themis_xfer_sched_t *xs = &mca_coll_themis_component.schedule[coll];
+    const themis_xfer_sched_t *xs = cfg->schedule_set[coll] ? mca_coll_themis_schedule_get(coll)
+                                                              : NULL;
     char why[256] = "";
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .state = NULL,
-                              .xsched = 0 < xs->nxfers ? xs : NULL,
+                              .xsched = xs,
                               .graph = graph_for(comm, nranks), .dim_algo = m->dim_algo,
                               .elems = elems,
                               .why = why, .why_len = sizeof(why)};
     if (cfg->schedule_set[coll] && NULL == in.xsched
         && themis_algorithm_index("schedule") == requested) {
-        /* It did not load; said once when it was read. */
+        /* It did not load; said once when it was first needed. */
         return THEMIS_ERR_UNSUPPORTED;
     }
     st = themis_algorithm_choose(requested, &in, &ch);
