@@ -126,10 +126,11 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
 
 /* Rank `rank`'s program for a call whose whole vector has `total`
  * elements, in the unit layout of (total, counts) above.  Work holds the
- * three buffers one after the other, input and output packed as the
- * user's vectors; a scratch unit is as large as the largest global unit it
- * ever holds.  copy_in fills INPUT from the call's input, copy_out takes
- * the result buffer to the output.  Each transfer becomes an op on the
+ * three buffers one after the other, each unit as large as the largest
+ * global unit it ever holds (input and result units at least the
+ * collective's unit there, so they are packed as the user's vectors unless
+ * a schedule parks a larger unit in one).  copy_in fills INPUT from the
+ * call's input, copy_out takes the result buffer to the output.  Each transfer becomes an op on the
  * ranks it involves (a send, a receive or a local step), with the
  * transfer's dependencies on this rank as the op's dependencies; one queue
  * per peer and direction plus one for local steps, each in list order, at
@@ -138,9 +139,8 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
  * back on both ranks, else one message per contiguous run (chained steps
  * of the op, same tag); a transfer of empty units is an empty step (no
  * message).  The schedule must have passed themis_xfer_check.
- * THEMIS_ERR_UNSUPPORTED (why says so) for an empty call or where the
- * schedule puts a unit into an input or output unit smaller than it at
- * this count; THEMIS_ERR_INVALID, THEMIS_ERR_NOMEM. */
+ * THEMIS_ERR_UNSUPPORTED (why says so) for an empty call or a work buffer
+ * beyond 64 bits; THEMIS_ERR_INVALID, THEMIS_ERR_NOMEM. */
 struct themis_program;
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
                                     const uint64_t *counts, uint32_t chunks_in_flight,

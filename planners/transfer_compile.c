@@ -130,16 +130,14 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
 }
 
 /* Every rank's buffer units: the global unit each holds as the list runs,
- * and its size (elements).  Input and output units have the size of the
- * unit the collective puts there (fixed: the user's vectors are packed);
- * others the largest they ever hold. */
+ * and its size (elements): the largest it ever holds, at least that of the
+ * unit the collective puts there (input, result). */
 typedef struct {
     const themis_xfer_sched_t *s;
     const uint64_t *off;        /* the layout */
     uint64_t base[THEMIS_NBUFS], per_rank;
     uint32_t *gid;              /* UINT32_MAX: nothing yet */
     uint64_t *size;
-    uint8_t *fixed;
     uint64_t *carried_first;    /* [nxfers + 1] into carried[] */
     uint32_t *carried;          /* the global unit of each unit of each transfer */
 } units_t;
@@ -172,7 +170,6 @@ static void units_free(units_t *m)
 {
     free(m->gid);
     free(m->size);
-    free(m->fixed);
     free(m->carried_first);
     free(m->carried);
 }
@@ -194,10 +191,9 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
     size_t n = (size_t) s->nranks * m->per_rank;
     m->gid = malloc((n + 1) * sizeof(*m->gid));
     m->size = calloc(n + 1, sizeof(*m->size));
-    m->fixed = calloc(n + 1, sizeof(*m->fixed));
     m->carried_first = malloc(((size_t) s->nxfers + 1) * sizeof(*m->carried_first));
     m->carried = malloc(((size_t) ncarried + 1) * sizeof(*m->carried));
-    if (NULL == m->gid || NULL == m->size || NULL == m->fixed || NULL == m->carried_first
+    if (NULL == m->gid || NULL == m->size || NULL == m->carried_first
         || NULL == m->carried) {
         return THEMIS_ERR_NOMEM;
     }
@@ -207,7 +203,6 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
                 size_t a = unit_at(m, r, (uint8_t) b, u);
                 uint32_t h = home_unit(s, r, b, u);
                 m->gid[a] = THEMIS_BUF_INPUT == b ? h : UINT32_MAX;
-                m->fixed[a] = UINT32_MAX != h;
                 m->size[a] = UINT32_MAX != h ? unit_len(m, h) : 0;
             }
         }
@@ -228,12 +223,6 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
         for (uint64_t k = 0; k < x->count; ++k) {
             size_t a = unit_at(m, x->dst, x->dst_buf, x->dst_off + k);
             uint64_t l = unit_len(m, c[k]);
-            if (m->fixed[a] && l > m->size[a]) {
-                return WHY(THEMIS_ERR_UNSUPPORTED, "transfer %u puts unit %u (%llu elements) "
-                           "into a unit of %llu elements of rank %u's %s at this count", i,
-                           c[k], (unsigned long long) l, (unsigned long long) m->size[a],
-                           x->dst, THEMIS_BUF_INPUT == x->dst_buf ? "input" : "output");
-            }
             if (l > m->size[a]) {
                 m->size[a] = l;
             }
@@ -262,6 +251,32 @@ static uint32_t transfer_runs(const units_t *m, uint32_t i)
     return n;
 }
 
+/* Copies between the user's vector and buffer `buf` of rank me, whose
+ * units are the collective's units of that vector in order: back to back,
+ * one copy, unless a unit is made larger by one it holds on the way. */
+static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const uint64_t *at,
+                              int to_work, themis_copy_t *out)
+{
+    uint32_t n = 0;
+    uint32_t first = home_unit(m->s, me, buf, 0);
+    for (uint64_t j = 0; j < m->s->buf_units[buf]; ++j) {
+        uint32_t g = home_unit(m->s, me, buf, j);
+        uint64_t l = unit_len(m, g), user = m->off[g] - m->off[first];
+        uint64_t work = at[m->base[buf] + j];
+        uint64_t src = to_work ? user : work, dst = to_work ? work : user;
+        if (0 == l) {
+            continue;
+        }
+        if (n > 0 && out[n - 1].src_off + out[n - 1].count == src
+            && out[n - 1].dst_off + out[n - 1].count == dst) {
+            out[n - 1].count += l;
+            continue;
+        }
+        out[n++] = (themis_copy_t) {.src_off = src, .dst_off = dst, .count = l};
+    }
+    return n;
+}
+
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
                                     const uint64_t *counts, uint32_t chunks_in_flight,
                                     themis_program_t *out, char *why, size_t len)
@@ -270,7 +285,7 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
     local_deps_t l = {0};
     units_t m;
     uint32_t me = (uint32_t) rank, *op_of = NULL, *qid = NULL, *qfill = NULL;
-    uint64_t *off = NULL, *at = NULL, bufsum[THEMIS_NBUFS] = {0};
+    uint64_t *off = NULL, *at = NULL;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
     memset(p, 0, sizeof(*p));
@@ -300,7 +315,6 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         for (uint64_t k = 0; k < s->buf_units[b]; ++k, ++u) {
             uint64_t sz = m.size[unit_at(&m, me, (uint8_t) b, k)];
             at[u] = p->work_count;
-            bufsum[b] += sz;
             if (__builtin_add_overflow(p->work_count, sz, &p->work_count)) {
                 st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
                 goto out;
@@ -338,8 +352,8 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
     p->op_deps = malloc(((size_t) p->nop_deps + 1) * sizeof(*p->op_deps));
     p->queue_first = calloc((size_t) p->nqueues + 1, sizeof(*p->queue_first));
     p->queue_ops = malloc(((size_t) p->nops + 1) * sizeof(*p->queue_ops));
-    p->copy_in = calloc(1, sizeof(*p->copy_in));
-    p->copy_out = calloc(1, sizeof(*p->copy_out));
+    p->copy_in = calloc(s->buf_units[THEMIS_BUF_INPUT] + 1, sizeof(*p->copy_in));
+    p->copy_out = calloc(s->buf_units[s->result_buf] + 1, sizeof(*p->copy_out));
     if (NULL == p->ops || NULL == p->steps || NULL == p->op_deps || NULL == p->queue_first
         || NULL == p->queue_ops || NULL == p->copy_in || NULL == p->copy_out) {
         goto out;
@@ -420,12 +434,8 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
     p->chunks_in_flight = chunks_in_flight;
     p->max_op_reduce_recvs = p->max_recv_count > 0 ? 1 : 0;
     p->work_is_output = 0;
-    p->ncopy_in = 1;
-    p->copy_in[0] = (themis_copy_t) {.src_off = 0, .dst_off = at[m.base[THEMIS_BUF_INPUT]],
-                                     .count = bufsum[THEMIS_BUF_INPUT]};
-    p->ncopy_out = 1;
-    p->copy_out[0] = (themis_copy_t) {.src_off = at[m.base[s->result_buf]], .dst_off = 0,
-                                      .count = bufsum[s->result_buf]};
+    p->ncopy_in = vector_copies(&m, me, THEMIS_BUF_INPUT, at, 1, p->copy_in);
+    p->ncopy_out = vector_copies(&m, me, (uint8_t) s->result_buf, at, 0, p->copy_out);
     st = THEMIS_OK;
 out:
     free(off);

@@ -438,6 +438,41 @@ static void test_uneven_scratch(void)
     themis_xfer_free(&s);
 }
 
+/* An allgather that parks unit 0 in output unit 1 of rank 1 on its way:
+ * where unit 0 is the larger one (3 elements per rank: units 2, 1, 2, 1)
+ * output unit 1 grows to 2 elements and the result leaves in two copies. */
+static void test_parked_unit(void)
+{
+    themis_xfer_sched_t s;
+    themis_program_t p;
+    char why[160] = "";
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
+    s.buf_units[IN] = 2;
+    s.buf_units[OUT] = 4;
+    uint32_t t0 = add(&s, 0, 1, CP, IN, 0, OUT, 1, 1, NULL, 0);
+    uint32_t t1 = add(&s, 1, 1, CP, OUT, 1, OUT, 0, 1, &t0, 1);
+    add(&s, 0, 1, CP, IN, 1, OUT, 1, 1, &t1, 1);
+    add(&s, 1, 1, CP, IN, 0, OUT, 2, 2, NULL, 0);
+    add(&s, 1, 0, CP, IN, 0, OUT, 2, 2, NULL, 0);
+    add(&s, 0, 0, CP, IN, 0, OUT, 0, 2, NULL, 0);
+    for (uint64_t count = 1; count <= 5; count++) {
+        xfer_run_schedule(&s, 2 * count, 1 + count % 2, 6);
+    }
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(&s, 1, 6, NULL, 1, &p, why, sizeof(why)), "%s",
+                why);
+    /* Input 0..2; output units at 3 (2), 5 (2, holds 1), 7 (2), 9 (1). */
+    UNIT_CHECK(10 == p.work_count);
+    UNIT_CHECK(1 == p.ncopy_in && 0 == p.copy_in[0].src_off && 0 == p.copy_in[0].dst_off
+               && 3 == p.copy_in[0].count);
+    UNIT_CHECK(2 == p.ncopy_out);
+    UNIT_CHECK(3 == p.copy_out[0].src_off && 0 == p.copy_out[0].dst_off
+               && 3 == p.copy_out[0].count);
+    UNIT_CHECK(7 == p.copy_out[1].src_off && 3 == p.copy_out[1].dst_off
+               && 3 == p.copy_out[1].count);
+    themis_program_free(&p);
+    themis_xfer_free(&s);
+}
+
 /* Counts the units do not divide, down to fewer elements than units and
  * reduce-scatters with unequal (and empty) blocks. */
 static void test_any_count(void)
@@ -481,5 +516,6 @@ int main(void)
     UNIT_RUN(test_layout);
     UNIT_RUN(test_uneven_scratch);
     UNIT_RUN(test_any_count);
+    UNIT_RUN(test_parked_unit);
     UNIT_EXIT();
 }
