@@ -16,6 +16,7 @@
 
 #include "graph.h"
 #include "link_sim.h"
+#include "plan_builder.h"
 
 static int schedule_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -44,16 +45,15 @@ static themis_status_t schedule_cost(const themis_algo_input_t *in, themis_time_
     themis_link_sim_t sim;
     char why[160];
     themis_status_t st;
+    /* Units of uneven size run at about the average size. */
     uint64_t unit_bytes = in->bytes / in->xsched->nunits;
 
-    if (0 == unit_bytes || 0 != in->bytes % in->xsched->nunits) {
-        return THEMIS_ERR_UNSUPPORTED;
-    }
     st = themis_graph_from_topology(in->topo, 0, &g);
     if (THEMIS_OK != st) {
         return st;
     }
-    st = themis_link_sim(&g, in->xsched, unit_bytes, &sim, why, sizeof(why));
+    st = themis_link_sim(&g, in->xsched, 0 == unit_bytes ? 1 : unit_bytes, &sim, why,
+                         sizeof(why));
     if (THEMIS_OK == st) {
         *time = sim.total_ps;
     }
@@ -66,24 +66,11 @@ static themis_status_t schedule_build(const themis_algo_input_t *in,
                                       const themis_plan_request_t *req, themis_program_t *out)
 {
     char why[200];
-    uint64_t total = req->count;
-    uint32_t p = in->xsched->nranks;
-
-    if (THEMIS_COLL_ALLGATHER == in->coll) {
-        total = req->count * p;
-    } else if (THEMIS_COLL_REDUCE_SCATTER == in->coll) {
-        total = 0;
-        for (uint32_t r = 0; r < p; ++r) {
-            if (req->recvcounts[r] != req->recvcounts[0]) {
-                snprintf(in->why, in->why_len, "schedule %s needs equal receive counts",
-                         in->xsched->name);
-                return THEMIS_ERR_UNSUPPORTED;
-            }
-            total += req->recvcounts[r];
-        }
-    }
-    themis_status_t st = themis_xfer_compile(in->xsched, req->rank, total, req->chunks_in_flight,
-                                             out, why, sizeof(why));
+    uint64_t total = themis_request_elements(req, in->xsched->nranks);
+    themis_status_t st = themis_xfer_compile(
+        in->xsched, req->rank, total,
+        THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts : NULL,
+        req->chunks_in_flight, out, why, sizeof(why));
     if (THEMIS_OK != st) {
         snprintf(in->why, in->why_len, "schedule %s: %s", in->xsched->name, why);
     }

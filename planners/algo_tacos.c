@@ -6,8 +6,8 @@
  * by TACOS (tacos.h) for the communicator's graph, coll_themis_graph when
  * it is set (node r = rank r), else the graph of its dimensions
  * (themis_graph_from_topology; node i = rank i), compiled for this rank
- * (transfer.h).  One chunk per rank (TACOS_K): the call's vector must
- * divide into ranks x TACOS_K units, else Themis runs instead.  Every
+ * (transfer.h).  One chunk per rank (TACOS_K), of any size (units of
+ * uneven size, transfer.h), so every count runs.  Every
  * rank synthesizes the same schedule (integer times, fixed seeds), kept in
  * the row's state per collective until the graph or the chunk size
  * changes.  Cost: the link simulator on the synthesized schedule; `auto`
@@ -23,10 +23,10 @@
 #include "graph.h"
 #include "hash.h"
 #include "link_sim.h"
+#include "plan_builder.h"
 #include "tacos.h"
 
-/* Chunks per rank: one keeps the units (ranks) coarse enough for most
- * calls to divide. */
+/* Chunks per rank: one keeps the synthesis and the messages few. */
 #define TACOS_K 1u
 /* Synthesis and the schedule's size grow with ranks squared. */
 #define TACOS_MAX_RANKS THEMIS_GRAPH_COST_MAX_RANKS
@@ -52,11 +52,6 @@ static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
                 return 0;
             }
         }
-    }
-    if (0 != in->elems && 0 != in->elems % (p * TACOS_K)) {
-        snprintf(why, len, "tacos needs a vector that divides into %llu units, not %llu elements",
-                 (unsigned long long) (p * TACOS_K), (unsigned long long) in->elems);
-        return 0;
     }
     return 1;
 }
@@ -141,26 +136,15 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
 {
     themis_xfer_sched_t tmp;
     const themis_xfer_sched_t *s = NULL;
-    uint64_t p = themis_topology_npus(in->topo), total = req->count;
+    uint64_t total = themis_request_elements(req, (uint32_t) themis_topology_npus(in->topo));
     char why[200];
 
-    if (THEMIS_COLL_ALLGATHER == in->coll) {
-        total = req->count * p;
-    } else if (THEMIS_COLL_REDUCE_SCATTER == in->coll) {
-        total = 0;
-        for (uint64_t r = 0; r < p; ++r) {
-            if (req->recvcounts[r] != req->recvcounts[0]) {
-                snprintf(in->why, in->why_len, "tacos needs equal receive counts");
-                return THEMIS_ERR_UNSUPPORTED;
-            }
-            total += req->recvcounts[r];
-        }
-    }
     memset(&tmp, 0, sizeof(tmp));
     themis_status_t st = tacos_get(in, &tmp, &s);
     if (THEMIS_OK == st) {
-        st = themis_xfer_compile(s, req->rank, total, req->chunks_in_flight, out, why,
-                                 sizeof(why));
+        st = themis_xfer_compile(s, req->rank, total,
+                                 THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts : NULL,
+                                 req->chunks_in_flight, out, why, sizeof(why));
         if (THEMIS_OK != st && NULL != in->why) {
             snprintf(in->why, in->why_len, "%s: %s", s->name, why);
         }

@@ -22,8 +22,8 @@
 #include "link_sim.h"
 #include "treepack.h"
 
-/* Units of the schedule: enough chunks per tree to pipeline, few enough
- * that small vectors still divide (the p3 presets: 96). */
+/* Units of the schedule: enough chunks per tree to pipeline (the p3
+ * presets: 96); any count runs (units of uneven size, transfer.h). */
 #define TREEPACK_TARGET_UNITS 96u
 
 /* Per graph (by hash): the packing's schedule, or why there is none. */
@@ -143,8 +143,8 @@ static themis_status_t treepack_build(const themis_algo_input_t *in,
     const themis_xfer_sched_t *s = schedule_for(in, &own, why, sizeof(why));
     themis_status_t st = THEMIS_ERR_UNSUPPORTED;
     if (NULL != s) {
-        st = themis_xfer_compile(s, req->rank, req->count, req->chunks_in_flight, out, why,
-                                 sizeof(why));
+        st = themis_xfer_compile(s, req->rank, req->count, NULL, req->chunks_in_flight, out,
+                                 why, sizeof(why));
     }
     if (THEMIS_OK != st && NULL != in->why) {
         snprintf(in->why, in->why_len, "treepack: %s", why);

@@ -20,6 +20,21 @@ uint64_t themis_split_offset(uint64_t n, uint32_t parts, uint32_t i)
     return (uint64_t)i * (n / parts) + ((uint64_t)i < extra ? i : extra);
 }
 
+uint64_t themis_request_elements(const themis_plan_request_t *req, uint32_t nranks)
+{
+    uint64_t total = 0;
+    if (THEMIS_COLL_ALLREDUCE == req->coll) {
+        return req->count;
+    }
+    for (uint32_t r = 0; r < nranks; r++) {
+        uint64_t n = THEMIS_COLL_REDUCE_SCATTER == req->coll ? req->recvcounts[r] : req->count;
+        if (__builtin_add_overflow(total, n, &total)) {
+            return UINT64_MAX;
+        }
+    }
+    return total;
+}
+
 void themis_block_split_even(uint64_t off, uint64_t n, uint32_t p, themis_block_t *blocks)
 {
     for (uint32_t j = 0; j < p; j++) {

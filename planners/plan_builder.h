@@ -31,6 +31,11 @@ uint64_t themis_split_part(uint64_t n, uint32_t parts, uint32_t i);
 /* Offset of part i within the split range. */
 uint64_t themis_split_offset(uint64_t n, uint32_t parts, uint32_t i);
 
+/* Elements of a request's whole vector: the allreduce count, nranks x
+ * the allgather count, the sum of the reduce-scatter recvcounts;
+ * UINT64_MAX where that overflows. */
+uint64_t themis_request_elements(const themis_plan_request_t *req, uint32_t nranks);
+
 typedef struct {
     uint64_t off, count;   /* elements of the work buffer */
 } themis_block_t;

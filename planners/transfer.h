@@ -12,13 +12,14 @@
  *   INPUT    holds the rank's input when the collective starts
  *   OUTPUT   where the result is left (unless result_buf says INPUT)
  *   SCRATCH  temporary
- * A unit is total / nunits elements of the call, where total is the
- * collective's whole vector: count for allreduce, P x the per-rank count
- * for allgather and reduce-scatter.  A call whose total does not divide
- * by nunits cannot run the schedule.  Allgather inputs are the rank's
- * block (input units j are global units r * buf_units[INPUT] + j);
- * reduce-scatter outputs are block r of the reduced vector (output unit k
- * is global unit r * buf_units[OUTPUT] + k).
+ * Global unit g is a range of the collective's whole vector (count for
+ * allreduce, the sum of the per-rank counts for allgather and
+ * reduce-scatter) given by the call's unit layout (themis_xfer_layout):
+ * units differ by at most one element within a rank's block, and are empty
+ * where a block has fewer elements than units, so any count runs.
+ * Allgather inputs are the rank's block (input units j are global units
+ * r * buf_units[INPUT] + j); reduce-scatter outputs are block r of the
+ * reduced vector (output unit k is global unit r * buf_units[OUTPUT] + k).
  *
  * Transfers.  A transfer moves `count` units from (src, src_buf, src_off)
  * to (dst, dst_buf, dst_off): COPY overwrites the destination, REDUCE
@@ -115,20 +116,38 @@ themis_status_t themis_xfer_check(const themis_xfer_sched_t *s, char *why, size_
 /* Hash of everything that decides what runs (not the name). */
 uint64_t themis_xfer_hash(const themis_xfer_sched_t *s);
 
+/* The unit layout of a call: global unit g is elements off[g] ..
+ * off[g + 1] - 1 of the whole vector (off has nunits + 1 entries,
+ * off[nunits] == total).  Allreduce: the vector in nunits units, the first
+ * total % nunits one element larger.  Reduce-scatter and allgather: rank
+ * r's block (counts[r] elements; NULL: total split evenly over the ranks,
+ * the first total % nranks one larger) split alike into its nunits /
+ * nranks units.  It depends only on the call's counts, which MPI makes
+ * equal on every rank.  THEMIS_ERR_INVALID (why says so) when the counts
+ * do not add up to total or the units do not divide into the ranks. */
+themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
+                                   const uint64_t *counts, uint64_t *off, char *why, size_t len);
+
 /* Rank `rank`'s program for a call whose whole vector has `total`
- * elements (see units above).  Work holds the three buffers one after the
- * other; copy_in fills INPUT from the call's input, copy_out takes the
- * result buffer to the output.  Each transfer becomes an op of one step on
- * the ranks it involves (a send, a receive or a local step), with the
+ * elements, in the unit layout of (total, counts) above.  Work holds the
+ * three buffers one after the other, each unit as large as the largest
+ * global unit it ever holds (input and result units at least the
+ * collective's unit there, so they are packed as the user's vectors unless
+ * a schedule parks a larger unit in one).  copy_in fills INPUT from the
+ * call's input, copy_out takes the result buffer to the output.  Each transfer becomes an op on the
+ * ranks it involves (a send, a receive or a local step), with the
  * transfer's dependencies on this rank as the op's dependencies; one queue
  * per peer and direction plus one for local steps, each in list order, at
- * most chunks_in_flight ops active on each.  Tags are transfer indices.
- * The schedule must have passed themis_xfer_check.  THEMIS_ERR_UNSUPPORTED
- * when total does not divide by nunits (why says so), THEMIS_ERR_INVALID,
- * THEMIS_ERR_NOMEM. */
+ * most chunks_in_flight ops active on each.  Tags are transfer indices.  A
+ * transfer of several units is one message where its units lie back to
+ * back on both ranks, else one message per contiguous run (chained steps
+ * of the op, same tag); a transfer of empty units is an empty step (no
+ * message).  The schedule must have passed themis_xfer_check.
+ * THEMIS_ERR_UNSUPPORTED (why says so) for an empty call or a work buffer
+ * beyond 64 bits; THEMIS_ERR_INVALID, THEMIS_ERR_NOMEM. */
 struct themis_program;
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
-                                    uint32_t chunks_in_flight, struct themis_program *out,
-                                    char *why, size_t len);
+                                    const uint64_t *counts, uint32_t chunks_in_flight,
+                                    struct themis_program *out, char *why, size_t len);
 
 #endif

@@ -8,6 +8,12 @@
  * for locally; they are replaced by their nearest ancestors on this rank
  * (computed once, in list order), which keeps every ordering the race
  * check relied on between this rank's own accesses.
+ *
+ * Units of different sizes (transfer.h, themis_xfer_layout): which global
+ * unit a buffer unit holds when a transfer reads it follows from running
+ * the list in order (what themis_xfer_check proved), for every rank, so
+ * that both sides of a transfer size its message and split it into
+ * contiguous runs alike.
  */
 #include "transfer.h"
 
@@ -16,6 +22,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "plan_builder.h"
 
 typedef struct {
     uint32_t *first, *n;        /* per transfer: its local ancestors in anc[] */
@@ -89,36 +96,232 @@ static int local_deps(const themis_xfer_sched_t *s, uint32_t rank, local_deps_t 
 
 #define WHY(st, ...) (snprintf(why, len, __VA_ARGS__), (st))
 
+themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
+                                   const uint64_t *counts, uint64_t *off, char *why, size_t len)
+{
+    int all = THEMIS_COLL_ALLREDUCE == s->coll;
+    uint32_t nblocks = all ? 1 : s->nranks;
+    if (0 == s->nranks || 0 == s->nunits || 0 != s->nunits % nblocks) {
+        return WHY(THEMIS_ERR_INVALID, "%u units do not divide into %u blocks", s->nunits,
+                   nblocks);
+    }
+    if (THEMIS_COLL_ALLGATHER == s->coll && NULL == counts && 0 != total % s->nranks) {
+        return WHY(THEMIS_ERR_INVALID, "an allgather of %llu elements over %u ranks: not %u "
+                   "equal blocks", (unsigned long long) total, s->nranks, s->nranks);
+    }
+    uint32_t per = s->nunits / nblocks;
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < nblocks; ++r) {
+        uint64_t n = all ? total
+                         : NULL != counts ? counts[r] : themis_split_part(total, nblocks, r);
+        for (uint32_t k = 0; k < per; ++k) {
+            off[(size_t) r * per + k] = at + themis_split_offset(n, per, k);
+        }
+        if (__builtin_add_overflow(at, n, &at)) {
+            return WHY(THEMIS_ERR_INVALID, "the block counts overflow");
+        }
+    }
+    off[s->nunits] = at;
+    if (at != total) {
+        return WHY(THEMIS_ERR_INVALID, "the blocks have %llu elements, the call %llu",
+                   (unsigned long long) at, (unsigned long long) total);
+    }
+    return THEMIS_OK;
+}
+
+/* Every rank's buffer units: the global unit each holds as the list runs,
+ * and its size (elements): the largest it ever holds, at least that of the
+ * unit the collective puts there (input, result). */
+typedef struct {
+    const themis_xfer_sched_t *s;
+    const uint64_t *off;        /* the layout */
+    uint64_t base[THEMIS_NBUFS], per_rank;
+    uint32_t *gid;              /* UINT32_MAX: nothing yet */
+    uint64_t *size;
+    uint64_t *carried_first;    /* [nxfers + 1] into carried[] */
+    uint32_t *carried;          /* the global unit of each unit of each transfer */
+} units_t;
+
+static uint64_t unit_len(const units_t *m, uint32_t g)
+{
+    return m->off[g + 1] - m->off[g];
+}
+
+static size_t unit_at(const units_t *m, uint32_t rank, uint8_t buf, uint64_t unit)
+{
+    return (size_t) (rank * m->per_rank + m->base[buf] + unit);
+}
+
+/* The global unit the collective puts in (rank, buf, unit), UINT32_MAX
+ * where it puts none (scratch, the output of an allreduce in place). */
+static uint32_t home_unit(const themis_xfer_sched_t *s, uint32_t rank, int buf, uint64_t unit)
+{
+    uint64_t block = (uint64_t) rank * (s->nunits / s->nranks);
+    if (THEMIS_BUF_INPUT == buf) {
+        return (uint32_t) ((THEMIS_COLL_ALLGATHER == s->coll ? block : 0) + unit);
+    }
+    if (THEMIS_BUF_OUTPUT == buf && THEMIS_BUF_OUTPUT == s->result_buf) {
+        return (uint32_t) ((THEMIS_COLL_REDUCE_SCATTER == s->coll ? block : 0) + unit);
+    }
+    return UINT32_MAX;
+}
+
+static void units_free(units_t *m)
+{
+    free(m->gid);
+    free(m->size);
+    free(m->carried_first);
+    free(m->carried);
+}
+
+static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *off, units_t *m,
+                                 char *why, size_t len)
+{
+    uint64_t ncarried = 0;
+    memset(m, 0, sizeof(*m));
+    m->s = s;
+    m->off = off;
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        m->base[b] = m->per_rank;
+        m->per_rank += s->buf_units[b];
+    }
+    for (uint32_t i = 0; i < s->nxfers; ++i) {
+        ncarried += s->xfers[i].count;
+    }
+    size_t n = (size_t) s->nranks * m->per_rank;
+    m->gid = malloc((n + 1) * sizeof(*m->gid));
+    m->size = calloc(n + 1, sizeof(*m->size));
+    m->carried_first = malloc(((size_t) s->nxfers + 1) * sizeof(*m->carried_first));
+    m->carried = malloc(((size_t) ncarried + 1) * sizeof(*m->carried));
+    if (NULL == m->gid || NULL == m->size || NULL == m->carried_first
+        || NULL == m->carried) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t r = 0; r < s->nranks; ++r) {
+        for (int b = 0; b < THEMIS_NBUFS; ++b) {
+            for (uint64_t u = 0; u < s->buf_units[b]; ++u) {
+                size_t a = unit_at(m, r, (uint8_t) b, u);
+                uint32_t h = home_unit(s, r, b, u);
+                m->gid[a] = THEMIS_BUF_INPUT == b ? h : UINT32_MAX;
+                m->size[a] = UINT32_MAX != h ? unit_len(m, h) : 0;
+            }
+        }
+    }
+    ncarried = 0;
+    for (uint32_t i = 0; i < s->nxfers; ++i) {
+        const themis_xfer_t *x = &s->xfers[i];
+        uint32_t *c = &m->carried[ncarried];
+        m->carried_first[i] = ncarried;
+        ncarried += x->count;
+        for (uint64_t k = 0; k < x->count; ++k) {
+            c[k] = m->gid[unit_at(m, x->src, x->src_buf, x->src_off + k)];
+            if (UINT32_MAX == c[k]) {
+                return WHY(THEMIS_ERR_INVALID, "transfer %u reads a unit nobody wrote "
+                           "(themis_xfer_check rejects the schedule)", i);
+            }
+        }
+        for (uint64_t k = 0; k < x->count; ++k) {
+            size_t a = unit_at(m, x->dst, x->dst_buf, x->dst_off + k);
+            uint64_t l = unit_len(m, c[k]);
+            if (l > m->size[a]) {
+                m->size[a] = l;
+            }
+            m->gid[a] = c[k];
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* Whether unit k of transfer i ends where the next one starts on both
+ * ranks (a message may go on past it). */
+static int runs_on(const units_t *m, uint32_t i, uint64_t k)
+{
+    const themis_xfer_t *x = &m->s->xfers[i];
+    uint64_t l = unit_len(m, m->carried[m->carried_first[i] + k]);
+    return l == m->size[unit_at(m, x->src, x->src_buf, x->src_off + k)]
+           && l == m->size[unit_at(m, x->dst, x->dst_buf, x->dst_off + k)];
+}
+
+static uint32_t transfer_runs(const units_t *m, uint32_t i)
+{
+    uint32_t n = 1;
+    for (uint64_t k = 0; k + 1 < m->s->xfers[i].count; ++k) {
+        n += !runs_on(m, i, k);
+    }
+    return n;
+}
+
+/* Copies between the user's vector and buffer `buf` of rank me, whose
+ * units are the collective's units of that vector in order: back to back,
+ * one copy, unless a unit is made larger by one it holds on the way. */
+static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const uint64_t *at,
+                              int to_work, themis_copy_t *out)
+{
+    uint32_t n = 0;
+    uint32_t first = home_unit(m->s, me, buf, 0);
+    for (uint64_t j = 0; j < m->s->buf_units[buf]; ++j) {
+        uint32_t g = home_unit(m->s, me, buf, j);
+        uint64_t l = unit_len(m, g), user = m->off[g] - m->off[first];
+        uint64_t work = at[m->base[buf] + j];
+        uint64_t src = to_work ? user : work, dst = to_work ? work : user;
+        if (0 == l) {
+            continue;
+        }
+        if (n > 0 && out[n - 1].src_off + out[n - 1].count == src
+            && out[n - 1].dst_off + out[n - 1].count == dst) {
+            out[n - 1].count += l;
+            continue;
+        }
+        out[n++] = (themis_copy_t) {.src_off = src, .dst_off = dst, .count = l};
+    }
+    return n;
+}
+
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
-                                    uint32_t chunks_in_flight, themis_program_t *out,
-                                    char *why, size_t len)
+                                    const uint64_t *counts, uint32_t chunks_in_flight,
+                                    themis_program_t *out, char *why, size_t len)
 {
     themis_program_t *p = out;
     local_deps_t l = {0};
+    units_t m;
     uint32_t me = (uint32_t) rank, *op_of = NULL, *qid = NULL, *qfill = NULL;
-    uint64_t u, off[THEMIS_NBUFS], units = 0;
+    uint64_t *off = NULL, *at = NULL;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
     memset(p, 0, sizeof(*p));
+    memset(&m, 0, sizeof(m));
     if (rank < 0 || me >= s->nranks || 0 == chunks_in_flight || 0 == s->nunits) {
         return WHY(THEMIS_ERR_INVALID, "rank %d, %u in flight, %u units: cannot compile", rank,
                    chunks_in_flight, s->nunits);
     }
-    if (0 == total || 0 != total % s->nunits) {
-        return WHY(THEMIS_ERR_UNSUPPORTED, "%llu elements do not divide into the schedule's "
-                   "%u units", (unsigned long long) total, s->nunits);
+    if (0 == total) {
+        return WHY(THEMIS_ERR_UNSUPPORTED, "an empty call has nothing to transfer");
     }
-    u = total / s->nunits;
-    for (int b = 0; b < THEMIS_NBUFS; ++b) {
-        off[b] = units * u;
-        if (__builtin_add_overflow(units, s->buf_units[b], &units)) {
-            return WHY(THEMIS_ERR_INVALID, "buffers overflow");
+    off = malloc(((size_t) s->nunits + 1) * sizeof(*off));
+    if (NULL == off) {
+        goto out;
+    }
+    if (THEMIS_OK != (st = themis_xfer_layout(s, total, counts, off, why, len))
+        || THEMIS_OK != (st = units_run(s, off, &m, why, len))) {
+        goto out;
+    }
+    /* This rank's units, back to back: input, output, scratch. */
+    st = THEMIS_ERR_NOMEM;
+    at = malloc(((size_t) m.per_rank + 1) * sizeof(*at));
+    if (NULL == at) {
+        goto out;
+    }
+    for (uint64_t b = 0, u = 0; b < THEMIS_NBUFS; ++b) {
+        for (uint64_t k = 0; k < s->buf_units[b]; ++k, ++u) {
+            uint64_t sz = m.size[unit_at(&m, me, (uint8_t) b, k)];
+            at[u] = p->work_count;
+            if (__builtin_add_overflow(p->work_count, sz, &p->work_count)) {
+                st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
+                goto out;
+            }
         }
     }
-    if (__builtin_mul_overflow(units, u, &p->work_count)) {
-        return WHY(THEMIS_ERR_UNSUPPORTED, "%llu elements per unit: work buffer overflows",
-                   (unsigned long long) u);
-    }
+    at[m.per_rank] = p->work_count;
 
     /* Ops of this rank, one per transfer it takes part in. */
     op_of = malloc(((size_t) s->nxfers + 1) * sizeof(*op_of));
@@ -138,18 +341,19 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
                                                           : 2 + 2 * (size_t) x->src;
         op_of[i] = p->nops++;
         p->nop_deps += l.n[i];
+        p->nsteps += transfer_runs(&m, i);
         qfill[key]++;
     }
     for (size_t k = 0; k <= 2 * (size_t) s->nranks; ++k) {
         qid[k] = qfill[k] > 0 ? p->nqueues++ : UINT32_MAX;
     }
     p->ops = calloc((size_t) p->nops + 1, sizeof(*p->ops));
-    p->steps = calloc((size_t) p->nops + 1, sizeof(*p->steps));
+    p->steps = calloc((size_t) p->nsteps + 1, sizeof(*p->steps));
     p->op_deps = malloc(((size_t) p->nop_deps + 1) * sizeof(*p->op_deps));
     p->queue_first = calloc((size_t) p->nqueues + 1, sizeof(*p->queue_first));
     p->queue_ops = malloc(((size_t) p->nops + 1) * sizeof(*p->queue_ops));
-    p->copy_in = calloc(1, sizeof(*p->copy_in));
-    p->copy_out = calloc(1, sizeof(*p->copy_out));
+    p->copy_in = calloc(s->buf_units[THEMIS_BUF_INPUT] + 1, sizeof(*p->copy_in));
+    p->copy_out = calloc(s->buf_units[s->result_buf] + 1, sizeof(*p->copy_out));
     if (NULL == p->ops || NULL == p->steps || NULL == p->op_deps || NULL == p->queue_first
         || NULL == p->queue_ops || NULL == p->copy_in || NULL == p->copy_out) {
         goto out;
@@ -163,7 +367,7 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         }
     }
 
-    uint32_t nd = 0;
+    uint32_t nd = 0, ns = 0;
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
         if (UINT32_MAX == op_of[i]) {
@@ -173,12 +377,10 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         themis_op_t *op = &p->ops[o];
-        themis_step_t *stp = &p->steps[o];
-        uint64_t cnt = x->count * u;
+        const uint32_t *carried = &m.carried[m.carried_first[i]];
 
         op->queue = qid[key];
-        op->first_step = o;
-        op->nsteps = 1;
+        op->first_step = ns;
         op->chunk = i;
         op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
         op->dep_first = nd;
@@ -188,45 +390,57 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         }
         p->queue_ops[qfill[key]++] = o;
 
-        stp->send_peer = -1;
-        stp->recv_peer = -1;
-        stp->tag = i;
-        if (x->src == me) {
-            stp->send_off = off[x->src_buf] + x->src_off * u;
-            stp->send_count = cnt;
+        /* One step per contiguous run of the transfer's units, chained. */
+        for (uint64_t k = 0; k < x->count; ++k) {
+            themis_step_t *stp = &p->steps[ns];
+            uint64_t cnt = unit_len(&m, carried[k]);
+            if (k > 0 && runs_on(&m, i, k - 1)) {
+                stp[-1].send_count += x->src == me ? cnt : 0;
+                stp[-1].recv_count += x->dst == me ? cnt : 0;
+                continue;
+            }
+            ns++;
+            op->nsteps++;
+            stp->after_prev = k > 0;
+            stp->send_peer = -1;
+            stp->recv_peer = -1;
+            stp->tag = i;
+            if (x->src == me) {
+                stp->send_off = at[m.base[x->src_buf] + x->src_off + k];
+                stp->send_count = cnt;
+            }
+            if (x->dst == me) {
+                stp->recv_off = at[m.base[x->dst_buf] + x->dst_off + k];
+                stp->recv_count = cnt;
+            }
+            if (x->src == x->dst) {
+                stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_LOCAL_REDUCE
+                                                               : THEMIS_LOCAL_COPY;
+            } else if (x->src == me) {
+                stp->send_peer = (int32_t) x->dst;
+            } else {
+                stp->recv_peer = (int32_t) x->src;
+                stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_RECV_REDUCE
+                                                               : THEMIS_RECV_COPY;
+            }
         }
-        if (x->dst == me) {
-            stp->recv_off = off[x->dst_buf] + x->dst_off * u;
-            stp->recv_count = cnt;
-        }
-        if (x->src == x->dst) {
-            stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_LOCAL_REDUCE
-                                                           : THEMIS_LOCAL_COPY;
-        } else if (x->src == me) {
-            stp->send_peer = (int32_t) x->dst;
-        } else {
-            stp->recv_peer = (int32_t) x->src;
-            stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_RECV_REDUCE
-                                                           : THEMIS_RECV_COPY;
-            if (THEMIS_XFER_REDUCE == x->kind && cnt > p->max_recv_count) {
-                p->max_recv_count = cnt;
+        for (uint32_t k = op->first_step; k < ns; ++k) {
+            const themis_step_t *stp = &p->steps[k];
+            if (THEMIS_RECV_REDUCE == stp->recv_mode && stp->recv_count > p->max_recv_count) {
+                p->max_recv_count = stp->recv_count;
             }
         }
     }
-    p->nsteps = p->nops;
     p->chunks_in_flight = chunks_in_flight;
     p->max_op_reduce_recvs = p->max_recv_count > 0 ? 1 : 0;
     p->work_is_output = 0;
-    p->ncopy_in = 1;
-    p->copy_in[0] = (themis_copy_t) {.src_off = 0, .dst_off = off[THEMIS_BUF_INPUT],
-                                     .count = s->buf_units[THEMIS_BUF_INPUT] * u};
-    p->ncopy_out = 1;
-    p->copy_out[0] = (themis_copy_t) {.src_off = off[s->result_buf], .dst_off = 0,
-                                      .count = (THEMIS_COLL_REDUCE_SCATTER == s->coll
-                                                    ? s->nunits / s->nranks
-                                                    : s->nunits) * u};
+    p->ncopy_in = vector_copies(&m, me, THEMIS_BUF_INPUT, at, 1, p->copy_in);
+    p->ncopy_out = vector_copies(&m, me, (uint8_t) s->result_buf, at, 0, p->copy_out);
     st = THEMIS_OK;
 out:
+    free(off);
+    free(at);
+    units_free(&m);
     free(op_of);
     free(qid);
     free(qfill);

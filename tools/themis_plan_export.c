@@ -68,7 +68,8 @@ static int programs_hash(const themis_xfer_sched_t *s, uint64_t total, uint32_t 
     *h = THEMIS_FNV_OFFSET;
     for (uint32_t r = 0; r < s->nranks; r++) {
         themis_program_t p;
-        if (THEMIS_OK != themis_xfer_compile(s, (int) r, total, in_flight, &p, why, sizeof(why))) {
+        if (THEMIS_OK
+            != themis_xfer_compile(s, (int) r, total, NULL, in_flight, &p, why, sizeof(why))) {
             fprintf(stderr, "themis-plan export: compiling rank %u: %s\n", r, why);
             return EXIT_RUNTIME;
         }

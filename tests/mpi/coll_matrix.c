@@ -35,9 +35,12 @@
  * 1000003-element cases for a few representative types.
  * --coll allreduce|reduce_scatter|allgather runs one collective (both
  * reduce-scatter calls for reduce_scatter), and --count-unit N multiplies
- * every count by N and keeps reduce-scatter counts even: a schedule whose
- * chunks must divide the vector (coll_themis_<coll>_schedule) then serves
- * every call.
+ * every count by N and keeps reduce-scatter counts even.  --counts
+ * A,B,... replaces the level's counts (at most 16; the level still picks
+ * types and ops) and runs every reduce-scatter distribution (even, skewed
+ * with empty blocks, all on one rank) at each: counts the schedules'
+ * units do not divide (primes, powers of two) for the rows that must
+ * serve them all.
  *
  * Output: "error: ..." lines for failures (first few per rank) and one
  * summary line from rank 0; exit status 0 only when every rank passed.
@@ -720,6 +723,7 @@ typedef struct {
     int algo;                   /* --algo: -1 unchecked, else tc_algo_name() index */
     int only_coll;              /* --coll: -1 all, else the first coll_t it names */
     size_t count_unit;          /* --count-unit, 1 by default */
+    int explicit_counts;        /* --counts given */
     int substituted;            /* --substituted */
     int rank, nprocs;
     expect_mode_t expect;
@@ -1168,7 +1172,8 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
                             continue;
                         }
                         for (int d = 0; d < D_NDISTS; d++) {
-                            if (cx->count_unit > 1 ? D_EVEN == d
+                            if (cx->explicit_counts ? 1
+                                : cx->count_unit > 1 ? D_EVEN == d
                                 : (L_FULL == level || (L_REDUCED == level && D_SKEW == d)
                                    || (L_REDUCED != level && D_EVEN == d))) {
                                 c.dist = (dist_t) d;
@@ -1210,7 +1215,7 @@ static void usage(const char *argv0)
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
             "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
-            "[--count-unit N]\n", argv0);
+            "[--count-unit N] [--counts A,B,...]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -1222,6 +1227,8 @@ int main(int argc, char **argv)
     char err[256];
     int only_coll = -1;
     size_t count_unit = 1;
+    size_t counts[16], ncounts = 0;
+    int bad_counts = 0;
 
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
@@ -1248,6 +1255,16 @@ int main(int argc, char **argv)
                         : !strcmp(c, "allgather") ? C_ALLGATHER : -2;
         } else if (0 == strcmp(argv[i], "--count-unit") && i + 1 < argc) {
             count_unit = strtoull(argv[++i], NULL, 10);
+        } else if (0 == strcmp(argv[i], "--counts") && i + 1 < argc) {
+            char *s = argv[++i], *end = s;
+            do {
+                if (ncounts == sizeof(counts) / sizeof(counts[0])) {
+                    bad_counts = 1;
+                    break;
+                }
+                counts[ncounts++] = strtoull(',' == *end ? end + 1 : end, &end, 10);
+            } while (',' == *end);
+            bad_counts |= '\0' != *end;
         } else {
             usage(argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1268,7 +1285,8 @@ int main(int argc, char **argv)
     cx.substituted = substituted;
     cx.only_coll = only_coll;
     cx.count_unit = count_unit;
-    if (-2 == only_coll || 0 == count_unit) {
+    cx.explicit_counts = ncounts > 0;
+    if (-2 == only_coll || 0 == count_unit || bad_counts) {
         usage(argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -1344,8 +1362,9 @@ int main(int argc, char **argv)
         report(&cx, NULL, "coll_themis_min_bytes is 0: small messages cannot fall back");
     }
 
-    size_t counts[16];
-    size_t ncounts = build_counts(level, cx.nprocs, chunks, min_bytes, count_unit, counts);
+    if (0 == ncounts) {
+        ncounts = build_counts(level, cx.nprocs, chunks, min_bytes, count_unit, counts);
+    }
     tc_read(&cx.first);
 
     if (0 == cx.nerrors) {

@@ -61,6 +61,23 @@ MIN0=(--mca coll_themis_min_bytes 0 --mca coll_themis_min_chunk_bytes 1)
 # whole datatype/op/count matrix there instead (and every timeout of the
 # suite is 8 times longer).
 level_or() { echo "${THEMIS_TEST_LEVEL:-$1}"; }
+# Counts no schedule's units divide (primes, powers of two, fewer elements
+# than ranks), for coll_matrix --counts on rows that serve every count: a
+# short list for CI, more with THEMIS_TEST_LEVEL=full, where
+# any_counts_big adds 2^20 and 2^20 + 1 (for the tiny matrix: large calls
+# take seconds each; empty otherwise).
+any_counts() {
+    if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
+        echo 1,2,3,5,7,13,64,96,97,128,1000,1024,4099,65536,65537
+    else
+        echo 1,7,97,1024,4099
+    fi
+}
+any_counts_big() {
+    if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
+        echo 1048576,1048577
+    fi
+}
 opts=(); args=(); launcher=(); need=()
 failures=0
 

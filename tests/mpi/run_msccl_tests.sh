@@ -8,9 +8,10 @@
 # dependencies, TE-CCL's 32-rank All-Gather) run coll_matrix's datatype x op
 # matrix for their collective with counts that divide into their chunks;
 # every call must be bit-exact and raise coll_themis_<coll>_schedule_calls
-# (and nothing else).  Then the cases a schedule cannot serve, each with
-# its message and every call falling back (counted): another number of
-# ranks, another collective, a count that does not divide, and files that
+# (and nothing else); counts that do not divide into their chunks
+# (any_counts) run them too, in units of uneven size.  Then the cases a
+# schedule cannot serve, each with its message and every call falling back
+# (counted): another number of ranks, another collective, and files that
 # do not load (a cycle, a chunk nobody wrote, broken XML).  Also Themis'
 # own programs, exported with `themis-plan export --msccl`, run through
 # the files they were written to.
@@ -52,6 +53,14 @@ done
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" $(sched allgather teccl_amd_32.xml))
 args=(--coll allgather --count-unit 2 --algo schedule --no-subcomms --level tiny)
 run "teccl_amd_32 allgather vader" 900 32
+# Counts that do not divide into the chunks: units of uneven size.
+for f in allreduce_ring_3.xml:3 allreduce_allpairs_4.xml:4; do
+    # shellcheck disable=SC2207
+    opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce "${f%:*}"))
+    args=(--coll allreduce --counts "$(any_counts)" --algo schedule --no-subcomms
+          --level "$(level_or tiny)")
+    run "${f%:*} allreduce counts $(any_counts)" 600 "${f#*:}"
+done
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce pairs_2.xml))
 args=(--coll allreduce --count-unit 2 --algo schedule --no-subcomms)
@@ -73,6 +82,9 @@ for c in allreduce:16 reduce_scatter:128 allgather:16; do
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" --mca "coll_themis_${coll}_schedule" "$gen/$coll.xml")
     args=(--coll "$coll" --count-unit "$unit" --algo schedule --no-subcomms --level tiny)
     run "exported themis $coll 4x2" 600 8
+    # Any count, reduce_scatter with unequal and empty blocks too.
+    args=(--coll "$coll" --counts "$(any_counts)" --algo schedule --no-subcomms --level tiny)
+    run "exported themis $coll 4x2 counts $(any_counts)" 600 8
 done
 rm -rf "$gen"
 
@@ -106,12 +118,6 @@ opts=("${VADER[@]}" "${MIN0[@]}" $(sched allgather allreduce_ring_3.xml))
 args=(--coll allgather --expect fallback --no-subcomms --level tiny)
 need=('it is an allreduce schedule, given for allgather')
 run "allreduce file as allgather falls back" 300 3
-# tiny counts 1, 7 and 64 x 3 + 1 elements: none divides into 3 chunks.
-# shellcheck disable=SC2207
-opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml))
-args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
-need=('do not divide into the schedule.s 3 units')
-run "counts that do not divide fall back" 300 3
 for bad in "bad_cycle_2.xml:cycle" "bad_unwritten_2.xml:nobody wrote" \
            "bad_truncated.xml:(XML|xml|parse)"; do
     # shellcheck disable=SC2207

@@ -12,8 +12,10 @@
 # TACOS-ILP All-Reduce on a 2x3 mesh (np 6, `themis-plan
 # synth --ilp --export`, run as coll_themis_allreduce_schedule: its
 # link-order dependencies under MPI).  --count-unit P makes every vector
-# divide into the schedule's P units (one chunk per rank).  Oversubscribed: mpi_yield_when_idle and
-# generous timeouts.
+# divide into the schedule's P units (one chunk per rank); counts that do
+# not (any_counts, reduce-scatters with unequal and empty blocks) run tacos
+# too on the 4x4 mesh.  Oversubscribed: mpi_yield_when_idle and generous
+# timeouts.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=tacos
@@ -69,11 +71,20 @@ else
     echo "FAIL: tacos: themis-plan synth --ilp --export (log: $log_dir/synth_ilp.log)"
     failures=$((failures + 1))
 fi
-# Vectors that do not divide into the units: Themis runs instead, counted.
+# Counts that do not divide into the units: tacos on every call (units of
+# uneven size, planners/transfer.h); reduce_scatter runs even, skewed (with
+# empty blocks) and all-on-one receive counts.
 mapfile -t T16 < <(tacos_opts mesh2d:4x4)
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")
-args=(--coll allreduce --count-unit 17 --algo themis --substituted --no-subcomms --level tiny)
-run "mesh2d:4x4 allreduce of 17-element units -> themis" 900 16
+for c in allreduce reduce_scatter allgather; do
+    args=(--coll "$c" --counts "$(any_counts)" --algo tacos --no-subcomms
+          --level "$(level_or tiny)")
+    run "mesh2d:4x4 $c counts $(any_counts)" 1800 16
+    if [ -n "$(any_counts_big)" ]; then
+        args=(--coll "$c" --counts "$(any_counts_big)" --algo tacos --no-subcomms --level tiny)
+        run "mesh2d:4x4 $c counts $(any_counts_big)" 1800 16
+    fi
+done
 rm -rf "$gen"
 
 echo "tacos suite: $((SECONDS - suite_start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,10 +7,12 @@
 # np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24)
 # and np 4 on p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
 # that are multiples of the schedule's 96 units, every call bit-exact and
-# raising coll_themis_allreduce_treepack_calls (and nothing else).  Then
-# what it cannot serve: without a graph (and on a graph of another size)
-# Themis runs instead, counted as a substitution; counts that do not
-# divide into the units fall back, said why.
+# raising coll_themis_allreduce_treepack_calls (and nothing else).  Counts
+# that do not divide into the units (any_counts: primes, powers of two,
+# fewer elements than ranks) run treepack too, on both presets and on a
+# 12-node graph file (tests/data/graphs).  Then what it cannot serve:
+# without a graph (and on a graph of another size) Themis runs instead,
+# counted as a substitution.
 #
 # Two cores: np 8 is oversubscribed, hence mpi_yield_when_idle and
 # generous timeouts; nothing here is timed.
@@ -51,17 +53,24 @@ opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph torus2d:3x3))
 args=(--coll allreduce --algo treepack --count-unit 72 --no-subcomms --level tiny)
 run "torus2d:3x3 allreduce vader" 900 9
 
-# Where it cannot run: Themis instead (substituted), or a fallback.
+# Any count: units of uneven size (planners/transfer.h), treepack on every call.
+for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12"; do
+    # shellcheck disable=SC2207
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph "${g%:*}"))
+    args=(--coll allreduce --algo treepack --counts "$(any_counts)" --no-subcomms
+          --level "$(level_or tiny)")
+    run "$(basename "${g%:*}") allreduce counts $(any_counts)" 900 "${g##*:}"
+    if [ -n "$(any_counts_big)" ]; then
+        args=(--coll allreduce --algo treepack --counts "$(any_counts_big)" --no-subcomms
+              --level tiny)
+        run "$(basename "${g%:*}") allreduce counts $(any_counts_big)" 900 "${g##*:}"
+    fi
+done
+
+# Where it cannot run: Themis instead (substituted).
 opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}")
 args=(--coll allreduce --algo themis --substituted --no-subcomms --level tiny)
 run "no graph: themis substitutes" 600 4
-# tiny counts 1, 7 and 64 x 3 + 1 elements: none divides into 96 units.
-# shellcheck disable=SC2207
-opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}" $(graph p3.8xlarge))
-args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
-need=('do not divide')
-run "counts that do not divide fall back" 600 4
-need=()
 
 if [ "$failures" -ne 0 ]; then
     exit 1

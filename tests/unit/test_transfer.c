@@ -7,6 +7,7 @@
  * compute the collective under many interleavings (vexec).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan.h"
 #include "transfer.h"
@@ -136,7 +137,7 @@ static void test_tree_allreduce_joins(void)
      * both children's data and nothing else on that queue blocks it. */
     themis_program_t p;
     char why[128];
-    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 1, 3, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 1, 3, NULL, 1, &p, why, sizeof(why)));
     uint32_t joins = 0;
     for (uint32_t o = 0; o < p.nops; o++) {
         joins += p.ops[o].ndeps >= 2;
@@ -329,12 +330,177 @@ static void test_compile_rejects(void)
     themis_xfer_sched_t s;
     themis_program_t p;
     char why[128] = "";
+    uint64_t counts[3] = {2, 2, 1};
     direct_allgather(&s, 3, 2);
-    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_xfer_compile(&s, 0, 7, 1, &p, why, sizeof(why)));
-    UNIT_CHECK(NULL != strstr(why, "do not divide"));
-    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 3, 6, 1, &p, why, sizeof(why)));
-    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 0, 6, 0, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_compile(&s, 0, 7, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(NULL != strstr(why, "allgather"));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_compile(&s, 0, 6, counts, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(NULL != strstr(why, "the blocks have 5 elements, the call 6"));
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED
+               == themis_xfer_compile(&s, 0, 0, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_compile(&s, 3, 6, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_compile(&s, 0, 6, NULL, 0, &p, why, sizeof(why)));
     themis_xfer_free(&s);
+}
+
+static void expect_layout(const themis_xfer_sched_t *s, uint64_t total, const uint64_t *counts,
+                          const uint64_t *want)
+{
+    uint64_t off[16];
+    char why[128] = "";
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_layout(s, total, counts, off, why, sizeof(why)), "%s",
+                why);
+    for (uint32_t g = 0; g <= s->nunits; g++) {
+        UNIT_CHECKF(off[g] == want[g], "%s of %llu: unit %u at %llu, want %llu",
+                    themis_coll_name(s->coll), (unsigned long long)total, g,
+                    (unsigned long long)off[g], (unsigned long long)want[g]);
+    }
+}
+
+/* Unit layouts, offsets worked out by hand: uneven units differ by one
+ * element within a block (the first ones larger), blocks smaller than
+ * their units leave empty units. */
+static void test_layout(void)
+{
+    themis_xfer_sched_t s;
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 4);
+    expect_layout(&s, 10, NULL, (const uint64_t[]){0, 3, 6, 8, 10});
+    expect_layout(&s, 8, NULL, (const uint64_t[]){0, 2, 4, 6, 8});
+    expect_layout(&s, 2, NULL, (const uint64_t[]){0, 1, 2, 2, 2});
+    themis_xfer_init(&s, THEMIS_COLL_REDUCE_SCATTER, 3, 6);
+    expect_layout(&s, 7, (const uint64_t[]){5, 0, 2}, (const uint64_t[]){0, 3, 5, 5, 5, 6, 7});
+    expect_layout(&s, 7, NULL, (const uint64_t[]){0, 2, 3, 4, 5, 6, 7});
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
+    expect_layout(&s, 6, NULL, (const uint64_t[]){0, 2, 3, 5, 6});
+    expect_layout(&s, 2, NULL, (const uint64_t[]){0, 1, 1, 2, 2});
+    uint64_t off[8];
+    char why[128] = "";
+    themis_xfer_init(&s, THEMIS_COLL_REDUCE_SCATTER, 4, 6);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_layout(&s, 8, NULL, off, why, sizeof(why)));
+}
+
+/*
+ * Allreduce on 2 ranks over 4 units through 2 scratch units used twice:
+ * rank 1 sends output units 0..1, then 2..3, into rank 0's scratch 0..1,
+ * which folds each pair into its output; rank 0 sends the result back.
+ * At 6 elements (units 2, 2, 1, 1) scratch units are 2 elements and the
+ * second pair (1 + 1) is not contiguous there: two messages.
+ */
+static void test_uneven_scratch(void)
+{
+    themis_xfer_sched_t s;
+    themis_program_t p;
+    char why[128] = "";
+    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 4);
+    s.buf_units[IN] = 4;
+    s.buf_units[OUT] = 4;
+    s.buf_units[SCR] = 2;
+    uint32_t t0 = add(&s, 0, 0, CP, IN, 0, OUT, 0, 4, NULL, 0);
+    uint32_t t1 = add(&s, 1, 1, CP, IN, 0, OUT, 0, 4, NULL, 0);
+    uint32_t t2 = add(&s, 1, 0, CP, OUT, 0, SCR, 0, 2, &t1, 1);
+    uint32_t t3 = add(&s, 0, 0, RED, SCR, 0, OUT, 0, 2, (const uint32_t[]){t0, t2}, 2);
+    uint32_t t4 = add(&s, 1, 0, CP, OUT, 2, SCR, 0, 2, (const uint32_t[]){t1, t3}, 2);
+    uint32_t t5 = add(&s, 0, 0, RED, SCR, 0, OUT, 2, 2, (const uint32_t[]){t0, t4}, 2);
+    add(&s, 0, 1, CP, OUT, 0, OUT, 0, 4, (const uint32_t[]){t3, t5}, 2);
+    for (uint64_t total = 1; total <= 13; total++) {
+        xfer_run_schedule(&s, total, 1 + total % 2, 6);
+    }
+    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 0, 6, NULL, 1, &p, why, sizeof(why)));
+    /* Input 0..5, output 6..11, scratch units at 12 and 14. */
+    UNIT_CHECK(16 == p.work_count);
+    UNIT_CHECK(1 == p.ncopy_in && 0 == p.copy_in[0].dst_off && 6 == p.copy_in[0].count);
+    UNIT_CHECK(1 == p.ncopy_out && 6 == p.copy_out[0].src_off && 6 == p.copy_out[0].count);
+    const themis_op_t *first = &p.ops[1], *second = &p.ops[3];   /* t2, t4 (no t1) */
+    UNIT_CHECK(t2 == first->chunk && 1 == first->nsteps);
+    UNIT_CHECK(12 == p.steps[first->first_step].recv_off
+               && 4 == p.steps[first->first_step].recv_count);
+    UNIT_CHECK(t4 == second->chunk && 2 == second->nsteps);
+    const themis_step_t *a = &p.steps[second->first_step], *b = a + 1;
+    UNIT_CHECK(12 == a->recv_off && 1 == a->recv_count && 0 == a->after_prev);
+    UNIT_CHECK(14 == b->recv_off && 1 == b->recv_count && 1 == b->after_prev);
+    UNIT_CHECK(t4 == a->tag && t4 == b->tag && 1 == a->recv_peer && 1 == b->recv_peer);
+    /* The local reduce of the second pair: scratch 12 -> output 8, 14 -> 9. */
+    const themis_op_t *fold = &p.ops[4];
+    UNIT_CHECK(t5 == fold->chunk && 2 == fold->nsteps);
+    UNIT_CHECK(12 == p.steps[fold->first_step].send_off
+               && 10 == p.steps[fold->first_step].recv_off);
+    UNIT_CHECK(14 == p.steps[fold->first_step + 1].send_off
+               && 11 == p.steps[fold->first_step + 1].recv_off);
+    themis_program_free(&p);
+    /* At 8 elements every unit is 2: one message each. */
+    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 0, 8, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(p.nsteps == p.nops && 8 + 8 + 4 == p.work_count);
+    themis_program_free(&p);
+    themis_xfer_free(&s);
+}
+
+/* An allgather that parks unit 0 in output unit 1 of rank 1 on its way:
+ * where unit 0 is the larger one (3 elements per rank: units 2, 1, 2, 1)
+ * output unit 1 grows to 2 elements and the result leaves in two copies. */
+static void test_parked_unit(void)
+{
+    themis_xfer_sched_t s;
+    themis_program_t p;
+    char why[160] = "";
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
+    s.buf_units[IN] = 2;
+    s.buf_units[OUT] = 4;
+    uint32_t t0 = add(&s, 0, 1, CP, IN, 0, OUT, 1, 1, NULL, 0);
+    uint32_t t1 = add(&s, 1, 1, CP, OUT, 1, OUT, 0, 1, &t0, 1);
+    add(&s, 0, 1, CP, IN, 1, OUT, 1, 1, &t1, 1);
+    add(&s, 1, 1, CP, IN, 0, OUT, 2, 2, NULL, 0);
+    add(&s, 1, 0, CP, IN, 0, OUT, 2, 2, NULL, 0);
+    add(&s, 0, 0, CP, IN, 0, OUT, 0, 2, NULL, 0);
+    for (uint64_t count = 1; count <= 5; count++) {
+        xfer_run_schedule(&s, 2 * count, 1 + count % 2, 6);
+    }
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(&s, 1, 6, NULL, 1, &p, why, sizeof(why)), "%s",
+                why);
+    /* Input 0..2; output units at 3 (2), 5 (2, holds 1), 7 (2), 9 (1). */
+    UNIT_CHECK(10 == p.work_count);
+    UNIT_CHECK(1 == p.ncopy_in && 0 == p.copy_in[0].src_off && 0 == p.copy_in[0].dst_off
+               && 3 == p.copy_in[0].count);
+    UNIT_CHECK(2 == p.ncopy_out);
+    UNIT_CHECK(3 == p.copy_out[0].src_off && 0 == p.copy_out[0].dst_off
+               && 3 == p.copy_out[0].count);
+    UNIT_CHECK(7 == p.copy_out[1].src_off && 3 == p.copy_out[1].dst_off
+               && 3 == p.copy_out[1].count);
+    themis_program_free(&p);
+    themis_xfer_free(&s);
+}
+
+/* Counts the units do not divide, down to fewer elements than units and
+ * reduce-scatters with unequal (and empty) blocks. */
+static void test_any_count(void)
+{
+    themis_xfer_sched_t s;
+    tree_allreduce(&s, 7, 3);
+    for (uint64_t total = 1; total <= 8; total++) {
+        xfer_run_schedule(&s, total, 2, 6);
+    }
+    xfer_run_schedule(&s, 3 * 5 + 1, 1, 10);
+    themis_xfer_free(&s);
+    direct_allgather(&s, 5, 2);
+    xfer_run_schedule(&s, 5 * 3, 1, 10);
+    xfer_run_schedule(&s, 5 * 1, 2, 10);
+    themis_xfer_free(&s);
+    direct_reduce_scatter(&s, 5);
+    xfer_run_counts(&s, 13, (const uint64_t[]){3, 0, 1, 7, 2}, 2, 10);
+    xfer_run_schedule(&s, 13, 1, 10);
+    xfer_run_schedule(&s, 3, 1, 10);
+    themis_xfer_free(&s);
+    for (int c = 0; c < 3; c++) {
+        UNIT_CHECK(THEMIS_OK == themis_xfer_ring((themis_coll_t)c, 4, NULL, &s));
+        xfer_run_schedule(&s, 4 * 5 + (THEMIS_COLL_ALLGATHER == c ? 0 : 3), 2, 8);
+        if (THEMIS_COLL_REDUCE_SCATTER == c) {
+            xfer_run_counts(&s, 9, (const uint64_t[]){0, 5, 1, 3}, 1, 8);
+        }
+        themis_xfer_free(&s);
+    }
 }
 
 int main(void)
@@ -347,5 +513,9 @@ int main(void)
     UNIT_RUN(test_hash_stable);
     UNIT_RUN(test_check_rejects);
     UNIT_RUN(test_compile_rejects);
+    UNIT_RUN(test_layout);
+    UNIT_RUN(test_uneven_scratch);
+    UNIT_RUN(test_any_count);
+    UNIT_RUN(test_parked_unit);
     UNIT_EXIT();
 }

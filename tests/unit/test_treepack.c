@@ -373,15 +373,17 @@ static void test_row(void)
     UNIT_CHECK(THEMIS_OK == themis_tp_allreduce_schedule(&g, &p, themis_tp_chunks_for(&p, 96),
                                                          &s, why, sizeof(why)));
     UNIT_CHECK(96 == s.nunits);
-    UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, 3, 96 * 4, 2, &direct, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK
+               == themis_xfer_compile(&s, 3, 96 * 4, NULL, 2, &direct, why, sizeof(why)));
     UNIT_CHECK(via.nops == direct.nops && via.nsteps == direct.nsteps
                && 0 == memcmp(via.steps, direct.steps, via.nsteps * sizeof(*via.steps)));
     themis_program_free(&via);
-    /* A count that does not divide into the units: refused, said why. */
-    req.count = 97;
-    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == row->build(&in, &req, &via));
-    UNIT_CHECK(NULL != strstr(why, "treepack"));
+    /* Counts that do not divide into the units run the same schedule. */
     themis_program_free(&direct);
+    for (uint64_t count = 1; count <= 1025; count = 2 * count + 1) {
+        xfer_run_schedule(&s, count, 2, 2);
+    }
+    xfer_run_schedule(&s, 1024, 1, 2);
     themis_xfer_free(&s);
     themis_tp_packing_free(&p);
     themis_tp_graph_free(&g);
