@@ -4,8 +4,9 @@
  *
  * Any row's predicted time on a graph (algorithm.h, themis_algo_graph_cost):
  * one link-level simulator (link_sim.h) for every algorithm, so that
- * `auto` ranks them on the network they really run on.  A user's schedule
- * is simulated as it is; a planning row builds every rank's program for a
+ * `auto` ranks them on the network they really run on.  A row that runs
+ * a transfer schedule (its xfer hook: a user's file, a synthesized or
+ * packed schedule) is simulated as it is; a planning row builds every rank's program for a
  * representative call (each chunk's blocks one element, at most
  * GRAPH_COST_MAX_ELEMS elements, so costing stays cheap) and simulates the
  * transfers those programs make (xfer_programs.h), each element standing
@@ -107,15 +108,15 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
         || p > THEMIS_GRAPH_COST_MAX_RANKS) {
         return THEMIS_ERR_UNSUPPORTED;
     }
-    if (a == themis_algorithm_get(themis_algorithm_index("schedule"))) {
-        if (NULL == in->xsched) {
-            return THEMIS_ERR_UNSUPPORTED;
-        }
-        return simulate(in, in->xsched, in->xsched->nunits, time);
-    }
-    /* A synthesizing row simulates the schedule it synthesized. */
-    if (a == themis_algorithm_get(themis_algorithm_index("tacos"))) {
-        return a->cost(in, time);
+    if (NULL != a->xfer) {
+        /* A row that runs a transfer schedule: that schedule, as it is. */
+        themis_xfer_sched_t tmp;
+        char why[160];
+        memset(&tmp, 0, sizeof(tmp));
+        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
+        themis_status_t st = NULL != s ? simulate(in, s, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        themis_xfer_free(&tmp);
+        return st;
     }
     /* Each chunk's blocks one element: the call's chunks while they fit. */
     uint64_t per_chunk = p;
@@ -139,11 +140,6 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
     if (THEMIS_OK == st) {
         st = simulate(in, &s, units, time);
         themis_xfer_free(&s);
-    } else if (THEMIS_ERR_UNSUPPORTED == st) {
-        /* A row whose own schedule has units the representative call does
-         * not divide into (treepack) simulates that schedule on the graph
-         * in its cost. */
-        st = a->cost(in, time);
     }
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);
 }

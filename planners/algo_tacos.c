@@ -169,6 +169,16 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
     return st;
 }
 
+static const themis_xfer_sched_t *tacos_xfer(const themis_algo_input_t *in,
+                                             themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    const themis_xfer_sched_t *s = NULL;
+    themis_algo_input_t rin = *in;
+    rin.why = why;
+    rin.why_len = len;
+    return THEMIS_OK == tacos_get(&rin, tmp, &s) ? s : NULL;
+}
+
 static void tacos_state_free(void *state)
 {
     tacos_state_t *st = state;
@@ -188,4 +198,5 @@ const themis_algorithm_t themis_algorithm_tacos = {
     .cost = tacos_cost,
     .build = tacos_build,
     .state_free = tacos_state_free,
+    .xfer = tacos_xfer,
 };

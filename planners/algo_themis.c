@@ -74,4 +74,5 @@ const themis_algorithm_t themis_algorithm_themis = {
     .cost = themis_cost,
     .build = themis_build,
     .state_free = NULL,
+    .flags = THEMIS_ALGO_FLAG_DIM_ORDERS,
 };

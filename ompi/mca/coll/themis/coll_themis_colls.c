@@ -458,7 +458,15 @@ typedef struct {
     ompi_datatype_t *sdtype;            /* allgather */
 } themis_call_t;
 
-#define PLANNERS_REFUSED "the planners refused it (coll_themis_verbose 1 says why)"
+/* Why no row serves the call, kept past the call's choice (which is
+ * local to the collective's body) until the fallback is logged. */
+static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
+{
+    static _Thread_local char text[sizeof(choice->refused)];
+    snprintf(text, sizeof(text), "%s", '\0' != choice->refused[0] ? choice->refused
+                                                                  : "the planners refused it");
+    return text;
+}
 
 /* Element count of the full vector, in the user's type. */
 static uint64_t call_elements(const themis_call_t *c, int nranks)
@@ -484,7 +492,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 {
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     themis_elems_t el;
     int rc;
 
@@ -495,7 +503,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) c->count * el.factor,
                                   NULL, el.elem_size, &prog, &layout, &choice);
     if (OMPI_SUCCESS != rc) {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
         return rc;
     }
     return run_reduction(m, comm, c->id, prog, layout, &choice, &el, NULL, c->dtype,
@@ -511,7 +519,7 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     themis_elems_t el;
     ptrdiff_t extent = 0;
     uint64_t *counts;
@@ -540,7 +548,7 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
                            (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), c->op,
                            bytes);
     } else {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
     }
     free(counts);
     return rc;
@@ -559,7 +567,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     const uint64_t block = bytes / (uint64_t) nranks;
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     ptrdiff_t r_extent = 0;
     size_t ssize = 0, rsize = 0;
     char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
@@ -580,7 +588,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
                                   &layout, &choice);
     if (OMPI_SUCCESS != rc) {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
         return rc;
     }
     ompi_datatype_type_extent(c->dtype, &r_extent);
