@@ -198,7 +198,14 @@ static themis_status_t try_row(int a, const themis_algo_input_t *in,
         snprintf(why, len, "out of memory");
         return st;
     }
-    snprintf(why, len, "%s", '\0' != bwhy[0] ? bwhy : themis_status_string(st));
+    /* the reason is listed under the row's name: without its own prefix */
+    size_t name_len = strlen(table[a]->name);
+    const char *text = bwhy;
+    if (0 == strncmp(text, table[a]->name, name_len) && ':' == text[name_len]
+        && ' ' == text[name_len + 1]) {
+        text += name_len + 2;
+    }
+    snprintf(why, len, "%s", '\0' != text[0] ? text : themis_status_string(st));
     return THEMIS_ERR_UNSUPPORTED;
 }
 
@@ -229,13 +236,17 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
     for (int a = 0; a < THEMIS_MAX_ALGORITHMS; ++a) {
         out->status[a] = THEMIS_ERR_UNSUPPORTED;
     }
-    /* Without a graph to rank it against the others, a user's input runs
-     * where it applies, as asked. */
+    /* Without a graph to rank it against the others, a user's schedule
+     * stands in for auto, as asked (it runs as given or not at all). */
     for (int a = 0; THEMIS_ALGO_AUTO == requested && NULL == in->graph && a < NROWS; ++a) {
+        themis_xfer_sched_t tmp;
         char why[8];
-        if (0 != (table[a]->flags & THEMIS_ALGO_FLAG_GIVEN) && runs_here(a, in, why, sizeof(why))) {
+        memset(&tmp, 0, sizeof(tmp));
+        if (0 != (table[a]->flags & THEMIS_ALGO_FLAG_GIVEN) && themis_algorithm_serves(a, in->coll)
+            && NULL != table[a]->xfer && NULL != table[a]->xfer(in, &tmp, why, sizeof(why))) {
             requested = a;
         }
+        themis_xfer_free(&tmp);
     }
     if (THEMIS_ALGO_AUTO != requested) {
         out->index = requested;

@@ -266,10 +266,13 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
     if (mca_coll_themis_trace_on()) {
         mca_coll_themis_trace_fallback(comm, coll, bytes, why);
     }
-    opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
-                        comm->c_name, mca_coll_themis_coll_name(coll),
-                        (unsigned long long) bytes, why);
+    /* every rank falls back alike: the lowest one says so */
+    if (0 == ompi_comm_rank(comm)) {
+        opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
+                            "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
+                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            (unsigned long long) bytes, why);
+    }
 }
 
 /* A call of 0 bytes at or above min_bytes: done, without a program. */
@@ -391,19 +394,21 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
      * report the error. */
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_themis_component.output,
-                            "coll:themis: %s: %s of %llu bytes failed in the engine: %d",
-                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            "coll:themis: %s: rank %d: %s of %llu bytes failed in the engine: %d",
+                            comm->c_name, ompi_comm_rank(comm), mca_coll_themis_coll_name(coll),
                             (unsigned long long) bytes, rc);
         return rc;
     }
     mca_coll_themis_count_call(coll);
     mca_coll_themis_count_algorithm(coll, choice);
     check_tiny(m, comm, coll, choice, bytes);
-    opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
-                        mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
-                        mca_coll_themis_algorithm_name(choice->algo),
-                        choice->substituted ? ", substituted" : "");
+    if (0 == ompi_comm_rank(comm)) {   /* alike on every rank: said once */
+        opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
+                            "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)",
+                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            (unsigned long long) bytes, mca_coll_themis_algorithm_name(choice->algo),
+                            choice->substituted ? ", substituted" : "");
+    }
     return OMPI_SUCCESS;
 }
 

@@ -103,29 +103,6 @@ static void report_substitution(ompi_communicator_t *comm, themis_coll_t coll, i
                         mca_coll_themis_algorithm_name(ran), why);
 }
 
-/* Every row's time at this size or why it does not run the call. */
-static void list_rows(const themis_algo_table_t *t, const themis_algo_choice_t *ch, char *text,
-                      size_t len)
-{
-    size_t used = 0;
-
-    text[0] = '\0';
-    for (int a = 0; a < themis_nalgorithms() && used < len; ++a) {
-        const char *why = '\0' != ch->reason[a][0] ? ch->reason[a]
-                          : THEMIS_OK == ch->status[a] ? NULL
-                          : NULL != t && t->built && '\0' != t->why[a][0] ? t->why[a]
-                                                                         : "not costed";
-        if (NULL == why) {
-            used += (size_t) snprintf(text + used, len - used, "%s%s %.3f us", used ? "; " : "",
-                                      mca_coll_themis_algorithm_name(a),
-                                      (double) ch->time[a] / 1e6);
-        } else {
-            used += (size_t) snprintf(text + used, len - used, "%s%s: %s", used ? "; " : "",
-                                      mca_coll_themis_algorithm_name(a), why);
-        }
-    }
-}
-
 /* No row can serve a call: shown once per process and collective, logged
  * at verbose 1, by the lowest rank; its calls fall back (counted by the
  * caller).  The file is named where one was asked to run. */
@@ -144,7 +121,7 @@ static void report_refused(ompi_communicator_t *comm, themis_coll_t coll, int re
     if (given) {
         snprintf(why, len, "%s", ch->reason[ch->index]);
     } else {
-        list_rows(t, ch, rows, sizeof(rows));
+        themis_algo_choice_rows(t, ch, rows, sizeof(rows));
         snprintf(why, len, "no algorithm can serve it: %s", rows);
     }
     if (!lowest_rank(comm)) {
@@ -177,7 +154,7 @@ static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nrank
     if (g->nnodes == nranks && nranks <= THEMIS_GRAPH_COST_MAX_RANKS) {
         return g;
     }
-    snprintf(no_graph, len, "coll_themis_graph has %u nodes, this communicator %llu ranks%s",
+    snprintf(no_graph, len, "coll_themis_graph has %u nodes, the communicator %llu ranks%s",
              g->nnodes, (unsigned long long) nranks,
              g->nnodes == nranks ? " (more than costing on a graph takes)" : "");
     if (lowest_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
@@ -188,26 +165,20 @@ static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nrank
 }
 
 /* The auto choice with every row's predicted time or reason, at verbose
- * 10, by the lowest rank. */
+ * 10, by the lowest rank (themis-plan compare prints the same line). */
 static void log_auto(ompi_communicator_t *comm, themis_coll_t coll, uint64_t bytes,
-                     const themis_algo_table_t *t, const themis_algo_choice_t *ch,
-                     bool on_graph)
+                     uint64_t elems, const themis_algo_table_t *t,
+                     const themis_algo_choice_t *ch, bool on_graph)
 {
-    char text[1024];
+    char text[1200];
 
     if (!lowest_rank(comm)
         || opal_output_get_verbosity(mca_coll_themis_component.output) < VERBOSE_PLAN) {
         return;
     }
-    list_rows(t, ch, text, sizeof(text));
-    opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
-                        "coll:themis: %s: auto: %s of %llu bytes -> %s (%s%s)", comm->c_name,
-                        themis_coll_name(coll), (unsigned long long) bytes,
-                        mca_coll_themis_algorithm_name(ch->index),
-                        !ch->costed ? "nothing to rank: "
-                        : on_graph  ? "link simulator on coll_themis_graph: "
-                                    : "predicted: ",
-                        text);
+    themis_algo_choice_line(coll, bytes, elems, t, ch, on_graph, text, sizeof(text));
+    opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output, "coll:themis: %s: %s",
+                        comm->c_name, text);
 }
 
 /* What the component's decision gives a size class of the cost table:
@@ -220,22 +191,20 @@ typedef struct {
 
 static void call_params(const mca_coll_themis_module_t *m, int comm_size, themis_coll_t coll,
                         uint64_t bytes, uint64_t elems, mca_coll_themis_decision_t *d,
-                        themis_algo_cost_params_t *params, uint64_t *nchunks)
+                        themis_algo_cost_params_t *params, uint32_t *nchunks)
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     mca_coll_themis_decide(m, comm_size, coll, bytes, d);
-    *nchunks = themis_chunk_count(&m->topo, bytes, elems, d->max_chunks, m->min_chunk_bytes);
-    themis_algo_cost_params_from_chunks(params, (uint32_t) *nchunks, d->chunks_in_flight,
-                                        cfg->order, cfg->scheduler);
-    params->latency = cfg->latency;
+    themis_algo_call_params(&m->topo, bytes, elems, d->max_chunks, m->min_chunk_bytes,
+                            d->chunks_in_flight, cfg->order, cfg->scheduler, cfg->latency, params,
+                            nchunks);
 }
 
 static void class_params(void *ctx, uint64_t bytes, themis_algo_cost_params_t *params)
 {
     const class_ctx_t *c = ctx;
     mca_coll_themis_decision_t d;
-    uint64_t nchunks;
-    call_params(c->m, c->comm_size, c->coll, bytes, bytes, &d, params, &nchunks);
+    call_params(c->m, c->comm_size, c->coll, bytes, bytes, &d, params, NULL);
 }
 
 static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
@@ -250,7 +219,8 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     themis_algo_cost_params_t params;
     themis_plan_request_t req;
     themis_algo_choice_t ch;
-    uint64_t elems, nchunks;
+    uint64_t elems;
+    uint32_t nchunks;
     themis_status_t st;
 
     /* Elements of the full vector the collective moves per rank (the
@@ -300,7 +270,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     } else if (THEMIS_OK == st && ch.substituted) {
         report_substitution(comm, coll, requested, ch.index, ch.why);
     } else if (THEMIS_OK == st && THEMIS_ALGO_AUTO == requested) {
-        log_auto(comm, coll, in.bytes, table, &ch, NULL != in.graph);
+        log_auto(comm, coll, in.bytes, elems, table, &ch, NULL != in.graph);
     }
     return st;
 }
@@ -404,9 +374,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
 
     opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
-                        "coll:themis: %s: planned %s (%s) of %llu elements x %zu bytes: %u "
-                        "ops, %u steps, work %llu elements",
-                        comm->c_name, themis_coll_name(coll), mca_coll_themis_algorithm_name(ch.algo),
+                        "coll:themis: %s: rank %d: planned %s (%s) of %llu elements x %zu "
+                        "bytes: %u ops, %u steps, work %llu elements", comm->c_name,
+                        ompi_comm_rank(comm), themis_coll_name(coll),
+                        mca_coll_themis_algorithm_name(ch.algo),
                         (unsigned long long) count, elem_size, victim->prog.nops,
                         victim->prog.nsteps, (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;
