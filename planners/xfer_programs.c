@@ -17,6 +17,12 @@ enum { PART_SEND = 1, PART_RECV = 2 };
 /* The programs' work buffer. */
 #define WORK THEMIS_BUF_SCRATCH
 
+/* Indices, appended mostly in order, taken in order. */
+typedef struct {
+    uint32_t *v, n;
+    int sorted;
+} worklist_t;
+
 typedef struct {
     const themis_program_t *p;
     uint8_t *op_state;
@@ -31,9 +37,7 @@ typedef struct {
     /* Work lists, so that a round touches only what can move: the active
      * ops and the posted receives, each kept in index order (the order
      * the full scans took). */
-    uint32_t *active, nactive;
-    uint32_t *recvs, nrecvs;
-    int active_sorted, recvs_sorted;
+    worklist_t active, recvs;
     /* The send steps sorted by (peer, tag, step): a receive finds its
      * send by binary search instead of a scan of the sender's steps. */
     uint32_t *sends, nsends;
@@ -50,6 +54,20 @@ static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
     return (x > y) - (x < y);
+}
+
+static void wl_push(worklist_t *l, uint32_t x)
+{
+    l->sorted &= 0 == l->n || l->v[l->n - 1] < x;
+    l->v[l->n++] = x;
+}
+
+static void wl_sort(worklist_t *l)
+{
+    if (!l->sorted) {
+        qsort(l->v, l->n, sizeof(uint32_t), cmp_u32);
+        l->sorted = 1;
+    }
 }
 
 /* qsort has no context argument; the conversion is single-threaded per
@@ -83,8 +101,8 @@ static int rank_init(rank_t *k, const themis_program_t *p)
     k->op_open = calloc((size_t) p->nops + 1, sizeof(uint32_t));
     k->cursor = calloc(((size_t) p->nops + 1) * THEMIS_STEP_CHAINS, sizeof(uint32_t));
     k->last = malloc(((size_t) p->nops + 1) * THEMIS_STEP_CHAINS * sizeof(uint32_t));
-    k->active = malloc(((size_t) p->nops + 1) * sizeof(uint32_t));
-    k->recvs = malloc(((size_t) p->nsteps + 1) * sizeof(uint32_t));
+    k->active.v = malloc(((size_t) p->nops + 1) * sizeof(uint32_t));
+    k->recvs.v = malloc(((size_t) p->nsteps + 1) * sizeof(uint32_t));
     k->sends = malloc(((size_t) p->nsteps + 1) * sizeof(uint32_t));
     k->step_state = calloc((size_t) p->nsteps + 1, 1);
     k->parts = calloc((size_t) p->nsteps + 1, 1);
@@ -93,11 +111,11 @@ static int rank_init(rank_t *k, const themis_program_t *p)
     k->step_op = calloc((size_t) p->nsteps + 1, sizeof(uint32_t));
     if (NULL == k->op_state || NULL == k->op_open || NULL == k->cursor || NULL == k->step_state
         || NULL == k->parts || NULL == k->q_next || NULL == k->q_active || NULL == k->step_op
-        || NULL == k->last || NULL == k->active || NULL == k->recvs || NULL == k->sends) {
+        || NULL == k->last || NULL == k->active.v || NULL == k->recvs.v || NULL == k->sends) {
         return -1;
     }
     memset(k->last, 0xff, ((size_t) p->nops + 1) * THEMIS_STEP_CHAINS * sizeof(uint32_t));
-    k->active_sorted = k->recvs_sorted = 1;
+    k->active.sorted = k->recvs.sorted = 1;
     for (uint32_t s = 0; s < p->nsteps; ++s) {
         if (p->steps[s].send_peer >= 0 && p->steps[s].send_count > 0
             && THEMIS_LOCAL_COPY != p->steps[s].recv_mode
@@ -129,8 +147,8 @@ static void rank_free(rank_t *k)
     free(k->q_active);
     free(k->step_op);
     free(k->last);
-    free(k->active);
-    free(k->recvs);
+    free(k->active.v);
+    free(k->recvs.v);
     free(k->sends);
 }
 
@@ -205,8 +223,7 @@ static themis_status_t advance(exec_t *x, uint32_t r, uint32_t o)
                                      | (st->recv_peer >= 0 && st->recv_count > 0 ? PART_RECV
                                                                                  : 0));
             if (0 != (k->parts[s] & PART_RECV)) {
-                k->recvs_sorted &= 0 == k->nrecvs || k->recvs[k->nrecvs - 1] < s;
-                k->recvs[k->nrecvs++] = s;
+                wl_push(&k->recvs, s);
             }
             part_done(x, k, s, 0);
         }
@@ -239,8 +256,7 @@ static themis_status_t start_ops(exec_t *x, uint32_t r)
             k->q_next[q]++;
             k->q_active[q]++;
             k->op_state[o] = ACTIVE;
-            k->active_sorted &= 0 == k->nactive || k->active[k->nactive - 1] < o;
-            k->active[k->nactive++] = o;
+            wl_push(&k->active, o);
             x->progress = 1;
             themis_status_t st = advance(x, r, o);
             if (THEMIS_OK != st) {
@@ -248,13 +264,10 @@ static themis_status_t start_ops(exec_t *x, uint32_t r)
             }
         }
     }
-    if (!k->active_sorted) {
-        qsort(k->active, k->nactive, sizeof(uint32_t), cmp_u32);
-        k->active_sorted = 1;
-    }
+    wl_sort(&k->active);
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < k->nactive; ++i) {
-        uint32_t o = k->active[i];
+    for (uint32_t i = 0; i < k->active.n; ++i) {
+        uint32_t o = k->active.v[i];
         if (ACTIVE == k->op_state[o]) {
             themis_status_t st = advance(x, r, o);
             if (THEMIS_OK != st) {
@@ -262,10 +275,10 @@ static themis_status_t start_ops(exec_t *x, uint32_t r)
             }
         }
         if (ACTIVE == k->op_state[o]) {
-            k->active[kept++] = o;
+            k->active.v[kept++] = o;
         }
     }
-    k->nactive = kept;
+    k->active.n = kept;
     return THEMIS_OK;
 }
 
@@ -300,13 +313,10 @@ static uint32_t find_send(const rank_t *from, uint32_t r, uint32_t tag)
 static themis_status_t deliver(exec_t *x, uint32_t r)
 {
     rank_t *k = &x->ranks[r];
-    if (!k->recvs_sorted) {
-        qsort(k->recvs, k->nrecvs, sizeof(uint32_t), cmp_u32);
-        k->recvs_sorted = 1;
-    }
+    wl_sort(&k->recvs);
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < k->nrecvs; ++i) {
-        uint32_t s = k->recvs[i];
+    for (uint32_t i = 0; i < k->recvs.n; ++i) {
+        uint32_t s = k->recvs.v[i];
         const themis_step_t *rs = &k->p->steps[s];
         if (ACTIVE != k->step_state[s] || 0 == (k->parts[s] & PART_RECV)) {
             continue;
@@ -315,7 +325,7 @@ static themis_status_t deliver(exec_t *x, uint32_t r)
                          ? find_send(&x->ranks[rs->recv_peer], r, rs->tag)
                          : UINT32_MAX;
         if (UINT32_MAX == t) {
-            k->recvs[kept++] = s;
+            k->recvs.v[kept++] = s;
             continue;
         }
         rank_t *from = &x->ranks[rs->recv_peer];
@@ -334,7 +344,7 @@ static themis_status_t deliver(exec_t *x, uint32_t r)
         part_done(x, from, t, PART_SEND);
         part_done(x, k, s, PART_RECV);
     }
-    k->nrecvs = kept;
+    k->recvs.n = kept;
     return THEMIS_OK;
 }
 
