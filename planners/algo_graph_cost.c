@@ -4,8 +4,9 @@
  *
  * Any row's predicted time on a graph (algorithm.h, themis_algo_graph_cost):
  * one link-level simulator (link_sim.h) for every algorithm, so that
- * `auto` ranks them on the network they really run on.  A user's schedule
- * is simulated as it is; a planning row builds every rank's program for a
+ * `auto` ranks them on the network they really run on.  A row that runs
+ * a transfer schedule (its xfer hook: a user's file, a synthesized or
+ * packed schedule) is simulated as it is; a planning row builds every rank's program for a
  * representative call (each chunk's blocks one element, at most
  * GRAPH_COST_MAX_ELEMS elements, so costing stays cheap) and simulates the
  * transfers those programs make (xfer_programs.h), each element standing
@@ -19,12 +20,14 @@
 #include <string.h>
 
 #include "graph.h"
+#include "hash.h"
 #include "link_sim.h"
 #include "xfer_programs.h"
 
 /* Elements of the representative call: bounds programs, transfers and
- * the simulation (a 64-rank graph: 64 chunks of 64 blocks). */
-#define GRAPH_COST_MAX_ELEMS 4096u
+ * the simulation, which the cost table runs per row and size class (a
+ * 64-rank graph: 16 chunks of 64 blocks, enough to show pipelining). */
+#define GRAPH_COST_MAX_ELEMS 1024u
 /* coll_themis_direct_max's default, where the caller gives no dim_algo */
 #define GRAPH_COST_DIRECT_MAX 8
 
@@ -44,10 +47,13 @@ static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer
 }
 
 /* Every rank's program of the row for `count` elements per rank (the
- * vector for allreduce), as a transfer schedule. */
+ * vector for allreduce), as a transfer schedule: from the cache where
+ * the same programs were converted before (the table's classes often
+ * share them), else converted (into the cache, or *own). */
 static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_algo_input_t *in,
                                     const themis_algo_cost_params_t *params, uint32_t p,
-                                    uint64_t count, themis_xfer_sched_t *s)
+                                    uint64_t count, themis_algo_rep_cache_t *cache,
+                                    themis_xfer_sched_t *own, const themis_xfer_sched_t **out)
 {
     themis_program_t *progs = calloc(p, sizeof(*progs));
     uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
@@ -82,13 +88,35 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         req.rank = (int) r;
         st = a->build(&rin, &req, &progs[r]);
     }
+    uint64_t key = themis_fnv1a_u64(themis_fnv1a_u64(THEMIS_FNV_OFFSET, in->coll), count);
+    for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
+        key = themis_fnv1a_u64(key, themis_program_hash(&progs[r]));
+    }
+    for (int i = 0; THEMIS_OK == st && NULL != cache && i < cache->n; ++i) {
+        if (cache->key[i] == key) {
+            *out = &cache->s[i];
+            goto done;
+        }
+    }
     if (THEMIS_OK == st) {
         uint64_t whole = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
         st = themis_xfer_from_programs(in->coll, p, progs,
                                        THEMIS_COLL_ALLGATHER == in->coll ? count : whole,
                                        THEMIS_COLL_REDUCE_SCATTER == in->coll ? count : whole,
-                                       s, why, sizeof(why));
+                                       own, why, sizeof(why));
+        *out = own;
     }
+    if (THEMIS_OK == st && NULL != cache) {
+        const int slot = cache->next;
+        themis_xfer_free(&cache->s[slot]);
+        cache->s[slot] = *own;
+        cache->key[slot] = key;
+        memset(own, 0, sizeof(*own));
+        cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
+        cache->n += cache->n < THEMIS_ALGO_REP_CACHE;
+        *out = &cache->s[slot];
+    }
+done:
     for (uint32_t r = 0; r < p; ++r) {
         themis_program_free(&progs[r]);
     }
@@ -97,8 +125,23 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     return st;
 }
 
+void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
+{
+    for (int i = 0; i < THEMIS_ALGO_REP_CACHE; ++i) {
+        themis_xfer_free(&c->s[i]);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time)
+{
+    return themis_algo_graph_cost_cached(index, in, NULL, time);
+}
+
+themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
+                                              themis_algo_rep_cache_t *cache,
+                                              themis_time_t *time)
 {
     const themis_algorithm_t *a = themis_algorithm_get(index);
     uint64_t p = themis_topology_npus(in->topo);
@@ -107,15 +150,15 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
         || p > THEMIS_GRAPH_COST_MAX_RANKS) {
         return THEMIS_ERR_UNSUPPORTED;
     }
-    if (a == themis_algorithm_get(themis_algorithm_index("schedule"))) {
-        if (NULL == in->xsched) {
-            return THEMIS_ERR_UNSUPPORTED;
-        }
-        return simulate(in, in->xsched, in->xsched->nunits, time);
-    }
-    /* A synthesizing row simulates the schedule it synthesized. */
-    if (a == themis_algorithm_get(themis_algorithm_index("tacos"))) {
-        return a->cost(in, time);
+    if (NULL != a->xfer) {
+        /* A row that runs a transfer schedule: that schedule, as it is. */
+        themis_xfer_sched_t tmp;
+        char why[160];
+        memset(&tmp, 0, sizeof(tmp));
+        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
+        themis_status_t st = NULL != s ? simulate(in, s, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        themis_xfer_free(&tmp);
+        return st;
     }
     /* Each chunk's blocks one element: the call's chunks while they fit. */
     uint64_t per_chunk = p;
@@ -134,16 +177,13 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
     /* allreduce: the vector; the others: each rank's block. */
     uint64_t count = THEMIS_COLL_ALLREDUCE == in->coll ? (uint64_t) chunks * per_chunk : chunks;
     uint64_t units = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
-    themis_xfer_sched_t s;
-    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, &s);
+    themis_xfer_sched_t own;
+    const themis_xfer_sched_t *s = NULL;
+    memset(&own, 0, sizeof(own));
+    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s);
     if (THEMIS_OK == st) {
-        st = simulate(in, &s, units, time);
-        themis_xfer_free(&s);
-    } else if (THEMIS_ERR_UNSUPPORTED == st) {
-        /* A row whose own schedule has units the representative call does
-         * not divide into (treepack) simulates that schedule on the graph
-         * in its cost. */
-        st = a->cost(in, time);
+        st = simulate(in, s, units, time);
     }
+    themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);
 }

@@ -62,6 +62,15 @@ static themis_status_t schedule_cost(const themis_algo_input_t *in, themis_time_
     return st;
 }
 
+static const themis_xfer_sched_t *schedule_xfer(const themis_algo_input_t *in,
+                                               themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    if (NULL == in->xsched) {
+        snprintf(why, len, "no coll_themis_%s_schedule is set", themis_coll_name(in->coll));
+    }
+    return in->xsched;
+}
+
 static themis_status_t schedule_build(const themis_algo_input_t *in,
                                       const themis_plan_request_t *req, themis_program_t *out)
 {
@@ -87,4 +96,6 @@ const themis_algorithm_t themis_algorithm_schedule = {
     .cost = schedule_cost,
     .build = schedule_build,
     .state_free = NULL,
+    .xfer = schedule_xfer,
+    .flags = THEMIS_ALGO_FLAG_GIVEN,
 };

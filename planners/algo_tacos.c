@@ -7,10 +7,11 @@
  * it is set (node r = rank r), else the graph of its dimensions
  * (themis_graph_from_topology; node i = rank i), compiled for this rank
  * (transfer.h).  One chunk per rank (TACOS_K), of any size (units of
- * uneven size, transfer.h), so every count runs.  Every
- * rank synthesizes the same schedule (integer times, fixed seeds), kept in
- * the row's state per collective until the graph or the chunk size
- * changes.  Cost: the link simulator on the synthesized schedule; `auto`
+ * uneven size, transfer.h), so every count runs.  Every rank synthesizes
+ * the same schedule (integer times, fixed seeds) for the chunk size of the
+ * call's group of message-size classes, kept in the row's state per
+ * collective and group until the graph changes.  Cost: the link simulator
+ * on the synthesized schedule; `auto`
  * weighs it only on a coll_themis_graph, where every row is costed by
  * that simulator (on dimensions alone, the other rows' models differ).
  */
@@ -31,10 +32,18 @@
 /* Synthesis and the schedule's size grow with ranks squared. */
 #define TACOS_MAX_RANKS THEMIS_GRAPH_COST_MAX_RANKS
 
+/* Per collective and group of TACOS_GROUP message-size classes
+ * (themis_algo_table_class_of): the schedule synthesized for the chunk
+ * size of the group's middle class, so that the cost table and every
+ * later size of the group share one synthesis (the chunk size only
+ * weighs latency against bandwidth in the greedy's link times). */
 typedef struct {
     uint64_t key;               /* graph hash, collective, chunk bytes */
     themis_xfer_sched_t s;      /* nxfers 0: none */
 } tacos_state_t;
+#define TACOS_GROUP 3
+#define TACOS_GROUPS ((THEMIS_ALGO_TABLE_CLASSES + TACOS_GROUP - 1) / TACOS_GROUP)
+#define TACOS_SLOTS ((THEMIS_COLL_ALLGATHER + 1) * TACOS_GROUPS)
 
 static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -64,7 +73,10 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
     themis_graph_t own;
     const themis_graph_t *g = in->graph;
     uint64_t p = themis_topology_npus(in->topo);
-    uint64_t chunk = in->bytes / (p * TACOS_K);
+    const int group = themis_algo_table_class_of(in->bytes) / TACOS_GROUP;
+    int mid = group * TACOS_GROUP + TACOS_GROUP / 2;
+    mid = mid < THEMIS_ALGO_TABLE_CLASSES ? mid : THEMIS_ALGO_TABLE_CLASSES - 1;
+    uint64_t chunk = themis_algo_table_class_bytes(mid) / (p * TACOS_K);
     tacos_state_t *st = NULL;
     themis_status_t rc = THEMIS_OK;
     char why[160];
@@ -81,9 +93,11 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
                                     0 == chunk ? 1 : chunk);
     if (THEMIS_OK == rc && NULL != in->state) {
         if (NULL == *in->state) {
-            *in->state = calloc(THEMIS_COLL_ALLGATHER + 1, sizeof(tacos_state_t));
+            *in->state = calloc(TACOS_SLOTS, sizeof(tacos_state_t));
         }
-        st = NULL != *in->state ? (tacos_state_t *) *in->state + in->coll : NULL;
+        st = NULL != *in->state
+                 ? (tacos_state_t *) *in->state + (size_t) in->coll * TACOS_GROUPS + group
+                 : NULL;
     }
     if (THEMIS_OK == rc && NULL != st && 0 != st->s.nxfers && key == st->key) {
         *out = &st->s;
@@ -153,10 +167,20 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
     return st;
 }
 
+static const themis_xfer_sched_t *tacos_xfer(const themis_algo_input_t *in,
+                                             themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    const themis_xfer_sched_t *s = NULL;
+    themis_algo_input_t rin = *in;
+    rin.why = why;
+    rin.why_len = len;
+    return THEMIS_OK == tacos_get(&rin, tmp, &s) ? s : NULL;
+}
+
 static void tacos_state_free(void *state)
 {
     tacos_state_t *st = state;
-    for (int c = 0; NULL != st && c <= THEMIS_COLL_ALLGATHER; ++c) {
+    for (int c = 0; NULL != st && c < TACOS_SLOTS; ++c) {
         themis_xfer_free(&st[c].s);
     }
     free(state);
@@ -172,4 +196,5 @@ const themis_algorithm_t themis_algorithm_tacos = {
     .cost = tacos_cost,
     .build = tacos_build,
     .state_free = tacos_state_free,
+    .xfer = tacos_xfer,
 };

@@ -94,7 +94,8 @@ static int treepack_applies(const themis_algo_input_t *in, char *why, size_t len
     uint64_t npus = themis_topology_npus(in->topo);
     themis_tp_graph_t g;
     if (NULL == in->graph) {
-        snprintf(why, len, "treepack needs the network as a graph (coll_themis_graph)");
+        snprintf(why, len, "treepack needs the network as a graph: %s",
+                 NULL != in->no_graph ? in->no_graph : "set coll_themis_graph");
         return 0;
     }
     if ((uint64_t) in->graph->nnodes != npus) {
@@ -163,4 +164,5 @@ const themis_algorithm_t themis_algorithm_treepack = {
     .cost = treepack_cost,
     .build = treepack_build,
     .state_free = treepack_state_free,
+    .xfer = schedule_for,
 };

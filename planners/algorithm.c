@@ -95,10 +95,14 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
 }
 
 /* One model for all rows: the link simulator on a given graph, else each
- * row's own. */
+ * row's own; each row with its own state where the caller keeps them. */
 static themis_status_t row_cost(int a, const themis_algo_input_t *in, themis_time_t *time)
 {
-    return NULL != in->graph ? themis_algo_graph_cost(a, in, time) : table[a]->cost(in, time);
+    themis_algo_input_t rin = *in;
+    if (NULL != in->states) {
+        rin.state = &in->states[a];
+    }
+    return NULL != in->graph ? themis_algo_graph_cost(a, &rin, time) : table[a]->cost(&rin, time);
 }
 
 themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t *in,
@@ -164,4 +168,139 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
     }
     out->index = best;
     return THEMIS_OK;
+}
+
+/* Row a for the call: it applies and its build serves the counts (the
+ * row's own rules: nothing here repeats them).  THEMIS_ERR_UNSUPPORTED
+ * with out->reason[a] where it cannot. */
+static themis_status_t try_row(int a, const themis_algo_input_t *in,
+                               const themis_plan_request_t *req, themis_algo_choice_t *out,
+                               themis_program_t *prog)
+{
+    char *why = out->reason[a];
+    const size_t len = sizeof(out->reason[a]);
+    char bwhy[256] = "";
+    themis_algo_input_t rin = *in;
+
+    if (!runs_here(a, in, why, len)) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    rin.state = NULL != in->states ? &in->states[a] : NULL;
+    rin.why = bwhy;
+    rin.why_len = sizeof(bwhy);
+    memset(prog, 0, sizeof(*prog));
+    themis_status_t st = table[a]->build(&rin, req, prog);
+    if (THEMIS_OK == st) {
+        return st;
+    }
+    memset(prog, 0, sizeof(*prog));
+    if (THEMIS_ERR_NOMEM == st) {
+        snprintf(why, len, "out of memory");
+        return st;
+    }
+    /* the reason is listed under the row's name: without its own prefix */
+    size_t name_len = strlen(table[a]->name);
+    const char *text = bwhy;
+    if (0 == strncmp(text, table[a]->name, name_len) && ':' == text[name_len]
+        && ' ' == text[name_len + 1]) {
+        text += name_len + 2;
+    }
+    snprintf(why, len, "%s", '\0' != text[0] ? text : themis_status_string(st));
+    return THEMIS_ERR_UNSUPPORTED;
+}
+
+static int listed(const int *order, int n, int a)
+{
+    for (int i = 0; i < n; ++i) {
+        if (order[i] == a) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *in,
+                                      themis_algo_table_t *t, themis_algo_params_fn fn,
+                                      void *ctx, const themis_plan_request_t *req,
+                                      themis_algo_choice_t *out, themis_program_t *prog)
+{
+    int order[THEMIS_MAX_ALGORITHMS + 1], n = 0;
+    themis_status_t st;
+
+    memset(out, 0, sizeof(*out));
+    memset(prog, 0, sizeof(*prog));
+    if (NULL == in || NULL == in->topo || NULL == in->params || NULL == req
+        || (THEMIS_ALGO_AUTO != requested && NULL == themis_algorithm_get(requested))) {
+        return THEMIS_ERR_INVALID;
+    }
+    for (int a = 0; a < THEMIS_MAX_ALGORITHMS; ++a) {
+        out->status[a] = THEMIS_ERR_UNSUPPORTED;
+    }
+    /* Without a graph to rank it against the others, a user's schedule
+     * stands in for auto, as asked (it runs as given or not at all). */
+    for (int a = 0; THEMIS_ALGO_AUTO == requested && NULL == in->graph && a < NROWS; ++a) {
+        themis_xfer_sched_t tmp;
+        char why[8];
+        memset(&tmp, 0, sizeof(tmp));
+        if (0 != (table[a]->flags & THEMIS_ALGO_FLAG_GIVEN) && themis_algorithm_serves(a, in->coll)
+            && NULL != table[a]->xfer && NULL != table[a]->xfer(in, &tmp, why, sizeof(why))) {
+            requested = a;
+        }
+        themis_xfer_free(&tmp);
+    }
+    if (THEMIS_ALGO_AUTO != requested) {
+        out->index = requested;
+        st = try_row(requested, in, req, out, prog);
+        if (THEMIS_ERR_UNSUPPORTED != st) {
+            return st;
+        }
+        out->substituted = 1;
+        snprintf(out->why, sizeof(out->why), "%s", out->reason[requested]);
+        if (NULL == table[requested]->substitute) {
+            return THEMIS_ERR_UNSUPPORTED;
+        }
+        order[n++] = requested;   /* tried */
+    }
+    if (NULL != t && !t->built && NULL != fn) {
+        st = themis_algo_table_build(in, fn, ctx, t);
+        if (THEMIS_OK != st) {
+            return st;
+        }
+    }
+    if (NULL != t && t->built && t->costed) {
+        out->costed = 1;
+        themis_algo_table_at(t, in->bytes, out->status, out->time);
+        /* fastest first, ties to the lower index (selection: few rows) */
+        for (;;) {
+            int best = -1;
+            for (int a = 0; a < NROWS; ++a) {
+                if (THEMIS_OK == out->status[a] && !listed(order, n, a)
+                    && (best < 0 || out->time[a] < out->time[best])) {
+                    best = a;
+                }
+            }
+            if (best < 0) {
+                break;
+            }
+            order[n++] = best;
+        }
+    }
+    for (int at = requested; THEMIS_ALGO_AUTO != at && NULL != table[at]->substitute;) {
+        at = themis_algorithm_index(table[at]->substitute);
+        if (at < 0 || listed(order, n, at)) {
+            break;
+        }
+        order[n++] = at;
+    }
+    if (!listed(order, n, 0)) {
+        order[n++] = 0;
+    }
+    for (int i = THEMIS_ALGO_AUTO != requested; i < n; ++i) {
+        st = try_row(order[i], in, req, out, prog);
+        if (THEMIS_ERR_UNSUPPORTED != st) {
+            out->index = order[i];
+            return st;
+        }
+    }
+    return THEMIS_ERR_UNSUPPORTED;
 }

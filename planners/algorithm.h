@@ -62,7 +62,24 @@ typedef struct {
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;
+    /* Every row's state slot (THEMIS_MAX_ALGORITHMS of them, owned by the
+     * caller), or NULL: themis_algorithm_plan and the cost table give row
+     * a &states[a] as its state, so that `auto` costs and builds from the
+     * same state (e.g. one synthesis, not one to cost and one to build). */
+    void **states;
+    /* Why in->graph is NULL although a graph was given (e.g. one of
+     * another size than the communicator), or NULL: rows that need one
+     * say so. */
+    const char *no_graph;
 } themis_algo_input_t;
+
+/* Row flags. */
+/* Its input is the user's (a schedule file): without a graph to rank it
+ * against the others, `auto` runs it wherever it applies. */
+#define THEMIS_ALGO_FLAG_GIVEN 1u
+/* Its programs' chunks carry dimension orders (themis_program_t.ops'
+ * chunk, the scheduler's orders): the trace records them. */
+#define THEMIS_ALGO_FLAG_DIM_ORDERS 2u
 
 typedef struct {
     const char *name;
@@ -81,6 +98,13 @@ typedef struct {
     themis_status_t (*build)(const themis_algo_input_t *in, const themis_plan_request_t *req,
                              themis_program_t *out);
     void (*state_free)(void *state);   /* NULL when it keeps no state */
+    /* The transfer schedule the row runs for in (kept in its state, else
+     * in *tmp, which the caller frees), or NULL with why; NULL hook: the
+     * row plans programs per call.  A row's time on a graph simulates this
+     * schedule (themis_algo_graph_cost). */
+    const themis_xfer_sched_t *(*xfer)(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
+                                       char *why, size_t len);
+    uint32_t flags;                     /* THEMIS_ALGO_FLAG_* */
 } themis_algorithm_t;
 
 int themis_nalgorithms(void);
@@ -110,12 +134,25 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
                                   themis_algo_costs_t *out);
 
 /* Row `index`'s predicted time on in->graph by the link-level simulator:
- * the schedule row's transfer schedule as it is, a planning row's
- * programs for a representative call (algo_graph_cost.c).
+ * the transfer schedule of a row that has one (its xfer hook), a planning
+ * row's programs for a representative call (algo_graph_cost.c).
  * THEMIS_ERR_UNSUPPORTED without a graph of the topology's size, or where
  * the row cannot be simulated there (an unreachable rank). */
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time);
+/* Transfer schedules of a row's representative calls, kept across the
+ * cost table's classes: a class whose programs are the ones of an earlier
+ * class (hashed) simulates that schedule without converting again. */
+#define THEMIS_ALGO_REP_CACHE 4
+typedef struct {
+    int n, next;
+    uint64_t key[THEMIS_ALGO_REP_CACHE];
+    themis_xfer_sched_t s[THEMIS_ALGO_REP_CACHE];
+} themis_algo_rep_cache_t;
+themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
+                                              themis_algo_rep_cache_t *cache,
+                                              themis_time_t *time);
+void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
 /* Every rank's program is built to cost a row on a graph: beyond this
  * many ranks that would take longer than the calls it decides. */
 #define THEMIS_GRAPH_COST_MAX_RANKS 256u
@@ -129,6 +166,9 @@ typedef struct {
     int costed;           /* auto compared predicted times (below) */
     themis_status_t status[THEMIS_MAX_ALGORITHMS];
     themis_time_t time[THEMIS_MAX_ALGORITHMS];
+    /* themis_algorithm_plan: why each row does not run this call ("" where
+     * it was not asked: it ran, or a faster row did). */
+    char reason[THEMIS_MAX_ALGORITHMS][160];
 } themis_algo_choice_t;
 
 /*
@@ -146,5 +186,85 @@ typedef struct {
  */
 themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t *in,
                                         themis_algo_choice_t *out);
+
+/*
+ * The per-communicator cost table (as NCCL's tuning table): every row's
+ * predicted time for one collective at message-size classes (powers of
+ * 8 from 1 KiB to 16 GiB), built once (algo_table.c); a size between two
+ * classes is a lookup, interpolated linearly in bytes.  The parameters of
+ * each class come from the caller's params function (the component: its
+ * decision for that size), so the table ranks what would run.
+ */
+#define THEMIS_ALGO_TABLE_CLASSES 9
+#define THEMIS_ALGO_TABLE_MIN_BYTES 1024u
+
+typedef void (*themis_algo_params_fn)(void *ctx, uint64_t bytes,
+                                      themis_algo_cost_params_t *params);
+
+typedef struct {
+    int built;
+    int costed;   /* some row other than row 0 has a time: rank them */
+    themis_coll_t coll;
+    themis_status_t status[THEMIS_MAX_ALGORITHMS][THEMIS_ALGO_TABLE_CLASSES];
+    themis_time_t time[THEMIS_MAX_ALGORITHMS][THEMIS_ALGO_TABLE_CLASSES];
+    char why[THEMIS_MAX_ALGORITHMS][160];   /* why a row has no time */
+} themis_algo_table_t;
+
+/* Costs every row that serves in->coll and applies at every class, with
+ * in->states as the rows' states; THEMIS_ERR_NOMEM, else THEMIS_OK. */
+themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_algo_params_fn fn,
+                                        void *ctx, themis_algo_table_t *t);
+uint64_t themis_algo_table_class_bytes(int k);
+/* The class at or below bytes (0 below the first): rows that keep state
+ * per size (a synthesis per chunk size) key it by class, so that a new
+ * message size reuses what the table built. */
+int themis_algo_table_class_of(uint64_t bytes);
+/* Every row's time at `bytes` (status THEMIS_OK where it has one). */
+void themis_algo_table_at(const themis_algo_table_t *t, uint64_t bytes,
+                          themis_status_t status[THEMIS_MAX_ALGORITHMS],
+                          themis_time_t time[THEMIS_MAX_ALGORITHMS]);
+
+/* The parameters a call of `bytes` (`elems` elements) plans with: the
+ * chunk count themis_chunk_count gives (max_chunks, min_chunk_bytes on
+ * topo), the rest as given; the chunk count in *nchunks (may be NULL).
+ * The component and the CLI's compare both size calls with it. */
+void themis_algo_call_params(const themis_topology_t *topo, uint64_t bytes, uint64_t elems,
+                             uint32_t max_chunks, uint64_t min_chunk_bytes,
+                             uint32_t chunks_in_flight, themis_order_policy_t order,
+                             themis_sched_kind_t scheduler, themis_latency_mode_t latency,
+                             themis_algo_cost_params_t *params, uint32_t *nchunks);
+
+/* "auto: <coll> of <bytes> bytes (<elems> elements) -> <row> (<model>:
+ * <row> <time> us; <row>: <why it does not run>; ...)": what `auto` chose
+ * for a call and
+ * every row's time or reason, as the component logs it at verbose 10 and
+ * `themis-plan compare` prints it. */
+void themis_algo_choice_line(themis_coll_t coll, uint64_t bytes, uint64_t elems,
+                             const themis_algo_table_t *t, const themis_algo_choice_t *ch,
+                             int on_graph, char *text, size_t len);
+/* The rows part of that line alone ("<row> <time> us; <row>: <why>"). */
+void themis_algo_choice_rows(const themis_algo_table_t *t, const themis_algo_choice_t *ch,
+                             char *text, size_t len);
+
+/*
+ * Chooses the row for one call and builds this rank's program (req):
+ *   auto:  the rows with a time in t at in->bytes, fastest first (ties to
+ *          the lower index), then row 0; a row whose build refuses the
+ *          call (THEMIS_ERR_UNSUPPORTED: it cannot serve these counts)
+ *          gives way to the next.  Without times (t NULL or not costed)
+ *          row 0 runs.  Without in->graph, a THEMIS_ALGO_FLAG_GIVEN row
+ *          whose schedule is set runs as if requested.
+ *   a row: itself where it applies and builds; otherwise (substituted,
+ *          why from it) the fastest row in t that can, then its
+ *          substitute chain.  A row without a substitute (a user's
+ *          schedule) runs as asked or not at all.
+ * t may be unbuilt: it is built (with fn, ctx) when a ranking is needed.
+ * THEMIS_ERR_UNSUPPORTED when no row can serve the call (out->reason says
+ * why for each), THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID.
+ */
+themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *in,
+                                      themis_algo_table_t *t, themis_algo_params_fn fn,
+                                      void *ctx, const themis_plan_request_t *req,
+                                      themis_algo_choice_t *out, themis_program_t *prog);
 
 #endif

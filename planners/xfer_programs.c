@@ -17,16 +17,30 @@ enum { PART_SEND = 1, PART_RECV = 2 };
 /* The programs' work buffer. */
 #define WORK THEMIS_BUF_SCRATCH
 
+/* Indices, appended mostly in order, taken in order. */
+typedef struct {
+    uint32_t *v, n;
+    int sorted;
+} worklist_t;
+
 typedef struct {
     const themis_program_t *p;
     uint8_t *op_state;
     uint32_t *op_open;          /* started steps not yet done */
     uint32_t *cursor;           /* [op * THEMIS_STEP_CHAINS + chain] */
+    uint32_t *last;             /* the chain's last posted step, UINT32_MAX: none */
     uint8_t *step_state;        /* IDLE, ACTIVE (posted), DONE */
     uint8_t *parts;             /* PART_* still to be matched */
     uint32_t *q_next, *q_active;
     uint32_t *step_op;
     uint32_t ops_done;
+    /* Work lists, so that a round touches only what can move: the active
+     * ops and the posted receives, each kept in index order (the order
+     * the full scans took). */
+    worklist_t active, recvs;
+    /* The send steps sorted by (peer, tag, step): a receive finds its
+     * send by binary search instead of a scan of the sender's steps. */
+    uint32_t *sends, nsends;
 } rank_t;
 
 typedef struct {
@@ -36,6 +50,49 @@ typedef struct {
     int progress;
 } exec_t;
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+static void wl_push(worklist_t *l, uint32_t x)
+{
+    l->sorted &= 0 == l->n || l->v[l->n - 1] < x;
+    l->v[l->n++] = x;
+}
+
+static void wl_sort(worklist_t *l)
+{
+    if (!l->sorted) {
+        qsort(l->v, l->n, sizeof(uint32_t), cmp_u32);
+        l->sorted = 1;
+    }
+}
+
+/* qsort has no context argument; the conversion is single-threaded per
+ * call but may run in several threads, hence thread-local. */
+static _Thread_local const themis_program_t *sort_prog;
+
+static int send_key_cmp(const themis_step_t *a, uint32_t sa, int32_t peer, uint32_t tag,
+                        uint32_t step)
+{
+    if (a->send_peer != peer) {
+        return a->send_peer < peer ? -1 : 1;
+    }
+    if (a->tag != tag) {
+        return a->tag < tag ? -1 : 1;
+    }
+    return (sa > step) - (sa < step);
+}
+
+static int cmp_send(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    const themis_step_t *sy = &sort_prog->steps[y];
+    return send_key_cmp(&sort_prog->steps[x], x, sy->send_peer, sy->tag, y);
+}
+
 static int rank_init(rank_t *k, const themis_program_t *p)
 {
     memset(k, 0, sizeof(*k));
@@ -43,15 +100,31 @@ static int rank_init(rank_t *k, const themis_program_t *p)
     k->op_state = calloc((size_t) p->nops + 1, 1);
     k->op_open = calloc((size_t) p->nops + 1, sizeof(uint32_t));
     k->cursor = calloc(((size_t) p->nops + 1) * THEMIS_STEP_CHAINS, sizeof(uint32_t));
+    k->last = malloc(((size_t) p->nops + 1) * THEMIS_STEP_CHAINS * sizeof(uint32_t));
+    k->active.v = malloc(((size_t) p->nops + 1) * sizeof(uint32_t));
+    k->recvs.v = malloc(((size_t) p->nsteps + 1) * sizeof(uint32_t));
+    k->sends = malloc(((size_t) p->nsteps + 1) * sizeof(uint32_t));
     k->step_state = calloc((size_t) p->nsteps + 1, 1);
     k->parts = calloc((size_t) p->nsteps + 1, 1);
     k->q_next = calloc((size_t) p->nqueues + 1, sizeof(uint32_t));
     k->q_active = calloc((size_t) p->nqueues + 1, sizeof(uint32_t));
     k->step_op = calloc((size_t) p->nsteps + 1, sizeof(uint32_t));
     if (NULL == k->op_state || NULL == k->op_open || NULL == k->cursor || NULL == k->step_state
-        || NULL == k->parts || NULL == k->q_next || NULL == k->q_active || NULL == k->step_op) {
+        || NULL == k->parts || NULL == k->q_next || NULL == k->q_active || NULL == k->step_op
+        || NULL == k->last || NULL == k->active.v || NULL == k->recvs.v || NULL == k->sends) {
         return -1;
     }
+    memset(k->last, 0xff, ((size_t) p->nops + 1) * THEMIS_STEP_CHAINS * sizeof(uint32_t));
+    k->active.sorted = k->recvs.sorted = 1;
+    for (uint32_t s = 0; s < p->nsteps; ++s) {
+        if (p->steps[s].send_peer >= 0 && p->steps[s].send_count > 0
+            && THEMIS_LOCAL_COPY != p->steps[s].recv_mode
+            && THEMIS_LOCAL_REDUCE != p->steps[s].recv_mode) {
+            k->sends[k->nsends++] = s;
+        }
+    }
+    sort_prog = p;
+    qsort(k->sends, k->nsends, sizeof(uint32_t), cmp_send);
     for (uint32_t q = 0; q < p->nqueues; ++q) {
         k->q_next[q] = p->queue_first[q];
     }
@@ -73,6 +146,10 @@ static void rank_free(rank_t *k)
     free(k->q_next);
     free(k->q_active);
     free(k->step_op);
+    free(k->last);
+    free(k->active.v);
+    free(k->recvs.v);
+    free(k->sends);
 }
 
 static void op_maybe_done(exec_t *x, rank_t *k, uint32_t o)
@@ -109,12 +186,8 @@ static themis_status_t advance(exec_t *x, uint32_t r, uint32_t o)
     const themis_op_t *op = &k->p->ops[o];
     for (uint32_t c = 0; c < THEMIS_STEP_CHAINS; ++c) {
         uint32_t *cur = &k->cursor[(size_t) o * THEMIS_STEP_CHAINS + c];
-        uint32_t prev = UINT32_MAX;
-        for (uint32_t j = 0; j < *cur; ++j) {
-            if (c == k->p->steps[op->first_step + j].chain) {
-                prev = op->first_step + j;
-            }
-        }
+        uint32_t *prev_p = &k->last[(size_t) o * THEMIS_STEP_CHAINS + c];
+        uint32_t prev = *prev_p;
         while (*cur < op->nsteps) {
             uint32_t s = op->first_step + *cur;
             const themis_step_t *st = &k->p->steps[s];
@@ -126,7 +199,7 @@ static themis_status_t advance(exec_t *x, uint32_t r, uint32_t o)
                 break;
             }
             ++*cur;
-            prev = s;
+            prev = *prev_p = s;
             x->progress = 1;
             k->step_state[s] = ACTIVE;
             k->op_open[o]++;
@@ -149,6 +222,9 @@ static themis_status_t advance(exec_t *x, uint32_t r, uint32_t o)
             k->parts[s] = (uint8_t) ((st->send_peer >= 0 && st->send_count > 0 ? PART_SEND : 0)
                                      | (st->recv_peer >= 0 && st->recv_count > 0 ? PART_RECV
                                                                                  : 0));
+            if (0 != (k->parts[s] & PART_RECV)) {
+                wl_push(&k->recvs, s);
+            }
             part_done(x, k, s, 0);
         }
     }
@@ -180,6 +256,7 @@ static themis_status_t start_ops(exec_t *x, uint32_t r)
             k->q_next[q]++;
             k->q_active[q]++;
             k->op_state[o] = ACTIVE;
+            wl_push(&k->active, o);
             x->progress = 1;
             themis_status_t st = advance(x, r, o);
             if (THEMIS_OK != st) {
@@ -187,50 +264,87 @@ static themis_status_t start_ops(exec_t *x, uint32_t r)
             }
         }
     }
-    for (uint32_t o = 0; o < p->nops; ++o) {
+    wl_sort(&k->active);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < k->active.n; ++i) {
+        uint32_t o = k->active.v[i];
         if (ACTIVE == k->op_state[o]) {
             themis_status_t st = advance(x, r, o);
             if (THEMIS_OK != st) {
                 return st;
             }
         }
+        if (ACTIVE == k->op_state[o]) {
+            k->active.v[kept++] = o;
+        }
     }
+    k->active.n = kept;
     return THEMIS_OK;
+}
+
+/* The first posted, unmatched send of rank `from` to r with this tag, in
+ * step order; UINT32_MAX: none yet. */
+static uint32_t find_send(const rank_t *from, uint32_t r, uint32_t tag)
+{
+    uint32_t lo = 0, hi = from->nsends;
+    while (lo < hi) {   /* first entry not below (r, tag, 0) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (send_key_cmp(&from->p->steps[from->sends[mid]], from->sends[mid], (int32_t) r, tag,
+                         0) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (; lo < from->nsends; ++lo) {
+        uint32_t t = from->sends[lo];
+        const themis_step_t *ss = &from->p->steps[t];
+        if (ss->send_peer != (int32_t) r || ss->tag != tag) {
+            break;
+        }
+        if (ACTIVE == from->step_state[t] && 0 != (from->parts[t] & PART_SEND)) {
+            return t;
+        }
+    }
+    return UINT32_MAX;
 }
 
 /* Every posted receive of rank r, in step order, meets its posted send. */
 static themis_status_t deliver(exec_t *x, uint32_t r)
 {
     rank_t *k = &x->ranks[r];
-    for (uint32_t s = 0; s < k->p->nsteps; ++s) {
+    wl_sort(&k->recvs);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < k->recvs.n; ++i) {
+        uint32_t s = k->recvs.v[i];
         const themis_step_t *rs = &k->p->steps[s];
-        if (ACTIVE != k->step_state[s] || 0 == (k->parts[s] & PART_RECV)
-            || (uint32_t) rs->recv_peer >= x->p) {
+        if (ACTIVE != k->step_state[s] || 0 == (k->parts[s] & PART_RECV)) {
+            continue;
+        }
+        uint32_t t = (uint32_t) rs->recv_peer < x->p
+                         ? find_send(&x->ranks[rs->recv_peer], r, rs->tag)
+                         : UINT32_MAX;
+        if (UINT32_MAX == t) {
+            k->recvs.v[kept++] = s;
             continue;
         }
         rank_t *from = &x->ranks[rs->recv_peer];
-        for (uint32_t t = 0; t < from->p->nsteps; ++t) {
-            const themis_step_t *ss = &from->p->steps[t];
-            if (ACTIVE != from->step_state[t] || 0 == (from->parts[t] & PART_SEND)
-                || ss->send_peer != (int32_t) r || ss->tag != rs->tag) {
-                continue;
-            }
-            if (ss->send_count != rs->recv_count) {
-                return THEMIS_ERR_INVALID;
-            }
-            themis_status_t st = themis_xfer_tracker_add(
-                &x->tr, (uint32_t) rs->recv_peer, r,
-                THEMIS_RECV_REDUCE == rs->recv_mode ? THEMIS_XFER_REDUCE : THEMIS_XFER_COPY,
-                WORK, ss->send_off, WORK, rs->recv_off, rs->recv_count);
-            if (THEMIS_OK != st) {
-                return st;
-            }
-            x->progress = 1;
-            part_done(x, from, t, PART_SEND);
-            part_done(x, k, s, PART_RECV);
-            break;
+        const themis_step_t *ss = &from->p->steps[t];
+        if (ss->send_count != rs->recv_count) {
+            return THEMIS_ERR_INVALID;
         }
+        themis_status_t st = themis_xfer_tracker_add(
+            &x->tr, (uint32_t) rs->recv_peer, r,
+            THEMIS_RECV_REDUCE == rs->recv_mode ? THEMIS_XFER_REDUCE : THEMIS_XFER_COPY,
+            WORK, ss->send_off, WORK, rs->recv_off, rs->recv_count);
+        if (THEMIS_OK != st) {
+            return st;
+        }
+        x->progress = 1;
+        part_done(x, from, t, PART_SEND);
+        part_done(x, k, s, PART_RECV);
     }
+    k->recvs.n = kept;
     return THEMIS_OK;
 }
 

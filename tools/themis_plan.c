@@ -1304,6 +1304,14 @@ typedef struct {
     json_object *orders;         /* chunk_orders (Themis only), or NULL */
 } trace_call_t;
 
+/* The trace records (and a prediction rebuilds) the chunks' dimension
+ * orders of rows that have them (THEMIS_ALGO_FLAG_DIM_ORDERS). */
+static int dim_orders(int algo)
+{
+    const themis_algorithm_t *a = themis_algorithm_get(algo);
+    return NULL != a && 0 != (a->flags & THEMIS_ALGO_FLAG_DIM_ORDERS);
+}
+
 static int trace_error(const trace_call_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -1594,7 +1602,7 @@ static int trace_decode(trace_call_t *t)
     if (0 != (rc = trace_topology(t, rec))) {
         return rc;
     }
-    if (themis_algorithm_index("themis") == t->algo
+    if (dim_orders(t->algo)
         && 0 != (rc = trace_get(t, rec, "chunk_orders", json_type_array, &t->orders))) {
         return rc;
     }
@@ -1879,7 +1887,7 @@ static int predict(const trace_call_t *t, prediction_t *p)
     themis_status_t st;
 
     memset(p, 0, sizeof(*p));
-    if (themis_algorithm_index("themis") == t->algo) {
+    if (dim_orders(t->algo)) {
         themis_sched_params_t sp;
         themis_sim_params_t simp;
 
@@ -2035,7 +2043,7 @@ static int timeline_trace(const cli_opts_t *o)
         fprintf(f, "set xlabel 'time (%s); RS blue, AG orange'\n", unit);
         fprintf(f, "set grid xtics\nset style fill solid 1.0 noborder\nunset key\n");
         for (uint32_t q = 0; q < t.nqueues; q++) {
-            if (themis_algorithm_index("themis") == t.algo && q < nrows_pred) {
+            if (dim_orders(t.algo) && q < nrows_pred) {
                 snprintf(labels[q], sizeof(labels[q]), "dim %u (%s:%u)", q,
                          themis_dim_kind_name(t.topo.dims[q].kind), t.topo.dims[q].size);
             } else {
@@ -2047,7 +2055,7 @@ static int timeline_trace(const cli_opts_t *o)
                                  unit);
         for (uint32_t q = 0; q < t.nqueues && used < sizeof(title); q++) {
             used += (size_t) snprintf(title + used, sizeof(title) - used, " %s%u %.0f%%",
-                                      themis_algorithm_index("themis") == t.algo ? "d" : "q", q,
+                                      dim_orders(t.algo) ? "d" : "q", q,
                                       busy_pct(busy_meas[q], div, t.engine_ns));
         }
         gp_panel(f, dat, title, (double) (0 == t.engine_ns ? tmax : t.engine_ns * 1000) / div,
@@ -2098,7 +2106,7 @@ static int timeline_trace(const cli_opts_t *o)
            1 == t.chunks ? "" : "s", themis_sched_kind_name(t.kind),
            themis_order_policy_name(t.order), t.chunks_in_flight);
     printf("topology: %s (%" PRIu64 " NPUs)\n", spec, themis_topology_npus(&t.topo));
-    if (themis_algorithm_index("themis") == t.algo) {
+    if (dim_orders(t.algo)) {
         if (0 == pred.mismatches) {
             printf("schedule: the rebuilt dimension orders match the trace (%u chunks)\n",
                    pred.sched.nchunks);
@@ -2110,7 +2118,7 @@ static int timeline_trace(const cli_opts_t *o)
     }
     printf("measured:  %10.3f %-2s  busy", (double) t.engine_ns * 1000.0 / div, unit);
     for (uint32_t q = 0; q < t.nqueues; q++) {
-        printf(" %s%u %5.1f%%", themis_algorithm_index("themis") == t.algo ? "d" : "q", q,
+        printf(" %s%u %5.1f%%", dim_orders(t.algo) ? "d" : "q", q,
                busy_pct(busy_meas[q], div, t.engine_ns));
     }
     printf("\n");
@@ -2449,6 +2457,7 @@ static void usage(FILE *f)
         "  route      one spine per flow on a 2-layer Clos (greedy, exact, ilp, ecmp)\n"
         "  treepack   the optimal spanning-tree packing of a graph, C(G) exact\n"
         "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
+        "  compare    every algorithm's predicted time on a graph per size, auto's choice\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -2473,7 +2482,8 @@ int main(int argc, char **argv)
         {"export", themis_plan_cmd_export},
         {"route", themis_plan_cmd_route},
         {"treepack", themis_plan_cmd_treepack},
-        {"synth", themis_plan_cmd_synth}
+        {"synth", themis_plan_cmd_synth},
+        {"compare", themis_plan_cmd_compare}
     };
 
     if (argc < 2) {

@@ -59,5 +59,8 @@ int themis_plan_cmd_route(int argc, char **argv);
 int themis_plan_cmd_treepack(int argc, char **argv);
 /* `themis-plan synth ...`: TACOS (tools/themis_plan_synth.c). */
 int themis_plan_cmd_synth(int argc, char **argv);
+/* `themis-plan compare --graph SPEC|FILE ...`: every algorithm's time or
+ * reason and auto's choice, as the component (tools/themis_plan_compare.c). */
+int themis_plan_cmd_compare(int argc, char **argv);
 
 #endif

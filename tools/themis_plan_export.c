@@ -164,7 +164,7 @@ int themis_plan_cmd_export(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *outp = NULL, *spec = NULL, *algo_name = "themis";
+    const char *outp = NULL, *spec = NULL, *algo_name = themis_algorithm_get(0)->name;
     themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
     uint32_t count = 0, chunks = 4, in_flight = 2;
     int have_coll = 0, c;
@@ -220,7 +220,7 @@ int themis_plan_cmd_export(int argc, char **argv)
         return EXIT_USAGE;
     }
     int algo = themis_algorithm_index(algo_name);
-    if (algo < 0 || 0 == strcmp("schedule", algo_name)) {
+    if (algo < 0 || 0 != (themis_algorithm_get(algo)->flags & THEMIS_ALGO_FLAG_GIVEN)) {
         fprintf(stderr, "themis-plan export: --algorithm: '%s' is not an algorithm that "
                 "plans (themis-plan algorithms)\n", algo_name);
         return EXIT_USAGE;

@@ -515,3 +515,28 @@ if [ -z "$bad" ]; then
 else
     fail cli_route_options "$bad"
 fi
+
+# --- compare: every row's time or why it cannot serve, and auto's choice;
+# 17 elements per rank: tacos (one unit per rank) and treepack (96 units)
+# cannot serve it, auto runs a row that can; bad input exits 2
+bad=""
+run cmp "$plan" compare --graph mesh2d:4x4 --dims 4x4 --coll ar --bytes 68,4MiB
+[ $rc -eq 0 ] || bad="$bad rc:$rc"
+[ "$(grep -c '^auto: allreduce of ' "$tmp/cmp.out")" -eq 2 ] || bad="$bad lines"
+grep -Eq '^  tacos .*(cannot serve: )?tacos needs a vector that divides into 16 units, not 17' \
+    "$tmp/cmp.out" || bad="$bad tacos_reason"
+grep -q '^auto: allreduce of 68 bytes (17 elements) -> \(themis\|rings\|torus2d\) (link simulator' \
+    "$tmp/cmp.out" || bad="$bad choice"
+for r in themis rings torus2d treepack tacos; do
+    grep -q "^  $r  *[0-9][0-9.]* us" "$tmp/cmp.out" || bad="$bad time_$r"
+done
+grep -q '^  schedule .*no coll_themis_allreduce_schedule is set' "$tmp/cmp.out" || bad="$bad schedule"
+run cmp1 "$plan" compare --graph mesh2d:4x4 --dims 4x3 --coll ar --bytes 1MiB; [ $rc -eq 2 ] || bad="$bad dims:$rc"
+run cmp2 "$plan" compare --graph mesh2d:4x4 --coll xx --bytes 1MiB;          [ $rc -eq 2 ] || bad="$bad coll:$rc"
+run cmp3 "$plan" compare --graph mesh2d:4x4 --coll ar --bytes 0;             [ $rc -eq 2 ] || bad="$bad bytes:$rc"
+run cmp4 "$plan" compare --graph nosuchgraph --coll ar --bytes 1MiB;         [ $rc -eq 2 ] || bad="$bad graph:$rc"
+if [ -z "$bad" ]; then
+    pass cli_compare
+else
+    fail cli_compare "$bad: $(head -c 400 "$tmp/cmp.out" "$tmp/cmp.err")"
+fi

@@ -95,7 +95,7 @@ rm -rf "$gen"
 opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce allreduce_ring_3.xml)
       --mca coll_themis_graph "ring:3,bw=10Gb,lat=1us" --mca coll_themis_verbose 10)
 args=(--coll allreduce --count-unit 3 --no-subcomms --level tiny)
-need=('auto: allreduce of [0-9]+ bytes -> (themis|schedule|tacos) \(link simulator on coll_themis_graph: themis [0-9.]+ us, schedule [0-9.]+ us(, tacos [0-9.]+ us)?\)')
+need=('auto: allreduce of [0-9]+ bytes \([0-9]+ elements\) -> (themis|schedule|tacos|treepack) \(link simulator on coll_themis_graph: themis [0-9.]+ us; .*schedule [0-9.]+ us')
 run "graph ring:3: auto ranks themis and the schedule by the link simulator" 300 3
 opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_graph "torus2d:3x3" --mca coll_themis_verbose 10)
 args=(--level tiny --no-subcomms)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "algorithm.h"
+#include "graph.h"
 #include "plan_torus.h"
 #include "topology.h"
 #include "unit.h"
@@ -176,6 +177,139 @@ static void test_auto_on_graph(void)
     themis_graph_free(&small);
 }
 
+static void fixed_params(void *ctx, uint64_t bytes, themis_algo_cost_params_t *p)
+{
+    themis_algo_cost_params_from_chunks(p, *(const uint32_t *) ctx, 2, THEMIS_ORDER_SCF,
+                                        THEMIS_SCHED_THEMIS);
+}
+
+/* The request of rank `rank` for `elems` elements of the full vector;
+ * reduce-scatter blocks uneven (rank r: base + r % 3). */
+static void call_request(themis_coll_t coll, uint64_t elems, int rank, uint64_t *counts,
+                         themis_plan_request_t *req, uint64_t *total)
+{
+    memset(req, 0, sizeof(*req));
+    req->coll = coll;
+    req->ndims = 2;
+    req->dim_size[0] = req->dim_size[1] = 4;
+    req->dim_algo[0] = req->dim_algo[1] = themis_dim_algo_for(THEMIS_DIM_BIRING, 4, 8);
+    req->rank = rank;
+    req->chunks_in_flight = 2;
+    *total = 0;
+    for (int r = 0; r < 16; ++r) {
+        counts[r] = elems / 16 + (uint64_t) (r % 3);
+        *total += counts[r];
+    }
+    req->recvcounts = counts;
+    req->count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0
+                 : THEMIS_COLL_ALLGATHER == coll    ? elems / 16
+                                                    : elems;
+    if (THEMIS_COLL_ALLGATHER == coll) {
+        *total = elems / 16 * 16;
+    } else if (THEMIS_COLL_ALLREDUCE == coll) {
+        *total = elems;
+    }
+}
+
+/* themis_algorithm_plan on a graph: auto runs the fastest row that can
+ * serve each call (every faster row says why it cannot), for counts the
+ * synthesized and packed schedules do not divide; a forced row that
+ * cannot serve gives way to the fastest that can, not to a fallback; the
+ * cost table's lookups at its classes are the rows' graph costs. */
+static void test_plan_serves_call(void)
+{
+    themis_topology_t t = unit_topology("biring:4:100Gb:1us_biring:4:100Gb:1us");
+    themis_graph_t g;
+    themis_graph_opts_t o;
+    themis_parse_error_t e;
+    void *states[THEMIS_MAX_ALGORITHMS] = {NULL};
+    const uint32_t chunks = 8;
+    const themis_coll_t colls[] = {THEMIS_COLL_ALLREDUCE, THEMIS_COLL_REDUCE_SCATTER,
+                                   THEMIS_COLL_ALLGATHER};
+    const uint64_t elems[] = {17 * 16, 1000003, 1u << 16};
+    uint64_t counts[16];
+    themis_graph_opts_default(&o);
+    UNIT_CHECK(THEMIS_OK == themis_graph_load("mesh2d:4x4", &o, &g, &e));
+    for (int c = 0; c < 3; ++c) {
+        themis_algo_table_t table;
+        memset(&table, 0, sizeof(table));
+        for (int i = 0; i < 3; ++i) {
+            themis_plan_request_t req;
+            themis_algo_cost_params_t p;
+            themis_algo_choice_t ch;
+            themis_program_t prog;
+            uint64_t total;
+            call_request(colls[c], elems[i], 5, counts, &req, &total);
+            fixed_params((void *) &chunks, total * 4, &p);
+            themis_algo_input_t in = {.topo = &t, .coll = colls[c], .bytes = total * 4,
+                                      .params = &p, .graph = &g, .states = states,
+                                      .elems = total};
+            UNIT_CHECKF(THEMIS_OK == themis_algorithm_plan(THEMIS_ALGO_AUTO, &in, &table,
+                                                           fixed_params, (void *) &chunks, &req,
+                                                           &ch, &prog),
+                        "%s of %llu elements", themis_coll_name(colls[c]),
+                        (unsigned long long) total);
+            UNIT_CHECK(ch.costed && !ch.substituted && THEMIS_OK == ch.status[ch.index]
+                       && '\0' == ch.reason[ch.index][0]);
+            for (int a = 0; a < themis_nalgorithms(); ++a) {
+                int faster = THEMIS_OK == ch.status[a]
+                             && (ch.time[a] < ch.time[ch.index]
+                                 || (ch.time[a] == ch.time[ch.index] && a < ch.index));
+                UNIT_CHECKF(!faster || '\0' != ch.reason[a][0],
+                            "%s of %llu: %s is faster than %s and says nothing",
+                            themis_coll_name(colls[c]), (unsigned long long) total,
+                            themis_algorithm_get(a)->name,
+                            themis_algorithm_get(ch.index)->name);
+            }
+            themis_program_free(&prog);
+
+            /* forced tacos: 17 elements per rank do not divide into its
+             * units (one per rank), the fastest row that can runs */
+            if (0 == i && THEMIS_COLL_ALLREDUCE == colls[c]) {
+                int tacos = themis_algorithm_index("tacos");
+                in.elems = total = 17;
+                in.bytes = 17 * 4;
+                req.count = 17;
+                UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(tacos, &in, &table, fixed_params,
+                                                              (void *) &chunks, &req, &ch,
+                                                              &prog));
+                UNIT_CHECK(ch.substituted && tacos != ch.index && '\0' != ch.why[0]);
+                for (int a = 0; a < themis_nalgorithms(); ++a) {
+                    UNIT_CHECK(a == tacos || THEMIS_OK != ch.status[a]
+                               || ch.time[a] >= ch.time[ch.index] || '\0' != ch.reason[a][0]);
+                }
+                themis_program_free(&prog);
+            }
+        }
+        /* the table at a class is the row's graph cost there */
+        for (int a = 0; a < themis_nalgorithms(); ++a) {
+            for (int k = 2; k < 6; ++k) {
+                themis_status_t st[THEMIS_MAX_ALGORITHMS];
+                themis_time_t tm[THEMIS_MAX_ALGORITHMS], direct = 0;
+                themis_algo_cost_params_t p;
+                uint64_t bytes = themis_algo_table_class_bytes(k);
+                fixed_params((void *) &chunks, bytes, &p);
+                themis_algo_input_t in = {.topo = &t, .coll = colls[c], .bytes = bytes,
+                                          .params = &p, .graph = &g, .state = &states[a]};
+                themis_algo_table_at(&table, bytes, st, tm);
+                UNIT_CHECK(st[a] == table.status[a][k]);
+                if (THEMIS_OK == st[a] && THEMIS_OK == table.status[a][k + 1]) {
+                    UNIT_CHECKF(THEMIS_OK == themis_algo_graph_cost(a, &in, &direct)
+                                    && direct == tm[a] && tm[a] == table.time[a][k],
+                                "%s at %llu bytes", themis_algorithm_get(a)->name,
+                                (unsigned long long) bytes);
+                }
+            }
+        }
+    }
+    for (int a = 0; a < themis_nalgorithms(); ++a) {
+        if (NULL != states[a]) {
+            themis_algorithm_get(a)->state_free(states[a]);
+        }
+    }
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rows_well_formed);
@@ -183,5 +317,6 @@ int main(void)
     UNIT_RUN(test_auto);
     UNIT_RUN(test_build_through_table);
     UNIT_RUN(test_auto_on_graph);
+    UNIT_RUN(test_plan_serves_call);
     UNIT_EXIT();
 }

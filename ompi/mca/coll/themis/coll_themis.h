@@ -214,6 +214,7 @@ typedef struct {
     uint32_t nchunks;
     uint64_t messages;        /* transfers this rank sends and receives */
     uint64_t message_bytes;   /* their bytes */
+    char refused[1024];       /* why no row serves the call (a cached refusal) */
 } mca_coll_themis_plan_choice_t;
 
 /* Plan cache: a small fixed table per communicator with least recently
@@ -282,6 +283,9 @@ typedef struct mca_coll_themis_module_t {
     /* Per-shape state of the algorithm table's rows (e.g. the rings'
      * Hamiltonian cycles), built once, freed with each row's state_free. */
     void *algo_state[THEMIS_MAX_ALGORITHMS];
+    /* Every row's predicted times by message-size class, per collective:
+     * built on the first call that ranks rows, then a lookup per size. */
+    themis_algo_table_t algo_table[MCA_COLL_THEMIS_NALGO_COLLS];
     uint64_t min_bytes;                 /* resolved at setup, the same on every rank */
     uint64_t min_chunk_bytes;           /* resolved at setup, the same on every rank */
     bool spans_nodes;                   /* agreed at setup: ranks on more than one node */

@@ -266,10 +266,13 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
     if (mca_coll_themis_trace_on()) {
         mca_coll_themis_trace_fallback(comm, coll, bytes, why);
     }
-    opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
-                        comm->c_name, mca_coll_themis_coll_name(coll),
-                        (unsigned long long) bytes, why);
+    /* every rank falls back alike: the lowest one says so */
+    if (0 == ompi_comm_rank(comm)) {
+        opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
+                            "coll:themis: %s: %s of %llu bytes -> previous component (%s)",
+                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            (unsigned long long) bytes, why);
+    }
 }
 
 /* A call of 0 bytes at or above min_bytes: done, without a program. */
@@ -391,19 +394,21 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
      * report the error. */
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_themis_component.output,
-                            "coll:themis: %s: %s of %llu bytes failed in the engine: %d",
-                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            "coll:themis: %s: rank %d: %s of %llu bytes failed in the engine: %d",
+                            comm->c_name, ompi_comm_rank(comm), mca_coll_themis_coll_name(coll),
                             (unsigned long long) bytes, rc);
         return rc;
     }
     mca_coll_themis_count_call(coll);
     mca_coll_themis_count_algorithm(coll, choice);
     check_tiny(m, comm, coll, choice, bytes);
-    opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)", comm->c_name,
-                        mca_coll_themis_coll_name(coll), (unsigned long long) bytes,
-                        mca_coll_themis_algorithm_name(choice->algo),
-                        choice->substituted ? ", substituted" : "");
+    if (0 == ompi_comm_rank(comm)) {   /* alike on every rank: said once */
+        opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
+                            "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)",
+                            comm->c_name, mca_coll_themis_coll_name(coll),
+                            (unsigned long long) bytes, mca_coll_themis_algorithm_name(choice->algo),
+                            choice->substituted ? ", substituted" : "");
+    }
     return OMPI_SUCCESS;
 }
 
@@ -458,7 +463,15 @@ typedef struct {
     ompi_datatype_t *sdtype;            /* allgather */
 } themis_call_t;
 
-#define PLANNERS_REFUSED "the planners refused it (coll_themis_verbose 1 says why)"
+/* Why no row serves the call, kept past the call's choice (which is
+ * local to the collective's body) until the fallback is logged. */
+static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
+{
+    static _Thread_local char text[sizeof(choice->refused)];
+    snprintf(text, sizeof(text), "%s", '\0' != choice->refused[0] ? choice->refused
+                                                                  : "the planners refused it");
+    return text;
+}
 
 /* Element count of the full vector, in the user's type. */
 static uint64_t call_elements(const themis_call_t *c, int nranks)
@@ -484,7 +497,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 {
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     themis_elems_t el;
     int rc;
 
@@ -495,7 +508,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) c->count * el.factor,
                                   NULL, el.elem_size, &prog, &layout, &choice);
     if (OMPI_SUCCESS != rc) {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
         return rc;
     }
     return run_reduction(m, comm, c->id, prog, layout, &choice, &el, NULL, c->dtype,
@@ -511,7 +524,7 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
     const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     themis_elems_t el;
     ptrdiff_t extent = 0;
     uint64_t *counts;
@@ -540,7 +553,7 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
                            (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), c->op,
                            bytes);
     } else {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
     }
     free(counts);
     return rc;
@@ -559,7 +572,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     const uint64_t block = bytes / (uint64_t) nranks;
     const themis_program_t *prog;
     const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_plan_choice_t choice = {.algo = 0};
     ptrdiff_t r_extent = 0;
     size_t ssize = 0, rsize = 0;
     char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
@@ -580,7 +593,7 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
                                   &layout, &choice);
     if (OMPI_SUCCESS != rc) {
-        *why = PLANNERS_REFUSED;
+        *why = refusal(&choice);
         return rc;
     }
     ompi_datatype_type_extent(c->dtype, &r_extent);

@@ -6,7 +6,8 @@
  * chunks in flight are chosen: the rule of coll_themis_rules_filename that
  * matches (collective, communicator size, bytes), and for what it leaves
  * out the parameters (min_bytes as resolved for the communicator at
- * setup); a coll_themis_<coll>_schedule file stands in for `auto`.  Its inputs are equal on every rank (agreed parameters and file
+ * setup).  (Where `auto` runs a coll_themis_<coll>_schedule file,
+ * themis_algorithm_plan decides: the row is flagged as the user's.)  Its inputs are equal on every rank (agreed parameters and file
  * hash, MPI's counts), so every rank decides alike; and since the decision
  * is a function of (collective, bytes) on a communicator, the plan cache's
  * key, which contains both, also identifies the decision.
@@ -14,18 +15,6 @@
 #include "ompi_config.h"
 
 #include "coll_themis.h"
-
-/* A schedule file the user gave runs where nothing names an algorithm,
- * unless a graph of the communicator lets `auto` rank it with the others. */
-static void schedule_default(const mca_coll_themis_config_t *cfg, themis_coll_t coll,
-                             int comm_size, mca_coll_themis_decision_t *d)
-{
-    if (cfg->schedule_set[coll] && THEMIS_ALGO_AUTO == d->algorithm
-        && ((uint32_t) comm_size != mca_coll_themis_component.graph.nnodes
-            || (uint32_t) comm_size > THEMIS_GRAPH_COST_MAX_RANKS)) {
-        d->algorithm = themis_algorithm_index("schedule");
-    }
-}
 
 void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
                             themis_coll_t coll, uint64_t bytes,
@@ -41,7 +30,6 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     d->max_chunks = cfg->chunks;
     d->chunks_in_flight = cfg->chunks_in_flight;
     if (NULL == r) {
-        schedule_default(cfg, coll, comm_size, d);
         return;
     }
     if (THEMIS_RULE_UNSET != r->min_bytes) {
@@ -56,6 +44,5 @@ void mca_coll_themis_decide(const mca_coll_themis_module_t *m, int comm_size,
     if (0 != r->chunks_in_flight) {
         d->chunks_in_flight = r->chunks_in_flight;
     }
-    schedule_default(cfg, coll, comm_size, d);
 }
 

@@ -37,6 +37,7 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     memset(m->dim_algo, 0, sizeof(m->dim_algo));
     m->coord_to_rank = NULL;
     memset(m->algo_state, 0, sizeof(m->algo_state));
+    memset(m->algo_table, 0, sizeof(m->algo_table));
     mca_coll_themis_plan_cache_init(&m->cache);
     m->scratch.base = NULL;
     m->scratch.size = 0;
@@ -143,6 +144,7 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
         }
         m->algo_state[a] = NULL;
     }
+    memset(m->algo_table, 0, sizeof(m->algo_table));
     m->state = MCA_COLL_THEMIS_STATE_ASIDE;
 }
 

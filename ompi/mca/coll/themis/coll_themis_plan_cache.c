@@ -14,10 +14,13 @@
  * freed with the module.
  *
  * Algorithm of a collective (coll_themis_<coll>_algorithm): a row of the
- * algorithm table (planners/algorithm.h), chosen by
- * themis_algorithm_choose: a requested row runs where it can, else its
- * substitute (reported once per process, counted per call); auto takes
- * the least predicted time, logged at verbose 10.
+ * algorithm table (planners/algorithm.h), chosen and built by
+ * themis_algorithm_plan: a requested row runs where it can serve the
+ * call, else the fastest row that can (reported once per process, counted
+ * per call); auto runs the fastest row that can serve the call, ranked by
+ * the communicator's cost table (built on the first call that ranks, then
+ * a lookup per message size), logged at verbose 10.  Only where no row
+ * can serve a call does it fall back.
  * All of it depends only on agreed inputs (topology, parameters, message
  * size) and integer arithmetic, so every rank picks the same.
  */
@@ -71,14 +74,24 @@ static bool entry_matches(const mca_coll_themis_plan_entry_t *e, themis_coll_t c
     return true;
 }
 
-/* A substitution is shown once per process, by rank 0 of the communicator
- * (every rank decides alike); every rank logs it at verbose 1. */
+/* Decisions every rank makes alike are logged by the lowest rank of the
+ * communicator only; facts of one rank carry the rank. */
+static bool lowest_rank(ompi_communicator_t *comm)
+{
+    return 0 == ompi_comm_rank(comm);
+}
+
+/* A substitution is shown once per process and logged at verbose 1, by the
+ * lowest rank of the communicator. */
 static void report_substitution(ompi_communicator_t *comm, themis_coll_t coll, int requested,
                                 int ran, const char *why)
 {
     static bool shown = false;
 
-    if (0 == ompi_comm_rank(comm) && !__atomic_exchange_n(&shown, true, __ATOMIC_RELAXED)) {
+    if (!lowest_rank(comm)) {
+        return;
+    }
+    if (!__atomic_exchange_n(&shown, true, __ATOMIC_RELAXED)) {
         mca_coll_themis_show_help("algorithm-substituted", comm->c_name, ompi_comm_size(comm),
                                   themis_coll_name(coll),
                                   mca_coll_themis_algorithm_name(requested), why,
@@ -90,29 +103,47 @@ static void report_substitution(ompi_communicator_t *comm, themis_coll_t coll, i
                         mca_coll_themis_algorithm_name(ran), why);
 }
 
-/* A schedule that cannot serve a call is shown once per process and
- * collective, by rank 0 of the communicator; every rank logs it at
- * verbose 1.  Its calls fall back (counted by the caller). */
-static void report_schedule_refused(ompi_communicator_t *comm, themis_coll_t coll,
-                                    const char *why)
+/* No row can serve a call: shown once per process and collective, logged
+ * at verbose 1, by the lowest rank; its calls fall back (counted by the
+ * caller).  The file is named where one was asked to run. */
+static void report_refused(ompi_communicator_t *comm, themis_coll_t coll, int requested,
+                           const themis_algo_table_t *t, const themis_algo_choice_t *ch,
+                           char *why, size_t len)
 {
     static bool shown[MCA_COLL_THEMIS_NALGO_COLLS];
+    const themis_algorithm_t *row = themis_algorithm_get(ch->index);
+    const char *file = mca_coll_themis_component.schedule_param[coll];
+    const bool given = NULL != row && 0 != (row->flags & THEMIS_ALGO_FLAG_GIVEN)
+                       && (THEMIS_ALGO_AUTO == requested || ch->index == requested)
+                       && NULL != file && '\0' != file[0];
+    char rows[960];
 
-    if (0 == ompi_comm_rank(comm)
-        && !__atomic_exchange_n(&shown[coll], true, __ATOMIC_RELAXED)) {
-        mca_coll_themis_show_help("schedule-refused", comm->c_name, ompi_comm_size(comm),
-                                  themis_coll_name(coll),
-                                  mca_coll_themis_component.schedule_param[coll], why,
-                                  themis_coll_name(coll));
+    if (given) {
+        snprintf(why, len, "%s", ch->reason[ch->index]);
+    } else {
+        themis_algo_choice_rows(t, ch, rows, sizeof(rows));
+        snprintf(why, len, "no algorithm can serve it: %s", rows);
     }
-    opal_output_verbose(1, mca_coll_themis_component.output,
-                        "coll:themis: %s: %s schedule %s cannot run: %s", comm->c_name,
-                        themis_coll_name(coll), mca_coll_themis_component.schedule_param[coll],
-                        why);
+    if (!lowest_rank(comm)) {
+        return;
+    }
+    if (!__atomic_exchange_n(&shown[coll], true, __ATOMIC_RELAXED)) {
+        if (given) {
+            mca_coll_themis_show_help("schedule-refused", comm->c_name, ompi_comm_size(comm),
+                                      themis_coll_name(coll), file, why, themis_coll_name(coll));
+        } else {
+            mca_coll_themis_show_help("no-algorithm", comm->c_name, ompi_comm_size(comm),
+                                      themis_coll_name(coll), rows, themis_coll_name(coll));
+        }
+    }
+    opal_output_verbose(1, mca_coll_themis_component.output, "coll:themis: %s: %s: %s",
+                        comm->c_name, themis_coll_name(coll), why);
 }
 
-/* coll_themis_graph where it has a node per rank; said once where not. */
-static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nranks)
+/* coll_themis_graph where it has a node per rank; said once where not,
+ * and why in *no_graph for the rows that need it. */
+static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nranks,
+                                       char *no_graph, size_t len)
 {
     static bool said = false;
     const themis_graph_t *g = &mca_coll_themis_component.graph;
@@ -123,40 +154,57 @@ static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nrank
     if (g->nnodes == nranks && nranks <= THEMIS_GRAPH_COST_MAX_RANKS) {
         return g;
     }
-    if (0 == ompi_comm_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
-        opal_output(0, "coll:themis: %s: coll_themis_graph has %u nodes, the communicator %llu "
-                    "ranks%s: auto ranks algorithms by their own models there (said once)",
-                    comm->c_name, g->nnodes, (unsigned long long) nranks,
-                    g->nnodes == nranks ? " (more than costing on a graph takes)" : "");
+    snprintf(no_graph, len, "coll_themis_graph has %u nodes, the communicator %llu ranks%s",
+             g->nnodes, (unsigned long long) nranks,
+             g->nnodes == nranks ? " (more than costing on a graph takes)" : "");
+    if (lowest_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
+        opal_output(0, "coll:themis: %s: %s: auto ranks algorithms by their own models there "
+                    "(said once)", comm->c_name, no_graph);
     }
     return NULL;
 }
 
-/* The auto choice with every row's predicted time, at verbose 10. */
+/* The auto choice with every row's predicted time or reason, at verbose
+ * 10, by the lowest rank (themis-plan compare prints the same line). */
 static void log_auto(ompi_communicator_t *comm, themis_coll_t coll, uint64_t bytes,
+                     uint64_t elems, const themis_algo_table_t *t,
                      const themis_algo_choice_t *ch, bool on_graph)
 {
-    char text[512] = "";
-    size_t used = 0;
+    char text[1200];
 
-    if (opal_output_get_verbosity(mca_coll_themis_component.output) < VERBOSE_PLAN) {
+    if (!lowest_rank(comm)
+        || opal_output_get_verbosity(mca_coll_themis_component.output) < VERBOSE_PLAN) {
         return;
     }
-    for (int a = 0; ch->costed && a < themis_nalgorithms() && used < sizeof(text); ++a) {
-        if (THEMIS_OK == ch->status[a]) {
-            used += (size_t) snprintf(text + used, sizeof(text) - used, "%s%s %.3f us",
-                                      used ? ", " : "", mca_coll_themis_algorithm_name(a),
-                                      (double) ch->time[a] / 1e6);
-        }
-    }
-    opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
-                        "coll:themis: %s: auto: %s of %llu bytes -> %s (%s%s)", comm->c_name,
-                        themis_coll_name(coll), (unsigned long long) bytes,
-                        mca_coll_themis_algorithm_name(ch->index),
-                        !ch->costed ? "the only one that applies here"
-                        : on_graph  ? "link simulator on coll_themis_graph: "
-                                    : "predicted ",
-                        text);
+    themis_algo_choice_line(coll, bytes, elems, t, ch, on_graph, text, sizeof(text));
+    opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output, "coll:themis: %s: %s",
+                        comm->c_name, text);
+}
+
+/* What the component's decision gives a size class of the cost table:
+ * the parameters a call of that many bytes would plan with. */
+typedef struct {
+    const mca_coll_themis_module_t *m;
+    int comm_size;
+    themis_coll_t coll;
+} class_ctx_t;
+
+static void call_params(const mca_coll_themis_module_t *m, int comm_size, themis_coll_t coll,
+                        uint64_t bytes, uint64_t elems, mca_coll_themis_decision_t *d,
+                        themis_algo_cost_params_t *params, uint32_t *nchunks)
+{
+    const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
+    mca_coll_themis_decide(m, comm_size, coll, bytes, d);
+    themis_algo_call_params(&m->topo, bytes, elems, d->max_chunks, m->min_chunk_bytes,
+                            d->chunks_in_flight, cfg->order, cfg->scheduler, cfg->latency, params,
+                            nchunks);
+}
+
+static void class_params(void *ctx, uint64_t bytes, themis_algo_cost_params_t *params)
+{
+    const class_ctx_t *c = ctx;
+    mca_coll_themis_decision_t d;
+    call_params(c->m, c->comm_size, c->coll, bytes, bytes, &d, params, NULL);
 }
 
 static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
@@ -171,19 +219,15 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     themis_algo_cost_params_t params;
     themis_plan_request_t req;
     themis_algo_choice_t ch;
-    uint64_t elems, nchunks;
+    uint64_t elems;
+    uint32_t nchunks;
     themis_status_t st;
 
     /* Elements of the full vector the collective moves per rank (the
      * caller passes the sum of recvcounts for reduce-scatter). */
     elems = THEMIS_COLL_ALLGATHER == coll ? count * nranks : count;
-    mca_coll_themis_decide(m, (int) nranks, coll, elems * elem_size, &d);
+    call_params(m, (int) nranks, coll, elems * elem_size, elems, &d, &params, &nchunks);
     const int requested = d.algorithm;
-    nchunks = themis_chunk_count(&m->topo, elems * elem_size, elems, d.max_chunks,
-                                 m->min_chunk_bytes);
-    themis_algo_cost_params_from_chunks(&params, (uint32_t) nchunks, d.chunks_in_flight, cfg->order,
-                                        cfg->scheduler);
-    params.latency = cfg->latency;
 
     memset(&req, 0, sizeof(req));
     req.coll = coll;
@@ -200,37 +244,34 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
 
     const themis_xfer_sched_t *xs = cfg->schedule_set[coll] ? mca_coll_themis_schedule_get(coll)
                                                               : NULL;
-    char why[256] = "";
+    char no_graph[160] = "";
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
-                              .params = &params, .state = NULL,
+                              .params = &params, .states = m->algo_state,
                               .xsched = xs,
-                              .graph = graph_for(comm, nranks), .dim_algo = m->dim_algo,
-                              .elems = elems,
-                              .why = why, .why_len = sizeof(why)};
+                              .graph = graph_for(comm, nranks, no_graph, sizeof(no_graph)),
+                              .no_graph = '\0' != no_graph[0] ? no_graph : NULL,
+                              .dim_algo = m->dim_algo, .elems = elems};
+    const themis_algorithm_t *asked = themis_algorithm_get(requested);
     if (cfg->schedule_set[coll] && NULL == in.xsched
-        && themis_algorithm_index("schedule") == requested) {
-        /* It did not load; said once when it was first needed. */
+        && (NULL != asked ? 0 != (asked->flags & THEMIS_ALGO_FLAG_GIVEN) : NULL == in.graph)) {
+        /* The file did not load; said once when it was first needed. */
+        snprintf(choice->refused, sizeof(choice->refused),
+                 "coll_themis_%s_schedule did not load", themis_coll_name(coll));
         return THEMIS_ERR_UNSUPPORTED;
     }
-    st = themis_algorithm_choose(requested, &in, &ch);
-    if (THEMIS_ERR_UNSUPPORTED == st) {
-        report_schedule_refused(comm, coll, ch.why);
-    }
-    if (THEMIS_OK != st) {
-        return st;
-    }
+    class_ctx_t ctx = {.m = m, .comm_size = (int) nranks, .coll = coll};
+    themis_algo_table_t *table = &m->algo_table[coll];
+    st = themis_algorithm_plan(requested, &in, table, class_params, &ctx, &req, &ch, prog);
     choice->algo = ch.index;
     choice->substituted = 0 != ch.substituted;
     choice->nchunks = (uint32_t) nchunks;
-    if (ch.substituted) {
+    if (THEMIS_ERR_UNSUPPORTED == st) {
+        report_refused(comm, coll, requested, table, &ch, choice->refused,
+                       sizeof(choice->refused));
+    } else if (THEMIS_OK == st && ch.substituted) {
         report_substitution(comm, coll, requested, ch.index, ch.why);
-    } else if (THEMIS_ALGO_AUTO == requested) {
-        log_auto(comm, coll, in.bytes, &ch, NULL != in.graph);
-    }
-    in.state = &m->algo_state[ch.index];
-    st = themis_algorithm_get(ch.index)->build(&in, &req, prog);
-    if (THEMIS_ERR_UNSUPPORTED == st && '\0' != why[0]) {
-        report_schedule_refused(comm, coll, why);
+    } else if (THEMIS_OK == st && THEMIS_ALGO_AUTO == requested) {
+        log_auto(comm, coll, in.bytes, elems, table, &ch, NULL != in.graph);
     }
     return st;
 }
@@ -291,12 +332,18 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
             return rc;
         }
     }
-    if (THEMIS_OK != st) {
+    if (THEMIS_OK != st && THEMIS_ERR_UNSUPPORTED != st) {
+        /* A refusal was reported by the lowest rank; anything else is
+         * this rank's own. */
         opal_output_verbose(1, mca_coll_themis_component.output,
-                            "coll:themis: %s: planning %s (%s) of %llu elements x %zu bytes "
-                            "failed: %s",
-                            comm->c_name, themis_coll_name(coll), mca_coll_themis_algorithm_name(ch.algo),
-                            (unsigned long long) count, elem_size, themis_status_string(st));
+                            "coll:themis: %s: rank %d: planning %s of %llu elements x %zu bytes "
+                            "failed: %s", comm->c_name, ompi_comm_rank(comm),
+                            themis_coll_name(coll), (unsigned long long) count, elem_size,
+                            themis_status_string(st));
+        snprintf(ch.refused, sizeof(ch.refused), "planning failed on rank %d: %s",
+                 ompi_comm_rank(comm), themis_status_string(st));
+    }
+    if (THEMIS_OK != st) {
         memset(&victim->prog, 0, sizeof(victim->prog));
         if (THEMIS_ERR_NOMEM == st) {
             /* Memory is local to this rank: an error, not a fallback that
@@ -328,9 +375,10 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
 
     opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
-                        "coll:themis: %s: planned %s (%s) of %llu elements x %zu bytes: %u "
-                        "ops, %u steps, work %llu elements",
-                        comm->c_name, themis_coll_name(coll), mca_coll_themis_algorithm_name(ch.algo),
+                        "coll:themis: %s: rank %d: planned %s (%s) of %llu elements x %zu "
+                        "bytes: %u ops, %u steps, work %llu elements", comm->c_name,
+                        ompi_comm_rank(comm), themis_coll_name(coll),
+                        mca_coll_themis_algorithm_name(ch.algo),
                         (unsigned long long) count, elem_size, victim->prog.nops,
                         victim->prog.nsteps, (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;

@@ -287,7 +287,7 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
     put_topology(f, c->module);
     fprintf(f, ",\"queues\":%u,\"program_hash\":\"0x%016llx\"", p->nqueues,
             (unsigned long long) themis_program_hash(p));
-    if (themis_algorithm_index("themis") == c->choice->algo) {
+    if (0 != (themis_algorithm_get(c->choice->algo)->flags & THEMIS_ALGO_FLAG_DIM_ORDERS)) {
         put_chunk_orders(f, p);
     }
     fprintf(f, ",\"engine_ns\":%llu,\"ops\":[",

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# What `auto` costs on a graph, beside what it cost before the cost table,
+# in one run: benchmarks/bench_auto of this tree (the cost table built
+# once per communicator, then a lookup and one rank's program per new
+# size) and the same program built with -DBENCH_BASELINE against the
+# planners of BASE (default c7233bc: every plan-cache miss costs every row
+# at its size on the graph, without row states).  Process CPU time,
+# medians (the machine is shared).  Run it one at a time machine-wide:
+#   flock /tmp/themis-mpi.lock nice -n 5 benchmarks/auto_setup.sh
+# usage: auto_setup.sh [BASE [REPS]]   (THEMIS_BUILD_DIR: the build tree)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=${THEMIS_BUILD_DIR:-$top}
+base=${1:-c7233bc}
+reps=${2:-3}
+bench="$build/benchmarks/bench_auto"
+[ -x "$bench" ] || { echo "build $bench first (make benchmarks/bench_auto)"; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$top" archive "$base" planners | tar -x -C "$tmp"
+srcs=$(ls "$tmp"/planners/*.c | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
+# shellcheck disable=SC2086
+gcc -O2 -std=gnu11 -w -DBENCH_BASELINE -I"$tmp/planners" $(pkg-config --cflags json-c libxml-2.0) \
+    -o "$tmp/bench_base" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
+sizes=1048576,16777216
+for g in 8x8 16x16; do
+    for coll in allreduce reduce_scatter allgather; do
+        echo "== torus2d:$g $coll, sizes $sizes, $reps reps"
+        "$bench" "torus2d:$g" "$g" "$coll" "$sizes" "$reps" | sed 's/^/  now:  /'
+        "$tmp/bench_base" "torus2d:$g" "$g" "$coll" "$sizes" "$reps" | sed "s/^/  $base: /"
+    done
+done
