@@ -614,7 +614,9 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     if (!cfg->schedule_set[coll]) {
         return;
     }
-    st = themis_msccl_load(path, s, NULL, err, len);
+    themis_msccl_info_t info;
+    memset(&info, 0, sizeof(info));
+    st = themis_msccl_load(path, s, &info, err, len);
     if (THEMIS_OK == st && s->coll != coll) {
         snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
                  themis_coll_name(coll));
@@ -625,6 +627,11 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     }
     if (THEMIS_OK == st) {
         cfg->schedule_hash[coll] = themis_xfer_hash(s);
+        if (0 != info.ndead && 0 == opal_process_info.my_local_rank) {
+            opal_output_verbose(1, c->output, "coll:themis: %s schedule %s: %u dead transfers, "
+                                "skipped (their data derives from units nobody wrote and "
+                                "reaches no result)", themis_coll_name(coll), path, info.ndead);
+        }
         return;
     }
     themis_xfer_free(s);
