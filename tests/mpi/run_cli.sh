@@ -346,6 +346,12 @@ done
 run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --count 8 \
     --algorithm schedule
 [ $rc -eq 2 ] || { ok=0; fail cli_export_msccl "--algorithm schedule: rc=$rc, want 2"; }
+# one limit for chunks in flight, the component's (coll_themis_chunks_in_flight 1..32)
+run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --count 8 \
+    --chunks-in-flight 33
+[ $rc -eq 2 ] && grep -q '1 \.\. 32' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "--chunks-in-flight 33: rc=$rc"; }
+run ex "$plan" simulate --topo sw:4:100Gb:1us --chunks-in-flight 33
+[ $rc -eq 2 ] && grep -q '(1\.\.32)' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
 [ $ok -eq 1 ] && pass cli_export_msccl
 
 printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0"/>\n</algo>\n' \

@@ -31,7 +31,6 @@
 #define THEMIS_DEFAULT_DIRECT_MAX 8
 #define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 256 << 20)
 #define THEMIS_PARAM_MAX_CHUNKS 4096
-#define THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT 32 /* the simulator runs 1..32 */
 
 const char *mca_coll_themis_algorithm_name(int index)
 {
@@ -808,8 +807,9 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     }
 
-    if (c->chunks_in_flight_param < 1 || c->chunks_in_flight_param > THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT) {
-        snprintf(why, sizeof(why), "must be between 1 and %d", THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT);
+    if (c->chunks_in_flight_param < 1 ||
+        c->chunks_in_flight_param > (int) THEMIS_MAX_CHUNKS_IN_FLIGHT) {
+        snprintf(why, sizeof(why), "must be between 1 and %u", THEMIS_MAX_CHUNKS_IN_FLIGHT);
         report_int("coll_themis_chunks_in_flight", c->chunks_in_flight_param, why);
         ok = false;
     } else {
