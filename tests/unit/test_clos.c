@@ -543,6 +543,10 @@ static void test_traffic_files(void)
     UNIT_CHECK(0 == write_file(p1, "2080 95 62 2 0 0 0 0\n"));
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_clos_flows_load_file(&f, &c, p1, &e));
     UNIT_CHECK(1 == e.line && NULL != strstr(e.message, "not a host"));
+    /* a host sending to itself is no flow */
+    UNIT_CHECK(0 == write_file(p1, "2080 1792 62 53 0 0 0 0\n1792 1792 53 53 0 0 0 0\n"));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_clos_flows_load_file(&f, &c, p1, &e));
+    UNIT_CHECK(2 == e.line && 6 == e.column && NULL != strstr(e.message, "to itself"));
     themis_clos_flows_free(&f);
     unlink(p1);
     unlink(p2);
