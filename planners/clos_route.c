@@ -589,6 +589,11 @@ static themis_status_t exact_split(const themis_clos_t *c, const themis_clos_flo
             p.mult[p.m++] = 1;
         }
     }
+    if (0 == D) {
+        /* nothing crosses a spine */
+        st = THEMIS_OK;
+        goto out;
+    }
     /* L = D is feasible (H empty, or with no other spine H everything:
      * X then has no flows, else they have no usable spine at all) */
     uint32_t lo = 1, hi = D;

@@ -410,6 +410,14 @@ static void test_exact_failed_links(void)
     UNIT_CHECKF(2 == x.max_load && 2 == x.lower_bound && x.optimal, "max %u bound %u",
                 x.max_load, x.lower_bound);
     themis_clos_route_free(&x);
+    /* only intra-ToR traffic: max load 0, and that is the optimum */
+    themis_clos_flows_t g;
+    themis_clos_flows_init(&g);
+    themis_clos_flows_add(&g, &c, host(&c, 0, 0), host(&c, 0, 0));
+    UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &g, &x));
+    UNIT_CHECK(0 == x.max_load && 0 == x.lower_bound && x.optimal);
+    themis_clos_route_free(&x);
+    themis_clos_flows_free(&g);
     /* (0, 1) and (1, 0): not one block */
     c.link_failed[2 * 2 + 1] = 0;
     c.link_failed[1 * 2 + 0] = 1;
