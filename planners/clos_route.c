@@ -541,16 +541,17 @@ static themis_status_t exact_split(const themis_clos_t *c, const themis_clos_flo
     /* flows by (source ToR, destination ToR), flow order within: a stable
      * counting sort by destination, then by source */
     uint32_t *cnt = calloc((size_t) T + 1, sizeof(*cnt));
-    uint32_t *tmp = malloc((size_t) n * sizeof(*tmp)), *ord = malloc((size_t) n * sizeof(*ord));
-    uint32_t *take = malloc((size_t) n * sizeof(*take));
-    p.el = malloc((size_t) n * sizeof(uint32_t));
-    p.er = malloc((size_t) n * sizeof(uint32_t));
-    p.mult = malloc((size_t) n * sizeof(uint32_t));
-    p.x = malloc((size_t) n * sizeof(uint32_t));
+    uint32_t *tmp = malloc(((size_t) n + 1) * sizeof(*tmp));
+    uint32_t *ord = malloc(((size_t) n + 1) * sizeof(*ord));
+    uint32_t *rest = malloc(((size_t) n + 1) * sizeof(*rest));
+    p.el = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.er = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.mult = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.x = malloc(((size_t) n + 1) * sizeof(uint32_t));
     p.deg = calloc(2 * (size_t) T, sizeof(uint32_t));
     p.lo = malloc(2 * (size_t) T * sizeof(uint32_t));
     p.hi = malloc(2 * (size_t) T * sizeof(uint32_t));
-    if (NULL == cnt || NULL == tmp || NULL == ord || NULL == take || NULL == p.el ||
+    if (NULL == cnt || NULL == tmp || NULL == ord || NULL == rest || NULL == p.el ||
         NULL == p.er || NULL == p.mult || NULL == p.x || NULL == p.deg || NULL == p.lo ||
         NULL == p.hi) {
         goto out;
@@ -620,7 +621,7 @@ static themis_status_t exact_split(const themis_clos_t *c, const themis_clos_flo
     }
     *opt = lo;
     /* H: the first x[k] flows (in flow order) of each pair k; tmp = H,
-     * take = the rest, both in flow order */
+     * rest = the rest, both in flow order */
     for (uint32_t k = 0, cls = UINT32_MAX, used = 0; k < n; k++) {
         const themis_clos_flow_t *fl = &f->flows[ord[k]];
         spine[ord[k]] = 0;
@@ -638,18 +639,18 @@ static themis_status_t exact_split(const themis_clos_t *c, const themis_clos_flo
         if (spine[idx[k]]) {
             tmp[nhf++] = idx[k];
         } else {
-            take[nrest++] = idx[k];
+            rest[nrest++] = idx[k];
         }
     }
     st = colour_onto(c, f, tmp, nhf, fsp, nf, spine);
     if (THEMIS_OK == st) {
-        st = colour_onto(c, f, take, nrest, hsp, nh, spine);
+        st = colour_onto(c, f, rest, nrest, hsp, nh, spine);
     }
 out:
     free(cnt);
     free(tmp);
     free(ord);
-    free(take);
+    free(rest);
     free(p.el);
     free(p.er);
     free(p.mult);

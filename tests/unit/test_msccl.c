@@ -371,7 +371,8 @@ static void test_dead_transfers(void)
         STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"
         "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"
         STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)
-        "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1) "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
+        "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)
+        "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
         STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)
         STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)
         "</tb>" DEAD_X(1, 0, DEAD_R) "</gpu></algo>";
