@@ -223,7 +223,11 @@ themis_status_t themis_clos_flows_load_file(themis_clos_flows_t *f, const themis
         }
         themis_clos_flow_t fl = {v[0], v[1], themis_clos_host_tor(c, v[0]),
                                  themis_clos_host_tor(c, v[1])};
-        if (UINT32_MAX == fl.src_tor || UINT32_MAX == fl.dst_tor) {
+        if (v[0] == v[1]) {
+            /* a host's traffic to itself never leaves it: not a flow */
+            set_err(err, line, tok[1].col, "a flow from a node to itself%s", "");
+            st = THEMIS_ERR_PARSE;
+        } else if (UINT32_MAX == fl.src_tor || UINT32_MAX == fl.dst_tor) {
             set_err(err, line, tok[UINT32_MAX == fl.src_tor ? 0 : 1].col,
                     "not a host of the Clos%s", "");
             st = THEMIS_ERR_PARSE;

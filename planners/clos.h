@@ -85,7 +85,8 @@ themis_status_t themis_clos_flows_add(themis_clos_flows_t *f, const themis_clos_
 /* One traffic file of the paper (columns src dst src_tor dst_tor
  * start_time flow_size compute_time stage_index; '#' starts a comment):
  * its flows appended in file order.  The ToR columns must agree with the
- * Clos.  Errors name the line (err). */
+ * Clos; a flow from a node to itself is refused.  Errors name the line
+ * (err). */
 themis_status_t themis_clos_flows_load_file(themis_clos_flows_t *f, const themis_clos_t *c,
                                             const char *path, themis_parse_error_t *err);
 /* Every *.txt file of a directory (concurrent_jobs_J/ring_size_R/), in

@@ -16,6 +16,8 @@
 
 #include <json-c/json.h>
 
+#include "degree_subgraph.h"
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -380,67 +382,48 @@ themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_
     return finish(c, f, r);
 }
 
-themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
-                                        themis_clos_route_t *r)
+/* König's colouring of the inter-ToR flows idx[0 .. n): Delta colours,
+ * Delta their largest degree in the multigraph source ToR -> destination
+ * ToR, by the alternating-path method (flows in order, the lowest free
+ * colour at each end; when they differ, the two-coloured path from the
+ * destination is swapped).  Colour c goes to spines[c mod ns]: a colour
+ * class is a matching, so each of those spines carries at most
+ * ceil(Delta / ns) of these flows at any ToR. */
+static themis_status_t colour_onto(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                   const uint32_t *idx, uint32_t n, const uint32_t *spines,
+                                   uint32_t ns, uint32_t *spine)
 {
-    /* freeable on every return */
-    memset(r, 0, sizeof(*r));
-    uint32_t T = c->ntors, S = c->nspines;
-    for (size_t l = 0; l < (size_t) T * S; l++) {
-        if (c->link_failed[l]) {
-            return THEMIS_ERR_UNSUPPORTED;
-        }
+    uint32_t T = c->ntors, D = 0;
+    if (0 == n) {
+        return THEMIS_OK;
     }
-    themis_status_t st = route_start(f, THEMIS_CLOS_EXACT, r);
-    if (THEMIS_OK != st) {
-        return st;
-    }
-    uint64_t t0 = now_ns();
-    uint32_t ws[THEMIS_CLOS_MAX_SPINES], nws = 0;
-    for (uint32_t s = 0; s < S; s++) {
-        if (!c->spine_failed[s]) {
-            ws[nws++] = s;
-        }
-    }
-    /* D: the largest degree of the multigraph, left vertices (source
-     * ToRs) 0..T-1, right vertices (destination ToRs) T..2T-1 */
+    /* left vertices (source ToRs) 0..T-1, right ones (destinations) T..2T-1 */
     uint32_t *deg = calloc(2 * (size_t) T, sizeof(*deg));
     if (NULL == deg) {
         return THEMIS_ERR_NOMEM;
     }
-    uint32_t D = 0;
-    for (uint32_t i = 0; i < f->n; i++) {
-        const themis_clos_flow_t *fl = &f->flows[i];
-        r->spine[i] = THEMIS_CLOS_NO_SPINE;
-        if (fl->src_tor != fl->dst_tor) {
-            uint32_t a = ++deg[fl->src_tor], b = ++deg[T + fl->dst_tor];
-            D = (a > D) ? a : D;
-            D = (b > D) ? b : D;
-        }
+    for (uint32_t k = 0; k < n; k++) {
+        const themis_clos_flow_t *fl = &f->flows[idx[k]];
+        uint32_t a = ++deg[fl->src_tor], b = ++deg[T + fl->dst_tor];
+        D = (a > D) ? a : D;
+        D = (b > D) ? b : D;
     }
     free(deg);
-    if (0 == D || 0 == nws) {
-        /* nothing crosses a spine, or nothing can: the evaluation says so */
-        r->run_ns = now_ns() - t0;
-        return finish(c, f, r);
-    }
-    /* at[v * D + colour]: the flow of that colour at vertex v, or NONE;
-     * colour[i]: flow i's colour */
+    /* at[v * D + colour]: the flow (position in idx) of that colour at
+     * vertex v, or NONE; colour[k]: idx[k]'s colour */
     const uint32_t NONE = UINT32_MAX;
     uint32_t *at = malloc((size_t) 2 * T * D * sizeof(*at));
-    uint32_t *colour = r->spine;    /* colours first, spines at the end */
+    uint32_t *colour = malloc((size_t) n * sizeof(*colour));
     uint32_t *path = malloc((2 * (size_t) T + 1) * sizeof(*path));
-    if (NULL == at || NULL == path) {
+    if (NULL == at || NULL == colour || NULL == path) {
         free(at);
+        free(colour);
         free(path);
         return THEMIS_ERR_NOMEM;
     }
     memset(at, 0xff, (size_t) 2 * T * D * sizeof(*at));
-    for (uint32_t i = 0; i < f->n; i++) {
-        const themis_clos_flow_t *fl = &f->flows[i];
-        if (fl->src_tor == fl->dst_tor) {
-            continue;
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        const themis_clos_flow_t *fl = &f->flows[idx[i]];
         uint32_t u = fl->src_tor, v = T + fl->dst_tor;
         uint32_t *au = &at[(size_t) u * D], *av = &at[(size_t) v * D];
         uint32_t a = 0, b = 0;
@@ -458,18 +441,18 @@ themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clo
             uint32_t np = 0, x = v, col = a;
             while (NONE != at[(size_t) x * D + col]) {
                 uint32_t e = at[(size_t) x * D + col];
-                const themis_clos_flow_t *fe = &f->flows[e];
+                const themis_clos_flow_t *fe = &f->flows[idx[e]];
                 path[np++] = e;
                 x = (x == fe->src_tor) ? T + fe->dst_tor : fe->src_tor;
                 col = (col == a) ? b : a;
             }
             for (uint32_t k = 0; k < np; k++) {
-                const themis_clos_flow_t *fe = &f->flows[path[k]];
+                const themis_clos_flow_t *fe = &f->flows[idx[path[k]]];
                 at[(size_t) fe->src_tor * D + colour[path[k]]] = NONE;
                 at[(size_t) (T + fe->dst_tor) * D + colour[path[k]]] = NONE;
             }
             for (uint32_t k = 0; k < np; k++) {
-                const themis_clos_flow_t *fe = &f->flows[path[k]];
+                const themis_clos_flow_t *fe = &f->flows[idx[path[k]]];
                 uint32_t nc = (colour[path[k]] == a) ? b : a;
                 colour[path[k]] = nc;
                 at[(size_t) fe->src_tor * D + nc] = path[k];
@@ -480,15 +463,251 @@ themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clo
         au[a] = i;
         av[a] = i;
     }
-    for (uint32_t i = 0; i < f->n; i++) {
-        if (NONE != colour[i]) {
-            r->spine[i] = ws[colour[i] % nws];
+    for (uint32_t k = 0; k < n; k++) {
+        spine[idx[k]] = spines[colour[k] % ns];
+    }
+    free(at);
+    free(colour);
+    free(path);
+    return THEMIS_OK;
+}
+
+/* The failed links (between working spines and ToRs) as a block X x F:
+ * in_x[t] for t in X, fsp[0 .. *nf) = F, hsp[0 .. *nh) the other working
+ * spines.  0, or -1 when some t in X and s in F still have their cable. */
+static int failed_block(const themis_clos_t *c, uint8_t *in_x, uint32_t *fsp, uint32_t *nf,
+                        uint32_t *hsp, uint32_t *nh)
+{
+    uint32_t T = c->ntors, S = c->nspines;
+    *nf = 0;
+    *nh = 0;
+    for (uint32_t s = 0; s < S; s++) {
+        int bad = 0;
+        for (uint32_t t = 0; t < T && !c->spine_failed[s]; t++) {
+            if (c->link_failed[(size_t) t * S + s]) {
+                in_x[t] = 1;
+                bad = 1;
+            }
+        }
+        if (bad) {
+            fsp[(*nf)++] = s;
+        } else if (!c->spine_failed[s]) {
+            hsp[(*nh)++] = s;
         }
     }
+    for (uint32_t t = 0; t < T; t++) {
+        for (uint32_t k = 0; in_x[t] && k < *nf; k++) {
+            if (!c->link_failed[(size_t) t * S + fsp[k]]) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t T, m, nf, nh;
+    const uint8_t *in_x;
+    uint32_t *el, *er, *mult;       /* [m]: ToR pairs with neither end in X */
+    uint32_t *deg;                  /* [2T]: inter-ToR flows out of / into each ToR */
+    uint32_t *lo, *hi, *x;
+} split_t;
+
+/* Can the flows be routed with max load L?  Iff some subgraph H of the
+ * ToR multigraph avoids X and has at most nf * L flows at every ToR
+ * (H: the flows on F) while the rest has at most nh * L (see exact). */
+static int split_feasible(split_t *p, uint32_t L)
+{
+    for (uint32_t v = 0; v < 2 * p->T; v++) {
+        uint64_t d = p->deg[v], rest = (uint64_t) p->nh * L, onf = (uint64_t) p->nf * L;
+        p->lo[v] = (uint32_t) ((d > rest) ? d - rest : 0);
+        p->hi[v] = p->in_x[v % p->T] ? 0 : (uint32_t) ((onf < d) ? onf : d);
+    }
+    return themis_degree_subgraph(p->T, p->T, p->m, p->el, p->er, p->mult, p->lo, p->hi, p->x);
+}
+
+/* Exact routing with the failed-link block X x F (failed_block): the
+ * least L for which split_feasible holds, by binary search (feasibility
+ * only grows with L), then H on F and the rest on the other spines by
+ * König.  *opt: that L. */
+static themis_status_t exact_split(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                   const uint32_t *idx, uint32_t n, const uint8_t *in_x,
+                                   const uint32_t *fsp, uint32_t nf, const uint32_t *hsp,
+                                   uint32_t nh, uint32_t *spine, uint32_t *opt)
+{
+    uint32_t T = c->ntors;
+    split_t p = {.T = T, .nf = nf, .nh = nh, .in_x = in_x};
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    /* flows by (source ToR, destination ToR), flow order within: a stable
+     * counting sort by destination, then by source */
+    uint32_t *cnt = calloc((size_t) T + 1, sizeof(*cnt));
+    uint32_t *tmp = malloc(((size_t) n + 1) * sizeof(*tmp));
+    uint32_t *ord = malloc(((size_t) n + 1) * sizeof(*ord));
+    uint32_t *rest = malloc(((size_t) n + 1) * sizeof(*rest));
+    p.el = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.er = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.mult = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.x = malloc(((size_t) n + 1) * sizeof(uint32_t));
+    p.deg = calloc(2 * (size_t) T, sizeof(uint32_t));
+    p.lo = malloc(2 * (size_t) T * sizeof(uint32_t));
+    p.hi = malloc(2 * (size_t) T * sizeof(uint32_t));
+    if (NULL == cnt || NULL == tmp || NULL == ord || NULL == rest || NULL == p.el ||
+        NULL == p.er || NULL == p.mult || NULL == p.x || NULL == p.deg || NULL == p.lo ||
+        NULL == p.hi) {
+        goto out;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const uint32_t *from = (0 == pass) ? idx : tmp;
+        uint32_t *to = (0 == pass) ? tmp : ord;
+        memset(cnt, 0, ((size_t) T + 1) * sizeof(*cnt));
+        for (uint32_t k = 0; k < n; k++) {
+            const themis_clos_flow_t *fl = &f->flows[from[k]];
+            cnt[((0 == pass) ? fl->dst_tor : fl->src_tor) + 1]++;
+        }
+        for (uint32_t t = 0; t < T; t++) {
+            cnt[t + 1] += cnt[t];
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            const themis_clos_flow_t *fl = &f->flows[from[k]];
+            to[cnt[(0 == pass) ? fl->dst_tor : fl->src_tor]++] = from[k];
+        }
+    }
+    uint32_t D = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const themis_clos_flow_t *fl = &f->flows[ord[k]];
+        uint32_t a = ++p.deg[fl->src_tor], b = ++p.deg[T + fl->dst_tor];
+        D = (a > D) ? a : D;
+        D = (b > D) ? b : D;
+        if (in_x[fl->src_tor] || in_x[fl->dst_tor]) {
+            continue;
+        }
+        const themis_clos_flow_t *pv = (k > 0) ? &f->flows[ord[k - 1]] : NULL;
+        if (p.m > 0 && pv->src_tor == fl->src_tor && pv->dst_tor == fl->dst_tor) {
+            p.mult[p.m - 1]++;
+        } else {
+            p.el[p.m] = fl->src_tor;
+            p.er[p.m] = fl->dst_tor;
+            p.mult[p.m++] = 1;
+        }
+    }
+    if (0 == D) {
+        /* nothing crosses a spine */
+        st = THEMIS_OK;
+        goto out;
+    }
+    /* L = D is feasible (H empty, or with no other spine H everything:
+     * X then has no flows, else they have no usable spine at all) */
+    uint32_t lo = 1, hi = D;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int ok = split_feasible(&p, mid);
+        if (ok < 0) {
+            goto out;
+        }
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int ok = split_feasible(&p, lo);
+    if (ok < 0) {
+        goto out;
+    }
+    st = THEMIS_OK;
+    if (0 == ok) {
+        /* a flow at X has no usable spine: the evaluation says which */
+        goto out;
+    }
+    *opt = lo;
+    /* H: the first x[k] flows (in flow order) of each pair k; tmp = H,
+     * rest = the rest, both in flow order */
+    for (uint32_t k = 0, cls = UINT32_MAX, used = 0; k < n; k++) {
+        const themis_clos_flow_t *fl = &f->flows[ord[k]];
+        spine[ord[k]] = 0;
+        if (in_x[fl->src_tor] || in_x[fl->dst_tor]) {
+            continue;
+        }
+        if (UINT32_MAX == cls || p.el[cls] != fl->src_tor || p.er[cls] != fl->dst_tor) {
+            cls = (UINT32_MAX == cls) ? 0 : cls + 1;
+            used = 0;
+        }
+        spine[ord[k]] = (used++ < p.x[cls]);
+    }
+    uint32_t nhf = 0, nrest = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (spine[idx[k]]) {
+            tmp[nhf++] = idx[k];
+        } else {
+            rest[nrest++] = idx[k];
+        }
+    }
+    st = colour_onto(c, f, tmp, nhf, fsp, nf, spine);
+    if (THEMIS_OK == st) {
+        st = colour_onto(c, f, rest, nrest, hsp, nh, spine);
+    }
+out:
+    free(cnt);
+    free(tmp);
+    free(ord);
+    free(rest);
+    free(p.el);
+    free(p.er);
+    free(p.mult);
+    free(p.x);
+    free(p.deg);
+    free(p.lo);
+    free(p.hi);
+    return st;
+}
+themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
+                                        themis_clos_route_t *r)
+{
+    /* freeable on every return */
+    memset(r, 0, sizeof(*r));
+    uint32_t T = c->ntors, fsp[THEMIS_CLOS_MAX_SPINES], hsp[THEMIS_CLOS_MAX_SPINES], nf, nh;
+    uint8_t *in_x = calloc((size_t) T, 1);
+    if (NULL == in_x) {
+        return THEMIS_ERR_NOMEM;
+    }
+    if (0 != failed_block(c, in_x, fsp, &nf, hsp, &nh)) {
+        free(in_x);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    themis_status_t st = route_start(f, THEMIS_CLOS_EXACT, r);
+    uint32_t *idx = malloc(((size_t) f->n + 1) * sizeof(*idx)), n = 0, opt = 0;
+    if (THEMIS_OK != st || NULL == idx) {
+        free(in_x);
+        free(idx);
+        return THEMIS_ERR_NOMEM;
+    }
+    uint64_t t0 = now_ns();
+    for (uint32_t i = 0; i < f->n; i++) {
+        r->spine[i] = THEMIS_CLOS_NO_SPINE;
+        if (f->flows[i].src_tor != f->flows[i].dst_tor) {
+            idx[n++] = i;
+        }
+    }
+    if (0 == nf) {
+        /* ceil(D / S) on the S working spines; nothing crosses when
+         * none works, which the evaluation reports */
+        st = (0 == nh) ? THEMIS_OK : colour_onto(c, f, idx, n, hsp, nh, r->spine);
+    } else {
+        st = exact_split(c, f, idx, n, in_x, fsp, nf, hsp, nh, r->spine, &opt);
+    }
     r->run_ns = now_ns() - t0;
-    free(at);
-    free(path);
-    return finish(c, f, r);
+    free(in_x);
+    free(idx);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    st = finish(c, f, r);
+    if (THEMIS_OK == st && opt > r->lower_bound) {
+        /* exact_split proved that opt - 1 is infeasible */
+        r->lower_bound = opt;
+        r->optimal = (r->max_load == opt);
+    }
+    return st;
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): a fixed seed gives the same

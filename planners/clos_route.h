@@ -18,17 +18,36 @@
  *             and writes only its source ToR's up links and its
  *             destination ToR's down links), so the assignment is the
  *             greedy's, flow for flow, with any number of threads.
- *   exact     ToR-level demand with failed spines (no failed links): the
- *             optimum is ceil(D / S), D the most inter-ToR flows leaving
- *             or entering one ToR, S the working spines (a ToR's D flows
- *             share its S up links, so no assignment does better).  A
- *             proper edge colouring of the bipartite multigraph source
- *             ToR -> destination ToR with D colours exists (König) and is
- *             found by the alternating-path method (flows in order, the
- *             lowest free colour at each end; when they differ, the
- *             two-coloured path from the destination is swapped); colour c
- *             goes to the (c mod S)-th working spine.  A colour class is a
- *             matching, so a link carries at most ceil(D / S) flows.
+ *   exact     the optimum, in polynomial time, with failed spines and
+ *             failed links that form one block X x F (every ToR of X has
+ *             lost its cables to every spine of F, among the working
+ *             spines: one cable, one ToR's cables, one spine's cables).
+ *             Without failed links: ceil(D / S), D the most inter-ToR flows
+ *             leaving or entering one ToR, S the working spines (a ToR's D
+ *             flows share its S up links, so no assignment does better); a
+ *             proper edge colouring of the bipartite multigraph source ToR
+ *             -> destination ToR with D colours exists (König) and is
+ *             found by the alternating-path method; colour c goes to the
+ *             (c mod S)-th working spine.  A colour class is a matching,
+ *             so a link carries at most ceil(D / S) flows.
+ *             With the block: max load L is reachable iff the flows split
+ *             into H (the flows on F) and the rest with H avoiding the
+ *             ToRs of X, at most |F| L flows of H and at most h L of the
+ *             rest at every ToR, h = the working spines outside F.  Only
+ *             if: the flows on F of an assignment are such an H.  If: H on
+ *             the |F| spines of F and the rest on the h others, each by the
+ *             colouring above.  Whether such an H exists is a
+ *             degree-bounded subgraph (degree_subgraph.h: one maximum
+ *             flow); feasibility only grows with L, so a binary search on
+ *             L in [1, D] finds the optimum, and lower_bound is that L
+ *             (L - 1 was proven infeasible).
+ *             Other patterns of failed links: THEMIS_ERR_UNSUPPORTED.  The
+ *             problem is then NP-hard in general (a partial Latin square
+ *             completes iff its Clos instance - rows as source ToRs,
+ *             columns as destination ToRs, symbols as spines, a filled cell
+ *             failing its symbol's cable at its row and its column, an
+ *             empty cell a flow - has max load 1; Colbourn 1984), which is
+ *             what the ILP is for.
  *   ilp       clos_ilp.h (GLPK: the CLI and the tests, not the component).
  *   ecmp      each flow on a uniform random usable spine (what hashing
  *             does), over `draws` draws of a fixed-seed PRNG (splitmix64):
@@ -90,7 +109,8 @@ themis_status_t themis_clos_route_greedy(const themis_clos_t *c, const themis_cl
 /* nthreads >= 1 (1: the components one after the other). */
 themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_clos_flows_t *f,
                                            uint32_t nthreads, themis_clos_route_t *r);
-/* THEMIS_ERR_UNSUPPORTED when a link failed (the ILP's case). */
+/* THEMIS_ERR_UNSUPPORTED when the failed links are not one block X x F
+ * (see exact above; the ILP's case). */
 themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
                                         themis_clos_route_t *r);
 /* draws >= 1. */

@@ -994,11 +994,20 @@ typedef struct {
     uint32_t x, pt, next;
 } reader_t;
 
+/* Where garbage entered: a read of a unit nobody wrote. */
+typedef struct {
+    uint32_t pt, g;
+    uint8_t b;
+    uint64_t unit;
+} origin_t;
+
 typedef struct {
     themis_xfer_t x;
     uint32_t defpt;         /* the send's point, or the local step's */
     uint32_t rstep;         /* network: the receiving step */
     uint8_t network, redirected;
+    uint8_t dead;           /* moves data that derives from a unit nobody wrote */
+    origin_t origin;        /* dead: where that data came from */
 } px_t;
 
 typedef struct {
@@ -1131,7 +1140,14 @@ static themis_status_t race(ex_t *e, uint32_t g, int b, uint64_t unit, uint32_t 
 enum { ACC_READ, ACC_WRITE, ACC_UPDATE };   /* UPDATE: reduce into (reads too) */
 
 /* Checks an access of transfer t at point pt and appends the transfers it
- * depends on to e->tmp. */
+ * depends on to e->tmp.  A read of garbage - a unit nobody wrote, or one
+ * last written by a dead transfer - makes t dead: what t writes is
+ * garbage too.  Whether garbage reaches a result is decided at the end
+ * (garbage_in_result); until then a dead transfer is tracked like any
+ * other.  An unordered pair of accesses is a race unless only garbage is
+ * at stake: both transfers dead, or a dead one reading what a live one
+ * writes (dead transfers are skipped, and what they read or write reaches
+ * no result); no dependency is recorded between such a pair. */
 static themis_status_t collect(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int b, uint64_t off,
                                uint64_t cnt, int mode)
 {
@@ -1146,17 +1162,21 @@ static themis_status_t collect(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int
                     MAX_ACCESSES);
     }
     for (uint64_t k = off; k < off + cnt; k++) {
-        if (ACC_WRITE != mode && -1 == u[k].wx) {
-            char a[64];
-            return fail(e->c, THEMIS_ERR_INVALID, "%s reads %s unit %" PRIu64 " of gpu %u, "
-                        "which nobody wrote", step_name(e->c, pt >> 3, a, sizeof(a)),
-                        buf_names[b], k, g);
+        if (ACC_WRITE != mode && !e->px[t].dead) {
+            if (-1 == u[k].wx) {
+                e->px[t].dead = 1;
+                e->px[t].origin = (origin_t) {pt, g, (uint8_t) b, k};
+            } else if (u[k].wx >= 0 && e->px[u[k].wx].dead) {
+                e->px[t].dead = 1;
+                e->px[t].origin = e->px[u[k].wx].origin;
+            }
         }
         if (u[k].wx >= 0) {
-            if (!hb(e->c, u[k].wpt, pt)) {
+            int ordered = hb(e->c, u[k].wpt, pt);
+            if (!ordered && !(e->px[t].dead && (e->px[u[k].wx].dead || ACC_READ == mode))) {
                 return race(e, g, b, k, u[k].wpt, pt);
             }
-            if (THEMIS_OK != (st = push_tmp(e, (uint32_t) u[k].wx))) {
+            if (ordered && THEMIS_OK != (st = push_tmp(e, (uint32_t) u[k].wx))) {
                 return st;
             }
         }
@@ -1168,6 +1188,9 @@ static themis_status_t collect(ex_t *e, uint32_t t, uint32_t pt, uint32_t g, int
                 continue;
             }
             if (!hb(e->c, e->rd[r].pt, pt)) {
+                if (e->px[e->rd[r].x].dead) {
+                    continue;
+                }
                 return race(e, g, b, k, e->rd[r].pt, pt);
             }
             if (THEMIS_OK != (st = push_tmp(e, e->rd[r].x))) {
@@ -1283,6 +1306,9 @@ static themis_status_t recv_op(ex_t *e, uint32_t v, uint32_t pt, int kind, int d
     uint32_t send_pt = e->px[t].defpt;
     themis_status_t st;
     int redirect = NULL != e->forced && e->forced[v];
+    /* t's own data (from the send); a reduce into garbage is charged
+     * below to whichever transfer does it */
+    const px_t before = e->px[t];
 
     e->ntmp = 0;
     st = collect(e, t, pt, g, db, dof, s->cnt, THEMIS_XFER_REDUCE == kind ? ACC_UPDATE : ACC_WRITE);
@@ -1310,15 +1336,23 @@ static themis_status_t recv_op(ex_t *e, uint32_t v, uint32_t pt, int kind, int d
         return st;
     }
     px_t *p = &e->px[t];
+    const uint8_t dst_dead = p->dead && !before.dead;
+    const origin_t dst_origin = p->origin;
     p->x.kind = THEMIS_XFER_COPY;
     p->x.dst_buf = THEMIS_BUF_SCRATCH;
     p->x.dst_off = temp;
     p->redirected = 1;
+    p->dead = before.dead;
+    p->origin = before.origin;
     themis_xfer_t x = {.src = g, .dst = g, .kind = (uint8_t) kind,
                        .src_buf = THEMIS_BUF_SCRATCH, .dst_buf = (uint8_t) db, .src_off = temp,
                        .dst_off = dof, .count = s->cnt};
-    if (THEMIS_OK != (st = new_px(e, &x, pt + 1, &l)) ||
-        THEMIS_OK != (st = add_deps(e, l, e->tmp, e->ntmp, 0)) ||
+    if (THEMIS_OK != (st = new_px(e, &x, pt + 1, &l))) {
+        return st;
+    }
+    e->px[l].dead = e->px[t].dead || dst_dead;
+    e->px[l].origin = e->px[t].dead ? e->px[t].origin : dst_origin;
+    if (THEMIS_OK != (st = add_deps(e, l, e->tmp, e->ntmp, 0)) ||
         THEMIS_OK != (st = add_deps(e, l, &t, 1, 0)) ||
         THEMIS_OK != (st = record(e, l, pt + 1, g, THEMIS_BUF_SCRATCH, temp, s->cnt, 0))) {
         return st;
@@ -1426,6 +1460,108 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The buffer that holds the result, and how many of its units do. */
+static int result_buf_of(const ctx_t *c)
+{
+    return (THEMIS_COLL_ALLREDUCE == c->coll && c->inplace) ? THEMIS_BUF_INPUT
+                                                            : THEMIS_BUF_OUTPUT;
+}
+
+/* A dead transfer may be skipped only if its garbage reaches no result
+ * unit: then nothing live reads what it wrote (that read would have made
+ * the reader dead), so dropping it changes no result.  Refused, as any
+ * read of an unwritten unit was before, when some result unit's last
+ * writer is dead. */
+static themis_status_t garbage_in_result(ex_t *e)
+{
+    const ctx_t *c = e->c;
+    const int rb = result_buf_of(c);
+    const uint64_t nres = (THEMIS_COLL_REDUCE_SCATTER == c->coll) ? c->nunits / c->P : c->nunits;
+    for (uint32_t g = 0; g < c->P; g++) {
+        const unit_t *u = e->u[g * 3 + rb];
+        for (uint64_t k = 0; k < nres && k < e->usize[g * 3 + rb]; k++) {
+            if (u[k].wx < 0 || !e->px[u[k].wx].dead) {
+                continue;
+            }
+            const origin_t *o = &e->px[u[k].wx].origin;
+            char a[64];
+            return fail(e->c, THEMIS_ERR_INVALID, "%s reads %s unit %" PRIu64 " of gpu %u, "
+                        "which nobody wrote, and that data reaches result unit %" PRIu64
+                        " of gpu %u", step_name(e->c, o->pt >> 3, a, sizeof(a)),
+                        buf_names[o->b], o->unit, o->g, k, g);
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* Dead transfers leave the schedule; whoever depended on one depends on
+ * what it depended on instead (transitively), so every order between live
+ * transfers that ran through a dead one stays.  e->dp sorted by t. */
+static themis_status_t bypass_dead(ex_t *e)
+{
+    uint32_t n = e->npx, ndead = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        ndead += e->px[t].dead;
+    }
+    if (0 == ndead) {
+        return THEMIS_OK;
+    }
+    /* in[t]: t's live predecessors (CSR over creation order, which is
+     * topological), a dead t's standing for it */
+    uint32_t *ifirst = calloc((size_t) n + 1, sizeof(uint32_t)), *stamp = NULL, *in = NULL;
+    uint32_t nin = 0, cap = 0;
+    dep_t *out = NULL;
+    uint32_t nout = 0, cap_out = 0;
+    themis_status_t st = THEMIS_OK;
+    stamp = calloc((size_t) n + 1, sizeof(uint32_t));
+    if (NULL == ifirst || NULL == stamp) {
+        st = fail(e->c, THEMIS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t t = 0, k = 0; t < n; t++) {
+        ifirst[t] = nin;
+        for (; k < e->ndp && e->dp[k].t == t; k++) {
+            uint32_t d = e->dp[k].d, lo = e->px[d].dead ? ifirst[d] : 0;
+            uint32_t hi = e->px[d].dead ? ifirst[d + 1] : 1;
+            for (uint32_t j = lo; j < hi; j++) {
+                uint32_t p = e->px[d].dead ? in[j] : d;
+                if (stamp[p] == t + 1) {
+                    continue;
+                }
+                stamp[p] = t + 1;
+                if (e->px[t].dead) {
+                    if (0 != grow((void **) &in, &cap, (uint64_t) nin + 1, sizeof(uint32_t))) {
+                        st = fail(e->c, THEMIS_ERR_NOMEM, "out of memory");
+                        goto out;
+                    }
+                    in[nin++] = p;
+                } else {
+                    if (0 != grow((void **) &out, &cap_out, (uint64_t) nout + 1, sizeof(dep_t))) {
+                        st = fail(e->c, THEMIS_ERR_NOMEM, "out of memory");
+                        goto out;
+                    }
+                    out[nout++] = (dep_t) {t, p, e->dp[k].rside};
+                }
+            }
+        }
+        ifirst[t + 1] = nin;
+    }
+    free(e->dp);
+    e->dp = out;
+    e->ndp = nout;
+    e->cap_dp = cap_out;
+    out = NULL;
+    if (e->ndp > 0) {
+        qsort(e->dp, e->ndp, sizeof(dep_t), dep_cmp);
+    }
+out:
+    free(ifirst);
+    free(stamp);
+    free(in);
+    free(out);
+    return st;
+}
+
 /* The schedule of the expansion, in canonical order; rfirst/rdeps (CSR over
  * new indices): each transfer's receive-side dependencies; rstep: its
  * receiving step (NONE for local ones). */
@@ -1436,12 +1572,15 @@ typedef struct {
 static themis_status_t canonical(ex_t *e, themis_xfer_sched_t *s, rside_t *rs)
 {
     ctx_t *c = e->c;
-    uint32_t n = e->npx, *first = NULL, *depth = NULL, *newi = NULL, *buf = NULL;
+    uint32_t n = e->npx, nlive = 0, *first = NULL, *depth = NULL, *newi = NULL, *buf = NULL;
     okey_t *keys = NULL;
     themis_status_t st = THEMIS_OK;
 
     if (e->ndp > 0) {
         qsort(e->dp, e->ndp, sizeof(dep_t), dep_cmp);
+    }
+    if (THEMIS_OK != (st = bypass_dead(e))) {
+        return st;
     }
     first = calloc((size_t) n + 1, sizeof(uint32_t));
     depth = calloc((size_t) n + 1, sizeof(uint32_t));
@@ -1476,19 +1615,20 @@ static themis_status_t canonical(ex_t *e, themis_xfer_sched_t *s, rside_t *rs)
             }
         }
         const themis_xfer_t *x = &e->px[t].x;
-        keys[t] = (okey_t) {depth[t], x->dst, x->dst_buf, t, x->dst_off};
+        if (!e->px[t].dead) {
+            keys[nlive++] = (okey_t) {depth[t], x->dst, x->dst_buf, t, x->dst_off};
+        }
     }
-    qsort(keys, n, sizeof(okey_t), okey_cmp);
-    for (uint32_t i = 0; i < n; i++) {
+    qsort(keys, nlive, sizeof(okey_t), okey_cmp);
+    for (uint32_t i = 0; i < nlive; i++) {
         newi[keys[i].old] = i;
     }
     themis_xfer_init(s, c->coll, c->P, c->nunits);
     memcpy(s->buf_units, c->bufu, sizeof(s->buf_units));
-    s->result_buf = (THEMIS_COLL_ALLREDUCE == c->coll && c->inplace) ? THEMIS_BUF_INPUT
-                                                                     : THEMIS_BUF_OUTPUT;
+    s->result_buf = (themis_buf_t) result_buf_of(c);
     snprintf(s->name, sizeof(s->name), "%s", c->info.name);
     uint32_t nr = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < nlive; i++) {
         uint32_t t = keys[i].old, nd = 0, mark = nr;
         for (uint32_t k = first[t]; k < first[t + 1]; k++) {
             uint32_t d = newi[e->dp[k].d];
@@ -1714,6 +1854,9 @@ static themis_status_t build(ctx_t *c, themis_xfer_sched_t *out)
             st = expand_step(&e, c->order[k]);
         }
         if (THEMIS_OK == st) {
+            st = garbage_in_result(&e);
+        }
+        if (THEMIS_OK == st) {
             st = canonical(&e, out, &rs);
         }
         int more = 0;
@@ -1725,8 +1868,10 @@ static themis_status_t build(ctx_t *c, themis_xfer_sched_t *out)
         }
         if (THEMIS_OK == st) {
             c->info.nredirects = 0;
+            c->info.ndead = 0;
             for (uint32_t t = 0; t < e.npx; t++) {
-                c->info.nredirects += e.px[t].redirected;
+                c->info.nredirects += e.px[t].redirected && !e.px[t].dead;
+                c->info.ndead += e.px[t].dead;
             }
         }
         free(rs.rfirst);

@@ -42,6 +42,13 @@
  *   two ranks swapping a region in place) receives into a fresh scratch
  *   temporary instead, and a local COPY/REDUCE temporary -> destination
  *   carries those dependencies.
+ *   Dead transfers: a transfer that reads garbage - a unit nobody wrote,
+ *   or one last written by a dead transfer - is dead (TACCL sends scratch
+ *   nobody wrote, then overwrites what it received).  If no result unit's
+ *   last writer is dead, nothing live reads what a dead one wrote, so the
+ *   dead ones are skipped (info.ndead): whoever depended on one depends
+ *   on its dependencies instead.  Otherwise the file is refused (the
+ *   garbage reaches a result).
  *   Canonical form: the list is sorted by (depth in the dependency DAG,
  *   dst, dst_buf, dst_off), unique since transfers writing the same unit
  *   are ordered, so every dependency points backwards and the order
@@ -86,14 +93,15 @@ typedef struct {
     uint32_t ncopies;               /* <copy> elements */
     uint32_t nxfers;
     uint32_t nredirects;            /* receives through a scratch temporary */
+    uint32_t ndead;                 /* dead transfers, skipped (see below) */
     uint64_t extra_scratch;         /* units beyond the largest s_chunks */
 } themis_msccl_info_t;
 
 /* A file into *out (a fresh schedule; empty on error) and, if info is not
  * NULL, what it held.  THEMIS_ERR_PARSE (not XML, elements or attributes
  * missing or malformed), THEMIS_ERR_INVALID (a program that does not run:
- * unmatched messages, cycles, races, reads of unwritten units, sizes that
- * do not fit the collective), THEMIS_ERR_UNSUPPORTED (other collectives,
+ * unmatched messages, cycles, races, reads of unwritten units whose data
+ * reaches a result, sizes that do not fit the collective), THEMIS_ERR_UNSUPPORTED (other collectives,
  * limits above), THEMIS_ERR_IO, THEMIS_ERR_NOMEM; why says which. */
 themis_status_t themis_msccl_load(const char *path, themis_xfer_sched_t *out,
                                   themis_msccl_info_t *info, char *why, size_t len);

@@ -37,7 +37,7 @@
 
 #define THEMIS_RULE_UNSET (-2)     /* algorithm / min_bytes not given */
 #define THEMIS_RULES_MAX_CHUNKS (1u << 20)
-#define THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT 32
+#define THEMIS_RULES_MAX_CHUNKS_IN_FLIGHT THEMIS_MAX_CHUNKS_IN_FLIGHT
 #define THEMIS_RULES_MAX_FILE (1u << 20)
 
 typedef struct {

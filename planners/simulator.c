@@ -30,7 +30,6 @@
 
 #include "latency_model.h"
 
-#define THEMIS_MAX_CHUNKS_IN_FLIGHT 32
 #define NONE UINT64_MAX
 
 typedef unsigned __int128 u128;

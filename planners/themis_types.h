@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #define THEMIS_MAX_DIMS 8
+/* Chunks in flight per dimension / queue: one limit for the simulator,
+ * the rules files, coll_themis_chunks_in_flight and themis-plan. */
+#define THEMIS_MAX_CHUNKS_IN_FLIGHT 32u
 
 /* Picoseconds: 2^64 ps is ~213 days, far beyond any collective. */
 typedef uint64_t themis_time_t;

@@ -43,7 +43,6 @@
 
 
 #define MAX_LIST 64              /* entries of --bytes / --chunks lists */
-#define MAX_CHUNKS_IN_FLIGHT 1024u
 /* coll/themis' defaults, so that themis-plan shows what a call does: at
  * most 1024 chunks, none smaller than the across-nodes floor (16 KiB) or
  * the latency model's (chunking.h), two chunks in flight per dimension.
@@ -453,9 +452,9 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
             }
             break;
         case OPT_CHUNKS_IN_FLIGHT:
-            if (0 != parse_u32(optarg, 1, MAX_CHUNKS_IN_FLIGHT, &o->chunks_in_flight)) {
+            if (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &o->chunks_in_flight)) {
                 fprintf(stderr, "%s: bad --chunks-in-flight '%s' (1..%u)\n", prog, optarg,
-                        MAX_CHUNKS_IN_FLIGHT);
+                        THEMIS_MAX_CHUNKS_IN_FLIGHT);
                 return EXIT_USAGE;
             }
             break;
@@ -1581,7 +1580,8 @@ static int trace_decode(trace_call_t *t)
         return trace_error(t, "unknown collective \"%s\"", t->coll_name);
     }
     if (0 != (rc = trace_u32(t, rec, "chunks", 1, THEMIS_PLAN_MAX_CHUNKS, &t->chunks))
-        || 0 != (rc = trace_u32(t, rec, "chunks_in_flight", 1, 32, &t->chunks_in_flight))
+        || 0 != (rc = trace_u32(t, rec, "chunks_in_flight", 1, THEMIS_MAX_CHUNKS_IN_FLIGHT,
+                                   &t->chunks_in_flight))
         || 0 != (rc = trace_u32(t, rec, "queues", 1, TRACE_MAX_QUEUES, &t->nqueues))
         || 0 != (rc = trace_uint(t, rec, "engine_ns", 0, INT64_MAX, &t->engine_ns))
         || 0 != (rc = trace_str(t, rec, "scheduler", &s))) {

@@ -427,7 +427,7 @@ int themis_plan_cmd_cycles(int argc, char **argv)
             }
             break;
         case OPT_CHUNKS_IN_FLIGHT:
-            bad = (0 != parse_u32(optarg, 1, 32, &co.params.chunks_in_flight));
+            bad = (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &co.params.chunks_in_flight));
             break;
         case 'h':
         case OPT_HELP:

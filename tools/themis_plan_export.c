@@ -202,8 +202,9 @@ int themis_plan_cmd_export(int argc, char **argv)
             }
             break;
         case 'f':
-            if (0 != parse_u32(optarg, 1, 1024, &in_flight)) {
-                fprintf(stderr, "themis-plan export: --chunks-in-flight: 1 .. 1024\n");
+            if (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &in_flight)) {
+                fprintf(stderr, "themis-plan export: --chunks-in-flight: 1 .. %u\n",
+                        THEMIS_MAX_CHUNKS_IN_FLIGHT);
                 return EXIT_USAGE;
             }
             break;

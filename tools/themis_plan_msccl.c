@@ -66,6 +66,10 @@ static void print_info(const themis_msccl_info_t *i, const themis_xfer_sched_t *
     printf("steps: %u, thread blocks: %u, copies: %u\n", i->nsteps, i->ntbs, i->ncopies);
     printf("transfers: %u, dependencies: %u, redirected receives: %u, extra scratch units: %"
            PRIu64 "\n", i->nxfers, s->ndeps, i->nredirects, i->extra_scratch);
+    if (0 != i->ndead) {
+        printf("%u dead transfers, skipped (their data derives from units nobody wrote and "
+               "reaches no result)\n", i->ndead);
+    }
     printf("units: %u; per rank input %" PRIu64 ", output %" PRIu64 ", scratch %" PRIu64
            "; result in %s\n", s->nunits, s->buf_units[THEMIS_BUF_INPUT],
            s->buf_units[THEMIS_BUF_OUTPUT], s->buf_units[THEMIS_BUF_SCRATCH],

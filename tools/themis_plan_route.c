@@ -232,8 +232,9 @@ static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_
         break;
     }
     if (THEMIS_ERR_UNSUPPORTED == st && THEMIS_CLOS_EXACT == algo) {
-        fprintf(stderr, "themis-plan route: --algo exact needs ToR-level demand with failed "
-                "spines only; with failed links use --algo ilp\n");
+        fprintf(stderr, "themis-plan route: --algo exact: the failed links are not one block "
+                "(a set of ToRs that each lost their cables to the same set of spines); "
+                "routing around other patterns is NP-hard in general: use --algo ilp\n");
         themis_clos_route_free(&r);
         return EXIT_USAGE;
     }
@@ -411,8 +412,9 @@ int themis_plan_cmd_route(int argc, char **argv)
                    "  an MSCCL-XML schedule (themis-plan export --msccl writes Themis's),\n"
                    "  rank i on --hosts H_i.  --failed-spines F fails\n"
                    "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
-                   "  --threads (default %u); exact: ceil(D/S) by edge colouring (no failed\n"
-                   "  links); ilp: GLPK within --time-limit ms (default %u); ecmp: --draws\n"
+                   "  --threads (default %u); exact: the optimum by edge colouring and a\n"
+                   "  max-flow (failed links: one block, ToRs x spines); ilp: GLPK within\n"
+                   "  --time-limit ms (default %u); ecmp: --draws\n"
                    "  (default %u) random choices from --seed (default 1).  --json: the spine\n"
                    "  per flow.  Last line: max_load=X optimum=Y slowest_flow_share=Z run_ms=T\n",
                    ROUTE_DEFAULT_HOSTS_PER_TOR, ROUTE_DEFAULT_THREADS,

@@ -346,6 +346,12 @@ done
 run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --count 8 \
     --algorithm schedule
 [ $rc -eq 2 ] || { ok=0; fail cli_export_msccl "--algorithm schedule: rc=$rc, want 2"; }
+# one limit for chunks in flight, the component's (coll_themis_chunks_in_flight 1..32)
+run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --count 8 \
+    --chunks-in-flight 33
+[ $rc -eq 2 ] && grep -q '1 \.\. 32' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "--chunks-in-flight 33: rc=$rc"; }
+run ex "$plan" simulate --topo sw:4:100Gb:1us --chunks-in-flight 33
+[ $rc -eq 2 ] && grep -q '(1\.\.32)' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
 [ $ok -eq 1 ] && pass cli_export_msccl
 
 printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0"/>\n</algo>\n' \
@@ -485,7 +491,10 @@ bad=""
 run rf "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --failed-spines 1
 grep -q '^max_load=2 optimum=2 ' "$tmp/rf.out" && grep -q '(1 working)' "$tmp/rf.out" || bad="$bad spines"
 run rl "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --failed-links 0-1
-[ $rc -eq 2 ] && grep -q 'algo ilp' "$tmp/rl.err" || bad="$bad exact_links:$rc"
+grep -q '^max_load=2 optimum=2 ' "$tmp/rl.out" || bad="$bad exact_links:$rc"
+# cables (0, 1) and (4, 0): not one block of ToRs x spines, NP-hard in general
+run rl3 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo exact --failed-links 0-1+4-0
+[ $rc -eq 2 ] && grep -q 'algo ilp' "$tmp/rl3.err" || bad="$bad exact_nonblock:$rc"
 run rl2 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ilp --failed-links 0-1
 grep -q '^max_load=2 optimum=2 ' "$tmp/rl2.out" || bad="$bad ilp_links"
 run re1 "$plan" route --clos 7x2 --hosts-per-tor 2 --pairs "$tmp/pairs" --algo ecmp --draws 50 --seed 3

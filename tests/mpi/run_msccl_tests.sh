@@ -20,7 +20,7 @@
 # mpi_yield_when_idle; its timeout is generous, nothing here is timed.
 #
 # Environment: THEMIS_BUILD_DIR, THEMIS_TEST_LOG_DIR, THEMIS_TEST_FILTER
-# (see coll_matrix_lib.sh).
+# (see coll_matrix_lib.sh); THEMIS_TACCL_DIR (TACCL's plans, below).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=msccl
@@ -65,6 +65,28 @@ done
 opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce pairs_2.xml))
 args=(--coll allreduce --count-unit 2 --algo schedule --no-subcomms)
 run "pairs_2 allreduce vader" 300 2
+# Dead transfers (TACCL's idiom: scratch nobody wrote is sent and what
+# arrives is never used): skipped, said once at coll_themis_verbose 1.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" $(sched allreduce dead_scratch_2.xml) --mca coll_themis_verbose 1)
+args=(--coll allreduce --count-unit 2 --algo schedule --no-subcomms)
+need=('allreduce schedule .*dead_scratch_2.xml: 4 dead transfers, skipped')
+run "dead_scratch_2 allreduce vader" 300 2
+need=()
+# TACCL's published All-Reduce plans (github.com/mcrl/TACCL-experiment-
+# codebase, taccl-exp-synthesis-plans/*/allreduce.*.xml, 2-16 ranks): no
+# licence covers them, so they are not in the tree; with THEMIS_TACCL_DIR
+# pointing at a copy, each runs bit-exact on the schedule row.
+if [ -n "${THEMIS_TACCL_DIR:-}" ]; then
+    for f in "$THEMIS_TACCL_DIR"/allreduce.*.xml; do
+        [ -e "$f" ] || continue
+        np=$(sed -n '1s/.* ngpus="\([0-9]*\)".*/\1/p' "$f")
+        unit=$(sed -n '1s/.* nchunksperloop="\([0-9]*\)".*/\1/p' "$f")
+        opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" --mca coll_themis_allreduce_schedule "$f")
+        args=(--coll allreduce --count-unit "$unit" --algo schedule --no-subcomms --level tiny)
+        run "taccl $(basename "$f" .xml) vader" 900 "$np"
+    done
+fi
 
 # Themis' own programs exported as MSCCL-XML (themis-plan export --msccl)
 # run again through the file, on the 4x2 shape they were planned for.

@@ -266,7 +266,9 @@ static void test_failed_links(void)
     themis_clos_flows_add(&f, &c, host(&c, 0, 1), host(&c, 1, 1));
     c.link_failed[0 * 2 + 1] = 1;
     UNIT_CHECK(!themis_clos_usable(&c, 0, 1) && themis_clos_usable(&c, 1, 1));
-    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_clos_route_exact(&c, &f, &r));
+    UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &f, &r));
+    UNIT_CHECK(NULL != r.spine && 0 == r.spine[0] && 0 == r.spine[1] && 2 == r.max_load &&
+               r.optimal);
     themis_clos_route_free(&r);
     UNIT_CHECK(THEMIS_OK == themis_clos_route_greedy(&c, &f, &r));
     UNIT_CHECK(0 == r.spine[0] && 0 == r.spine[1] && 2 == r.max_load && 2 == r.lower_bound);
@@ -344,6 +346,139 @@ static void test_ilp_agrees_with_exact(void)
     }
 }
 
+/* Fails the cables of a random block X x F of the Clos: |X| ToRs from
+ * 1 .. xmax, |F| spines from 1 .. fmax. */
+static void fail_block(themis_clos_t *c, uint32_t xmax, uint32_t fmax)
+{
+    uint32_t nx = 1 + rnd(xmax), nf = 1 + rnd(fmax);
+    uint32_t tors[16], sp[16];
+    for (uint32_t k = 0; k < nx; k++) {
+        tors[k] = rnd(c->ntors);
+    }
+    for (uint32_t k = 0; k < nf; k++) {
+        sp[k] = rnd(c->nspines);
+    }
+    for (uint32_t a = 0; a < nx; a++) {
+        for (uint32_t b = 0; b < nf; b++) {
+            c->link_failed[tors[a] * c->nspines + sp[b]] = 1;
+        }
+    }
+}
+
+/* Where the ToR bound is not the optimum: X = the first 2T/3 ToRs lose
+ * the cables to spines 0 .. S/2-1; every other ToR sends h + 1 flows
+ * (h = S - S/2 usable spines at X) to random ToRs of X that have fewer
+ * than h flows in, plus a few random flows.  Each sender has up to S
+ * links, but its flows into X share h spines. */
+static void crowd_block(themis_clos_t *c, themis_clos_flows_t *f)
+{
+    uint32_t T = c->ntors, S = c->nspines, nx = 2 * T / 3, h = S - S / 2, in[16] = {0};
+    for (uint32_t t = 0; t < nx; t++) {
+        for (uint32_t s = 0; s < S / 2; s++) {
+            c->link_failed[t * S + s] = 1;
+        }
+    }
+    for (uint32_t v = nx; v < T; v++) {
+        for (uint32_t k = 0; k < h + 1; k++) {
+            uint32_t d = rnd(nx), tries = 0;
+            while (in[d] >= h && tries++ < 4 * nx) {
+                d = (d + 1) % nx;
+            }
+            in[d]++;
+            themis_clos_flows_add(f, c, host(c, v, k % c->hosts_per_tor),
+                                  host(c, d, k % c->hosts_per_tor));
+        }
+    }
+    random_flows(c, rnd(T), f);
+}
+
+static void test_exact_failed_links(void)
+{
+    themis_clos_t c;
+    themis_clos_flows_t f;
+    themis_clos_route_t x, r;
+    /* 3 ToRs x 2 spines, cables (0, 1) and (2, 1) down, flows 0 -> 1 and
+     * 2 -> 1: every ToR has as many usable links as flows (ToR bound 1),
+     * yet both flows can only take spine 0 into ToR 1: the optimum is 2 */
+    UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, 3, 2, 1));
+    themis_clos_flows_init(&f);
+    themis_clos_flows_add(&f, &c, host(&c, 0, 0), host(&c, 1, 0));
+    themis_clos_flows_add(&f, &c, host(&c, 2, 0), host(&c, 1, 0));
+    c.link_failed[0 * 2 + 1] = 1;
+    c.link_failed[2 * 2 + 1] = 1;
+    UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &f, &x));
+    UNIT_CHECKF(2 == x.max_load && 2 == x.lower_bound && x.optimal, "max %u bound %u",
+                x.max_load, x.lower_bound);
+    themis_clos_route_free(&x);
+    /* only intra-ToR traffic: max load 0, and that is the optimum */
+    themis_clos_flows_t g;
+    themis_clos_flows_init(&g);
+    themis_clos_flows_add(&g, &c, host(&c, 0, 0), host(&c, 0, 0));
+    UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &g, &x));
+    UNIT_CHECK(0 == x.max_load && 0 == x.lower_bound && x.optimal);
+    themis_clos_route_free(&x);
+    themis_clos_flows_free(&g);
+    /* (0, 1) and (1, 0): not one block */
+    c.link_failed[2 * 2 + 1] = 0;
+    c.link_failed[1 * 2 + 0] = 1;
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_clos_route_exact(&c, &f, &x));
+    themis_clos_route_free(&x);
+    themis_clos_flows_free(&f);
+    themis_clos_free(&c);
+
+    /* 8x4 .. 16x8, random and regular traffic, failed spines and a failed
+     * block (one cable, one ToR's, one spine's, several of each): exact
+     * == the ILP's proven optimum, and its bound is that optimum */
+    rng_state = 0x2217;
+    uint32_t above_tor_bound = 0;
+    for (uint32_t trial = 0; trial < 80; trial++) {
+        uint32_t T = 8 + rnd(9), S = 4 + rnd(5), hpt = 2 + rnd(3);
+        UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, T, S, hpt));
+        themis_clos_flows_init(&f);
+        if (3 == trial % 4) {
+            /* crowd_block's own flows */
+        } else if (0 == trial % 2) {
+            random_flows(&c, T * hpt, &f);
+        } else {
+            regular_flows(&c, 1 + rnd(S), &f);
+        }
+        themis_clos_fail_top_spines(&c, rnd(2));
+        switch (trial % 4) {
+        case 0:
+            fail_block(&c, 1, 1);
+            break;
+        case 1:
+            fail_block(&c, 1, S - 1);
+            break;
+        case 2:
+            fail_block(&c, T / 2, 1);
+            break;
+        default:
+            crowd_block(&c, &f);
+            break;
+        }
+        uint32_t tor_bound = 0;
+        themis_status_t sb = themis_clos_lower_bound(&c, &f, &tor_bound, NULL, NULL);
+        themis_status_t sx = themis_clos_route_exact(&c, &f, &x);
+        themis_status_t si = themis_clos_route_ilp(&c, &f, 20000, &r);
+        UNIT_CHECKF(sx == si, "trial %u: exact %d ilp %d", trial, (int) sx, (int) si);
+        if (THEMIS_OK == sx && THEMIS_OK == si) {
+            UNIT_CHECKF(r.optimal && r.max_load == x.max_load && x.optimal &&
+                        x.lower_bound == x.max_load,
+                        "trial %u (%ux%u): ilp %u (optimal %d) exact %u bound %u", trial, T, S,
+                        r.max_load, r.optimal, x.max_load, x.lower_bound);
+            above_tor_bound += (THEMIS_OK == sb && x.max_load > tor_bound);
+        }
+        themis_clos_route_free(&x);
+        themis_clos_route_free(&r);
+        themis_clos_flows_free(&f);
+        themis_clos_free(&c);
+    }
+    /* the max-flow part decided some cases, not the ToR bound alone */
+    UNIT_CHECKF(above_tor_bound > 0, "%u trials above the ToR bound", above_tor_bound);
+
+}
+
 static void test_ecmp_seed(void)
 {
     themis_clos_t c;
@@ -416,6 +551,10 @@ static void test_traffic_files(void)
     UNIT_CHECK(0 == write_file(p1, "2080 95 62 2 0 0 0 0\n"));
     UNIT_CHECK(THEMIS_ERR_PARSE == themis_clos_flows_load_file(&f, &c, p1, &e));
     UNIT_CHECK(1 == e.line && NULL != strstr(e.message, "not a host"));
+    /* a host sending to itself is no flow */
+    UNIT_CHECK(0 == write_file(p1, "2080 1792 62 53 0 0 0 0\n1792 1792 53 53 0 0 0 0\n"));
+    UNIT_CHECK(THEMIS_ERR_PARSE == themis_clos_flows_load_file(&f, &c, p1, &e));
+    UNIT_CHECK(2 == e.line && 6 == e.column && NULL != strstr(e.message, "to itself"));
     themis_clos_flows_free(&f);
     unlink(p1);
     unlink(p2);
@@ -511,6 +650,7 @@ int main(void)
     UNIT_RUN(test_failed_spines);
     UNIT_RUN(test_failed_links);
     UNIT_RUN(test_ilp_agrees_with_exact);
+    UNIT_RUN(test_exact_failed_links);
     UNIT_RUN(test_ecmp_seed);
     UNIT_RUN(test_traffic_files);
     UNIT_RUN(test_placement_and_xfer);

@@ -350,6 +350,75 @@ static void expect_error(const char *text, themis_status_t want, const char *msg
     UNIT_CHECK(NULL == s.xfers && 0 == s.nxfers);
 }
 
+/* ar2_xml plus a garbage exchange on channel 1: each gpu sends scratch 0,
+ * which nobody wrote, and the other receives it into scratch 0 (DEAD_R),
+ * data no result depends on.  Both swap scratch 0 in place, so each
+ * receive goes through a temporary (a network and a local transfer): 4
+ * dead transfers, skipped. */
+#define DEAD_X(tb, peer, recv_step)                                                         \
+    "<tb id=\"" #tb "\" send=\"" #peer "\" recv=\"" #peer "\" chan=\"1\">"                 \
+    STEP(0, "s", "s", 0, "s", 0, 1, -1, -1) recv_step "</tb>"
+#define DEAD_R STEP(1, "r", "s", 0, "s", 0, 1, -1, -1)
+
+static void test_dead_transfers(void)
+{
+    char why[256], path[512];
+    themis_xfer_sched_t s;
+    themis_msccl_info_t info;
+    const char *live =
+        ALGO2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">"
+        STEP(0, "s", "i", 1, "i", 1, 1, -1, -1) STEP(1, "nop", "i", -1, "o", -1, 0, 1, 0)
+        STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"
+        "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"
+        STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)
+        "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)
+        "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
+        STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)
+        STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)
+        "</tb>" DEAD_X(1, 0, DEAD_R) "</gpu></algo>";
+    themis_status_t st = parse(live, &s, &info, why, sizeof(why));
+    UNIT_CHECKF(THEMIS_OK == st, "%s", why);
+    if (THEMIS_OK == st) {
+        /* the live part is ar2_xml's, transfer for transfer */
+        themis_xfer_sched_t ref;
+        UNIT_CHECK(THEMIS_OK == parse(ar2_xml, &ref, NULL, why, sizeof(why)));
+        UNIT_CHECKF(4 == info.ndead && 4 == s.nxfers, "%u dead, %u transfers", info.ndead,
+                    s.nxfers);
+        /* scratch aside: the dead receives' temporaries stay allocated */
+        UNIT_CHECK(s.buf_units[THEMIS_BUF_SCRATCH] >= ref.buf_units[THEMIS_BUF_SCRATCH]);
+        uint64_t scratch = s.buf_units[THEMIS_BUF_SCRATCH];
+        s.buf_units[THEMIS_BUF_SCRATCH] = ref.buf_units[THEMIS_BUF_SCRATCH];
+        UNIT_CHECK(themis_xfer_hash(&ref) == themis_xfer_hash(&s));
+        s.buf_units[THEMIS_BUF_SCRATCH] = scratch;
+        UNIT_CHECK(deps_backwards(&s) && race_free(&s) && symbolic_ok(&s) && round_trip(&s));
+        themis_xfer_free(&ref);
+        themis_xfer_free(&s);
+    }
+    /* gpu 1 receives the garbage into input unit 0 after its last step:
+     * it reaches result unit 0 (in place), refused as before */
+    expect_error(ALGO2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">"
+                 STEP(0, "s", "i", 1, "i", 1, 1, -1, -1) STEP(1, "nop", "i", -1, "o", -1, 0, 1, 0)
+                 STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"
+                 "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"
+                 STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)
+                 "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)
+                 "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
+                 STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)
+                 STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)
+                 "</tb>" DEAD_X(1, 0, STEP(1, "r", "s", 0, "i", 0, 1, 0, 3)) "</gpu></algo>",
+                 THEMIS_ERR_INVALID, "gpu 0 tb 2 step 0 reads scratch unit 0 of gpu 0, which "
+                 "nobody wrote, and that data reaches result unit 0 of gpu 1");
+    /* the file the MPI test runs: 4 dead transfers (two garbage hops) */
+    if (have_file("dead_scratch_2.xml", path, sizeof(path))) {
+        st = themis_msccl_load(path, &s, &info, why, sizeof(why));
+        UNIT_CHECKF(THEMIS_OK == st && 4 == info.ndead && 4 == s.nxfers, "%s", why);
+        UNIT_CHECK(THEMIS_OK != st || symbolic_ok(&s));
+        themis_xfer_free(&s);
+    } else {
+        UNIT_CHECKF(0, "%s not found", path);
+    }
+}
+
 static void test_errors_format(void)
 {
     expect_error("hello", THEMIS_ERR_PARSE, "not XML: line 1");
@@ -467,6 +536,7 @@ int main(void)
     UNIT_RUN(test_ring_exact);
     UNIT_RUN(test_swap_redirect);
     UNIT_RUN(test_two_rank_allreduce);
+    UNIT_RUN(test_dead_transfers);
     UNIT_RUN(test_errors_format);
     UNIT_RUN(test_errors_program);
     UNIT_EXIT();

@@ -31,7 +31,6 @@
 #define THEMIS_DEFAULT_DIRECT_MAX 8
 #define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 256 << 20)
 #define THEMIS_PARAM_MAX_CHUNKS 4096
-#define THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT 32 /* the simulator runs 1..32 */
 
 const char *mca_coll_themis_algorithm_name(int index)
 {
@@ -651,7 +650,9 @@ const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
 
     if (NULL != text) {
         c->schedule_text[coll] = NULL;
-        themis_status_t st = themis_msccl_parse(text, strlen(text), s, NULL, err, len);
+        themis_msccl_info_t info;
+        memset(&info, 0, sizeof(info));
+        themis_status_t st = themis_msccl_parse(text, strlen(text), s, &info, err, len);
         free(text);
         if (THEMIS_OK == st && s->coll != coll) {
             snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
@@ -664,6 +665,11 @@ const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
         if (THEMIS_OK != st) {
             themis_xfer_free(s);
             schedule_unusable(coll);
+        } else if (0 != info.ndead && 0 == opal_process_info.my_local_rank) {
+            opal_output_verbose(1, c->output, "coll:themis: %s schedule %s: %u dead transfers, "
+                                "skipped (their data derives from units nobody wrote and "
+                                "reaches no result)", themis_coll_name(coll),
+                                c->schedule_param[coll], info.ndead);
         }
     }
     return 0 < s->nxfers ? s : NULL;
@@ -834,8 +840,9 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     }
 
-    if (c->chunks_in_flight_param < 1 || c->chunks_in_flight_param > THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT) {
-        snprintf(why, sizeof(why), "must be between 1 and %d", THEMIS_PARAM_MAX_CHUNKS_IN_FLIGHT);
+    if (c->chunks_in_flight_param < 1 ||
+        c->chunks_in_flight_param > (int) THEMIS_MAX_CHUNKS_IN_FLIGHT) {
+        snprintf(why, sizeof(why), "must be between 1 and %u", THEMIS_MAX_CHUNKS_IN_FLIGHT);
         report_int("coll_themis_chunks_in_flight", c->chunks_in_flight_param, why);
         ok = false;
     } else {
