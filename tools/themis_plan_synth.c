@@ -45,7 +45,8 @@ static void usage(void)
            "  DIR/graph (the working graph, for coll_themis_graph).\n"
            "  --ilp: TACOS-ILP (Sec. V, GLPK) on graphs of up to %u NPUs, the greedy as\n"
            "  its first incumbent, T seconds in all (default %u; e.g. 30, 500ms), then\n"
-           "  shortest paths for what is missing; --ilp-cluster: TENs of STEPS steps one\n"
+           "  shortest paths for what is missing; the faster of its schedule and the\n"
+           "  greedy's is returned (line 'returned:'); --ilp-cluster: TENs of STEPS steps one\n"
            "  after another (Sec. V-C).  --duplex F: simulate links whose reverse also\n"
            "  sends at F of their rate (TCP over one connection both ways; the\n"
            "  synthesis does not use it).  The last line is\n"
@@ -244,6 +245,10 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
                    tb, info.steps, info.lower_steps, info.greedy_steps,
                    info.optimal ? "optimal in steps" : "not proven optimal", info.solves,
                    info.max_cols, info.recovered, info.link_order ? "kept" : "free");
+            milli(tb, sizeof(tb), info.ilp_ps, 1000);
+            milli(lb, sizeof(lb), info.greedy_ps, 1000);
+            printf("returned: the %s schedule (ILP %s us, greedy %s us)\n",
+                   info.greedy_won ? "greedy's" : "ILP's", tb, lb);
         }
         milli(tb, sizeof(tb), sim.total_ps, 1000);
         milli(lb, sizeof(lb), themis_tacos_lower_bound(&g, coll, k, chunk), 1000);
