@@ -38,7 +38,11 @@
  *
  * Reduce-Scatter is an All-Gather reversed in time (Sec. VII-A): one
  * synthesized on the transposed graph (so that reversed sends use links
- * that exist), chunk c's tree leaves first, with joins.  A node v's partial sum of
+ * that exist; on a symmetric graph the All-Gather on the graph itself,
+ * each send moved to its link's reverse), chunk c's tree leaves first,
+ * with joins; each link keeps its sends in the reversed order, so the
+ * exact reversal is a valid timing and the Reduce-Scatter takes no longer
+ * than that All-Gather.  A node v's partial sum of
  * c lives in its INPUT unit c; each child's partial sum arrives in its
  * own SCRATCH unit and is folded in by a local REDUCE; v sends its partial
  * sum to its All-Gather parent once every child's contribution is folded
@@ -86,6 +90,10 @@ typedef struct {
      * (TACOS-ILP's steps, the greedy's held-link seeds) then never runs
      * later than planned. */
     uint8_t link_order;
+    /* As an allreduce's All-Gather part: 1, it starts when the whole
+     * reduce-scatter has ended (the allreduce then takes at most both
+     * halves' times); 0, each chunk as soon as it is reduced. */
+    uint8_t after_all;
 } themis_tacos_ag_t;
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
@@ -117,14 +125,29 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
 /* g with every link reversed, in the same order, the same failures. */
 themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out);
 
+/* ag, an All-Gather on g, with each send moved to its link's reverse: an
+ * All-Gather on g's transpose (themis_tacos_transpose) that takes the
+ * same time.  THEMIS_ERR_UNSUPPORTED unless g is symmetric: its links
+ * pair up, in link order, with reverses of the same rate, latency and
+ * failure; THEMIS_ERR_NOMEM. */
+themis_status_t themis_tacos_mirror(const themis_graph_t *g, const themis_tacos_ag_t *ag,
+                                    themis_tacos_ag_t *out);
+
 /* An All-Gather synthesizer on a graph (the greedy, the ILP). */
 typedef themis_status_t (*themis_tacos_ag_fn)(const themis_graph_t *g, void *ctx,
                                              themis_tacos_ag_t *out, char *why, size_t len);
 /* The schedule of coll from ag's All-Gathers: on g's transpose for the
- * reduce-scatter part, on g for the All-Gather part. */
+ * reduce-scatter part, on g for the All-Gather part.  On a symmetric g ag
+ * runs once, on g: the reduce-scatter part is its mirror reversed in
+ * time, which takes no longer than the All-Gather. */
 themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
-                                             themis_tacos_ag_fn ag, void *ctx,
-                                             themis_xfer_sched_t *out, char *why, size_t len);
+                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
+                                             void *ctx, themis_xfer_sched_t *out, char *why,
+                                             size_t len);
+/* s's time in the link simulator with chunks of chunk_bytes; UINT64_MAX
+ * when it cannot be simulated. */
+themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t chunk_bytes);
 /* Synthesis and schedule in one: what the algorithm row and the CLI run. */
 themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                         uint64_t chunk_bytes, uint32_t nseeds,
