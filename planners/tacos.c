@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link_sim.h"
-#include "xfer_tracker.h"
+#include "cut_bound.h"
 
 /* Seeds alternate between two rules (seed % RULES), the best result
  * wins:
@@ -63,6 +62,14 @@ typedef struct {
     uint32_t rule;                  /* RULE_* of this seed */
     uint8_t occupy;                 /* this seed holds a link for ser + lat */
     uint8_t any_lat;                /* some working link has latency */
+    /* Links of different costs: a link may send a chunk that is already
+     * on its way to the far end when it lands there first (see steal). */
+    uint8_t hetero, track, steal;   /* track: eta, carrier kept (this seed may steal) */
+    themis_time_t now;              /* the event time */
+    themis_time_t *eta;             /* [n * nchunks] when a node has a chunk, UINT64_MAX: never */
+    uint32_t *carrier;              /* [n * nchunks] the send that brings it */
+    uint32_t cap_sends;             /* sends[] room, dropped ones included */
+    uint32_t need, claims;          /* sends an All-Gather needs, (node, chunk)s claimed */
     /* Matching of the links that choose now, grouped by far end. */
     uint32_t *cand, *ncand;         /* [nlinks * MATCH_WIDTH] ready-list positions, [nlinks] */
     uint32_t *match;                /* [nlinks] chosen position in cand, or UINT32_MAX */
@@ -162,6 +169,18 @@ static void claim(synth_t *sy, uint32_t node, uint32_t c)
     sy->holders[c]++;
 }
 
+/* Link l cannot usefully send chunk c now: its far end has it or gets
+ * it (stealing: by the time it would land over l).  Once true it stays
+ * true: time only grows and an arrival only gets earlier. */
+static int useless(const synth_t *sy, uint32_t l, uint32_t c)
+{
+    uint32_t v = sy->g->links[l].dst;
+    if (!sy->steal) {
+        return has(sy, v, c);
+    }
+    return sy->now + sy->ser[l] + sy->lat[l] >= sy->eta[(size_t) v * sy->nchunks + c];
+}
+
 static void try_link(synth_t *sy, uint32_t l)
 {
     if (!sy->marked[l] && !sy->busy[l] && 0 != sy->ser[l]) {
@@ -178,7 +197,7 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
     sy->arrived[(size_t) v * sy->nchunks + c] = t;
     for (uint32_t i = g->out_first[v]; i < g->out_first[v + 1]; ++i) {
         uint32_t l = g->out_links[i];
-        if (0 != sy->ser[l] && !has(sy, g->links[l].dst, c)) {
+        if (0 != sy->ser[l] && !useless(sy, l, c)) {
             sy->ready[(size_t) l * sy->nchunks + sy->tail[l]++] = c;
             try_link(sy, l);
         }
@@ -190,8 +209,8 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
 static uint32_t drop_useless_head(synth_t *sy, uint32_t l)
 {
     const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, h = sy->head[l];
-    while (h < sy->tail[l] && has(sy, v, q[h])) {
+    uint32_t h = sy->head[l];
+    while (h < sy->tail[l] && useless(sy, l, q[h])) {
         ++h;
     }
     sy->head[l] = h;
@@ -205,14 +224,14 @@ static uint32_t drop_useless_head(synth_t *sy, uint32_t l)
 static void collect(synth_t *sy, uint32_t l)
 {
     uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
+    uint32_t u = sy->g->links[l].src;
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
     uint32_t *cand = sy->cand + (size_t) l * MATCH_WIDTH;
     uint64_t key[MATCH_WIDTH];
     uint32_t n = 0;
 
     for (uint32_t i = drop_useless_head(sy, l); i < sy->tail[l] && n < MATCH_WIDTH; ++i) {
-        if (has(sy, v, q[i])) {
+        if (useless(sy, l, q[i])) {
             continue;
         }
         /* insertion by (arrival, holders, random) */
@@ -269,7 +288,7 @@ static uint32_t take(synth_t *sy, uint32_t l, uint32_t pos)
 static uint32_t pick(synth_t *sy, uint32_t l)
 {
     uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
+    uint32_t u = sy->g->links[l].src;
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
     uint32_t h = drop_useless_head(sy, l), e;
 
@@ -280,7 +299,7 @@ static uint32_t pick(synth_t *sy, uint32_t l)
      * front and are dropped, the useful ones stay [h, e). */
     themis_time_t t0 = at[q[h]];
     for (e = h; e < sy->tail[l] && t0 == at[q[e]]; ++e) {
-        if (has(sy, v, q[e])) {
+        if (useless(sy, l, q[e])) {
             uint32_t x = q[e];
             q[e] = q[h];
             q[h++] = x;
@@ -343,7 +362,20 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
                              themis_tacos_send_t *sends, uint32_t *nsends)
 {
     themis_status_t st;
-    claim(sy, sy->g->links[l].dst, c);
+    uint32_t v = sy->g->links[l].dst;
+    size_t at = (size_t) v * sy->nchunks + c;
+    if (!sy->track || UINT64_MAX == sy->eta[at]) {
+        claim(sy, v, c);
+        sy->claims++;
+    }
+    if (sy->track) {
+        /* else a steal: the send that was bringing c lands later and
+         * carries another chunk or nothing (arrive) */
+        sy->eta[at] = now + sy->ser[l] + sy->lat[l];
+        sy->carrier[at] = *nsends;
+        /* one more steal must leave room for the sends still needed */
+        sy->steal = *nsends + 2 + sy->need - sy->claims <= sy->cap_sends;
+    }
     sy->busy[l] = 1;
     sends[*nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
                                             .arrive_ps = now + sy->ser[l] + sy->lat[l]};
@@ -353,6 +385,41 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
     }
     ++*nsends;
     return st;
+}
+
+/* Send x (index i) lands now; 0 when it brings nothing.  A send whose
+ * chunk another one, started later over a faster link, brought first
+ * (stolen) carries instead a chunk its near end held when it started and
+ * its far end lacks (the public code's chunk replacement, Sec. VI-B, kept
+ * causal), the oldest there, one nobody brings first; else nothing: it
+ * is dropped from the schedule (chunk UINT32_MAX). */
+static int arrive(synth_t *sy, themis_tacos_send_t *x, uint32_t i, themis_time_t now)
+{
+    uint32_t u = sy->g->links[x->link].src, v = sy->g->links[x->link].dst, nc = sy->nchunks;
+    if (sy->track && sy->carrier[(size_t) v * nc + x->chunk] != i) {
+        const themis_time_t *eu = sy->eta + (size_t) u * nc, *ev = sy->eta + (size_t) v * nc;
+        uint32_t best = UINT32_MAX;
+        for (uint32_t c = 0; c < nc; ++c) {
+            if (eu[c] <= x->start_ps && ev[c] > now
+                && (UINT32_MAX == best || (UINT64_MAX == ev[c]) > (UINT64_MAX == ev[best])
+                    || ((UINT64_MAX == ev[c]) == (UINT64_MAX == ev[best])
+                        && eu[c] < eu[best]))) {
+                best = c;
+            }
+        }
+        x->chunk = best;
+        if (UINT32_MAX == best) {
+            return 0;
+        }
+        if (UINT64_MAX == ev[best]) {
+            claim(sy, v, best);
+            sy->claims++;
+        }
+        sy->eta[(size_t) v * nc + best] = now;
+        sy->carrier[(size_t) v * nc + best] = i;
+    }
+    got(sy, v, x->chunk, now);
+    return 1;
 }
 
 /* RULE_FIFO: the links that choose now, one after another in priority
@@ -416,12 +483,12 @@ static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
     return st;
 }
 
-/* One greedy synthesis with seed `seed` into sends[0 .. need). */
+/* One greedy synthesis with seed `seed` into sends[0 .. need) (room for
+ * sy->cap_sends, stolen ones included until they are left out). */
 static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
                                 themis_tacos_send_t *sends, uint32_t need, themis_time_t *time,
                                 char *why, size_t len)
 {
-    const themis_graph_t *g = sy->g;
     uint32_t nsends = 0;
     themis_time_t now = 0, last = 0;
     themis_status_t st = THEMIS_OK;
@@ -433,6 +500,19 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     sy->stamp = 0;
     sy->rule = seed % RULES;
     sy->occupy = 1 == sy->k && sy->any_lat && 1 == (seed / RULES) % 2;
+    sy->track = sy->hetero && !sy->occupy;
+    sy->steal = sy->track;
+    sy->need = need;
+    sy->claims = 0;
+    sy->now = 0;
+    if (sy->track) {
+        for (size_t i = 0; i < (size_t) sy->n * sy->nchunks; ++i) {
+            sy->eta[i] = UINT64_MAX;
+        }
+        for (uint32_t c = 0; c < sy->nchunks; ++c) {
+            sy->eta[(size_t) (c / sy->k) * sy->nchunks + c] = 0;
+        }
+    }
     memset(sy->head, 0, sy->nlinks * sizeof(*sy->head));
     memset(sy->tail, 0, sy->nlinks * sizeof(*sy->tail));
     memset(sy->busy, 0, sy->nlinks);
@@ -466,17 +546,25 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
             break;
         }
         now = sy->heap[0].t;
+        sy->now = now;
         while (0 < sy->nheap && now == sy->heap[0].t) {
             event_t e = ev_pop(sy);
             if (EV_FREE == e.kind) {
                 sy->busy[e.id] = 0;
                 try_link(sy, e.id);
-            } else {
-                got(sy, g->links[sends[e.id].link].dst, sends[e.id].chunk, now);
+            } else if (arrive(sy, &sends[e.id], e.id, now)) {
                 last = now;
             }
         }
     }
+    /* what stolen sends that carried nothing leave out */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; THEMIS_OK == st && sy->track && i < nsends; ++i) {
+        if (UINT32_MAX != sends[i].chunk) {
+            sends[kept++] = sends[i];
+        }
+    }
+    nsends = sy->track ? kept : nsends;
     if (THEMIS_OK == st && nsends != need) {
         say_unreached(sy, why, len);
         st = THEMIS_ERR_INVALID;
@@ -531,6 +619,8 @@ static void synth_free(synth_t *sy)
     free(sy->owner);
     free(sy->seen);
     free(sy->heap);
+    free(sy->eta);
+    free(sy->carrier);
 }
 
 themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint64_t chunk_bytes,
@@ -592,13 +682,29 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     sy.owner = calloc(nchunks, sizeof(*sy.owner));
     sy.seen = calloc(nchunks, sizeof(*sy.seen));
     link_key_t *keys = calloc(nl, sizeof(*keys));
-    themis_tacos_send_t *cur = malloc((need ? need : 1) * sizeof(*cur));
-    out->sends = malloc((need ? need : 1) * sizeof(*out->sends));
+    /* Links of different costs: room for stolen sends, one per needed */
+    themis_time_t first = 0;
+    for (uint32_t l = 0; l < g->nlinks; ++l) {
+        if (themis_graph_link_working(g, l)) {
+            themis_time_t d = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                              + g->links[l].lat_ps;
+            sy.hetero |= 0 != first && d != first;
+            first = d;
+        }
+    }
+    sy.cap_sends = sy.hetero && need <= UINT32_MAX / 2 ? 2 * need : need;
+    if (sy.hetero) {
+        sy.eta = malloc((size_t) n * nchunks * sizeof(*sy.eta));
+        sy.carrier = malloc((size_t) n * nchunks * sizeof(*sy.carrier));
+    }
+    themis_tacos_send_t *cur = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*cur));
+    out->sends = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*out->sends));
     if (NULL == sy.ser || NULL == sy.lat || NULL == sy.prio || NULL == sy.by_prio
         || NULL == sy.claimed || NULL == sy.arrived || NULL == sy.ready || NULL == sy.head
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
         || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
         || NULL == sy.match || NULL == sy.owner || NULL == sy.seen
+        || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier))
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;
     }
@@ -645,407 +751,6 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     return THEMIS_OK;
 }
 
-/* The REDUCEs that fold the contributions node v received for chunk c
- * (scratch units on the list from pend[v * nchunks + c]) into its INPUT
- * unit c; the last one also after transfer `after`.  Its index in *idx
- * (unchanged without contributions). */
-static themis_status_t fold(themis_xfer_tracker_t *tr, uint32_t v, uint32_t c, uint32_t nchunks,
-                            uint32_t *pend, const uint32_t *next, const uint64_t *unit,
-                            uint32_t after, uint32_t *idx)
-{
-    themis_status_t st = THEMIS_OK;
-    size_t at = (size_t) v * nchunks + c;
-    for (uint32_t e = pend[at]; UINT32_MAX != e && THEMIS_OK == st; e = next[e]) {
-        st = themis_xfer_tracker_add_after(tr, UINT32_MAX == next[e] ? after : UINT32_MAX, v, v,
-                                           THEMIS_XFER_REDUCE, THEMIS_BUF_SCRATCH, unit[e],
-                                           THEMIS_BUF_INPUT, c, 1, idx);
-    }
-    pend[at] = UINT32_MAX;
-    return st;
-}
-
-/* Reduce-scatter part: rev's sends (an All-Gather on the transpose)
- * reversed, each child's partial sum into a scratch unit of its parent,
- * folded into the parent's INPUT unit just before the parent sends it on;
- * then each owner's copy to its OUTPUT (whole: the allreduce's OUTPUT is
- * the whole vector; else the owner's own chunks).
- * rev->link_order: each link sends in rev's order reversed, without
- * waiting for one send to arrive before the next starts: what makes a
- * send ready (the last REDUCE before it, else what made its link's
- * previous send ready) also waits for what made the previous send ready,
- * so no send is ready before its predecessor and a link (the first to
- * arrive, ties to the lower index) keeps the order.  The exact time
- * reversal of rev is then a valid timing, and the link simulator, which
- * starts each send as early as that allows, takes no longer than rev.
- * chain (or NULL): the owners' copies one after another, the index of the
- * last, which ends the reduce-scatter, in *chain. */
-static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph_t *g,
-                                   const themis_tacos_ag_t *ag, int whole, uint64_t *slot,
-                                   uint32_t *ready, uint32_t *chain)
-{
-    themis_status_t st = THEMIS_OK;
-    uint32_t none = UINT32_MAX, *end = NULL != chain ? chain : &none;
-    uint32_t nc = ag->nchunks;
-    uint32_t *pend = malloc((size_t) ag->nnodes * nc * sizeof(*pend));
-    uint32_t *next = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*next));
-    uint64_t *unit = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*unit));
-    if (NULL == pend || NULL == next || NULL == unit) {
-        st = THEMIS_ERR_NOMEM;
-    } else {
-        memset(pend, 0xff, (size_t) ag->nnodes * nc * sizeof(*pend));
-    }
-    for (uint32_t i = ag->nsends; i-- > 0 && THEMIS_OK == st;) {
-        const themis_tacos_send_t *x = &ag->sends[i];
-        /* a send parent -> child on the transpose: link child -> parent */
-        uint32_t parent = g->links[x->link].dst, child = g->links[x->link].src;
-        uint32_t mark = UINT32_MAX, *r = ag->link_order ? &ready[x->link] : &mark;
-        uint32_t prev = *r;
-        st = fold(tr, child, x->chunk, nc, pend, next, unit, *r, r);
-        if (THEMIS_OK == st) {
-            unit[i] = slot[parent]++;
-            st = themis_xfer_tracker_add_after(tr, prev == *r ? prev : UINT32_MAX, child, parent,
-                                               THEMIS_XFER_COPY, THEMIS_BUF_INPUT, x->chunk,
-                                               THEMIS_BUF_SCRATCH, unit[i], 1, NULL);
-        }
-        next[i] = pend[(size_t) parent * nc + x->chunk];
-        pend[(size_t) parent * nc + x->chunk] = i;
-    }
-    for (uint32_t c = 0; c < nc && THEMIS_OK == st; ++c) {
-        uint32_t o = c / ag->k;
-        st = fold(tr, o, c, nc, pend, next, unit, UINT32_MAX, NULL);
-        if (THEMIS_OK == st) {
-            st = themis_xfer_tracker_add_after(tr, *end, o, o, THEMIS_XFER_COPY,
-                                               THEMIS_BUF_INPUT, c, THEMIS_BUF_OUTPUT,
-                                               whole ? c : c - o * ag->k, 1,
-                                               NULL != chain ? end : NULL);
-        }
-    }
-    free(pend);
-    free(next);
-    free(unit);
-    return st;
-}
-
-themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
-                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
-                                      themis_xfer_sched_t *out)
-{
-    themis_xfer_tracker_t tr;
-    themis_status_t st;
-    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
-    uint64_t *slot;
-    uint32_t *last = NULL, end = UINT32_MAX;
-
-    memset(out, 0, sizeof(*out));
-    if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
-         && THEMIS_COLL_ALLGATHER != coll)
-        || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
-        || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
-        || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k))) {
-        return THEMIS_ERR_INVALID;
-    }
-    uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
-    slot = calloc(n, sizeof(*slot));
-    last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
-    for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
-        last[l] = UINT32_MAX;
-    }
-    if (NULL == slot || NULL == last) {
-        free(slot);
-        free(last);
-        return THEMIS_ERR_NOMEM;
-    }
-    /* Scratch: one unit per reduce-scatter message a node receives, the
-     * number of sends it makes in the All-Gather on the transpose. */
-    uint64_t most = 0;
-    for (uint32_t i = 0; THEMIS_COLL_ALLGATHER != coll && i < rev->nsends; ++i) {
-        uint64_t c = ++slot[g->links[rev->sends[i].link].dst];
-        most = c > most ? c : most;
-    }
-    memset(slot, 0, n * sizeof(*slot));
-    themis_xfer_init(out, coll, n, nchunks);
-    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
-             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
-    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_SCRATCH] = most;
-    st = themis_xfer_tracker_init(&tr, out);
-    if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last,
-                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &end : NULL);
-        for (uint32_t l = 0; l < g->nlinks; ++l) {
-            last[l] = UINT32_MAX;
-        }
-    }
-    for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
-        st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
-                                     THEMIS_BUF_OUTPUT, (uint64_t) r * k, k);
-    }
-    for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < fwd->nsends;
-         ++i) {
-        const themis_tacos_send_t *x = &fwd->sends[i];
-        uint32_t u = g->links[x->link].src, v = g->links[x->link].dst;
-        /* An All-Gather's owner sends from its input, so its first sends
-         * need not wait for its local copy. */
-        int from_input = THEMIS_COLL_ALLGATHER == coll && u == x->chunk / k;
-        uint32_t after = fwd->link_order ? last[x->link] : UINT32_MAX;
-        if (UINT32_MAX == after && u == x->chunk / k) {
-            after = end;
-        }
-        st = themis_xfer_tracker_add_after(&tr, after, u,
-                                           v, THEMIS_XFER_COPY,
-                                           from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
-                                           from_input ? x->chunk - u * k : x->chunk,
-                                           THEMIS_BUF_OUTPUT, x->chunk, 1,
-                                           fwd->link_order ? &last[x->link] : NULL);
-    }
-    themis_xfer_tracker_free(&tr);
-    free(slot);
-    free(last);
-    if (THEMIS_OK != st) {
-        themis_xfer_free(out);
-    }
-    return st;
-}
-
-themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out)
-{
-    char why[128];
-    themis_status_t st = themis_graph_init(out, g->nnodes);
-    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
-        st = themis_graph_add_link(out, g->links[l].dst, g->links[l].src, g->links[l].bw_bps,
-                                   g->links[l].lat_ps);
-    }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(out, why, sizeof(why));
-    }
-    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
-        out->links[l].failed = g->links[l].failed;
-    }
-    for (uint32_t v = 0; THEMIS_OK == st && v < g->nnodes; ++v) {
-        out->node_failed[v] = g->node_failed[v];
-    }
-    if (THEMIS_OK != st) {
-        themis_graph_free(out);
-    }
-    return st;
-}
-
-/* mate[l]: the reverse link paired with l (tacos.h, themis_tacos_mirror);
- * 0 when some link has none. */
-static int pair_reverses(const themis_graph_t *g, uint32_t *mate)
-{
-    for (uint32_t l = 0; l < g->nlinks; ++l) {
-        mate[l] = UINT32_MAX;
-    }
-    for (uint32_t l = 0; l < g->nlinks; ++l) {
-        const themis_link_t *a = &g->links[l];
-        uint32_t v = a->dst;
-        for (uint32_t i = g->out_first[v]; UINT32_MAX == mate[l] && i < g->out_first[v + 1];
-             ++i) {
-            uint32_t r = g->out_links[i];
-            const themis_link_t *b = &g->links[r];
-            if (r != l && UINT32_MAX == mate[r] && b->dst == a->src && b->bw_bps == a->bw_bps
-                && b->lat_ps == a->lat_ps && b->failed == a->failed) {
-                mate[l] = r;
-                mate[r] = l;
-            }
-        }
-        if (UINT32_MAX == mate[l]) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-static int symmetric(const themis_graph_t *g)
-{
-    uint32_t *mate = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*mate));
-    int yes = NULL != mate && pair_reverses(g, mate);
-    free(mate);
-    return yes;
-}
-
-themis_status_t themis_tacos_mirror(const themis_graph_t *g, const themis_tacos_ag_t *ag,
-                                    themis_tacos_ag_t *out)
-{
-    uint32_t *mate = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*mate));
-    themis_status_t st = THEMIS_OK;
-
-    memset(out, 0, sizeof(*out));
-    if (NULL == mate) {
-        return THEMIS_ERR_NOMEM;
-    }
-    if (!pair_reverses(g, mate)) {
-        st = THEMIS_ERR_UNSUPPORTED;
-    } else {
-        *out = *ag;
-        out->sends = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*out->sends));
-        if (NULL == out->sends) {
-            memset(out, 0, sizeof(*out));
-            st = THEMIS_ERR_NOMEM;
-        }
-        for (uint32_t i = 0; THEMIS_OK == st && i < ag->nsends; ++i) {
-            out->sends[i] = ag->sends[i];
-            out->sends[i].link = mate[ag->sends[i].link];
-        }
-    }
-    free(mate);
-    return st;
-}
-
-themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
-                                    uint64_t chunk_bytes)
-{
-    themis_link_sim_t sim;
-    char why[128];
-    themis_time_t t = THEMIS_OK == themis_link_sim(g, s, chunk_bytes, &sim, why, sizeof(why))
-                          ? sim.total_ps
-                          : UINT64_MAX;
-    themis_link_sim_free(&sim);
-    return t;
-}
-
-themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
-                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
-                                             void *ctx, themis_xfer_sched_t *out, char *why,
-                                             size_t len)
-{
-    themis_tacos_ag_t rev, fwd;
-    themis_graph_t t;
-    themis_status_t st = THEMIS_OK;
-
-    memset(out, 0, sizeof(*out));
-    memset(&rev, 0, sizeof(rev));
-    memset(&fwd, 0, sizeof(fwd));
-    memset(&t, 0, sizeof(t));
-    /* Symmetric: one All-Gather on g serves both halves, mirrored for the
-     * reduce-scatter. */
-    int mirror = THEMIS_COLL_ALLGATHER != coll && symmetric(g);
-    if (mirror || THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = ag(g, ctx, &fwd, why, len);
-    }
-    if (THEMIS_OK == st && mirror) {
-        st = themis_tacos_mirror(g, &fwd, &rev);
-    } else if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = themis_tacos_transpose(g, &t);
-        if (THEMIS_OK == st) {
-            st = ag(&t, ctx, &rev, why, len);
-        }
-    }
-    /* The reduce-scatter part keeps rev's link order reversed, so it takes
-     * no longer than rev (reduce_part). */
-    rev.link_order = 1;
-    if (THEMIS_OK == st) {
-        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
-                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, out);
-        if (THEMIS_OK != st) {
-            snprintf(why, len, "no schedule from the synthesis");
-        }
-    }
-    /* The All-Reduce's All-Gather part starts each chunk when its
-     * reduction is done, not all at once as synthesized: in free order, in
-     * fwd's link order, or after the whole reduce-scatter, whichever the
-     * link simulator finds fastest (the order: torus3d:4x4x6 2.8 % faster
-     * than free, torus2d:5x5 7 %; free: mesh2d:4x9 0.04 %); the last takes
-     * at most both halves, which the others can exceed. */
-    themis_time_t best = 0;
-    uint8_t own_order = fwd.link_order;
-    for (int v = 0; THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll && v < 2; ++v) {
-        themis_xfer_sched_t other;
-        if (0 == v && own_order) {
-            continue;
-        }
-        fwd.link_order = 0 == v ? 1 : own_order;
-        fwd.after_all = 1 == v;
-        st = themis_tacos_schedule(g, &rev, &fwd, coll, &other);
-        if (0 == best) {
-            best = themis_tacos_simulated(g, out, chunk_bytes);
-        }
-        themis_time_t t = THEMIS_OK == st ? themis_tacos_simulated(g, &other, chunk_bytes) : 0;
-        if (THEMIS_OK == st && t < best) {
-            themis_xfer_free(out);
-            *out = other;
-            best = t;
-        } else {
-            themis_xfer_free(&other);
-        }
-    }
-    themis_tacos_ag_free(&rev);
-    themis_tacos_ag_free(&fwd);
-    themis_graph_free(&t);
-    return st;
-}
-
-typedef struct {
-    uint32_t k, nseeds;
-    uint64_t chunk_bytes;
-} greedy_ctx_t;
-
-static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
-                                 char *why, size_t len)
-{
-    const greedy_ctx_t *c = ctx;
-    return themis_tacos_allgather(g, c->k, c->chunk_bytes, c->nseeds, out, why, len);
-}
-
-themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
-                                        uint64_t chunk_bytes, uint32_t nseeds,
-                                        themis_xfer_sched_t *out, char *why, size_t len)
-{
-    greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
-    themis_status_t st = themis_tacos_synthesize_with(g, coll, chunk_bytes, greedy_ag, &c, out, why, len);
-    if (THEMIS_OK == st) {
-        st = themis_link_sim_order(g, out, chunk_bytes, why, len);
-    }
-    if (THEMIS_OK != st) {
-        themis_xfer_free(out);
-    }
-    return st;
-}
-
-/* Chunks the links l[0 .. nl) deliver by T. */
-static uint64_t carried(const themis_graph_t *g, const uint32_t *l, uint32_t n,
-                        const themis_time_t *ser, themis_time_t T)
-{
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        themis_time_t lat = g->links[l[i]].lat_ps, s = ser[l[i]];
-        if (0 != s && T >= lat + s) {
-            sum += (T - lat) / s;
-        }
-    }
-    return sum;
-}
-
-/* The least T by which links l[0 .. nl) can deliver `need` chunks;
- * UINT64_MAX when they cannot (no working link). */
-static themis_time_t least_time(const themis_graph_t *g, const uint32_t *l, uint32_t nl,
-                                const themis_time_t *ser, uint64_t need)
-{
-    /* hi: what the best single link alone takes; lo: too little. */
-    themis_time_t hi = UINT64_MAX, lo = 0;
-    for (uint32_t i = 0; i < nl; ++i) {
-        themis_time_t s = ser[l[i]];
-        if (0 != s && need <= (UINT64_MAX / 4) / s) {
-            themis_time_t t = need * s + g->links[l[i]].lat_ps;
-            hi = t < hi ? t : hi;
-        }
-    }
-    if (UINT64_MAX == hi) {
-        return hi;
-    }
-    while (lo + 1 < hi) {
-        themis_time_t mid = lo + (hi - lo) / 2;
-        if (carried(g, l, nl, ser, mid) >= need) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    return hi;
-}
-
 themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                        uint64_t chunk_bytes)
 {
@@ -1075,9 +780,9 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
         }
         /* every chunk but its own arrives (AG), every contribution of its
          * own but to its own leaves (RS); allreduce does both */
-        themis_time_t t_in = least_time(g, g->in_links + g->in_first[v],
+        themis_time_t t_in = themis_cut_least_time(g, g->in_links + g->in_first[v],
                                         g->in_first[v + 1] - g->in_first[v], ser, need);
-        themis_time_t t_out = least_time(g, g->out_links + g->out_first[v],
+        themis_time_t t_out = themis_cut_least_time(g, g->out_links + g->out_first[v],
                                          g->out_first[v + 1] - g->out_first[v], ser, need);
         themis_time_t t = THEMIS_COLL_ALLGATHER == coll         ? t_in
                           : THEMIS_COLL_REDUCE_SCATTER == coll ? t_out
@@ -1087,7 +792,7 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
     if (THEMIS_COLL_ALLREDUCE == coll && 0 != need && 0 != chunk_bytes && UINT64_MAX != bound) {
         /* An allreduce moves at least 2 n (n k - k) chunks in all: each
          * node's contributions leave it, every result reaches it. */
-        themis_time_t t = least_time(g, all, g->nlinks, ser, 2 * (uint64_t) n * need);
+        themis_time_t t = themis_cut_least_time(g, all, g->nlinks, ser, 2 * (uint64_t) n * need);
         bound = t > bound ? t : bound;
     }
     free(ser);

@@ -29,7 +29,18 @@
  *     no link idles because another took the only chunk it could give
  *     (tacos.c says why this reaches the bound on 2-D tori);
  *   - a send is fixed when it starts (causal); a link without a useful
- *     chunk idles until its source receives one.
+ *     chunk idles until its source receives one;
+ *   - on a graph whose links differ in cost (ser + lat) a chunk on its way
+ *     to a node is still useful to a link that would land it there first
+ *     (the public code's per-(chunk, node) choice of the link that brings
+ *     it earliest, Sec. VI-B, weighs each link's own time the same way):
+ *     the link steals it, and the slower send, when it lands, carries
+ *     instead a chunk its source held when it started and its far end
+ *     still lacks (the paper's chunk replacement, kept causal), else it is
+ *     left out of the schedule.  A slow link then never holds back what a
+ *     fast one could bring (mesh2d_hetero 6x6 at 100/30 GiB/s, k=2: 1.73x
+ *     faster); uniform graphs are unchanged (a later send over an equal
+ *     link never lands first).
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
  * (chunk, node) pairs.  Seeds: seed i draws from splitmix64 started at
  * THEMIS_TACOS_SEED_BASE + i; the least time wins, ties to the lower seed

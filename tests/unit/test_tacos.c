@@ -20,6 +20,7 @@
 #include "algorithm.h"
 #include "link_sim.h"
 #include "tacos.h"
+#include "cut_bound.h"
 #include "tacos_ilp.h"
 #include "unit.h"
 #include "vexec.h"
@@ -118,6 +119,10 @@ static void test_check_many_graphs(void)
                                                                      1000),
                             "%s k=%u %s: below the bound", specs[i], k,
                             themis_coll_name((themis_coll_t) c));
+                themis_cut_bound_t cut;
+                UNIT_CHECK(THEMIS_OK == themis_cut_bound(&g, (themis_coll_t) c, k, 1000, &cut));
+                UNIT_CHECKF(sim.total_ps >= cut.time_ps, "%s k=%u %s: below the cut bound",
+                            specs[i], k, themis_coll_name((themis_coll_t) c));
                 /* Programs serve each peer's queue in list order: the
                  * list must be in the order the simulation starts them. */
                 for (uint32_t x = 1; x < s.nxfers; x++) {
@@ -350,6 +355,55 @@ static void test_reverse(void)
     themis_tacos_ag_free(&rev);
     themis_graph_free(&t);
     themis_graph_free(&g);
+}
+
+/* Two fully connected groups of m nodes at 100 Gb/s joined by one link
+ * pair at 10 Gb/s (a hierarchical graph): the cut between the groups
+ * binds, m k chunks over the slow link each way (a node's own links allow
+ * far less), found by trying every cut at 8 nodes and by the sweeps at
+ * 24; TACOS never beats it. */
+static void test_cut_bound(void)
+{
+    static const uint32_t sizes[] = {4, 12};
+    uint64_t chunk = 125000;    /* 10 us at 100 Gb/s, 100 us at 10 Gb/s */
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint32_t m = sizes[i];
+        char text[8192] = "", why[256] = "";
+        size_t at = 0;
+        for (uint32_t grp = 0; grp < 2; grp++) {
+            for (uint32_t a = 0; a < m; a++) {
+                for (uint32_t b = a + 1; b < m; b++) {
+                    at += (size_t) snprintf(text + at, sizeof(text) - at,
+                                            "%u %u 100Gb 1us both\n", grp * m + a, grp * m + b);
+                }
+            }
+        }
+        snprintf(text + at, sizeof(text) - at, "%u %u 10Gb 1us both\n", m - 1, m);
+        themis_graph_t g;
+        themis_parse_error_t e;
+        UNIT_CHECKF(THEMIS_OK == themis_graph_parse(text, &g, &e), "%s", e.message);
+        for (uint32_t k = 1; k <= 2; k++) {
+            themis_cut_bound_t cut;
+            UNIT_CHECK(THEMIS_OK == themis_cut_bound(&g, THEMIS_COLL_ALLGATHER, k, chunk, &cut));
+            themis_time_t want = (themis_time_t) m * k * 100000000ull + 1000000ull;
+            printf("  2 x %u nodes k=%u: cut bound %llu ps (%s, %llu cuts), node bound %llu\n",
+                   m, k, (unsigned long long) cut.time_ps, cut.exact ? "exact" : "family",
+                   (unsigned long long) cut.cuts,
+                   (unsigned long long) themis_tacos_lower_bound(&g, THEMIS_COLL_ALLGATHER, k,
+                                                                 chunk));
+            UNIT_CHECK(cut.time_ps == want && cut.side == m && cut.exact == (m <= 8));
+            UNIT_CHECK(themis_tacos_lower_bound(&g, THEMIS_COLL_ALLGATHER, k, chunk) < want);
+            UNIT_CHECK(THEMIS_OK == themis_cut_bound(&g, THEMIS_COLL_ALLREDUCE, k, chunk, &cut));
+            UNIT_CHECK(cut.time_ps == 2 * m * k * 100000000ull + 1000000ull);
+            themis_xfer_sched_t s;
+            UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, THEMIS_COLL_ALLGATHER, k, chunk,
+                                                            THEMIS_TACOS_SEEDS_AUTO, &s, why,
+                                                            sizeof(why)));
+            UNIT_CHECK(sim_time(&g, &s, chunk) >= want);
+            themis_xfer_free(&s);
+        }
+        themis_graph_free(&g);
+    }
 }
 
 /* Table III: a 4x4 mesh without NPUs 7 and 9 is synthesized on its 14
@@ -669,6 +723,7 @@ int main(void)
     UNIT_RUN(test_deterministic);
     UNIT_RUN(test_lower_bound);
     UNIT_RUN(test_reverse);
+    UNIT_RUN(test_cut_bound);
     UNIT_RUN(test_failures);
     UNIT_RUN(test_row);
     UNIT_RUN(test_ilp);
