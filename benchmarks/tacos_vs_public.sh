@@ -14,6 +14,7 @@
 # "TACOS against the public code").  Run under
 #   flock /tmp/themis-mpi.lock nice -n 5 bash benchmarks/tacos_vs_public.sh
 # RUNS (default 5): public runs per graph (it seeds from random_device).
+# WORK=DIR REUSE=1: take the public schedules of an earlier run in DIR.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=${TACOS_SRC:-/work/tacos-ref}
@@ -25,11 +26,11 @@ if [ ! -d "$src/src/synthesizer" ]; then
     git clone -q --depth 1 --branch v1.3.0 https://github.com/astra-sim/tacos "$src"
 fi
 mkdir -p "$work/obj"
-for f in $(find "$src/src" -name '*.cpp' ! -name main.cpp); do
+[ -n "${REUSE:-}" ] || for f in $(find "$src/src" -name '*.cpp' ! -name main.cpp); do
     g++ -O3 -DNDEBUG -std=c++17 -I"$src/include" -I"$src/include/tacos" -c "$f" \
         -o "$work/obj/$(basename "$f" .cpp).o"
 done
-g++ -O3 -DNDEBUG -std=c++17 -I"$src/include" -I"$src/include/tacos" \
+[ -n "${REUSE:-}" ] || g++ -O3 -DNDEBUG -std=c++17 -I"$src/include" -I"$src/include/tacos" \
     "$top/benchmarks/tacos_public_driver.cpp" "$work"/obj/*.o \
     -Wl,--wrap=_ZN5tacos19TimeExpandedNetwork8timestepEd \
     -Wl,--wrap=_ZN5tacos19TimeExpandedNetwork16transferFinishedEii -o "$work/driver"
@@ -67,7 +68,9 @@ for row in "${rows[@]}"; do
     chunk=${chunk:-1048576}
     i=$((i + 1))
     "$cmp" links "$spec" >"$work/$i.links"
-    "$work/driver" "$work/$i.links" "$k" "$chunk" "$runs" "$work/$i.out"
+    if [ -z "${REUSE:-}" ] || [ ! -s "$work/$i.out" ]; then
+        "$work/driver" "$work/$i.links" "$k" "$chunk" "$runs" "$work/$i.out"
+    fi
     line=$("$cmp" compare "$spec" "$k" "$chunk" "$work/$i.out")
     val() { sed -n "s/.*[ ^]$1=\([^ ]*\).*/\1/p" <<<" $line"; }
     pub=$(val public_valid_us)

@@ -13,8 +13,9 @@
 #include "cut_bound.h"
 #include "link_sim.h"
 
-/* Seeds alternate between two rules (seed % RULES), the best result
- * wins:
+/* Seeds alternate between rules, the best result wins (odd seeds
+ * RULE_MATCHED; even ones RULE_FIFO, except 4, 6, 12, 14, ...
+ * RULE_PUBLIC):
  * RULE_FIFO, the paper's greedy: links choose one after another, each the
  * oldest useful chunk, a random one among those that arrived together.
  * RULE_MATCHED: the links into one node that choose at the same time are
@@ -38,9 +39,19 @@
  * 2, ... (which reach the bound there).  Their times compete with the
  * others' as they are; a winner keeps each link's sends in its order (a
  * link freed early would otherwise start a later chunk that is already
- * there and hold up the planned one). */
+ * there and hold up the planned one).
+ * RULE_PUBLIC: the public code's matching (choose_public); it takes
+ * torus3d:4x4x6 (k=1, 0.5 us) and mesh2d_hetero:7x10 (16/73 GiB/s, k=3)
+ * to the public code's time, which the others miss by 2 % and 6 %.
+ * On graphs whose links differ in cost, seeds 0-3, 8-11, ... let links
+ * slower than the fastest into their far end choose by slow_choice
+ * (mesh2d_hetero 100/30 GiB/s k=2: 3x3 1.15x, 4x4 1.12x, 6x6 1.08x
+ * faster than without). */
 #define MATCH_WIDTH 8u
-enum { RULE_FIFO = 0, RULE_MATCHED, RULES };
+enum { RULE_FIFO = 0, RULE_MATCHED, RULES, RULE_PUBLIC = RULES };
+/* Candidates RULE_PUBLIC looks at per link; links per far end it matches. */
+#define PUBLIC_WIDTH 32u
+#define PUBLIC_LINKS 64u
 
 /* Heap events at one time: link frees, then arrivals (so that a link's
  * choice sees every chunk that arrived at that time), each by index. */
@@ -66,6 +77,8 @@ typedef struct {
     /* Links of different costs: a link may send a chunk that is already
      * on its way to the far end when it lands there first (see steal). */
     uint8_t hetero, track, steal;   /* track: eta, carrier kept (this seed may steal) */
+    uint8_t lookahead;              /* slow links choose by slow_choice */
+    themis_time_t *fastest_in;      /* [n] the cheapest working in-link's ser + lat */
     themis_time_t now;              /* the event time */
     themis_time_t *eta;             /* [n * nchunks] when a node has a chunk, UINT64_MAX: never */
     uint32_t *carrier;              /* [n * nchunks] the send that brings it */
@@ -75,6 +88,8 @@ typedef struct {
     uint32_t *cand, *ncand;         /* [nlinks * MATCH_WIDTH] ready-list positions, [nlinks] */
     uint32_t *match;                /* [nlinks] chosen position in cand, or UINT32_MAX */
     uint32_t *owner, *seen;         /* [nchunks] link holding a chunk in the matching, stamp */
+    uint64_t *mask;                 /* [nchunks] RULE_PUBLIC: links of a far end holding it */
+    uint32_t *plist;                /* [nchunks] RULE_PUBLIC: the far end's candidates */
     uint32_t stamp;
     themis_time_t *arrived;         /* [n * nchunks] when a node got a chunk */
     uint32_t *ready;                /* [nlinks * nchunks] ready lists */
@@ -283,6 +298,42 @@ static uint32_t take(synth_t *sy, uint32_t l, uint32_t pos)
     return c;
 }
 
+/* A link slower than the fastest into its far end v (stealing seeds):
+ * of its first PUBLIC_WIDTH useful chunks (from ready-list position h)
+ * the one it brings earliest before any other link into v could, by when
+ * that link's source has it (busy links ignored), the oldest on ties; its
+ * position.  The slow link then carries what the fast ones cannot bring
+ * soon instead of what they are about to. */
+static uint32_t slow_choice(synth_t *sy, uint32_t l, uint32_t h)
+{
+    const themis_graph_t *g = sy->g;
+    const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    uint32_t v = g->links[l].dst, best = h, seen = 0;
+    themis_time_t mine = sy->now + sy->ser[l] + sy->lat[l], gain = 0;
+    for (uint32_t i = h; i < sy->tail[l] && seen < PUBLIC_WIDTH; ++i) {
+        uint32_t c = q[i];
+        if (useless(sy, l, c)) {
+            continue;
+        }
+        ++seen;
+        themis_time_t other = UINT64_MAX;
+        for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; ++j) {
+            uint32_t m = g->in_links[j];
+            themis_time_t at = sy->eta[(size_t) g->links[m].src * sy->nchunks + c];
+            if (m != l && 0 != sy->ser[m] && UINT64_MAX != at) {
+                themis_time_t t = (at > sy->now ? at : sy->now) + sy->ser[m] + sy->lat[m];
+                other = t < other ? t : other;
+            }
+        }
+        themis_time_t d = other > mine ? (UINT64_MAX == other ? UINT64_MAX : other - mine) : 0;
+        if (d > gain) {
+            gain = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
 /* The chunk link l sends now, or UINT32_MAX: the oldest on its ready list
  * that the far end lacks, a random one among those that arrived together.
  * Useless entries at the head are dropped for good. */
@@ -295,6 +346,9 @@ static uint32_t pick(synth_t *sy, uint32_t l)
 
     if (h == sy->tail[l]) {
         return UINT32_MAX;
+    }
+    if (sy->lookahead && sy->ser[l] + sy->lat[l] > sy->fastest_in[sy->g->links[l].dst]) {
+        return take(sy, l, slow_choice(sy, l, h));
     }
     /* The group that arrived with the head: useless ones move to the
      * front and are dropped, the useful ones stay [h, e). */
@@ -484,6 +538,102 @@ static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
     return st;
 }
 
+/* RULE_PUBLIC, the public code's matching: for each far end, the chunks
+ * it lacks that the links into it that choose now could send (each
+ * link's first PUBLIC_WIDTH useful ones) in a random order, each to the
+ * cheapest of those links (ser + lat; ties at random) that holds it and
+ * has none yet; links left without one pick as RULE_FIFO. */
+static themis_status_t choose_public(synth_t *sy, themis_time_t now, themis_tacos_send_t *sends,
+                                     uint32_t *nsends)
+{
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t i = 0; i < sy->ntries; ++i) {
+        uint32_t l = sy->by_prio[sy->tries[i]];
+        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
+    }
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
+        for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
+            sy->marked[sy->by_prio[(uint32_t) sy->group[b]]] = 0;
+        }
+        uint32_t nl = b - a < PUBLIC_LINKS ? b - a : PUBLIC_LINKS, nc = 0;
+        uint32_t *list = sy->plist;
+        uint64_t assigned = 0;
+        if (0 == ++sy->stamp) {
+            memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
+            sy->stamp = 1;
+        }
+        for (uint32_t j = 0; j < nl; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+            uint32_t seen = 0;
+            for (uint32_t i = drop_useless_head(sy, l); i < sy->tail[l] && seen < PUBLIC_WIDTH;
+                 ++i) {
+                uint32_t c = q[i];
+                if (useless(sy, l, c)) {
+                    continue;
+                }
+                ++seen;
+                if (sy->seen[c] != sy->stamp) {
+                    sy->seen[c] = sy->stamp;
+                    sy->mask[c] = 0;
+                    list[nc++] = c;
+                }
+                sy->mask[c] |= 1ull << j;
+            }
+        }
+        for (uint32_t i = nc; i > 1; --i) {
+            uint32_t j = draw(sy, i), x = list[i - 1];
+            list[i - 1] = list[j];
+            list[j] = x;
+        }
+        uint32_t chosen[PUBLIC_LINKS];
+        for (uint32_t i = 0; i < nc && assigned != (nl < 64 ? (1ull << nl) - 1 : ~0ull); ++i) {
+            uint64_t m = sy->mask[list[i]] & ~assigned;
+            uint32_t best = UINT32_MAX, ties = 0;
+            for (uint32_t j = 0; 0 != m && j < nl; ++j) {
+                if (!((m >> j) & 1u)) {
+                    continue;
+                }
+                uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+                themis_time_t d = sy->ser[l] + sy->lat[l];
+                uint32_t lb = UINT32_MAX == best ? 0 : sy->by_prio[(uint32_t) sy->group[a + best]];
+                themis_time_t db = UINT32_MAX == best ? 0 : sy->ser[lb] + sy->lat[lb];
+                if (UINT32_MAX == best || d < db) {
+                    best = j;
+                    ties = 1;
+                } else if (d == db && 0 == draw(sy, ++ties)) {
+                    best = j;
+                }
+            }
+            if (UINT32_MAX != best) {
+                assigned |= 1ull << best;
+                chosen[best] = list[i];
+            }
+        }
+        /* the matched links first, so that the others pick around them */
+        for (uint32_t j = 0; j < nl && THEMIS_OK == st; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            if ((assigned >> j) & 1u) {
+                const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+                uint32_t pos = sy->head[l];
+                while (q[pos] != chosen[j]) {
+                    ++pos;
+                }
+                st = start(sy, l, take(sy, l, pos), now, sends, nsends);
+            }
+        }
+        for (uint32_t j = 0; j < b - a && THEMIS_OK == st; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            uint32_t c = j < nl && ((assigned >> j) & 1u) ? UINT32_MAX : pick(sy, l);
+            if (UINT32_MAX != c) {
+                st = start(sy, l, c, now, sends, nsends);
+            }
+        }
+    }
+    return st;
+}
+
 /* One greedy synthesis with seed `seed` into sends[0 .. need) (room for
  * sy->cap_sends, stolen ones included until they are left out). */
 static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
@@ -499,10 +649,13 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     memset(sy->owner, 0xff, (size_t) sy->nchunks * sizeof(*sy->owner));
     memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
     sy->stamp = 0;
-    sy->rule = seed % RULES;
+    /* seeds 4, 6, 12, 14, ...: the public code's matching */
+    sy->rule = 1 == seed % RULES ? RULE_MATCHED : 1 == (seed / 4) % 2 ? RULE_PUBLIC : RULE_FIFO;
     sy->occupy = 1 == sy->k && sy->any_lat && 1 == (seed / RULES) % 2;
     sy->track = sy->hetero && !sy->occupy;
     sy->steal = sy->track;
+    /* seeds 0-3, 8-11, ...: slow links choose by slow_choice */
+    sy->lookahead = sy->track && 0 == (seed / 4) % 2;
     sy->need = need;
     sy->claims = 0;
     sy->now = 0;
@@ -540,8 +693,9 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         got(sy, c / sy->k, c, 0);
     }
     for (;;) {
-        st = RULE_FIFO == sy->rule ? choose_fifo(sy, now, sends, &nsends)
-                                   : choose_matched(sy, now, sends, &nsends);
+        st = RULE_FIFO == sy->rule      ? choose_fifo(sy, now, sends, &nsends)
+             : RULE_MATCHED == sy->rule ? choose_matched(sy, now, sends, &nsends)
+                                        : choose_public(sy, now, sends, &nsends);
         sy->ntries = 0;
         if (THEMIS_OK != st || 0 == sy->nheap) {
             break;
@@ -619,8 +773,11 @@ static void synth_free(synth_t *sy)
     free(sy->match);
     free(sy->owner);
     free(sy->seen);
+    free(sy->mask);
+    free(sy->plist);
     free(sy->heap);
     free(sy->eta);
+    free(sy->fastest_in);
     free(sy->carrier);
 }
 
@@ -721,6 +878,8 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     sy.match = calloc(nl, sizeof(*sy.match));
     sy.owner = calloc(nchunks, sizeof(*sy.owner));
     sy.seen = calloc(nchunks, sizeof(*sy.seen));
+    sy.mask = calloc(nchunks, sizeof(*sy.mask));
+    sy.plist = calloc(nchunks, sizeof(*sy.plist));
     link_key_t *keys = calloc(nl, sizeof(*keys));
     /* Links of different costs: room for stolen sends, one per needed */
     themis_time_t first = 0;
@@ -734,6 +893,18 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     }
     sy.cap_sends = sy.hetero && need <= UINT32_MAX / 2 ? 2 * need : need;
     if (sy.hetero) {
+        sy.fastest_in = malloc(n * sizeof(*sy.fastest_in));
+        for (uint32_t v = 0; NULL != sy.fastest_in && v < n; ++v) {
+            sy.fastest_in[v] = UINT64_MAX;
+            for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; ++j) {
+                uint32_t l = g->in_links[j];
+                themis_time_t d = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                                  + g->links[l].lat_ps;
+                if (themis_graph_link_working(g, l) && d < sy.fastest_in[v]) {
+                    sy.fastest_in[v] = d;
+                }
+            }
+        }
         sy.eta = malloc((size_t) n * nchunks * sizeof(*sy.eta));
         sy.carrier = malloc((size_t) n * nchunks * sizeof(*sy.carrier));
     }
@@ -743,8 +914,9 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
         || NULL == sy.claimed || NULL == sy.arrived || NULL == sy.ready || NULL == sy.head
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
         || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
-        || NULL == sy.match || NULL == sy.owner || NULL == sy.seen
-        || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier))
+        || NULL == sy.match || NULL == sy.owner || NULL == sy.seen || NULL == sy.mask
+        || NULL == sy.plist
+        || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier || NULL == sy.fastest_in))
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;
     }

@@ -40,7 +40,13 @@
  *     left out of the schedule.  A slow link then never holds back what a
  *     fast one could bring (mesh2d_hetero 6x6 at 100/30 GiB/s, k=2: 1.73x
  *     faster); uniform graphs are unchanged (a later send over an equal
- *     link never lands first).
+ *     link never lands first).  There links slower than the fastest into
+ *     their far end choose (half the seeds) the chunk they bring most
+ *     ahead of any other link into it, and seeds compete by the link
+ *     simulator's time;
+ *   - some seeds match as the public code does: each far end's lacking
+ *     chunks in a random order, each to the cheapest link that holds it
+ *     (tacos.c: seeds and rules).
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
  * (chunk, node) pairs.  Seeds: seed i draws from splitmix64 started at
  * THEMIS_TACOS_SEED_BASE + i; the least time wins, ties to the lower seed
