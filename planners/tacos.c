@@ -938,13 +938,15 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     }
     out->time_ps = UINT64_MAX;
     themis_time_t best = UINT64_MAX;
+    int retime = 0;     /* the winner runs in free order, not as planned */
     for (uint32_t s = 0; s < nseeds && THEMIS_OK == st; ++s) {
         themis_time_t t = 0, rank;
         st = run_seed(&sy, s, keys, cur, need, &t, why, len);
         int order = sy.occupy;
         rank = t;
-        if (THEMIS_OK == st && sy.track) {
-            /* Steals leave links idle where dropped sends were and the
+        if (THEMIS_OK == st && (sy.track || RULE_PUBLIC == sy.rule)) {
+            /* Steals leave links idle where dropped sends were, and
+             * RULE_PUBLIC sends chunks out of their arrival order: the
              * link simulator, serving what comes first, may run such a
              * plan sooner or later than planned (each link's order kept:
              * a latency more per send back to back): seeds compete by the
@@ -972,13 +974,14 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
             themis_tacos_send_t *x = out->sends;
             out->sends = cur;
             cur = x;
+            retime = rank != t && !order;
             best = rank;
             out->time_ps = t;
             out->seed = s;
             out->link_order = (uint8_t) order;
         }
     }
-    if (THEMIS_OK == st && sy.hetero && !out->link_order && best != out->time_ps) {
+    if (THEMIS_OK == st && retime) {
         st = take_simulated(g, out, n, k, nchunks, need, chunk_bytes);
     }
     free(cur);
