@@ -63,6 +63,19 @@ typedef struct {
     themis_cut_bound_t *res;
 } cut_t;
 
+/* The chunks the links into and out of a side S of s nodes must carry:
+ * allgather, S lacks what is owned outside and the complement what S
+ * owns; reduce-scatter the reverse; allreduce every chunk both ways. */
+static void needs(const cut_t *c, uint32_t s, uint64_t *in, uint64_t *out)
+{
+    uint64_t nk = (uint64_t) c->n * c->k, ins = (uint64_t) (c->n - s) * c->k,
+             outs = (uint64_t) s * c->k;
+    *in = THEMIS_COLL_ALLGATHER == c->coll ? ins : THEMIS_COLL_REDUCE_SCATTER == c->coll ? outs
+                                                                                         : nk;
+    *out = THEMIS_COLL_ALLGATHER == c->coll ? outs : THEMIS_COLL_REDUCE_SCATTER == c->coll ? ins
+                                                                                           : nk;
+}
+
 /* Times the cut side[] (1: in S, of size s) and its complement. */
 static void time_cut(cut_t *c, const uint8_t *side, uint32_t s)
 {
@@ -78,17 +91,8 @@ static void time_cut(cut_t *c, const uint8_t *side, uint32_t s)
             }
         }
     }
-    uint64_t nk = (uint64_t) c->n * c->k, ins = (uint64_t) (c->n - s) * c->k,
-             outs = (uint64_t) s * c->k;
-    /* into S, out of S: what each must carry (allgather: S lacks what is
-     * owned outside, the complement what S owns; reduce-scatter the
-     * reverse); the other direction is the complement's */
-    uint64_t need_in = THEMIS_COLL_ALLGATHER == c->coll        ? ins
-                       : THEMIS_COLL_REDUCE_SCATTER == c->coll ? outs
-                                                               : nk;
-    uint64_t need_out = THEMIS_COLL_ALLGATHER == c->coll        ? outs
-                        : THEMIS_COLL_REDUCE_SCATTER == c->coll ? ins
-                                                                : nk;
+    uint64_t need_in, need_out;
+    needs(c, s, &need_in, &need_out);
     themis_time_t a = themis_cut_least_time(g, c->in, nin, c->ser, need_in);
     themis_time_t b = themis_cut_least_time(g, c->out, nout, c->ser, need_out);
     themis_time_t t = a > b ? a : b;
@@ -188,16 +192,10 @@ static void screen(cut_t *c, const uint16_t *dist, uint32_t u, uint32_t v, uint3
         if (key[x] == key[order[i + 1]]) {
             continue;
         }
-        double s = (double) (i + 1), ins = ((double) n - s) * c->k, outs = s * c->k,
-               nk = (double) n * c->k;
-        double need_in = THEMIS_COLL_ALLGATHER == c->coll        ? ins
-                         : THEMIS_COLL_REDUCE_SCATTER == c->coll ? outs
-                                                                 : nk;
-        double need_out = THEMIS_COLL_ALLGATHER == c->coll        ? outs
-                          : THEMIS_COLL_REDUCE_SCATTER == c->coll ? ins
-                                                                  : nk;
-        double a = rin > 1e-300 ? need_in / rin : 1e300, b = rout > 1e-300 ? need_out / rout
-                                                                           : 1e300;
+        uint64_t need_in, need_out;
+        needs(c, i + 1, &need_in, &need_out);
+        double a = rin > 1e-300 ? (double) need_in / rin : 1e300;
+        double b = rout > 1e-300 ? (double) need_out / rout : 1e300;
         double score = a > b ? a : b;
         c->res->cuts++;
         if (*ntop < THEMIS_CUT_TOP || score > top[*ntop - 1].score) {

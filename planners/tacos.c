@@ -495,17 +495,24 @@ static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_
     return st;
 }
 
+/* The links that choose now into sy->group, by far end, each far end's
+ * in priority order. */
+static void group_by_far_end(synth_t *sy)
+{
+    for (uint32_t i = 0; i < sy->ntries; ++i) {
+        uint32_t l = sy->by_prio[sy->tries[i]];
+        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
+    }
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+}
+
 /* RULE_MATCHED: the links that choose now, by far end, each far end's in
  * priority order; links left unmatched look past their candidates. */
 static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
                                       themis_tacos_send_t *sends, uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    for (uint32_t i = 0; i < sy->ntries; ++i) {
-        uint32_t l = sy->by_prio[sy->tries[i]];
-        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
-    }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    group_by_far_end(sy);
     for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
         for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
             uint32_t l = sy->by_prio[(uint32_t) sy->group[b]];
@@ -547,11 +554,7 @@ static themis_status_t choose_public(synth_t *sy, themis_time_t now, themis_taco
                                      uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    for (uint32_t i = 0; i < sy->ntries; ++i) {
-        uint32_t l = sy->by_prio[sy->tries[i]];
-        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
-    }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    group_by_far_end(sy);
     for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
         for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
             sy->marked[sy->by_prio[(uint32_t) sy->group[b]]] = 0;
