@@ -430,7 +430,9 @@ static themis_status_t commit(ilp_t *s, const isends_t *w, uint32_t base, isends
                               char *why, size_t len)
 {
     themis_status_t st = THEMIS_OK;
-    qsort(w->v, w->n, sizeof(*w->v), cmp_isend);
+    if (0 != w->n) {    /* qsort's base must not be NULL, even for none */
+        qsort(w->v, w->n, sizeof(*w->v), cmp_isend);
+    }
     for (uint32_t i = 0; i < w->n && THEMIS_OK == st; ++i) {
         const isend_t *x = &w->v[i];
         uint32_t u = s->g->links[x->l].src, v = s->g->links[x->l].dst, t = base + x->t;
