@@ -45,8 +45,8 @@
  *     ahead of any other link into it, and seeds compete by the link
  *     simulator's time;
  *   - some seeds match as the public code does: each far end's lacking
- *     chunks in a random order, each to the cheapest link that holds it
- *     (tacos.c: seeds and rules).
+ *     chunks, the fewest holders first, else in a random order, each to
+ *     the cheapest link that holds it (tacos.c: seeds and rules).
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
  * (chunk, node) pairs.  Seeds: seed i draws from splitmix64 started at
  * THEMIS_TACOS_SEED_BASE + i; the least time wins, ties to the lower seed

@@ -186,8 +186,9 @@ static void test_deterministic(void)
  * All-Gather reaches the bound ceil((N*k - k) / smallest in-degree) x ser
  * exactly, also on 2-D tori with one chunk per node, where each node may
  * waste one in-link step in all (the FIFO rule alone takes a step more
- * there: the matched rule is needed), and on the 4x6x4 torus (a step more
- * without the public code's matching, RULE_PUBLIC); with latency, which a forwarded chunk
+ * there: the matched rule is needed), and on the 4x4x6 torus in each
+ * orientation (before the public code's matching, RULE_PUBLIC, 4x4x6 and
+ * 4x6x4 took a step more; 4x4x6 also without its fewest holders first); with latency, which a forwarded chunk
  * cannot hide, it stays within a few latencies, or `slack` steps on 2-D
  * tori with one chunk per node.  The link simulator replays the
  * synthesized time exactly. */
@@ -203,7 +204,8 @@ static void test_lower_bound(void)
                  {"torus2d:8x8,lat=0ns", 1, 0, 0},   {"torus2d:4x8,lat=0ns", 1, 0, 0},
                  {"torus2d:6x6,lat=0ns", 1, 0, 0},   {"torus2d:8x8,lat=0ns", 4, 0, 0},
                  {"torus3d:4x4x4,lat=0ns", 1, 0, 0}, {"torus3d:4x4x4,lat=0ns", 4, 0, 0},
-                 {"torus3d:4x6x4,lat=0ns", 1, 0, 0},
+                 {"torus3d:4x6x4,lat=0ns", 1, 0, 0}, {"torus3d:4x4x6,lat=0ns", 1, 0, 0},
+                 {"torus3d:6x4x4,lat=0ns", 1, 0, 0},
                  {"torus2d:8x8", 4, 0, 1},           {"torus3d:4x4x4", 4, 0, 1},
                  {"torus2d:8x8", 1, 1, 4},           {"fc:8", 1, 0, 0},
                  {"biring:8", 4, 0, 0},              {"mesh2d:4x4", 1, 0, 1},
