@@ -14,8 +14,7 @@
 #include "link_sim.h"
 
 /* Seeds alternate between rules, the best result wins (odd seeds
- * RULE_MATCHED; even ones RULE_FIFO, except 4, 6, 12, 14, ...
- * RULE_PUBLIC):
+ * RULE_MATCHED; seeds 0 and 2 RULE_FIFO, even seeds from 4 RULE_PUBLIC):
  * RULE_FIFO, the paper's greedy: links choose one after another, each the
  * oldest useful chunk, a random one among those that arrived together.
  * RULE_MATCHED: the links into one node that choose at the same time are
