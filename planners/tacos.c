@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cut_bound.h"
 #include "link_sim.h"
-#include "xfer_tracker.h"
 
-/* Seeds alternate between two rules (seed % RULES), the best result
- * wins:
+/* Seeds alternate between rules, the best result wins (odd seeds
+ * RULE_MATCHED; seeds 0 and 2 RULE_FIFO, even seeds from 4 RULE_PUBLIC):
  * RULE_FIFO, the paper's greedy: links choose one after another, each the
  * oldest useful chunk, a random one among those that arrived together.
  * RULE_MATCHED: the links into one node that choose at the same time are
@@ -38,9 +38,22 @@
  * 2, ... (which reach the bound there).  Their times compete with the
  * others' as they are; a winner keeps each link's sends in its order (a
  * link freed early would otherwise start a later chunk that is already
- * there and hold up the planned one). */
+ * there and hold up the planned one).
+ * RULE_PUBLIC (even seeds from 4): the public code's matching
+ * (choose_public); it takes mesh2d_hetero:7x10 (16/73 GiB/s, k=3) to the
+ * bound, which the others miss by 6 %, and the 3-D tori 4x4x6, 4x6x6 and
+ * 6x6x6 at 0 ns, k=1, in every orientation to the in-degree bound, which
+ * the others miss by a step in some.  A seed that reaches the lower bound
+ * ends the search (the same result: ties go to the lower seed).
+ * On graphs whose links differ in cost, seeds 0-3, 8-11, ... let links
+ * slower than the fastest into their far end choose by slow_choice
+ * (mesh2d_hetero 100/30 GiB/s k=2: 3x3 1.15x, 4x4 1.12x, 6x6 1.08x
+ * faster than without). */
 #define MATCH_WIDTH 8u
-enum { RULE_FIFO = 0, RULE_MATCHED, RULES };
+enum { RULE_FIFO = 0, RULE_MATCHED, RULES, RULE_PUBLIC = RULES };
+/* Candidates RULE_PUBLIC looks at per link; links per far end it matches. */
+#define PUBLIC_WIDTH 32u
+#define PUBLIC_LINKS 64u
 
 /* Heap events at one time: link frees, then arrivals (so that a link's
  * choice sees every chunk that arrived at that time), each by index. */
@@ -50,6 +63,21 @@ typedef struct {
     themis_time_t t;
     uint32_t kind, id;
 } event_t;
+
+/* RULE_PUBLIC's order of a far end's candidate chunks. */
+typedef struct {
+    uint64_t key;
+    uint32_t c;
+} pub_t;
+
+static int cmp_pub(const void *a, const void *b)
+{
+    const pub_t *x = a, *y = b;
+    if (x->key != y->key) {
+        return x->key < y->key ? -1 : 1;
+    }
+    return (x->c > y->c) - (x->c < y->c);
+}
 
 typedef struct {
     const themis_graph_t *g;
@@ -63,10 +91,22 @@ typedef struct {
     uint32_t rule;                  /* RULE_* of this seed */
     uint8_t occupy;                 /* this seed holds a link for ser + lat */
     uint8_t any_lat;                /* some working link has latency */
+    /* Links of different costs: a link may send a chunk that is already
+     * on its way to the far end when it lands there first (see steal). */
+    uint8_t hetero, track, steal;   /* track: eta, carrier kept (this seed may steal) */
+    uint8_t lookahead;              /* slow links choose by slow_choice */
+    themis_time_t *fastest_in;      /* [n] the cheapest working in-link's ser + lat */
+    themis_time_t now;              /* the event time */
+    themis_time_t *eta;             /* [n * nchunks] when a node has a chunk, UINT64_MAX: never */
+    uint32_t *carrier;              /* [n * nchunks] the send that brings it */
+    uint32_t cap_sends;             /* sends[] room, dropped ones included */
+    uint32_t need, claims;          /* sends an All-Gather needs, (node, chunk)s claimed */
     /* Matching of the links that choose now, grouped by far end. */
     uint32_t *cand, *ncand;         /* [nlinks * MATCH_WIDTH] ready-list positions, [nlinks] */
     uint32_t *match;                /* [nlinks] chosen position in cand, or UINT32_MAX */
     uint32_t *owner, *seen;         /* [nchunks] link holding a chunk in the matching, stamp */
+    uint64_t *mask;                 /* [nchunks] RULE_PUBLIC: links of a far end holding it */
+    pub_t *pent;                    /* [nchunks] RULE_PUBLIC: a far end's candidates */
     uint32_t stamp;
     themis_time_t *arrived;         /* [n * nchunks] when a node got a chunk */
     uint32_t *ready;                /* [nlinks * nchunks] ready lists */
@@ -162,6 +202,18 @@ static void claim(synth_t *sy, uint32_t node, uint32_t c)
     sy->holders[c]++;
 }
 
+/* Link l cannot usefully send chunk c now: its far end has it or gets
+ * it (stealing: by the time it would land over l).  Once true it stays
+ * true: time only grows and an arrival only gets earlier. */
+static int useless(const synth_t *sy, uint32_t l, uint32_t c)
+{
+    uint32_t v = sy->g->links[l].dst;
+    if (!sy->steal) {
+        return has(sy, v, c);
+    }
+    return sy->now + sy->ser[l] + sy->lat[l] >= sy->eta[(size_t) v * sy->nchunks + c];
+}
+
 static void try_link(synth_t *sy, uint32_t l)
 {
     if (!sy->marked[l] && !sy->busy[l] && 0 != sy->ser[l]) {
@@ -178,7 +230,7 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
     sy->arrived[(size_t) v * sy->nchunks + c] = t;
     for (uint32_t i = g->out_first[v]; i < g->out_first[v + 1]; ++i) {
         uint32_t l = g->out_links[i];
-        if (0 != sy->ser[l] && !has(sy, g->links[l].dst, c)) {
+        if (0 != sy->ser[l] && !useless(sy, l, c)) {
             sy->ready[(size_t) l * sy->nchunks + sy->tail[l]++] = c;
             try_link(sy, l);
         }
@@ -190,8 +242,8 @@ static void got(synth_t *sy, uint32_t v, uint32_t c, themis_time_t t)
 static uint32_t drop_useless_head(synth_t *sy, uint32_t l)
 {
     const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, h = sy->head[l];
-    while (h < sy->tail[l] && has(sy, v, q[h])) {
+    uint32_t h = sy->head[l];
+    while (h < sy->tail[l] && useless(sy, l, q[h])) {
         ++h;
     }
     sy->head[l] = h;
@@ -205,14 +257,14 @@ static uint32_t drop_useless_head(synth_t *sy, uint32_t l)
 static void collect(synth_t *sy, uint32_t l)
 {
     uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
+    uint32_t u = sy->g->links[l].src;
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
     uint32_t *cand = sy->cand + (size_t) l * MATCH_WIDTH;
     uint64_t key[MATCH_WIDTH];
     uint32_t n = 0;
 
     for (uint32_t i = drop_useless_head(sy, l); i < sy->tail[l] && n < MATCH_WIDTH; ++i) {
-        if (has(sy, v, q[i])) {
+        if (useless(sy, l, q[i])) {
             continue;
         }
         /* insertion by (arrival, holders, random) */
@@ -263,24 +315,63 @@ static uint32_t take(synth_t *sy, uint32_t l, uint32_t pos)
     return c;
 }
 
+/* A link slower than the fastest into its far end v (stealing seeds):
+ * of its first PUBLIC_WIDTH useful chunks (from ready-list position h)
+ * the one it brings earliest before any other link into v could, by when
+ * that link's source has it (busy links ignored), the oldest on ties; its
+ * position.  The slow link then carries what the fast ones cannot bring
+ * soon instead of what they are about to. */
+static uint32_t slow_choice(synth_t *sy, uint32_t l, uint32_t h)
+{
+    const themis_graph_t *g = sy->g;
+    const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+    uint32_t v = g->links[l].dst, best = h, seen = 0;
+    themis_time_t mine = sy->now + sy->ser[l] + sy->lat[l], gain = 0;
+    for (uint32_t i = h; i < sy->tail[l] && seen < PUBLIC_WIDTH; ++i) {
+        uint32_t c = q[i];
+        if (useless(sy, l, c)) {
+            continue;
+        }
+        ++seen;
+        themis_time_t other = UINT64_MAX;
+        for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; ++j) {
+            uint32_t m = g->in_links[j];
+            themis_time_t at = sy->eta[(size_t) g->links[m].src * sy->nchunks + c];
+            if (m != l && 0 != sy->ser[m] && UINT64_MAX != at) {
+                themis_time_t t = (at > sy->now ? at : sy->now) + sy->ser[m] + sy->lat[m];
+                other = t < other ? t : other;
+            }
+        }
+        themis_time_t d = other > mine ? (UINT64_MAX == other ? UINT64_MAX : other - mine) : 0;
+        if (d > gain) {
+            gain = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
 /* The chunk link l sends now, or UINT32_MAX: the oldest on its ready list
  * that the far end lacks, a random one among those that arrived together.
  * Useless entries at the head are dropped for good. */
 static uint32_t pick(synth_t *sy, uint32_t l)
 {
     uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
-    uint32_t v = sy->g->links[l].dst, u = sy->g->links[l].src;
+    uint32_t u = sy->g->links[l].src;
     const themis_time_t *at = sy->arrived + (size_t) u * sy->nchunks;
     uint32_t h = drop_useless_head(sy, l), e;
 
     if (h == sy->tail[l]) {
         return UINT32_MAX;
     }
+    if (sy->lookahead && sy->ser[l] + sy->lat[l] > sy->fastest_in[sy->g->links[l].dst]) {
+        return take(sy, l, slow_choice(sy, l, h));
+    }
     /* The group that arrived with the head: useless ones move to the
      * front and are dropped, the useful ones stay [h, e). */
     themis_time_t t0 = at[q[h]];
     for (e = h; e < sy->tail[l] && t0 == at[q[e]]; ++e) {
-        if (has(sy, v, q[e])) {
+        if (useless(sy, l, q[e])) {
             uint32_t x = q[e];
             q[e] = q[h];
             q[h++] = x;
@@ -343,7 +434,20 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
                              themis_tacos_send_t *sends, uint32_t *nsends)
 {
     themis_status_t st;
-    claim(sy, sy->g->links[l].dst, c);
+    uint32_t v = sy->g->links[l].dst;
+    size_t at = (size_t) v * sy->nchunks + c;
+    if (!sy->track || UINT64_MAX == sy->eta[at]) {
+        claim(sy, v, c);
+        sy->claims++;
+    }
+    if (sy->track) {
+        /* else a steal: the send that was bringing c lands later and
+         * carries another chunk or nothing (arrive) */
+        sy->eta[at] = now + sy->ser[l] + sy->lat[l];
+        sy->carrier[at] = *nsends;
+        /* one more steal must leave room for the sends still needed */
+        sy->steal = *nsends + 2 + sy->need - sy->claims <= sy->cap_sends;
+    }
     sy->busy[l] = 1;
     sends[*nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
                                             .arrive_ps = now + sy->ser[l] + sy->lat[l]};
@@ -353,6 +457,41 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
     }
     ++*nsends;
     return st;
+}
+
+/* Send x (index i) lands now; 0 when it brings nothing.  A send whose
+ * chunk another one, started later over a faster link, brought first
+ * (stolen) carries instead a chunk its near end held when it started and
+ * its far end lacks (the public code's chunk replacement, Sec. VI-B, kept
+ * causal), the oldest there, one nobody brings first; else nothing: it
+ * is dropped from the schedule (chunk UINT32_MAX). */
+static int arrive(synth_t *sy, themis_tacos_send_t *x, uint32_t i, themis_time_t now)
+{
+    uint32_t u = sy->g->links[x->link].src, v = sy->g->links[x->link].dst, nc = sy->nchunks;
+    if (sy->track && sy->carrier[(size_t) v * nc + x->chunk] != i) {
+        const themis_time_t *eu = sy->eta + (size_t) u * nc, *ev = sy->eta + (size_t) v * nc;
+        uint32_t best = UINT32_MAX;
+        for (uint32_t c = 0; c < nc; ++c) {
+            if (eu[c] <= x->start_ps && ev[c] > now
+                && (UINT32_MAX == best || (UINT64_MAX == ev[c]) > (UINT64_MAX == ev[best])
+                    || ((UINT64_MAX == ev[c]) == (UINT64_MAX == ev[best])
+                        && eu[c] < eu[best]))) {
+                best = c;
+            }
+        }
+        x->chunk = best;
+        if (UINT32_MAX == best) {
+            return 0;
+        }
+        if (UINT64_MAX == ev[best]) {
+            claim(sy, v, best);
+            sy->claims++;
+        }
+        sy->eta[(size_t) v * nc + best] = now;
+        sy->carrier[(size_t) v * nc + best] = i;
+    }
+    got(sy, v, x->chunk, now);
+    return 1;
 }
 
 /* RULE_FIFO: the links that choose now, one after another in priority
@@ -373,17 +512,24 @@ static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_
     return st;
 }
 
+/* The links that choose now into sy->group, by far end, each far end's
+ * in priority order. */
+static void group_by_far_end(synth_t *sy)
+{
+    for (uint32_t i = 0; i < sy->ntries; ++i) {
+        uint32_t l = sy->by_prio[sy->tries[i]];
+        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
+    }
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+}
+
 /* RULE_MATCHED: the links that choose now, by far end, each far end's in
  * priority order; links left unmatched look past their candidates. */
 static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
                                       themis_tacos_send_t *sends, uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    for (uint32_t i = 0; i < sy->ntries; ++i) {
-        uint32_t l = sy->by_prio[sy->tries[i]];
-        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
-    }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    group_by_far_end(sy);
     for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
         for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
             uint32_t l = sy->by_prio[(uint32_t) sy->group[b]];
@@ -416,12 +562,112 @@ static themis_status_t choose_matched(synth_t *sy, themis_time_t now,
     return st;
 }
 
-/* One greedy synthesis with seed `seed` into sends[0 .. need). */
+/* RULE_PUBLIC, the public code's matching: for each far end, the chunks
+ * it lacks that the links into it that choose now could send (each
+ * link's first PUBLIC_WIDTH useful ones), the fewest holders first, else
+ * in a random order (the public code's; the holders take torus3d:4x4x6 at
+ * k=1 to the in-degree bound), each to the cheapest of those links
+ * (ser + lat; ties at random) that holds it and has none yet; links left
+ * without one pick as RULE_FIFO. */
+static themis_status_t choose_public(synth_t *sy, themis_time_t now, themis_tacos_send_t *sends,
+                                     uint32_t *nsends)
+{
+    themis_status_t st = THEMIS_OK;
+    group_by_far_end(sy);
+    for (uint32_t a = 0, b; a < sy->ntries && THEMIS_OK == st; a = b) {
+        for (b = a; b < sy->ntries && sy->group[b] >> 32 == sy->group[a] >> 32; ++b) {
+            sy->marked[sy->by_prio[(uint32_t) sy->group[b]]] = 0;
+        }
+        uint32_t nl = b - a < PUBLIC_LINKS ? b - a : PUBLIC_LINKS, nc = 0;
+        pub_t *list = sy->pent;
+        uint64_t assigned = 0;
+        if (0 == ++sy->stamp) {
+            memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
+            sy->stamp = 1;
+        }
+        for (uint32_t j = 0; j < nl; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+            uint32_t seen = 0;
+            for (uint32_t i = drop_useless_head(sy, l); i < sy->tail[l] && seen < PUBLIC_WIDTH;
+                 ++i) {
+                uint32_t c = q[i];
+                if (useless(sy, l, c)) {
+                    continue;
+                }
+                ++seen;
+                if (sy->seen[c] != sy->stamp) {
+                    sy->seen[c] = sy->stamp;
+                    sy->mask[c] = 0;
+                    list[nc++].c = c;
+                }
+                sy->mask[c] |= 1ull << j;
+            }
+        }
+        /* a random order (Fisher-Yates), then the fewest holders first:
+         * keys holders << 32 | position, all distinct */
+        for (uint32_t i = nc; i > 1; --i) {
+            uint32_t j = draw(sy, i), x = list[i - 1].c;
+            list[i - 1].c = list[j].c;
+            list[j].c = x;
+        }
+        for (uint32_t i = 0; i < nc; ++i) {
+            list[i].key = (uint64_t) sy->holders[list[i].c] << 32 | i;
+        }
+        qsort(list, nc, sizeof(*list), cmp_pub);
+        uint32_t chosen[PUBLIC_LINKS];
+        for (uint32_t i = 0; i < nc && assigned != (nl < 64 ? (1ull << nl) - 1 : ~0ull); ++i) {
+            uint64_t m = sy->mask[list[i].c] & ~assigned;
+            uint32_t best = UINT32_MAX, ties = 0;
+            for (uint32_t j = 0; 0 != m && j < nl; ++j) {
+                if (!((m >> j) & 1u)) {
+                    continue;
+                }
+                uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+                themis_time_t d = sy->ser[l] + sy->lat[l];
+                uint32_t lb = UINT32_MAX == best ? 0 : sy->by_prio[(uint32_t) sy->group[a + best]];
+                themis_time_t db = UINT32_MAX == best ? 0 : sy->ser[lb] + sy->lat[lb];
+                if (UINT32_MAX == best || d < db) {
+                    best = j;
+                    ties = 1;
+                } else if (d == db && 0 == draw(sy, ++ties)) {
+                    best = j;
+                }
+            }
+            if (UINT32_MAX != best) {
+                assigned |= 1ull << best;
+                chosen[best] = list[i].c;
+            }
+        }
+        /* the matched links first, so that the others pick around them */
+        for (uint32_t j = 0; j < nl && THEMIS_OK == st; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            if ((assigned >> j) & 1u) {
+                const uint32_t *q = sy->ready + (size_t) l * sy->nchunks;
+                uint32_t pos = sy->head[l];
+                while (q[pos] != chosen[j]) {
+                    ++pos;
+                }
+                st = start(sy, l, take(sy, l, pos), now, sends, nsends);
+            }
+        }
+        for (uint32_t j = 0; j < b - a && THEMIS_OK == st; ++j) {
+            uint32_t l = sy->by_prio[(uint32_t) sy->group[a + j]];
+            uint32_t c = j < nl && ((assigned >> j) & 1u) ? UINT32_MAX : pick(sy, l);
+            if (UINT32_MAX != c) {
+                st = start(sy, l, c, now, sends, nsends);
+            }
+        }
+    }
+    return st;
+}
+
+/* One greedy synthesis with seed `seed` into sends[0 .. need) (room for
+ * sy->cap_sends, stolen ones included until they are left out). */
 static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
                                 themis_tacos_send_t *sends, uint32_t need, themis_time_t *time,
                                 char *why, size_t len)
 {
-    const themis_graph_t *g = sy->g;
     uint32_t nsends = 0;
     themis_time_t now = 0, last = 0;
     themis_status_t st = THEMIS_OK;
@@ -431,8 +677,24 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     memset(sy->owner, 0xff, (size_t) sy->nchunks * sizeof(*sy->owner));
     memset(sy->seen, 0, (size_t) sy->nchunks * sizeof(*sy->seen));
     sy->stamp = 0;
-    sy->rule = seed % RULES;
+    /* even seeds from 4: the public code's matching */
+    sy->rule = 1 == seed % RULES ? RULE_MATCHED : seed >= 4 ? RULE_PUBLIC : RULE_FIFO;
     sy->occupy = 1 == sy->k && sy->any_lat && 1 == (seed / RULES) % 2;
+    sy->track = sy->hetero && !sy->occupy;
+    sy->steal = sy->track;
+    /* seeds 0-3, 8-11, ...: slow links choose by slow_choice */
+    sy->lookahead = sy->track && 0 == (seed / 4) % 2;
+    sy->need = need;
+    sy->claims = 0;
+    sy->now = 0;
+    if (sy->track) {
+        for (size_t i = 0; i < (size_t) sy->n * sy->nchunks; ++i) {
+            sy->eta[i] = UINT64_MAX;
+        }
+        for (uint32_t c = 0; c < sy->nchunks; ++c) {
+            sy->eta[(size_t) (c / sy->k) * sy->nchunks + c] = 0;
+        }
+    }
     memset(sy->head, 0, sy->nlinks * sizeof(*sy->head));
     memset(sy->tail, 0, sy->nlinks * sizeof(*sy->tail));
     memset(sy->busy, 0, sy->nlinks);
@@ -459,24 +721,33 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         got(sy, c / sy->k, c, 0);
     }
     for (;;) {
-        st = RULE_FIFO == sy->rule ? choose_fifo(sy, now, sends, &nsends)
-                                   : choose_matched(sy, now, sends, &nsends);
+        st = RULE_FIFO == sy->rule      ? choose_fifo(sy, now, sends, &nsends)
+             : RULE_MATCHED == sy->rule ? choose_matched(sy, now, sends, &nsends)
+                                        : choose_public(sy, now, sends, &nsends);
         sy->ntries = 0;
         if (THEMIS_OK != st || 0 == sy->nheap) {
             break;
         }
         now = sy->heap[0].t;
+        sy->now = now;
         while (0 < sy->nheap && now == sy->heap[0].t) {
             event_t e = ev_pop(sy);
             if (EV_FREE == e.kind) {
                 sy->busy[e.id] = 0;
                 try_link(sy, e.id);
-            } else {
-                got(sy, g->links[sends[e.id].link].dst, sends[e.id].chunk, now);
+            } else if (arrive(sy, &sends[e.id], e.id, now)) {
                 last = now;
             }
         }
     }
+    /* what stolen sends that carried nothing leave out */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; THEMIS_OK == st && sy->track && i < nsends; ++i) {
+        if (UINT32_MAX != sends[i].chunk) {
+            sends[kept++] = sends[i];
+        }
+    }
+    nsends = sy->track ? kept : nsends;
     if (THEMIS_OK == st && nsends != need) {
         say_unreached(sy, why, len);
         st = THEMIS_ERR_INVALID;
@@ -530,7 +801,51 @@ static void synth_free(synth_t *sy)
     free(sy->match);
     free(sy->owner);
     free(sy->seen);
+    free(sy->mask);
+    free(sy->pent);
     free(sy->heap);
+    free(sy->eta);
+    free(sy->fastest_in);
+    free(sy->carrier);
+}
+
+static int cmp_send_start(const void *a, const void *b)
+{
+    const themis_tacos_send_t *x = a, *y = b;
+    if (x->start_ps != y->start_ps) {
+        return x->start_ps < y->start_ps ? -1 : 1;
+    }
+    return (x->arrive_ps > y->arrive_ps) - (x->arrive_ps < y->arrive_ps);
+}
+
+/* ag's sends (need of them, in free order) take the times the link
+ * simulator gives them: a valid timing (causal, a link one chunk at a
+ * time), which a Reduce-Scatter reverses exactly. */
+static themis_status_t take_simulated(const themis_graph_t *g, themis_tacos_ag_t *ag, uint32_t n,
+                                      uint32_t k, uint32_t nchunks, uint32_t need,
+                                      uint64_t chunk_bytes)
+{
+    themis_tacos_ag_t view = {.nnodes = n, .k = k, .nchunks = nchunks, .nsends = need,
+                              .sends = ag->sends};
+    themis_xfer_sched_t s;
+    themis_link_sim_t sim;
+    char why[128];
+    themis_status_t st = themis_tacos_schedule(g, NULL, &view, THEMIS_COLL_ALLGATHER, &s);
+    if (THEMIS_OK == st) {
+        /* transfers: the n owners' local copies, then the sends in order */
+        st = themis_link_sim(g, &s, chunk_bytes, &sim, why, sizeof(why));
+        for (uint32_t i = 0; THEMIS_OK == st && i < need; ++i) {
+            ag->sends[i].start_ps = sim.start_ps[n + i];
+            ag->sends[i].arrive_ps = sim.finish_ps[n + i];
+        }
+        if (THEMIS_OK == st) {
+            ag->time_ps = sim.total_ps;
+            qsort(ag->sends, need, sizeof(*ag->sends), cmp_send_start);
+        }
+        themis_link_sim_free(&sim);
+        themis_xfer_free(&s);
+    }
+    return st;
 }
 
 themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint64_t chunk_bytes,
@@ -591,14 +906,45 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     sy.match = calloc(nl, sizeof(*sy.match));
     sy.owner = calloc(nchunks, sizeof(*sy.owner));
     sy.seen = calloc(nchunks, sizeof(*sy.seen));
+    sy.mask = calloc(nchunks, sizeof(*sy.mask));
+    sy.pent = calloc(nchunks, sizeof(*sy.pent));
     link_key_t *keys = calloc(nl, sizeof(*keys));
-    themis_tacos_send_t *cur = malloc((need ? need : 1) * sizeof(*cur));
-    out->sends = malloc((need ? need : 1) * sizeof(*out->sends));
+    /* Links of different costs: room for stolen sends, one per needed */
+    themis_time_t first = 0;
+    for (uint32_t l = 0; l < g->nlinks; ++l) {
+        if (themis_graph_link_working(g, l)) {
+            themis_time_t d = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                              + g->links[l].lat_ps;
+            sy.hetero |= 0 != first && d != first;
+            first = d;
+        }
+    }
+    sy.cap_sends = sy.hetero && need <= UINT32_MAX / 2 ? 2 * need : need;
+    if (sy.hetero) {
+        sy.fastest_in = malloc(n * sizeof(*sy.fastest_in));
+        for (uint32_t v = 0; NULL != sy.fastest_in && v < n; ++v) {
+            sy.fastest_in[v] = UINT64_MAX;
+            for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; ++j) {
+                uint32_t l = g->in_links[j];
+                themis_time_t d = themis_tacos_ser_ps(chunk_bytes, g->links[l].bw_bps)
+                                  + g->links[l].lat_ps;
+                if (themis_graph_link_working(g, l) && d < sy.fastest_in[v]) {
+                    sy.fastest_in[v] = d;
+                }
+            }
+        }
+        sy.eta = malloc((size_t) n * nchunks * sizeof(*sy.eta));
+        sy.carrier = malloc((size_t) n * nchunks * sizeof(*sy.carrier));
+    }
+    themis_tacos_send_t *cur = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*cur));
+    out->sends = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*out->sends));
     if (NULL == sy.ser || NULL == sy.lat || NULL == sy.prio || NULL == sy.by_prio
         || NULL == sy.claimed || NULL == sy.arrived || NULL == sy.ready || NULL == sy.head
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
         || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
-        || NULL == sy.match || NULL == sy.owner || NULL == sy.seen
+        || NULL == sy.match || NULL == sy.owner || NULL == sy.seen || NULL == sy.mask
+        || NULL == sy.pent
+        || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier || NULL == sy.fastest_in))
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;
     }
@@ -619,17 +965,58 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
         st = THEMIS_ERR_INVALID;
     }
     out->time_ps = UINT64_MAX;
-    for (uint32_t s = 0; s < nseeds && THEMIS_OK == st; ++s) {
-        themis_time_t t = 0;
+    themis_time_t best = UINT64_MAX;
+    int retime = 0;     /* the winner runs in free order, not as planned */
+    /* No seed beats the lower bound (ties go to the lower seed): stop
+     * there, the same result sooner. */
+    themis_time_t floor = THEMIS_OK == st
+                              ? themis_tacos_lower_bound(g, THEMIS_COLL_ALLGATHER, k, chunk_bytes)
+                              : 0;
+    floor = UINT64_MAX == floor ? 0 : floor;    /* no path: the seed says why */
+    for (uint32_t s = 0; s < nseeds && THEMIS_OK == st && best > floor; ++s) {
+        themis_time_t t = 0, rank;
         st = run_seed(&sy, s, keys, cur, need, &t, why, len);
-        if (THEMIS_OK == st && t < out->time_ps) {
+        int order = sy.occupy;
+        rank = t;
+        if (THEMIS_OK == st && (sy.track || RULE_PUBLIC == sy.rule)) {
+            /* Steals leave links idle where dropped sends were, and
+             * RULE_PUBLIC sends chunks out of their arrival order: the
+             * link simulator, serving what comes first, may run such a
+             * plan sooner or later than planned (each link's order kept:
+             * a latency more per send back to back): seeds compete by the
+             * simulated time, in free order, or in link order when that
+             * is later than planned, whichever is less
+             * (mesh2d_hetero:7x10 16/73 GiB/s, k=3: the least planned
+             * time simulates 0.8 % slower than another seed's). */
+            themis_tacos_ag_t view = {.nnodes = n, .k = k, .nchunks = nchunks, .nsends = need,
+                                      .sends = cur, .time_ps = t};
+            themis_xfer_sched_t sched;
+            st = themis_tacos_schedule(g, NULL, &view, THEMIS_COLL_ALLGATHER, &sched);
+            rank = THEMIS_OK == st ? themis_tacos_simulated(g, &sched, chunk_bytes) : 0;
+            themis_xfer_free(&sched);
+            view.link_order = 1;
+            if (THEMIS_OK == st && rank > t) {
+                st = themis_tacos_schedule(g, NULL, &view, THEMIS_COLL_ALLGATHER, &sched);
+                themis_time_t ro = THEMIS_OK == st ? themis_tacos_simulated(g, &sched, chunk_bytes)
+                                                   : 0;
+                themis_xfer_free(&sched);
+                order = ro < rank;
+                rank = order ? ro : rank;
+            }
+        }
+        if (THEMIS_OK == st && rank < best) {
             themis_tacos_send_t *x = out->sends;
             out->sends = cur;
             cur = x;
+            retime = rank != t && !order;
+            best = rank;
             out->time_ps = t;
             out->seed = s;
-            out->link_order = sy.occupy;
+            out->link_order = (uint8_t) order;
         }
+    }
+    if (THEMIS_OK == st && retime) {
+        st = take_simulated(g, out, n, k, nchunks, need, chunk_bytes);
     }
     free(cur);
     free(keys);
@@ -643,242 +1030,6 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     out->nchunks = nchunks;
     out->nsends = need;
     return THEMIS_OK;
-}
-
-/* Reduce-scatter part: rev's sends (an All-Gather on the transpose)
- * reversed, each child's partial sum into
- * a scratch unit of its parent and folded into the parent's INPUT unit;
- * then each owner's copy to its OUTPUT (out_base: 0 for allreduce, whose
- * OUTPUT is the whole vector, the owner's first chunk for reduce-scatter).
- * last[link]: the link's latest send when the link order is kept, else
- * NULL. */
-static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph_t *g,
-                                   const themis_tacos_ag_t *ag, int whole, uint64_t *slot,
-                                   uint32_t *last)
-{
-    themis_status_t st = THEMIS_OK;
-    for (uint32_t i = ag->nsends; i-- > 0 && THEMIS_OK == st;) {
-        const themis_tacos_send_t *x = &ag->sends[i];
-        /* a send parent -> child on the transpose: link child -> parent */
-        uint32_t parent = g->links[x->link].dst, child = g->links[x->link].src;
-        uint64_t s = slot[parent]++;
-        st = themis_xfer_tracker_add_after(tr, NULL != last ? last[x->link] : UINT32_MAX, child,
-                                           parent, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, x->chunk,
-                                           THEMIS_BUF_SCRATCH, s, 1,
-                                           NULL != last ? &last[x->link] : NULL);
-        if (THEMIS_OK == st) {
-            st = themis_xfer_tracker_add(tr, parent, parent, THEMIS_XFER_REDUCE,
-                                         THEMIS_BUF_SCRATCH, s, THEMIS_BUF_INPUT, x->chunk, 1);
-        }
-    }
-    for (uint32_t c = 0; c < ag->nchunks && THEMIS_OK == st; ++c) {
-        uint32_t o = c / ag->k;
-        st = themis_xfer_tracker_add(tr, o, o, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, c,
-                                     THEMIS_BUF_OUTPUT, whole ? c : c - o * ag->k, 1);
-    }
-    return st;
-}
-
-themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
-                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
-                                      themis_xfer_sched_t *out)
-{
-    themis_xfer_tracker_t tr;
-    themis_status_t st;
-    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
-    uint64_t *slot;
-    uint32_t *last = NULL;
-
-    memset(out, 0, sizeof(*out));
-    if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
-         && THEMIS_COLL_ALLGATHER != coll)
-        || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
-        || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
-        || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k))) {
-        return THEMIS_ERR_INVALID;
-    }
-    uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
-    slot = calloc(n, sizeof(*slot));
-    if ((NULL != rev && rev->link_order) || (NULL != fwd && fwd->link_order)) {
-        last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
-        for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
-            last[l] = UINT32_MAX;
-        }
-    }
-    if (NULL == slot || (NULL == last && ((NULL != rev && rev->link_order)
-                                          || (NULL != fwd && fwd->link_order)))) {
-        free(slot);
-        return THEMIS_ERR_NOMEM;
-    }
-    /* Scratch: one unit per reduce-scatter message a node receives, the
-     * number of sends it makes in the All-Gather on the transpose. */
-    uint64_t most = 0;
-    for (uint32_t i = 0; THEMIS_COLL_ALLGATHER != coll && i < rev->nsends; ++i) {
-        uint64_t c = ++slot[g->links[rev->sends[i].link].dst];
-        most = c > most ? c : most;
-    }
-    memset(slot, 0, n * sizeof(*slot));
-    themis_xfer_init(out, coll, n, nchunks);
-    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
-             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
-    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_SCRATCH] = most;
-    st = themis_xfer_tracker_init(&tr, out);
-    if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last);
-    }
-    for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
-        st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
-                                     THEMIS_BUF_OUTPUT, (uint64_t) r * k, k);
-    }
-    for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < fwd->nsends;
-         ++i) {
-        const themis_tacos_send_t *x = &fwd->sends[i];
-        uint32_t u = g->links[x->link].src, v = g->links[x->link].dst;
-        /* An All-Gather's owner sends from its input, so its first sends
-         * need not wait for its local copy. */
-        int from_input = THEMIS_COLL_ALLGATHER == coll && u == x->chunk / k;
-        st = themis_xfer_tracker_add_after(&tr, NULL != last ? last[x->link] : UINT32_MAX, u, v,
-                                           THEMIS_XFER_COPY,
-                                           from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
-                                           from_input ? x->chunk - u * k : x->chunk,
-                                           THEMIS_BUF_OUTPUT, x->chunk, 1,
-                                           NULL != last ? &last[x->link] : NULL);
-    }
-    themis_xfer_tracker_free(&tr);
-    free(slot);
-    free(last);
-    if (THEMIS_OK != st) {
-        themis_xfer_free(out);
-    }
-    return st;
-}
-
-themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out)
-{
-    char why[128];
-    themis_status_t st = themis_graph_init(out, g->nnodes);
-    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
-        st = themis_graph_add_link(out, g->links[l].dst, g->links[l].src, g->links[l].bw_bps,
-                                   g->links[l].lat_ps);
-    }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(out, why, sizeof(why));
-    }
-    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
-        out->links[l].failed = g->links[l].failed;
-    }
-    for (uint32_t v = 0; THEMIS_OK == st && v < g->nnodes; ++v) {
-        out->node_failed[v] = g->node_failed[v];
-    }
-    if (THEMIS_OK != st) {
-        themis_graph_free(out);
-    }
-    return st;
-}
-
-themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
-                                             themis_tacos_ag_fn ag, void *ctx,
-                                             themis_xfer_sched_t *out, char *why, size_t len)
-{
-    themis_tacos_ag_t rev, fwd;
-    themis_graph_t t;
-    themis_status_t st = THEMIS_OK;
-
-    memset(out, 0, sizeof(*out));
-    memset(&rev, 0, sizeof(rev));
-    memset(&fwd, 0, sizeof(fwd));
-    memset(&t, 0, sizeof(t));
-    if (THEMIS_COLL_ALLGATHER != coll) {
-        st = themis_tacos_transpose(g, &t);
-        if (THEMIS_OK == st) {
-            st = ag(&t, ctx, &rev, why, len);
-        }
-    }
-    if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = ag(g, ctx, &fwd, why, len);
-    }
-    if (THEMIS_OK == st) {
-        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
-                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, out);
-        if (THEMIS_OK != st) {
-            snprintf(why, len, "no schedule from the synthesis");
-        }
-    }
-    themis_tacos_ag_free(&rev);
-    themis_tacos_ag_free(&fwd);
-    themis_graph_free(&t);
-    return st;
-}
-
-typedef struct {
-    uint32_t k, nseeds;
-    uint64_t chunk_bytes;
-} greedy_ctx_t;
-
-static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
-                                 char *why, size_t len)
-{
-    const greedy_ctx_t *c = ctx;
-    return themis_tacos_allgather(g, c->k, c->chunk_bytes, c->nseeds, out, why, len);
-}
-
-themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
-                                        uint64_t chunk_bytes, uint32_t nseeds,
-                                        themis_xfer_sched_t *out, char *why, size_t len)
-{
-    greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
-    themis_status_t st = themis_tacos_synthesize_with(g, coll, greedy_ag, &c, out, why, len);
-    if (THEMIS_OK == st) {
-        st = themis_link_sim_order(g, out, chunk_bytes, why, len);
-    }
-    if (THEMIS_OK != st) {
-        themis_xfer_free(out);
-    }
-    return st;
-}
-
-/* Chunks the links l[0 .. nl) deliver by T. */
-static uint64_t carried(const themis_graph_t *g, const uint32_t *l, uint32_t n,
-                        const themis_time_t *ser, themis_time_t T)
-{
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        themis_time_t lat = g->links[l[i]].lat_ps, s = ser[l[i]];
-        if (0 != s && T >= lat + s) {
-            sum += (T - lat) / s;
-        }
-    }
-    return sum;
-}
-
-/* The least T by which links l[0 .. nl) can deliver `need` chunks;
- * UINT64_MAX when they cannot (no working link). */
-static themis_time_t least_time(const themis_graph_t *g, const uint32_t *l, uint32_t nl,
-                                const themis_time_t *ser, uint64_t need)
-{
-    /* hi: what the best single link alone takes; lo: too little. */
-    themis_time_t hi = UINT64_MAX, lo = 0;
-    for (uint32_t i = 0; i < nl; ++i) {
-        themis_time_t s = ser[l[i]];
-        if (0 != s && need <= (UINT64_MAX / 4) / s) {
-            themis_time_t t = need * s + g->links[l[i]].lat_ps;
-            hi = t < hi ? t : hi;
-        }
-    }
-    if (UINT64_MAX == hi) {
-        return hi;
-    }
-    while (lo + 1 < hi) {
-        themis_time_t mid = lo + (hi - lo) / 2;
-        if (carried(g, l, nl, ser, mid) >= need) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    return hi;
 }
 
 themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
@@ -910,9 +1061,9 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
         }
         /* every chunk but its own arrives (AG), every contribution of its
          * own but to its own leaves (RS); allreduce does both */
-        themis_time_t t_in = least_time(g, g->in_links + g->in_first[v],
+        themis_time_t t_in = themis_cut_least_time(g, g->in_links + g->in_first[v],
                                         g->in_first[v + 1] - g->in_first[v], ser, need);
-        themis_time_t t_out = least_time(g, g->out_links + g->out_first[v],
+        themis_time_t t_out = themis_cut_least_time(g, g->out_links + g->out_first[v],
                                          g->out_first[v + 1] - g->out_first[v], ser, need);
         themis_time_t t = THEMIS_COLL_ALLGATHER == coll         ? t_in
                           : THEMIS_COLL_REDUCE_SCATTER == coll ? t_out
@@ -922,7 +1073,7 @@ themis_time_t themis_tacos_lower_bound(const themis_graph_t *g, themis_coll_t co
     if (THEMIS_COLL_ALLREDUCE == coll && 0 != need && 0 != chunk_bytes && UINT64_MAX != bound) {
         /* An allreduce moves at least 2 n (n k - k) chunks in all: each
          * node's contributions leave it, every result reaches it. */
-        themis_time_t t = least_time(g, all, g->nlinks, ser, 2 * (uint64_t) n * need);
+        themis_time_t t = themis_cut_least_time(g, all, g->nlinks, ser, 2 * (uint64_t) n * need);
         bound = t > bound ? t : bound;
     }
     free(ser);

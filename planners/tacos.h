@@ -29,7 +29,24 @@
  *     no link idles because another took the only chunk it could give
  *     (tacos.c says why this reaches the bound on 2-D tori);
  *   - a send is fixed when it starts (causal); a link without a useful
- *     chunk idles until its source receives one.
+ *     chunk idles until its source receives one;
+ *   - on a graph whose links differ in cost (ser + lat) a chunk on its way
+ *     to a node is still useful to a link that would land it there first
+ *     (the public code's per-(chunk, node) choice of the link that brings
+ *     it earliest, Sec. VI-B, weighs each link's own time the same way):
+ *     the link steals it, and the slower send, when it lands, carries
+ *     instead a chunk its source held when it started and its far end
+ *     still lacks (the paper's chunk replacement, kept causal), else it is
+ *     left out of the schedule.  A slow link then never holds back what a
+ *     fast one could bring (mesh2d_hetero 6x6 at 100/30 GiB/s, k=2: 1.73x
+ *     faster); uniform graphs are unchanged (a later send over an equal
+ *     link never lands first).  There links slower than the fastest into
+ *     their far end choose (half the seeds) the chunk they bring most
+ *     ahead of any other link into it, and seeds compete by the link
+ *     simulator's time;
+ *   - some seeds match as the public code does: each far end's lacking
+ *     chunks, the fewest holders first, else in a random order, each to
+ *     the cheapest link that holds it (tacos.c: seeds and rules).
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
  * (chunk, node) pairs.  Seeds: seed i draws from splitmix64 started at
  * THEMIS_TACOS_SEED_BASE + i; the least time wins, ties to the lower seed
@@ -38,7 +55,11 @@
  *
  * Reduce-Scatter is an All-Gather reversed in time (Sec. VII-A): one
  * synthesized on the transposed graph (so that reversed sends use links
- * that exist), chunk c's tree leaves first, with joins.  A node v's partial sum of
+ * that exist; on a symmetric graph the All-Gather on the graph itself,
+ * each send moved to its link's reverse), chunk c's tree leaves first,
+ * with joins; each link keeps its sends in the reversed order, so the
+ * exact reversal is a valid timing and the Reduce-Scatter takes no longer
+ * than that All-Gather.  A node v's partial sum of
  * c lives in its INPUT unit c; each child's partial sum arrives in its
  * own SCRATCH unit and is folded in by a local REDUCE; v sends its partial
  * sum to its All-Gather parent once every child's contribution is folded
@@ -86,6 +107,10 @@ typedef struct {
      * (TACOS-ILP's steps, the greedy's held-link seeds) then never runs
      * later than planned. */
     uint8_t link_order;
+    /* As an allreduce's All-Gather part: 1, it starts when the whole
+     * reduce-scatter has ended (the allreduce then takes at most both
+     * halves' times); 0, each chunk as soon as it is reduced. */
+    uint8_t after_all;
 } themis_tacos_ag_t;
 
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
@@ -117,14 +142,29 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
 /* g with every link reversed, in the same order, the same failures. */
 themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out);
 
+/* ag, an All-Gather on g, with each send moved to its link's reverse: an
+ * All-Gather on g's transpose (themis_tacos_transpose) that takes the
+ * same time.  THEMIS_ERR_UNSUPPORTED unless g is symmetric: its links
+ * pair up, in link order, with reverses of the same rate, latency and
+ * failure; THEMIS_ERR_NOMEM. */
+themis_status_t themis_tacos_mirror(const themis_graph_t *g, const themis_tacos_ag_t *ag,
+                                    themis_tacos_ag_t *out);
+
 /* An All-Gather synthesizer on a graph (the greedy, the ILP). */
 typedef themis_status_t (*themis_tacos_ag_fn)(const themis_graph_t *g, void *ctx,
                                              themis_tacos_ag_t *out, char *why, size_t len);
 /* The schedule of coll from ag's All-Gathers: on g's transpose for the
- * reduce-scatter part, on g for the All-Gather part. */
+ * reduce-scatter part, on g for the All-Gather part.  On a symmetric g ag
+ * runs once, on g: the reduce-scatter part is its mirror reversed in
+ * time, which takes no longer than the All-Gather. */
 themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
-                                             themis_tacos_ag_fn ag, void *ctx,
-                                             themis_xfer_sched_t *out, char *why, size_t len);
+                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
+                                             void *ctx, themis_xfer_sched_t *out, char *why,
+                                             size_t len);
+/* s's time in the link simulator with chunks of chunk_bytes; UINT64_MAX
+ * when it cannot be simulated. */
+themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t chunk_bytes);
 /* Synthesis and schedule in one: what the algorithm row and the CLI run. */
 themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
                                         uint64_t chunk_bytes, uint32_t nseeds,

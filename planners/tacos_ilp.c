@@ -430,7 +430,9 @@ static themis_status_t commit(ilp_t *s, const isends_t *w, uint32_t base, isends
                               char *why, size_t len)
 {
     themis_status_t st = THEMIS_OK;
-    qsort(w->v, w->n, sizeof(*w->v), cmp_isend);
+    if (0 != w->n) {    /* qsort's base must not be NULL, even for none */
+        qsort(w->v, w->n, sizeof(*w->v), cmp_isend);
+    }
     for (uint32_t i = 0; i < w->n && THEMIS_OK == st; ++i) {
         const isend_t *x = &w->v[i];
         uint32_t u = s->g->links[x->l].src, v = s->g->links[x->l].dst, t = base + x->t;
@@ -824,18 +826,6 @@ static themis_status_t ilp_ag(const themis_graph_t *g, void *ctx, themis_tacos_a
     return st;
 }
 
-static themis_time_t simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
-                               uint64_t chunk_bytes)
-{
-    themis_link_sim_t sim;
-    char why[128];
-    themis_time_t t = THEMIS_OK == themis_link_sim(g, s, chunk_bytes, &sim, why, sizeof(why))
-                          ? sim.total_ps
-                          : UINT64_MAX;
-    themis_link_sim_free(&sim);
-    return t;
-}
-
 themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll_t coll,
                                             uint32_t k, uint64_t chunk_bytes,
                                             const themis_tacos_ilp_opts_t *o,
@@ -850,21 +840,39 @@ themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll
     }
     ilp_ctx_t c = {.k = k, .chunk_bytes = chunk_bytes, .o = o, .info = info,
                    .deadline_ns = now_ns() + (uint64_t) o->time_limit_ms * 1000000ull};
-    themis_status_t st = themis_tacos_synthesize_with(g, coll, ilp_ag, &c, out, why, len);
+    themis_status_t st = themis_tacos_synthesize_with(g, coll, chunk_bytes, ilp_ag, &c, out, why,
+                                                      len);
     themis_xfer_sched_t free_order;
+    themis_tacos_ag_t mirror;
+    /* called for the All-Gather on g first, then on the transpose */
+    const themis_tacos_ag_t *fwd = &c.kept[0], *rev = &c.kept[2 == c.halves ? 1 : 0];
     memset(&free_order, 0, sizeof(free_order));
+    memset(&mirror, 0, sizeof(mirror));
+    if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll && 1 == c.halves) {
+        /* symmetric g: one All-Gather on g, mirrored for the
+         * reduce-scatter, which takes as many steps; else (reduce-scatter)
+         * the All-Gather on g's transpose */
+        st = themis_tacos_mirror(g, &c.kept[0], &mirror);
+        rev = THEMIS_OK == st ? &mirror : rev;
+        st = THEMIS_ERR_UNSUPPORTED == st ? THEMIS_OK : st;
+        if (THEMIS_COLL_ALLREDUCE == coll) {
+            info->steps *= 2;
+            info->lower_steps *= 2;
+            info->greedy_steps *= 2;
+        }
+    }
     if (THEMIS_OK == st) {
         /* The same sends without the link order: the link simulator may
          * find them faster (a link kept in order idles during a latency). */
-        int two = 2 == c.halves;
-        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &c.kept[0] : NULL,
-                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &c.kept[two ? 1 : 0]
-                                                                      : NULL,
-                                   coll, &free_order);
+        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? rev : NULL,
+                                   THEMIS_COLL_REDUCE_SCATTER != coll ? fwd : NULL, coll,
+                                   &free_order);
     }
+    themis_tacos_ag_free(&mirror);
     info->link_order = 1;
     if (THEMIS_OK == st
-        && simulated(g, &free_order, chunk_bytes) < simulated(g, out, chunk_bytes)) {
+        && themis_tacos_simulated(g, &free_order, chunk_bytes)
+               < themis_tacos_simulated(g, out, chunk_bytes)) {
         themis_xfer_free(out);
         *out = free_order;
         memset(&free_order, 0, sizeof(free_order));
@@ -874,6 +882,26 @@ themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll
     if (THEMIS_OK == st) {
         st = themis_link_sim_order(g, out, chunk_bytes, why, len);
     }
+    /* Optimal in TEN steps is not fastest in the simulator's finer model
+     * (rounded-up links, a latency held): the greedy's own schedule, the
+     * ILP's incumbent, competes as it is, and the faster one is returned
+     * (the ILP's on a tie). */
+    themis_xfer_sched_t greedy;
+    memset(&greedy, 0, sizeof(greedy));
+    if (THEMIS_OK == st) {
+        st = themis_tacos_synthesize(g, coll, k, chunk_bytes, o->greedy_seeds, &greedy, why, len);
+    }
+    if (THEMIS_OK == st) {
+        info->ilp_ps = themis_tacos_simulated(g, out, chunk_bytes);
+        info->greedy_ps = themis_tacos_simulated(g, &greedy, chunk_bytes);
+        if (info->greedy_ps < info->ilp_ps) {
+            themis_xfer_free(out);
+            *out = greedy;
+            memset(&greedy, 0, sizeof(greedy));
+            info->greedy_won = 1;
+        }
+    }
+    themis_xfer_free(&greedy);
     themis_tacos_ag_free(&c.kept[0]);
     themis_tacos_ag_free(&c.kept[1]);
     if (THEMIS_OK != st) {

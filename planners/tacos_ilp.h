@@ -50,6 +50,10 @@
  * maximizing the above, appended; a window that delivers nothing (or the
  * time limit) hands over to the shortest-path completion.
  *
+ * Result: the faster, in the link simulator, of the ILP's schedule and the
+ * greedy's (themis_tacos_synthesize with the same seeds), which a finer
+ * time model can favour; info says which.
+ *
  * Run time: the ILP's sends as a schedule (themis_tacos_schedule), each
  * link's sends kept in the ILP's order (link_order: each depends on the
  * link's previous one), so the link simulator's time is at most steps x
@@ -84,7 +88,11 @@ typedef struct {
     uint32_t solves;            /* ILPs solved */
     uint32_t recovered;         /* sends added by the shortest-path completion */
     uint32_t max_cols;          /* columns of the largest ILP */
-    int link_order;             /* the schedule keeps each link's send order */
+    int link_order;             /* the ILP's schedule keeps each link's send order */
+    /* Both schedules simulated (link_sim.h); the greedy's is returned when
+     * it is faster, so the result is never slower than the greedy. */
+    themis_time_t ilp_ps, greedy_ps;
+    int greedy_won;
 } themis_tacos_ilp_info_t;
 
 void themis_tacos_ilp_opts_default(themis_tacos_ilp_opts_t *o);
@@ -100,7 +108,8 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
                                            themis_tacos_ag_t *out, themis_tacos_ilp_info_t *info,
                                            char *why, size_t len);
 
-/* themis_tacos_synthesize with the ILP's All-Gathers; info sums both
+/* themis_tacos_synthesize with the ILP's All-Gathers, or the greedy's
+ * schedule when that simulates faster (info->greedy_won); info sums both
  * halves of an allreduce (optimal: both are). */
 themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll_t coll,
                                             uint32_t k, uint64_t chunk_bytes,

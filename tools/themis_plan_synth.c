@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cut_bound.h"
 #include "graph.h"
 #include "link_sim.h"
 #include "msccl.h"
@@ -37,22 +38,25 @@ static void usage(void)
            "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
            "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
            "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
-           "  chunks), %u to %u; seeds alternate the paper's FIFO choice and matched\n"
-           "  choices).  S is the collective's vector (allgather output, reduce-scatter\n"
+           "  chunks), %u to %u; seeds alternate the paper's FIFO choice, matched\n"
+           "  choices and the public code's matching).  S is the collective's vector (allgather output, reduce-scatter\n"
            "  input); chunks are floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
            "  and simulated link by link; --msccl writes it as MSCCL-XML, --export DIR\n"
            "  writes DIR/schedule.xml (MSCCL-XML, for coll_themis_<coll>_schedule) and\n"
            "  DIR/graph (the working graph, for coll_themis_graph).\n"
            "  --ilp: TACOS-ILP (Sec. V, GLPK) on graphs of up to %u NPUs, the greedy as\n"
            "  its first incumbent, T seconds in all (default %u; e.g. 30, 500ms), then\n"
-           "  shortest paths for what is missing; --ilp-cluster: TENs of STEPS steps one\n"
+           "  shortest paths for what is missing; the faster of its schedule and the\n"
+           "  greedy's is returned (line 'returned:'); --ilp-cluster: TENs of STEPS steps one\n"
            "  after another (Sec. V-C).  --duplex F: simulate links whose reverse also\n"
            "  sends at F of their rate (TCP over one connection both ways; the\n"
-           "  synthesis does not use it).  The last line is\n"
-           "  'collective_us=X lower_bound_us=Y synthesis_ms=Z' (Z: wall time).\n",
+           "  synthesis does not use it).  The last line is 'collective_us=X\n"
+           "  lower_bound_us=Y cut_bound_us=C synthesis_ms=Z' (Z: wall time; Y: each\n"
+           "  node's links; C: planners/cut_bound.h, every cut up to %u nodes, else a\n"
+           "  family, the line 'cut bound:' says which).\n",
            (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
            THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
-           60u);
+           60u, THEMIS_CUT_EXACT_NODES);
 }
 
 static int parse_u32(const char *opt, const char *arg, uint32_t max, uint32_t *v)
@@ -244,11 +248,24 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
                    tb, info.steps, info.lower_steps, info.greedy_steps,
                    info.optimal ? "optimal in steps" : "not proven optimal", info.solves,
                    info.max_cols, info.recovered, info.link_order ? "kept" : "free");
+            milli(tb, sizeof(tb), info.ilp_ps, 1000);
+            milli(lb, sizeof(lb), info.greedy_ps, 1000);
+            printf("returned: the %s schedule (ILP %s us, greedy %s us)\n",
+                   info.greedy_won ? "greedy's" : "ILP's", tb, lb);
+        }
+        themis_cut_bound_t cut;
+        char cb[32] = "?";
+        if (THEMIS_OK == themis_cut_bound(&g, coll, k, chunk, &cut)) {
+            milli(cb, sizeof(cb), cut.time_ps, 1000);
+            printf("cut bound: %s us, %s (%" PRIu64 " cuts), binding side %u of %u nodes\n", cb,
+                   cut.exact ? "exact: every cut" : "a family of cuts: nodes, sweeps", cut.cuts,
+                   cut.side, n);
         }
         milli(tb, sizeof(tb), sim.total_ps, 1000);
         milli(lb, sizeof(lb), themis_tacos_lower_bound(&g, coll, k, chunk), 1000);
         milli(sb, sizeof(sb), ns, 1000);
-        printf("collective_us=%s lower_bound_us=%s synthesis_ms=%s\n", tb, lb, sb);
+        printf("collective_us=%s lower_bound_us=%s cut_bound_us=%s synthesis_ms=%s\n", tb, lb,
+               cb, sb);
     }
     themis_link_sim_free(&sim);
     themis_xfer_free(&s);

@@ -1,0 +1,376 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * TACOS schedules from All-Gathers (tacos.h): the reduce-scatter as an
+ * All-Gather reversed in time, the allreduce as both, the synthesis that
+ * picks their forms by the link simulator.
+ */
+#include "tacos.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link_sim.h"
+#include "xfer_tracker.h"
+
+/* The REDUCEs that fold the contributions node v received for chunk c
+ * (scratch units on the list from pend[v * nchunks + c]) into its INPUT
+ * unit c; the last one also after transfer `after`.  Its index in *idx
+ * (unchanged without contributions). */
+static themis_status_t fold(themis_xfer_tracker_t *tr, uint32_t v, uint32_t c, uint32_t nchunks,
+                            uint32_t *pend, const uint32_t *next, const uint64_t *unit,
+                            uint32_t after, uint32_t *idx)
+{
+    themis_status_t st = THEMIS_OK;
+    size_t at = (size_t) v * nchunks + c;
+    for (uint32_t e = pend[at]; UINT32_MAX != e && THEMIS_OK == st; e = next[e]) {
+        st = themis_xfer_tracker_add_after(tr, UINT32_MAX == next[e] ? after : UINT32_MAX, v, v,
+                                           THEMIS_XFER_REDUCE, THEMIS_BUF_SCRATCH, unit[e],
+                                           THEMIS_BUF_INPUT, c, 1, idx);
+    }
+    pend[at] = UINT32_MAX;
+    return st;
+}
+
+/* Reduce-scatter part: rev's sends (an All-Gather on the transpose)
+ * reversed, each child's partial sum into a scratch unit of its parent,
+ * folded into the parent's INPUT unit just before the parent sends it on;
+ * then each owner's copy to its OUTPUT (whole: the allreduce's OUTPUT is
+ * the whole vector; else the owner's own chunks).
+ * rev->link_order: each link sends in rev's order reversed, without
+ * waiting for one send to arrive before the next starts: what makes a
+ * send ready (the last REDUCE before it, else what made its link's
+ * previous send ready) also waits for what made the previous send ready,
+ * so no send is ready before its predecessor and a link (the first to
+ * arrive, ties to the lower index) keeps the order.  The exact time
+ * reversal of rev is then a valid timing, and the link simulator, which
+ * starts each send as early as that allows, takes no longer than rev.
+ * chain (or NULL): the owners' copies one after another, the index of the
+ * last, which ends the reduce-scatter, in *chain. */
+static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph_t *g,
+                                   const themis_tacos_ag_t *ag, int whole, uint64_t *slot,
+                                   uint32_t *ready, uint32_t *chain)
+{
+    themis_status_t st = THEMIS_OK;
+    uint32_t none = UINT32_MAX, *end = NULL != chain ? chain : &none;
+    uint32_t nc = ag->nchunks;
+    uint32_t *pend = malloc((size_t) ag->nnodes * nc * sizeof(*pend));
+    uint32_t *next = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*next));
+    uint64_t *unit = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*unit));
+    if (NULL == pend || NULL == next || NULL == unit) {
+        st = THEMIS_ERR_NOMEM;
+    } else {
+        memset(pend, 0xff, (size_t) ag->nnodes * nc * sizeof(*pend));
+    }
+    for (uint32_t i = ag->nsends; i-- > 0 && THEMIS_OK == st;) {
+        const themis_tacos_send_t *x = &ag->sends[i];
+        /* a send parent -> child on the transpose: link child -> parent */
+        uint32_t parent = g->links[x->link].dst, child = g->links[x->link].src;
+        uint32_t mark = UINT32_MAX, *r = ag->link_order ? &ready[x->link] : &mark;
+        uint32_t prev = *r;
+        st = fold(tr, child, x->chunk, nc, pend, next, unit, *r, r);
+        if (THEMIS_OK == st) {
+            unit[i] = slot[parent]++;
+            st = themis_xfer_tracker_add_after(tr, prev == *r ? prev : UINT32_MAX, child, parent,
+                                               THEMIS_XFER_COPY, THEMIS_BUF_INPUT, x->chunk,
+                                               THEMIS_BUF_SCRATCH, unit[i], 1, NULL);
+        }
+        next[i] = pend[(size_t) parent * nc + x->chunk];
+        pend[(size_t) parent * nc + x->chunk] = i;
+    }
+    for (uint32_t c = 0; c < nc && THEMIS_OK == st; ++c) {
+        uint32_t o = c / ag->k;
+        st = fold(tr, o, c, nc, pend, next, unit, UINT32_MAX, NULL);
+        if (THEMIS_OK == st) {
+            st = themis_xfer_tracker_add_after(tr, *end, o, o, THEMIS_XFER_COPY,
+                                               THEMIS_BUF_INPUT, c, THEMIS_BUF_OUTPUT,
+                                               whole ? c : c - o * ag->k, 1,
+                                               NULL != chain ? end : NULL);
+        }
+    }
+    free(pend);
+    free(next);
+    free(unit);
+    return st;
+}
+
+themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                      themis_xfer_sched_t *out)
+{
+    themis_xfer_tracker_t tr;
+    themis_status_t st;
+    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
+    uint64_t *slot;
+    uint32_t *last = NULL, end = UINT32_MAX;
+
+    memset(out, 0, sizeof(*out));
+    if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+         && THEMIS_COLL_ALLGATHER != coll)
+        || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
+        || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
+        || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k))) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
+    slot = calloc(n, sizeof(*slot));
+    last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
+    for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
+        last[l] = UINT32_MAX;
+    }
+    if (NULL == slot || NULL == last) {
+        free(slot);
+        free(last);
+        return THEMIS_ERR_NOMEM;
+    }
+    /* Scratch: one unit per reduce-scatter message a node receives, the
+     * number of sends it makes in the All-Gather on the transpose. */
+    uint64_t most = 0;
+    for (uint32_t i = 0; THEMIS_COLL_ALLGATHER != coll && i < rev->nsends; ++i) {
+        uint64_t c = ++slot[g->links[rev->sends[i].link].dst];
+        most = c > most ? c : most;
+    }
+    memset(slot, 0, n * sizeof(*slot));
+    themis_xfer_init(out, coll, n, nchunks);
+    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
+             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
+    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
+    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
+    out->buf_units[THEMIS_BUF_SCRATCH] = most;
+    st = themis_xfer_tracker_init(&tr, out);
+    if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
+        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last,
+                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &end : NULL);
+        for (uint32_t l = 0; l < g->nlinks; ++l) {
+            last[l] = UINT32_MAX;
+        }
+    }
+    for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
+        st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                                     THEMIS_BUF_OUTPUT, (uint64_t) r * k, k);
+    }
+    for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < fwd->nsends;
+         ++i) {
+        const themis_tacos_send_t *x = &fwd->sends[i];
+        uint32_t u = g->links[x->link].src, v = g->links[x->link].dst;
+        /* An All-Gather's owner sends from its input, so its first sends
+         * need not wait for its local copy. */
+        int from_input = THEMIS_COLL_ALLGATHER == coll && u == x->chunk / k;
+        uint32_t after = fwd->link_order ? last[x->link] : UINT32_MAX;
+        if (UINT32_MAX == after && u == x->chunk / k) {
+            after = end;
+        }
+        st = themis_xfer_tracker_add_after(&tr, after, u,
+                                           v, THEMIS_XFER_COPY,
+                                           from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
+                                           from_input ? x->chunk - u * k : x->chunk,
+                                           THEMIS_BUF_OUTPUT, x->chunk, 1,
+                                           fwd->link_order ? &last[x->link] : NULL);
+    }
+    themis_xfer_tracker_free(&tr);
+    free(slot);
+    free(last);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}
+
+themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out)
+{
+    char why[128];
+    themis_status_t st = themis_graph_init(out, g->nnodes);
+    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
+        st = themis_graph_add_link(out, g->links[l].dst, g->links[l].src, g->links[l].bw_bps,
+                                   g->links[l].lat_ps);
+    }
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(out, why, sizeof(why));
+    }
+    for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; ++l) {
+        out->links[l].failed = g->links[l].failed;
+    }
+    for (uint32_t v = 0; THEMIS_OK == st && v < g->nnodes; ++v) {
+        out->node_failed[v] = g->node_failed[v];
+    }
+    if (THEMIS_OK != st) {
+        themis_graph_free(out);
+    }
+    return st;
+}
+
+/* mate[l]: the reverse link paired with l (tacos.h, themis_tacos_mirror);
+ * 0 when some link has none. */
+static int pair_reverses(const themis_graph_t *g, uint32_t *mate)
+{
+    for (uint32_t l = 0; l < g->nlinks; ++l) {
+        mate[l] = UINT32_MAX;
+    }
+    for (uint32_t l = 0; l < g->nlinks; ++l) {
+        const themis_link_t *a = &g->links[l];
+        uint32_t v = a->dst;
+        for (uint32_t i = g->out_first[v]; UINT32_MAX == mate[l] && i < g->out_first[v + 1];
+             ++i) {
+            uint32_t r = g->out_links[i];
+            const themis_link_t *b = &g->links[r];
+            if (r != l && UINT32_MAX == mate[r] && b->dst == a->src && b->bw_bps == a->bw_bps
+                && b->lat_ps == a->lat_ps && b->failed == a->failed) {
+                mate[l] = r;
+                mate[r] = l;
+            }
+        }
+        if (UINT32_MAX == mate[l]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int symmetric(const themis_graph_t *g)
+{
+    uint32_t *mate = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*mate));
+    int yes = NULL != mate && pair_reverses(g, mate);
+    free(mate);
+    return yes;
+}
+
+themis_status_t themis_tacos_mirror(const themis_graph_t *g, const themis_tacos_ag_t *ag,
+                                    themis_tacos_ag_t *out)
+{
+    uint32_t *mate = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*mate));
+    themis_status_t st = THEMIS_OK;
+
+    memset(out, 0, sizeof(*out));
+    if (NULL == mate) {
+        return THEMIS_ERR_NOMEM;
+    }
+    if (!pair_reverses(g, mate)) {
+        st = THEMIS_ERR_UNSUPPORTED;
+    } else {
+        *out = *ag;
+        out->sends = malloc((ag->nsends ? ag->nsends : 1) * sizeof(*out->sends));
+        if (NULL == out->sends) {
+            memset(out, 0, sizeof(*out));
+            st = THEMIS_ERR_NOMEM;
+        }
+        for (uint32_t i = 0; THEMIS_OK == st && i < ag->nsends; ++i) {
+            out->sends[i] = ag->sends[i];
+            out->sends[i].link = mate[ag->sends[i].link];
+        }
+    }
+    free(mate);
+    return st;
+}
+
+themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t chunk_bytes)
+{
+    themis_link_sim_t sim;
+    char why[128];
+    themis_time_t t = THEMIS_OK == themis_link_sim(g, s, chunk_bytes, &sim, why, sizeof(why))
+                          ? sim.total_ps
+                          : UINT64_MAX;
+    themis_link_sim_free(&sim);
+    return t;
+}
+
+themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
+                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
+                                             void *ctx, themis_xfer_sched_t *out, char *why,
+                                             size_t len)
+{
+    themis_tacos_ag_t rev, fwd;
+    themis_graph_t t;
+    themis_status_t st = THEMIS_OK;
+
+    memset(out, 0, sizeof(*out));
+    memset(&rev, 0, sizeof(rev));
+    memset(&fwd, 0, sizeof(fwd));
+    memset(&t, 0, sizeof(t));
+    /* Symmetric: one All-Gather on g serves both halves, mirrored for the
+     * reduce-scatter. */
+    int mirror = THEMIS_COLL_ALLGATHER != coll && symmetric(g);
+    if (mirror || THEMIS_COLL_REDUCE_SCATTER != coll) {
+        st = ag(g, ctx, &fwd, why, len);
+    }
+    if (THEMIS_OK == st && mirror) {
+        st = themis_tacos_mirror(g, &fwd, &rev);
+    } else if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
+        st = themis_tacos_transpose(g, &t);
+        if (THEMIS_OK == st) {
+            st = ag(&t, ctx, &rev, why, len);
+        }
+    }
+    /* The reduce-scatter part keeps rev's link order reversed, so it takes
+     * no longer than rev (reduce_part). */
+    rev.link_order = 1;
+    if (THEMIS_OK == st) {
+        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
+                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, out);
+        if (THEMIS_OK != st) {
+            snprintf(why, len, "no schedule from the synthesis");
+        }
+    }
+    /* The All-Reduce's All-Gather part starts each chunk when its
+     * reduction is done, not all at once as synthesized: in free order, in
+     * fwd's link order, or after the whole reduce-scatter, whichever the
+     * link simulator finds fastest (the order: torus3d:4x4x6 2.8 % faster
+     * than free, torus2d:5x5 7 %; free: mesh2d:4x9 0.04 %); the last takes
+     * at most both halves, which the others can exceed. */
+    themis_time_t best = 0;
+    uint8_t own_order = fwd.link_order;
+    for (int v = 0; THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll && v < 2; ++v) {
+        themis_xfer_sched_t other;
+        if (0 == v && own_order) {
+            continue;
+        }
+        fwd.link_order = 0 == v ? 1 : own_order;
+        fwd.after_all = 1 == v;
+        st = themis_tacos_schedule(g, &rev, &fwd, coll, &other);
+        if (0 == best) {
+            best = themis_tacos_simulated(g, out, chunk_bytes);
+        }
+        themis_time_t t = THEMIS_OK == st ? themis_tacos_simulated(g, &other, chunk_bytes) : 0;
+        if (THEMIS_OK == st && t < best) {
+            themis_xfer_free(out);
+            *out = other;
+            best = t;
+        } else {
+            themis_xfer_free(&other);
+        }
+    }
+    themis_tacos_ag_free(&rev);
+    themis_tacos_ag_free(&fwd);
+    themis_graph_free(&t);
+    return st;
+}
+
+typedef struct {
+    uint32_t k, nseeds;
+    uint64_t chunk_bytes;
+} greedy_ctx_t;
+
+static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
+                                 char *why, size_t len)
+{
+    const greedy_ctx_t *c = ctx;
+    return themis_tacos_allgather(g, c->k, c->chunk_bytes, c->nseeds, out, why, len);
+}
+
+themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t coll, uint32_t k,
+                                        uint64_t chunk_bytes, uint32_t nseeds,
+                                        themis_xfer_sched_t *out, char *why, size_t len)
+{
+    greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
+    themis_status_t st = themis_tacos_synthesize_with(g, coll, chunk_bytes, greedy_ag, &c, out,
+                                                      why, len);
+    if (THEMIS_OK == st) {
+        st = themis_link_sim_order(g, out, chunk_bytes, why, len);
+    }
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}
