@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * coll/themis: Open MPI 4.1 glue around the planners and the engine.
+ * coll/themis: Open MPI 4.1/5.0 glue around the planners and the engine.
  *
  * Life of a communicator:
  *   comm_query   intracommunicators of size >= 2 that are not our own
@@ -50,6 +50,8 @@
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+
+#include "coll_themis_compat.h"
 
 #include "algorithm.h"
 #include "chunking.h"
