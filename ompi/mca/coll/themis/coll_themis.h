@@ -142,7 +142,7 @@ typedef struct {
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super;
 
     /* MCA parameter storage (owned by the MCA variable system) */
     int priority;
@@ -182,7 +182,7 @@ typedef struct mca_coll_themis_component_t {
     themis_graph_t graph;               /* parsed; nnodes 0 = none */
 } mca_coll_themis_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
+OMPI_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
 
 /* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
  * that span nodes and for those within one node (benchmarks/README.md). */
