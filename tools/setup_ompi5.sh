@@ -17,8 +17,37 @@ prefix=/opt/ompi-5.0.9
 tarball=${THEMIS_OMPI5_TARBALL:-$top/../shared/ompi/openmpi-5.0.9-src.tar.xz}
 work=${THEMIS_OMPI5_WORK:-/tmp/themis-ompi5-build}
 
+# Open MPI 5.0.9's `make install --with-devel-headers` leaves out the
+# headers of the threads and timer components that its opal_config.h
+# includes (MCA_threads_*_HEADER, MCA_timer_*_HEADER, e.g.
+# opal/mca/threads/pthreads/threads_pthreads_mutex.h), so nothing compiles
+# against the installed internal headers.  Lists those missing.
+missing_headers() {
+    local inc=$prefix/include/openmpi h
+    [ -f "$inc/opal_config.h" ] || return 0
+    for h in $(grep -ho '"[a-z]*/mca/[^"]*\.h"' "$inc/opal_config.h" | tr -d '"' | sort -u); do
+        [ -f "$inc/$h" ] || echo "$h"
+    done
+}
+# Copies the headers of each component directory a missing header is in.
+install_missing_headers() {   # SOURCE_TREE
+    local d
+    for d in $(missing_headers | xargs -r -n 1 dirname | sort -u); do
+        mkdir -p "$prefix/include/openmpi/$d"
+        cp "$1/$d"/*.h "$prefix/include/openmpi/$d/"
+        echo "setup_ompi5: installed the headers of $d (left out by Open MPI's make install)"
+    done
+}
+
 if [ -x "$prefix/bin/mpirun" ] && [ -f "$prefix/include/openmpi/ompi/mca/coll/coll.h" ] \
    && "$prefix/bin/ompi_info" --parsable 2>/dev/null | grep -q '^ompi:version:full:5\.0\.9'; then
+    if [ -n "$(missing_headers)" ]; then
+        [ -f "$tarball" ] || { echo "setup_ompi5: $tarball not found" >&2; exit 1; }
+        tmp=$(mktemp -d)
+        tar -C "$tmp" -xJf "$tarball" --wildcards 'openmpi-5.0.9/opal/mca/*.h'
+        install_missing_headers "$tmp/openmpi-5.0.9"
+        rm -rf "$tmp"
+    fi
     echo "setup_ompi5: Open MPI 5.0.9 already in $prefix"
     exit 0
 fi
@@ -61,4 +90,5 @@ step configure ./configure --prefix="$prefix" --with-hwloc=external --with-libev
     --disable-io-romio --with-devel-headers --disable-sphinx
 step make make -j"$(nproc 2>/dev/null || echo 2)"
 step install make install
+install_missing_headers "$work/openmpi-5.0.9"
 echo "setup_ompi5: Open MPI 5.0.9 installed in $prefix ($((SECONDS - t0)) s)"
