@@ -15,7 +15,15 @@ BUILD=${THEMIS_BUILD_DIR:-$(cd "$lib_here/../.." && pwd)}
 log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/$suite_logs
 comp_dir=$BUILD/ompi/mca/coll/themis/.libs
 prog=$BUILD/tests/mpi/coll_matrix
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
+# The Open MPI under test: THEMIS_OMPI=PREFIX (its BUILD is then a themis
+# build configured --with-ompi=PREFIX, e.g. build-ompi5 of tools/setup.sh
+# --ompi5), default the one on the PATH.  Suites launch with $MPIRUN,
+# which takes 4.1's options under either series (tests/mpi/mpirun.sh).
+OMPI_INFO=${THEMIS_OMPI:+$THEMIS_OMPI/bin/}ompi_info
+MPIRUN=$lib_here/mpirun.sh
+THEMIS_OMPI_MAJOR=$("$OMPI_INFO" --parsable 2>/dev/null | sed -n 's/^ompi:version:full:\([0-9]*\)\..*/\1/p')
+export THEMIS_OMPI_MAJOR
+ompi_comp_dir=$("$OMPI_INFO" --path pkglibdir 2>/dev/null | sed 's/.*: *//')
 [ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
 mkdir -p "$log_dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,7 +40,7 @@ fi
 # ompi_info takes the component path from the environment, not from --mca.
 # shellcheck disable=SC2034  # read by the sourcing suites
 themis_params=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
-                ompi_info --param coll themis --level 9 2>&1)
+                "$OMPI_INFO" --param coll themis --level 9 2>&1)
 
 # shellcheck disable=SC2054  # the commas separate MCA component names
 common=(--oversubscribe
@@ -91,7 +99,7 @@ run() {
     fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 "$tmo" mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
         "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

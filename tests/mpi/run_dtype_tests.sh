@@ -24,7 +24,7 @@ one() {  # DESCRIPTION NP [mpirun options...]
     shift 2
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-dtype.XXXXXX")
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 180 mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    timeout -k 10 180 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
         "${MIN0[@]}" "$@" "$prog" 1000 >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

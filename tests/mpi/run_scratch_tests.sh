@@ -27,7 +27,7 @@ go() {  # LOGNAME [mpirun options...]
     local name=$1 tmp
     shift
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-scratch.XXXXXX")
-    timeout -k 10 300 mpirun -np 2 "${common[@]}" --mca orte_tmpdir_base "$tmp" "${VADER[@]}" \
+    timeout -k 10 300 "$MPIRUN" -np 2 "${common[@]}" --mca orte_tmpdir_base "$tmp" "${VADER[@]}" \
         --mca coll_themis_min_bytes 0 "$@" "$prog" "$BYTES" >"$log_dir/$name.log" 2>&1
     local rc=$?
     rm -rf "$tmp"

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * coll/themis: Open MPI 4.1 glue around the planners and the engine.
+ * coll/themis: Open MPI 4.1/5.0 glue around the planners and the engine.
  *
  * Life of a communicator:
  *   comm_query   intracommunicators of size >= 2 that are not our own
@@ -50,6 +50,8 @@
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+
+#include "coll_themis_compat.h"
 
 #include "algorithm.h"
 #include "chunking.h"
@@ -140,7 +142,7 @@ typedef struct {
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super;
 
     /* MCA parameter storage (owned by the MCA variable system) */
     int priority;
@@ -182,7 +184,7 @@ typedef struct mca_coll_themis_component_t {
     themis_graph_t graph;               /* parsed; nnodes 0 = none */
 } mca_coll_themis_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
+OMPI_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
 
 /* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
  * that span nodes and for those within one node (benchmarks/README.md). */

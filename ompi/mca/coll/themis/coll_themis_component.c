@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opal/util/info.h"
 #include "opal/util/output.h"
 #include "opal/util/show_help.h"
 
@@ -23,7 +22,7 @@ static int themis_register(void);
 mca_coll_themis_component_t mca_coll_themis_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            MCA_COLL_THEMIS_BASE_VERSION,
             .mca_component_name = "themis",
             MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
                                   OMPI_RELEASE_VERSION),
@@ -123,17 +122,7 @@ int mca_coll_themis_init_query(bool enable_progress_threads, bool enable_mpi_thr
 
 static bool is_private_comm(ompi_communicator_t *comm)
 {
-    char value[8];
-    int flag = 0;
-
-    if (NULL == comm->super.s_info) {
-        return false;
-    }
-    if (OPAL_SUCCESS != opal_info_get(comm->super.s_info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY,
-                                      (int) sizeof(value) - 1, value, &flag)) {
-        return false;
-    }
-    return 0 != flag;
+    return mca_coll_themis_info_has(comm->super.s_info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY);
 }
 
 mca_coll_base_module_t *mca_coll_themis_comm_query(struct ompi_communicator_t *comm,

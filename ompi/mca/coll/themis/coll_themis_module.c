@@ -255,7 +255,7 @@ static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *com
         m->p2p_comm = NULL;
         return rc;
     }
-    m->p2p_cid = m->p2p_comm->c_contextid;
+    m->p2p_cid = mca_coll_themis_comm_index(m->p2p_comm);
     snprintf(m->p2p_comm->c_name, MPI_MAX_OBJECT_NAME, "coll/themis p2p of %.40s", comm->c_name);
 
     rc = PMPI_Comm_get_attr(m->p2p_comm, MPI_TAG_UB, &attr, &flag);
@@ -516,7 +516,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         opal_output_verbose(1, c->output,
                             "coll:themis: %s (cid %u): ready, %d ranks, dims %s, topology %s, "
                             "tag_ub %d, min_bytes %llu, chunks of >= %llu bytes%s",
-                            comm->c_name, (unsigned) comm->c_contextid, size, why, text,
+                            comm->c_name, (unsigned) mca_coll_themis_comm_index(comm), size, why, text,
                             m->tag_ub, (unsigned long long) m->min_bytes,
                             (unsigned long long) m->min_chunk_bytes,
                             cfg->probe ? " (probed rates)" : "");
