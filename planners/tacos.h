@@ -118,8 +118,8 @@ typedef struct {
  * chunks per node of chunk_bytes (>= 1) bytes, best of nseeds seeds (1 ..
  * THEMIS_TACOS_MAX_SEEDS, or THEMIS_TACOS_SEEDS_AUTO: themis_tacos_seeds).
  * Its sends' times are a valid timing (causal, a link one chunk at a
- * time), the plan's or, where the link simulator runs it faster in free
- * order, the simulator's; time_ps is their last arrival.
+ * time): the plan's, or the link simulator's for a winner that it runs
+ * in free order otherwise than planned; time_ps is their last arrival.
  * THEMIS_ERR_INVALID with why for bad arguments, a failed node, a node
  * that cannot receive some chunk, too many ready list entries;
  * THEMIS_ERR_NOMEM.  out is freed with themis_tacos_ag_free
