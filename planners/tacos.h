@@ -49,9 +49,10 @@
  *     the cheapest link that holds it (tacos.c: seeds and rules).
  * Held-or-in-flight chunks are one bitset per node; nothing scans all
  * (chunk, node) pairs.  Seeds: seed i draws from splitmix64 started at
- * THEMIS_TACOS_SEED_BASE + i; the least time wins, ties to the lower seed
- * (Sec. VI-C), so every rank that runs the same call gets the same
- * schedule.
+ * THEMIS_TACOS_SEED_BASE + i; the least time wins (the link simulator's
+ * for seeds that steal or match as the public code does), ties to the
+ * lower seed (Sec. VI-C), so every rank that runs the same call gets the
+ * same schedule; a seed at the lower bound ends the search.
  *
  * Reduce-Scatter is an All-Gather reversed in time (Sec. VII-A): one
  * synthesized on the transposed graph (so that reversed sends use links
@@ -116,6 +117,9 @@ typedef struct {
 /* The All-Gather on g (no failed nodes; failed links are not used) with k
  * chunks per node of chunk_bytes (>= 1) bytes, best of nseeds seeds (1 ..
  * THEMIS_TACOS_MAX_SEEDS, or THEMIS_TACOS_SEEDS_AUTO: themis_tacos_seeds).
+ * Its sends' times are a valid timing (causal, a link one chunk at a
+ * time): the plan's, or the link simulator's for a winner that it runs
+ * in free order otherwise than planned; time_ps is their last arrival.
  * THEMIS_ERR_INVALID with why for bad arguments, a failed node, a node
  * that cannot receive some chunk, too many ready list entries;
  * THEMIS_ERR_NOMEM.  out is freed with themis_tacos_ag_free

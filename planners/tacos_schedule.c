@@ -276,18 +276,84 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
     return t;
 }
 
+/* The schedule of coll from rev and fwd into *out when it is the first
+ * (*have 0) or, for an allreduce, simulates faster than *best. */
+static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                   const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                   uint64_t chunk_bytes, themis_xfer_sched_t *out, int *have,
+                                   themis_time_t *best)
+{
+    themis_xfer_sched_t s;
+    themis_status_t st = themis_tacos_schedule(g, rev, fwd, coll, &s);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    themis_time_t t = THEMIS_COLL_ALLREDUCE == coll ? themis_tacos_simulated(g, &s, chunk_bytes)
+                                                    : 0;
+    if (!*have || t < *best) {
+        themis_xfer_free(out);
+        *out = s;
+        *best = t;
+        *have = 1;
+    } else {
+        themis_xfer_free(&s);
+    }
+    return THEMIS_OK;
+}
+
+/* Up to this many sends an All-Gather (64 ranks, one chunk each), a
+ * symmetric graph's All-Reduce is chosen among the pairs of two
+ * All-Gathers (below): a second synthesis and four times the forms, and one
+ * more form. */
+#define PAIRS_MAX_SENDS (1u << 12)
+
+/* The All-Reduce's All-Gather part starts each chunk when its reduction
+ * is done, not all at once as synthesized: in free order or in fwd's link
+ * order, each chunk once reduced or after the whole reduce-scatter,
+ * whichever the link simulator finds fastest (the order: torus3d:4x4x6 2.8 % faster than free,
+ * torus2d:5x5 7 %; free: mesh2d:4x9 0.04 %); the last takes at most both
+ * halves, which the others can exceed. */
+static themis_status_t allreduce_forms(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                       themis_tacos_ag_t *fwd, uint64_t chunk_bytes,
+                                       themis_xfer_sched_t *out, int *have, themis_time_t *best)
+{
+    themis_status_t st = THEMIS_OK;
+    uint8_t own = fwd->link_order;
+    /* fwd's own order and the other one, each chunk once reduced; after
+     * the reduce-scatter in its own order, on small graphs also in the
+     * other */
+    for (int v = 0; THEMIS_OK == st && v < 4; ++v) {
+        if (3 == v && fwd->nsends > PAIRS_MAX_SENDS) {
+            continue;
+        }
+        fwd->link_order = 0 == v % 2 ? own : !own;
+        fwd->after_all = v >= 2;
+        st = keep_faster(g, rev, fwd, THEMIS_COLL_ALLREDUCE, chunk_bytes, out, have, best);
+    }
+    fwd->link_order = own;
+    fwd->after_all = 0;
+    return st;
+}
+
+static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_tacos_ag_t *out,
+                                 char *why, size_t len);
+
+
 themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
                                              uint64_t chunk_bytes, themis_tacos_ag_fn ag,
                                              void *ctx, themis_xfer_sched_t *out, char *why,
                                              size_t len)
 {
-    themis_tacos_ag_t rev, fwd;
+    themis_tacos_ag_t rev, fwd, alt[2];
     themis_graph_t t;
     themis_status_t st = THEMIS_OK;
+    themis_time_t best = UINT64_MAX;
+    int have = 0;
 
     memset(out, 0, sizeof(*out));
     memset(&rev, 0, sizeof(rev));
     memset(&fwd, 0, sizeof(fwd));
+    memset(alt, 0, sizeof(alt));
     memset(&t, 0, sizeof(t));
     /* Symmetric: one All-Gather on g serves both halves, mirrored for the
      * reduce-scatter. */
@@ -306,43 +372,44 @@ themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_col
     /* The reduce-scatter part keeps rev's link order reversed, so it takes
      * no longer than rev (reduce_part). */
     rev.link_order = 1;
-    if (THEMIS_OK == st) {
-        st = themis_tacos_schedule(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
-                                   THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, out);
-        if (THEMIS_OK != st) {
-            snprintf(why, len, "no schedule from the synthesis");
+    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll) {
+        st = allreduce_forms(g, &rev, &fwd, chunk_bytes, out, &have, &best);
+    } else if (THEMIS_OK == st) {
+        st = keep_faster(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
+                         THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, chunk_bytes,
+                         out, &have, &best);
+    }
+    /* A small symmetric graph's All-Reduce is chosen by its own time among
+     * the pairs of the greedy's All-Gathers on g and on its transpose
+     * (each also mirrored): the best All-Gather alone need not make the
+     * best pair (torus2d:5x5, 64 MiB, k=1: 2 us faster of 2,599).  Not
+     * for the ILP, whose time limit both halves share. */
+    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll && mirror && greedy_ag == ag
+        && fwd.nsends <= PAIRS_MAX_SENDS) {
+        st = themis_tacos_transpose(g, &t);
+        if (THEMIS_OK == st) {
+            st = ag(&t, ctx, &alt[0], why, len);    /* on the transpose: a reduce-scatter */
+        }
+        if (THEMIS_OK == st) {
+            st = themis_tacos_mirror(g, &alt[0], &alt[1]);  /* its mirror: an All-Gather on g */
+        }
+        alt[0].link_order = 1;
+        for (int p = 0; THEMIS_OK == st && p < 3; ++p) {
+            st = allreduce_forms(g, 1 == p ? &rev : &alt[0], 0 == p ? &fwd : &alt[1],
+                                 chunk_bytes, out, &have, &best);
         }
     }
-    /* The All-Reduce's All-Gather part starts each chunk when its
-     * reduction is done, not all at once as synthesized: in free order, in
-     * fwd's link order, or after the whole reduce-scatter, whichever the
-     * link simulator finds fastest (the order: torus3d:4x4x6 2.8 % faster
-     * than free, torus2d:5x5 7 %; free: mesh2d:4x9 0.04 %); the last takes
-     * at most both halves, which the others can exceed. */
-    themis_time_t best = 0;
-    uint8_t own_order = fwd.link_order;
-    for (int v = 0; THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll && v < 2; ++v) {
-        themis_xfer_sched_t other;
-        if (0 == v && own_order) {
-            continue;
-        }
-        fwd.link_order = 0 == v ? 1 : own_order;
-        fwd.after_all = 1 == v;
-        st = themis_tacos_schedule(g, &rev, &fwd, coll, &other);
-        if (0 == best) {
-            best = themis_tacos_simulated(g, out, chunk_bytes);
-        }
-        themis_time_t t = THEMIS_OK == st ? themis_tacos_simulated(g, &other, chunk_bytes) : 0;
-        if (THEMIS_OK == st && t < best) {
-            themis_xfer_free(out);
-            *out = other;
-            best = t;
-        } else {
-            themis_xfer_free(&other);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+        if (THEMIS_ERR_NOMEM != st && 0 != fwd.nnodes + rev.nnodes && NULL != why && 0 != len
+            && '\0' == why[0]) {
+            snprintf(why, len, "no schedule from the synthesis");
         }
     }
     themis_tacos_ag_free(&rev);
     themis_tacos_ag_free(&fwd);
+    themis_tacos_ag_free(&alt[0]);
+    themis_tacos_ag_free(&alt[1]);
     themis_graph_free(&t);
     return st;
 }

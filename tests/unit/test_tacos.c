@@ -337,6 +337,41 @@ static void test_reverse(void)
                     cases[i].spec);
         themis_graph_free(&g);
     }
+    /* The All-Reduce is chosen among the pairs of the All-Gathers on g and
+     * on its transpose by its own time: no slower than the transposed one's
+     * reduce-scatter with g's All-Gather, in any form. */
+    {
+        themis_graph_t g = load("torus2d:5x5"), t;
+        uint64_t c5 = 64ull * 1048576 / 25;
+        themis_tacos_ag_t fwd, rev;
+        themis_xfer_sched_t s;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_transpose(&g, &t));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, 1, c5, THEMIS_TACOS_SEEDS_AUTO, &fwd,
+                                                       why, sizeof(why)));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&t, 1, c5, THEMIS_TACOS_SEEDS_AUTO, &rev,
+                                                       why, sizeof(why)));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, THEMIS_COLL_ALLREDUCE, 1, c5,
+                                                        THEMIS_TACOS_SEEDS_AUTO, &s, why,
+                                                        sizeof(why)));
+        themis_time_t ar = sim_time(&g, &s, c5);
+        themis_xfer_free(&s);
+        rev.link_order = 1;
+        for (int form = 0; form < 3; form++) {
+            fwd.link_order = 1 == form;
+            fwd.after_all = 2 == form;
+            UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev, &fwd, THEMIS_COLL_ALLREDUCE,
+                                                          &s));
+            themis_time_t pair = sim_time(&g, &s, c5);
+            printf("  torus2d:5x5 allreduce %llu ps, transposed pair form %d %llu ps\n",
+                   (unsigned long long) ar, form, (unsigned long long) pair);
+            UNIT_CHECK(ar <= pair);
+            themis_xfer_free(&s);
+        }
+        themis_tacos_ag_free(&fwd);
+        themis_tacos_ag_free(&rev);
+        themis_graph_free(&t);
+        themis_graph_free(&g);
+    }
     themis_parse_error_t e;
     themis_graph_t g, t;
     themis_tacos_ag_t rev;
