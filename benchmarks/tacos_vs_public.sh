@@ -5,7 +5,7 @@
 # themis's TACOS against the public TACOS (github.com/astra-sim/tacos
 # v1.3.0) on uniform and heterogeneous 2-D/3-D meshes and tori, All-Gather,
 # side by side in one run: the public code is built unmodified from
-# TACOS_SRC (cloned there when missing) with its Release flags, driven by
+# TACOS_SRC (a checkout of v1.3.0) with its Release flags, driven by
 # benchmarks/tacos_public_driver.cpp, which records the schedules it finds;
 # benchmarks/tacos_vs_public re-times them validly in the link simulator
 # (no chunk leaves a node before it arrived, a link carries one chunk at a
@@ -23,7 +23,9 @@ runs=${RUNS:-5}
 cmp=$top/benchmarks/tacos_vs_public
 [ -x "$cmp" ] || make -C "$top" benchmarks/tacos_vs_public >/dev/null
 if [ ! -d "$src/src/synthesizer" ]; then
-    git clone -q --depth 1 --branch v1.3.0 https://github.com/astra-sim/tacos "$src"
+    echo "tacos_vs_public: no public TACOS source in $src (set TACOS_SRC to a checkout" \
+         "of astra-sim/tacos v1.3.0; these machines reach no git host)" >&2
+    exit 2
 fi
 mkdir -p "$work/obj"
 [ -n "${REUSE:-}" ] || for f in $(find "$src/src" -name '*.cpp' ! -name main.cpp); do
