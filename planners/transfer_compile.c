@@ -305,23 +305,30 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         || THEMIS_OK != (st = units_run(s, off, &m, why, len))) {
         goto out;
     }
-    /* This rank's units, back to back: input, output, scratch. */
+    /* This rank's units, back to back: input, output, scratch.  The work
+     * buffer is the largest rank's, the same on every rank, so that
+     * callers may cut a call into segments by it alike. */
     st = THEMIS_ERR_NOMEM;
     at = malloc(((size_t) m.per_rank + 1) * sizeof(*at));
     if (NULL == at) {
         goto out;
     }
-    for (uint64_t b = 0, u = 0; b < THEMIS_NBUFS; ++b) {
-        for (uint64_t k = 0; k < s->buf_units[b]; ++k, ++u) {
-            uint64_t sz = m.size[unit_at(&m, me, (uint8_t) b, k)];
-            at[u] = p->work_count;
-            if (__builtin_add_overflow(p->work_count, sz, &p->work_count)) {
+    for (uint32_t r = 0; r < s->nranks; ++r) {
+        uint64_t sum = 0;
+        for (uint64_t u = 0; u < m.per_rank; ++u) {
+            if (r == me) {
+                at[u] = sum;
+            }
+            if (__builtin_add_overflow(sum, m.size[(size_t) r * m.per_rank + u], &sum)) {
                 st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
                 goto out;
             }
         }
+        if (r == me) {
+            at[m.per_rank] = sum;
+        }
+        p->work_count = sum > p->work_count ? sum : p->work_count;
     }
-    at[m.per_rank] = p->work_count;
 
     /* Ops of this rank, one per transfer it takes part in. */
     op_of = malloc(((size_t) s->nxfers + 1) * sizeof(*op_of));
