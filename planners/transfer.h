@@ -133,9 +133,10 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
  * three buffers one after the other, each unit as large as the largest
  * global unit it ever holds (input and result units at least the
  * collective's unit there, so they are packed as the user's vectors unless
- * a schedule parks a larger unit in one).  copy_in fills INPUT from the
- * call's input, copy_out takes the result buffer to the output.  Each transfer becomes an op on the
- * ranks it involves (a send, a receive or a local step), with the
+ * a schedule parks a larger unit in one); work_count is the largest
+ * rank's, equal on every rank.  copy_in fills INPUT from the call's input,
+ * copy_out takes the result buffer to the output.  Each transfer becomes
+ * an op on the ranks it involves (a send, a receive or a local step), with the
  * transfer's dependencies on this rank as the op's dependencies; one queue
  * per peer and direction plus one for local steps, each in list order, at
  * most chunks_in_flight ops active on each.  Tags are transfer indices.  A

@@ -131,10 +131,13 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
 
 /* Every rank's buffer units: the global unit each holds as the list runs,
  * and its size (elements): the largest it ever holds, at least that of the
- * unit the collective puts there (input, result). */
+ * unit the collective puts there (input, result).  When every unit has
+ * the same size (`even`, the count divides) all are that size and nothing
+ * is tracked: the common case costs no pass over every rank's units. */
 typedef struct {
     const themis_xfer_sched_t *s;
     const uint64_t *off;        /* the layout */
+    uint64_t even;              /* the size of every unit, or 0: tracked */
     uint64_t base[THEMIS_NBUFS], per_rank;
     uint32_t *gid;              /* UINT32_MAX: nothing yet */
     uint64_t *size;
@@ -166,6 +169,18 @@ static uint32_t home_unit(const themis_xfer_sched_t *s, uint32_t rank, int buf, 
     return UINT32_MAX;
 }
 
+/* The size of unit a (unit_at) of the buffers. */
+static uint64_t slot_size(const units_t *m, size_t a)
+{
+    return 0 != m->even ? m->even : m->size[a];
+}
+
+/* Elements of unit k of transfer i. */
+static uint64_t carried_len(const units_t *m, uint32_t i, uint64_t k)
+{
+    return 0 != m->even ? m->even : unit_len(m, m->carried[m->carried_first[i] + k]);
+}
+
 static void units_free(units_t *m)
 {
     free(m->gid);
@@ -184,6 +199,13 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
     for (int b = 0; b < THEMIS_NBUFS; ++b) {
         m->base[b] = m->per_rank;
         m->per_rank += s->buf_units[b];
+    }
+    m->even = unit_len(m, 0);
+    for (uint32_t g = 1; g < s->nunits && 0 != m->even; ++g) {
+        m->even = unit_len(m, g) == m->even ? m->even : 0;
+    }
+    if (0 != m->even) {
+        return THEMIS_OK;
     }
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         ncarried += s->xfers[i].count;
@@ -237,9 +259,9 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
 static int runs_on(const units_t *m, uint32_t i, uint64_t k)
 {
     const themis_xfer_t *x = &m->s->xfers[i];
-    uint64_t l = unit_len(m, m->carried[m->carried_first[i] + k]);
-    return l == m->size[unit_at(m, x->src, x->src_buf, x->src_off + k)]
-           && l == m->size[unit_at(m, x->dst, x->dst_buf, x->dst_off + k)];
+    uint64_t l = carried_len(m, i, k);
+    return l == slot_size(m, unit_at(m, x->src, x->src_buf, x->src_off + k))
+           && l == slot_size(m, unit_at(m, x->dst, x->dst_buf, x->dst_off + k));
 }
 
 static uint32_t transfer_runs(const units_t *m, uint32_t i)
@@ -305,23 +327,30 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         || THEMIS_OK != (st = units_run(s, off, &m, why, len))) {
         goto out;
     }
-    /* This rank's units, back to back: input, output, scratch. */
+    /* This rank's units, back to back: input, output, scratch.  The work
+     * buffer is the largest rank's, the same on every rank, so that
+     * callers may cut a call into segments by it alike. */
     st = THEMIS_ERR_NOMEM;
     at = malloc(((size_t) m.per_rank + 1) * sizeof(*at));
     if (NULL == at) {
         goto out;
     }
-    for (uint64_t b = 0, u = 0; b < THEMIS_NBUFS; ++b) {
-        for (uint64_t k = 0; k < s->buf_units[b]; ++k, ++u) {
-            uint64_t sz = m.size[unit_at(&m, me, (uint8_t) b, k)];
-            at[u] = p->work_count;
-            if (__builtin_add_overflow(p->work_count, sz, &p->work_count)) {
+    for (uint32_t r = 0 != m.even ? me : 0; r < (0 != m.even ? me + 1 : s->nranks); ++r) {
+        uint64_t sum = 0;
+        for (uint64_t u = 0; u < m.per_rank; ++u) {
+            if (r == me) {
+                at[u] = sum;
+            }
+            if (__builtin_add_overflow(sum, slot_size(&m, (size_t) r * m.per_rank + u), &sum)) {
                 st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
                 goto out;
             }
         }
+        if (r == me) {
+            at[m.per_rank] = sum;
+        }
+        p->work_count = sum > p->work_count ? sum : p->work_count;
     }
-    at[m.per_rank] = p->work_count;
 
     /* Ops of this rank, one per transfer it takes part in. */
     op_of = malloc(((size_t) s->nxfers + 1) * sizeof(*op_of));
@@ -377,7 +406,6 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         themis_op_t *op = &p->ops[o];
-        const uint32_t *carried = &m.carried[m.carried_first[i]];
 
         op->queue = qid[key];
         op->first_step = ns;
@@ -393,7 +421,7 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         /* One step per contiguous run of the transfer's units, chained. */
         for (uint64_t k = 0; k < x->count; ++k) {
             themis_step_t *stp = &p->steps[ns];
-            uint64_t cnt = unit_len(&m, carried[k]);
+            uint64_t cnt = carried_len(&m, i, k);
             if (k > 0 && runs_on(&m, i, k - 1)) {
                 stp[-1].send_count += x->src == me ? cnt : 0;
                 stp[-1].recv_count += x->dst == me ? cnt : 0;

@@ -9,7 +9,10 @@
 # (256 MiB: two segments here) by no more than 256 + 16 MiB.  The same run
 # with scratch_max 0 (unbounded: one segment) must show the whole scratch
 # kept (growth >= 300 MiB after reduce-scatter), which proves that the
-# measurement sees it.
+# measurement sees it.  Transfer schedules (tacos on a 2-node graph) work
+# in input, output and scratch units, a few times the vector, allreduce
+# too: their segments follow that work buffer, so the same 64 MiB bound
+# holds for all three collectives.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=scratch_mem
@@ -59,6 +62,9 @@ bounded() {  # LOGNAME LIMIT_MIB DESCRIPTION [mpirun options...]
 }
 bounded small 80 "scratch_max 64 MiB" --mca coll_themis_scratch_max 67108864
 bounded default 272 "default scratch_max (256 MiB)"
+bounded tacos 80 "tacos, scratch_max 64 MiB" --mca coll_themis_scratch_max 67108864 \
+    --mca coll_themis_graph ring:2 --mca coll_themis_allreduce_algorithm tacos \
+    --mca coll_themis_reduce_scatter_algorithm tacos --mca coll_themis_allgather_algorithm tacos
 
 if go keep --mca coll_themis_scratch_max 0; then
     g=$(growth keep reduce_scatter_block)

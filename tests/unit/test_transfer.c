@@ -383,6 +383,14 @@ static void test_layout(void)
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_layout(&s, 8, NULL, off, why, sizeof(why)));
 }
 
+/* A schedule without transfers, buffers of bufs[IN, OUT, SCR] units. */
+static void empty_schedule(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t p, uint32_t units,
+                           const uint64_t *bufs)
+{
+    themis_xfer_init(s, coll, p, units);
+    memcpy(s->buf_units, bufs, sizeof(s->buf_units));
+}
+
 /*
  * Allreduce on 2 ranks over 4 units through 2 scratch units used twice:
  * rank 1 sends output units 0..1, then 2..3, into rank 0's scratch 0..1,
@@ -395,10 +403,7 @@ static void test_uneven_scratch(void)
     themis_xfer_sched_t s;
     themis_program_t p;
     char why[128] = "";
-    themis_xfer_init(&s, THEMIS_COLL_ALLREDUCE, 2, 4);
-    s.buf_units[IN] = 4;
-    s.buf_units[OUT] = 4;
-    s.buf_units[SCR] = 2;
+    empty_schedule(&s, THEMIS_COLL_ALLREDUCE, 2, 4, (const uint64_t[]){4, 4, 2});
     uint32_t t0 = add(&s, 0, 0, CP, IN, 0, OUT, 0, 4, NULL, 0);
     uint32_t t1 = add(&s, 1, 1, CP, IN, 0, OUT, 0, 4, NULL, 0);
     uint32_t t2 = add(&s, 1, 0, CP, OUT, 0, SCR, 0, 2, &t1, 1);
@@ -446,9 +451,7 @@ static void test_parked_unit(void)
     themis_xfer_sched_t s;
     themis_program_t p;
     char why[160] = "";
-    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
-    s.buf_units[IN] = 2;
-    s.buf_units[OUT] = 4;
+    empty_schedule(&s, THEMIS_COLL_ALLGATHER, 2, 4, (const uint64_t[]){2, 4, 0});
     uint32_t t0 = add(&s, 0, 1, CP, IN, 0, OUT, 1, 1, NULL, 0);
     uint32_t t1 = add(&s, 1, 1, CP, OUT, 1, OUT, 0, 1, &t0, 1);
     add(&s, 0, 1, CP, IN, 1, OUT, 1, 1, &t1, 1);

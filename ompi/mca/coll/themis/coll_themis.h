@@ -381,12 +381,11 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                              const mca_coll_themis_engine_layout_t **layout,
                              mca_coll_themis_plan_choice_t *choice);
 
-/* The block geometry of a reduce-scatter or allgather call, for
- * mca_coll_themis_run_blocks. */
+/* The block geometry of a call, for mca_coll_themis_run_blocks. */
 typedef struct {
-    themis_coll_t coll;             /* THEMIS_COLL_REDUCE_SCATTER or _ALLGATHER */
+    themis_coll_t coll;
     const uint64_t *counts;         /* reduce-scatter: elements per rank */
-    uint64_t count;                 /* allgather: elements per rank */
+    uint64_t count;                 /* allgather: elements per rank; allreduce: all */
     size_t elem_size;               /* bytes of an element (the plan key) */
     size_t extent;                  /* bytes from one element to the next */
 } mca_coll_themis_blocks_t;

@@ -338,9 +338,8 @@ static void check_tiny(const mca_coll_themis_module_t *m, ompi_communicator_t *c
                               0 == c->config.min_chunk_bytes ? " (automatic)" : "");
 }
 
-/* blocks: NULL for allreduce; for reduce-scatter and allgather the call's
- * counts, so that a large one can run in segments (its buffers and types
- * are the ones given here). */
+/* blocks: the call's counts, so that a large one can run in segments (its
+ * buffers and types are the ones given here). */
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                        mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
                        const mca_coll_themis_engine_layout_t *layout,
@@ -373,14 +372,10 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         t.op_ns = args.op_ns;
         t.start_ns = mca_coll_themis_trace_now_ns();
     }
-    if (NULL == blocks) {
-        rc = mca_coll_themis_engine_run(&args);
-    } else {
-        uint64_t segments = 1;
-        rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
-        if (segments > 1) {
-            t.op_ns = NULL;   /* the segments ran other programs: no op times */
-        }
+    uint64_t segments = 1;
+    rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
+    if (segments > 1) {
+        t.op_ns = NULL;   /* the segments ran other programs: no op times */
     }
     if (trace) {
         t.end_ns = mca_coll_themis_trace_now_ns();
@@ -499,6 +494,7 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     const mca_coll_themis_engine_layout_t *layout;
     mca_coll_themis_plan_choice_t choice = {.algo = 0};
     themis_elems_t el;
+    ptrdiff_t extent = 0;
     int rc;
 
     *why = reduction_elements(c->dtype, (uint64_t) c->count, c->op, &el);
@@ -511,7 +507,12 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         *why = refusal(&choice);
         return rc;
     }
-    return run_reduction(m, comm, c->id, prog, layout, &choice, &el, NULL, c->dtype,
+    ompi_datatype_type_extent(el.dtype, &extent);
+    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLREDUCE,
+                                             .count = (uint64_t) c->count * el.factor,
+                                             .elem_size = el.elem_size,
+                                             .extent = (size_t) extent};
+    return run_reduction(m, comm, c->id, prog, layout, &choice, &el, &blocks, c->dtype,
                          MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, (uint64_t) c->count,
                          c->rbuf, (uint64_t) c->count, c->op, bytes);
 }

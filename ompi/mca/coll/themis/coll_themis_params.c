@@ -109,8 +109,8 @@ static void register_schedule_param(const mca_base_component_t *comp, themis_col
              "takes. Every rank must read the same schedule (its hash is part of the setup "
              "agreement). A file that cannot run (malformed, a race or cycle, a step that "
              "reads what nobody wrote) or a call it does not fit (another number of ranks, "
-             "another collective, a count that does not divide into its chunks) is reported "
-             "and the call goes to the next component, counted in coll_themis_%s_fallbacks. "
+             "another collective) is reported and the call goes to the next component, "
+             "counted in coll_themis_%s_fallbacks. Any count runs (chunks of uneven size). "
              "Check a file with `themis-plan msccl check FILE`. Empty: none.",
              themis_coll_name(coll),
              THEMIS_COLL_REDUCE_SCATTER == coll ? " and MPI_Reduce_scatter_block" : "",

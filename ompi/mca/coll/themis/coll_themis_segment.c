@@ -15,9 +15,14 @@
  * (cached like any other); its copies from the input (reduce-scatter) or
  * into the output (allgather) are moved from the segment's packed layout
  * to where the slices sit in the user's buffers, so the engine runs it
- * unchanged.  S depends only on the agreed scratch_max and the counts:
- * every rank segments alike.  Programs that work in the output (ring
- * allgather) need no such scratch and run whole.
+ * unchanged.  S follows from the agreed scratch_max and the program's
+ * work buffer, which is the same on every rank (the whole vector for
+ * Themis' and the torus programs, the largest rank's for transfer
+ * schedules, transfer.h: their input, output and scratch units, a few
+ * times the vector): every rank segments alike.  Programs that work in
+ * the output (ring allgather, Themis' allreduce) need no such scratch and
+ * run whole.  An allreduce that works in scratch (transfer schedules) runs
+ * as S allreduces of consecutive slices of the vector.
  */
 #include "ompi_config.h"
 
@@ -80,6 +85,33 @@ static themis_copy_t *move_copies(const themis_copy_t *in, uint32_t nin, bool mo
     return out;
 }
 
+/* Slice s of the vector as an allreduce of its own: in place or not,
+ * each reads and writes only its slice. */
+static int run_allreduce_slices(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                                const mca_coll_themis_blocks_t *call,
+                                mca_coll_themis_engine_args_t *args, uint64_t total, uint64_t S)
+{
+    const char *input = args->input;
+    char *output = args->output;
+    int rc = OMPI_SUCCESS;
+    for (uint64_t s = 0; OMPI_SUCCESS == rc && s < S; ++s) {
+        uint64_t off, len;
+        slice(total, S, s, &off, &len);
+        if (0 == len) {
+            continue;
+        }
+        rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, len, NULL, call->elem_size,
+                                      &args->prog, &args->layout, NULL);
+        if (OMPI_SUCCESS != rc) {
+            break;   /* refused for a segment after others ran: an error, not a fallback */
+        }
+        args->input = input + (size_t) off * call->extent;
+        args->output = output + (size_t) off * call->extent;
+        rc = mca_coll_themis_engine_run(args);
+    }
+    return rc;
+}
+
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
                                const mca_coll_themis_engine_args_t *whole,
@@ -89,19 +121,26 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
     const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
     const uint64_t max = mca_coll_themis_component.config.scratch_max;
     mca_coll_themis_engine_args_t args = *whole;
-    uint64_t total = 0, S;
+    uint64_t total = 0, need, S;
     int rc = OMPI_SUCCESS;
 
     for (int r = 0; r < nranks; ++r) {
         total += rs ? call->counts[r] : call->count;
     }
+    if (THEMIS_COLL_ALLREDUCE == call->coll) {
+        total = call->count;
+    }
+    need = total > whole->prog->work_count ? total : whole->prog->work_count;
     *segments = 1;
-    if (whole->prog->work_is_output || 0 == max || total * call->elem_size <= max) {
+    if (whole->prog->work_is_output || 0 == max || need * call->elem_size <= max) {
         return mca_coll_themis_engine_run(whole);
     }
-    S = (total * call->elem_size + max - 1) / max;
+    S = (need * call->elem_size + max - 1) / max;
     *segments = S;
     args.op_ns = NULL;   /* op times are the whole program's; segments run others */
+    if (THEMIS_COLL_ALLREDUCE == call->coll) {
+        return run_allreduce_slices(m, comm, call, &args, total, S);
+    }
 
     uint64_t *buf = malloc(5 * sizeof(uint64_t) * (size_t) nranks);
     char *result = whole->output, *own = NULL;
