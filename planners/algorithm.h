@@ -190,13 +190,13 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
 /*
  * The per-communicator cost table (as NCCL's tuning table): every row's
  * predicted time for one collective at message-size classes (powers of
- * 8 from 1 KiB to 16 GiB), built once (algo_table.c); a size between two
+ * 8 from 8 bytes to 64 GiB), built once (algo_table.c); a size between two
  * classes is a lookup, interpolated linearly in bytes.  The parameters of
  * each class come from the caller's params function (the component: its
  * decision for that size), so the table ranks what would run.
  */
-#define THEMIS_ALGO_TABLE_CLASSES 9
-#define THEMIS_ALGO_TABLE_MIN_BYTES 1024u
+#define THEMIS_ALGO_TABLE_CLASSES 12
+#define THEMIS_ALGO_TABLE_MIN_BYTES 8u
 
 typedef void (*themis_algo_params_fn)(void *ctx, uint64_t bytes,
                                       themis_algo_cost_params_t *params);

@@ -298,6 +298,12 @@ static void test_plan_serves_call(void)
                                     && direct == tm[a] && tm[a] == table.time[a][k],
                                 "%s at %llu bytes", themis_algorithm_get(a)->name,
                                 (unsigned long long) bytes);
+                    /* between two classes: on the line between their times */
+                    themis_time_t lo = table.time[a][k], hi = table.time[a][k + 1];
+                    themis_algo_table_at(&table, bytes + (themis_algo_table_class_bytes(k + 1)
+                                                          - bytes) / 2, st, tm);
+                    UNIT_CHECK(THEMIS_OK == st[a] && tm[a] >= (lo < hi ? lo : hi)
+                               && tm[a] <= (lo < hi ? hi : lo));
                 }
             }
         }
