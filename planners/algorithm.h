@@ -255,9 +255,11 @@ void themis_algo_choice_rows(const themis_algo_table_t *t, const themis_algo_cho
  *          row 0 runs.  Without in->graph, a THEMIS_ALGO_FLAG_GIVEN row
  *          whose schedule is set runs as if requested.
  *   a row: itself where it applies and builds; otherwise (substituted,
- *          why from it) the fastest row in t that can, then its
- *          substitute chain.  A row without a substitute (a user's
- *          schedule) runs as asked or not at all.
+ *          why from it): where it does not apply to the shape, its
+ *          substitute chain (the table's documented substitute, ending at
+ *          row 0); where its build refuses the call's counts, the fastest
+ *          row in t that can, then the chain.  A row without a substitute
+ *          (a user's schedule) runs as asked or not at all.
  * t may be unbuilt: it is built (with fn, ctx) when a ranking is needed.
  * THEMIS_ERR_UNSUPPORTED when no row can serve the call (out->reason says
  * why for each), THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID.
