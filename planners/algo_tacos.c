@@ -41,7 +41,7 @@ typedef struct {
     uint64_t key;               /* graph hash, collective, chunk bytes */
     themis_xfer_sched_t s;      /* nxfers 0: none */
 } tacos_state_t;
-#define TACOS_GROUP 3
+#define TACOS_GROUP 4
 #define TACOS_GROUPS ((THEMIS_ALGO_TABLE_CLASSES + TACOS_GROUP - 1) / TACOS_GROUP)
 #define TACOS_SLOTS ((THEMIS_COLL_ALLGATHER + 1) * TACOS_GROUPS)
 

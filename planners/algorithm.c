@@ -248,8 +248,11 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
         }
         themis_xfer_free(&tmp);
     }
+    int shape_refusal = 0;
     if (THEMIS_ALGO_AUTO != requested) {
+        char why[8];
         out->index = requested;
+        shape_refusal = !runs_here(requested, in, why, sizeof(why));
         st = try_row(requested, in, req, out, prog);
         if (THEMIS_ERR_UNSUPPORTED != st) {
             return st;
@@ -261,6 +264,23 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
         }
         order[n++] = requested;   /* tried */
     }
+    /* Where the requested row does not apply to the shape, its substitute
+     * chain comes first (the table's documented substitute). */
+    for (int at = requested; shape_refusal && NULL != table[at]->substitute;) {
+        at = themis_algorithm_index(table[at]->substitute);
+        if (at < 0 || listed(order, n, at)) {
+            break;
+        }
+        order[n++] = at;
+    }
+    for (int i = THEMIS_ALGO_AUTO != requested; shape_refusal && i < n; ++i) {
+        st = try_row(order[i], in, req, out, prog);
+        if (THEMIS_ERR_UNSUPPORTED != st) {
+            out->index = order[i];
+            return st;
+        }
+    }
+    const int first = shape_refusal ? n : THEMIS_ALGO_AUTO != requested;
     if (NULL != t && !t->built && NULL != fn) {
         st = themis_algo_table_build(in, fn, ctx, t);
         if (THEMIS_OK != st) {
@@ -295,7 +315,7 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
     if (!listed(order, n, 0)) {
         order[n++] = 0;
     }
-    for (int i = THEMIS_ALGO_AUTO != requested; i < n; ++i) {
+    for (int i = first; i < n; ++i) {
         st = try_row(order[i], in, req, out, prog);
         if (THEMIS_ERR_UNSUPPORTED != st) {
             out->index = order[i];

@@ -190,13 +190,13 @@ themis_status_t themis_algorithm_choose(int requested, const themis_algo_input_t
 /*
  * The per-communicator cost table (as NCCL's tuning table): every row's
  * predicted time for one collective at message-size classes (powers of
- * 8 from 1 KiB to 16 GiB), built once (algo_table.c); a size between two
+ * 8 from 8 bytes to 64 GiB), built once (algo_table.c); a size between two
  * classes is a lookup, interpolated linearly in bytes.  The parameters of
  * each class come from the caller's params function (the component: its
  * decision for that size), so the table ranks what would run.
  */
-#define THEMIS_ALGO_TABLE_CLASSES 9
-#define THEMIS_ALGO_TABLE_MIN_BYTES 1024u
+#define THEMIS_ALGO_TABLE_CLASSES 12
+#define THEMIS_ALGO_TABLE_MIN_BYTES 8u
 
 typedef void (*themis_algo_params_fn)(void *ctx, uint64_t bytes,
                                       themis_algo_cost_params_t *params);
@@ -255,9 +255,11 @@ void themis_algo_choice_rows(const themis_algo_table_t *t, const themis_algo_cho
  *          row 0 runs.  Without in->graph, a THEMIS_ALGO_FLAG_GIVEN row
  *          whose schedule is set runs as if requested.
  *   a row: itself where it applies and builds; otherwise (substituted,
- *          why from it) the fastest row in t that can, then its
- *          substitute chain.  A row without a substitute (a user's
- *          schedule) runs as asked or not at all.
+ *          why from it): where it does not apply to the shape, its
+ *          substitute chain (the table's documented substitute, ending at
+ *          row 0); where its build refuses the call's counts, the fastest
+ *          row in t that can, then the chain.  A row without a substitute
+ *          (a user's schedule) runs as asked or not at all.
  * t may be unbuilt: it is built (with fn, ctx) when a ranking is needed.
  * THEMIS_ERR_UNSUPPORTED when no row can serve the call (out->reason says
  * why for each), THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID.

@@ -130,8 +130,8 @@ opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 4x3 "${AUTO[@]}" --mca coll_themis_ve
       --mca coll_themis_chunks 16)
 args=(--level tiny --no-subcomms); launcher=()
 need=('coll_matrix algorithms: rank 0 themis/rings/torus2d/schedule/([a-z0-9_]+/)*substitutions: allreduce=[0-9]+/[1-9][0-9]*/[1-9][0-9]*/0/(0/)*0 '
-      'auto: allreduce of 1544 bytes -> rings'
-      'auto: allreduce of 28 bytes -> torus2d')
+      'auto: allreduce of 1544 bytes \(193 elements\) -> rings'
+      'auto: allreduce of 28 bytes \(7 elements\) -> torus2d')
 run "4x3 vader auto: cost model picks rings and torus2d" 180 12
 # Same ranks without a torus (kind sw): auto never picks rings/torus2d.
 opts=("${MIN0[@]}" "${VADER[@]}" --mca coll_themis_dims 3x3 "${AUTO[@]}")

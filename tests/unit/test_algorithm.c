@@ -263,9 +263,22 @@ static void test_plan_serves_call(void)
             }
             themis_program_free(&prog);
 
-            /* forced tacos: 17 elements per rank do not divide into its
-             * units (one per rank), the fastest row that can runs */
+            /* forced treepack: 17 x 16 elements do not divide into its
+             * 96 units (its build refuses the call): the fastest row that
+             * can runs; forced tacos on 17 elements (it does not apply:
+             * one unit per rank): its substitute, themis */
             if (0 == i && THEMIS_COLL_ALLREDUCE == colls[c]) {
+                int treepack = themis_algorithm_index("treepack");
+                UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(treepack, &in, &table, fixed_params,
+                                                              (void *) &chunks, &req, &ch,
+                                                              &prog));
+                UNIT_CHECK(ch.substituted && treepack != ch.index && '\0' != ch.why[0]
+                           && ch.costed);
+                for (int a = 0; a < themis_nalgorithms(); ++a) {
+                    UNIT_CHECK(a == treepack || THEMIS_OK != ch.status[a]
+                               || ch.time[a] >= ch.time[ch.index] || '\0' != ch.reason[a][0]);
+                }
+                themis_program_free(&prog);
                 int tacos = themis_algorithm_index("tacos");
                 in.elems = total = 17;
                 in.bytes = 17 * 4;
@@ -273,11 +286,7 @@ static void test_plan_serves_call(void)
                 UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(tacos, &in, &table, fixed_params,
                                                               (void *) &chunks, &req, &ch,
                                                               &prog));
-                UNIT_CHECK(ch.substituted && tacos != ch.index && '\0' != ch.why[0]);
-                for (int a = 0; a < themis_nalgorithms(); ++a) {
-                    UNIT_CHECK(a == tacos || THEMIS_OK != ch.status[a]
-                               || ch.time[a] >= ch.time[ch.index] || '\0' != ch.reason[a][0]);
-                }
+                UNIT_CHECK(ch.substituted && 0 == ch.index && '\0' != ch.why[0]);
                 themis_program_free(&prog);
             }
         }
@@ -298,6 +307,12 @@ static void test_plan_serves_call(void)
                                     && direct == tm[a] && tm[a] == table.time[a][k],
                                 "%s at %llu bytes", themis_algorithm_get(a)->name,
                                 (unsigned long long) bytes);
+                    /* between two classes: on the line between their times */
+                    themis_time_t lo = table.time[a][k], hi = table.time[a][k + 1];
+                    themis_algo_table_at(&table, bytes + (themis_algo_table_class_bytes(k + 1)
+                                                          - bytes) / 2, st, tm);
+                    UNIT_CHECK(THEMIS_OK == st[a] && tm[a] >= (lo < hi ? lo : hi)
+                               && tm[a] <= (lo < hi ? hi : lo));
                 }
             }
         }

@@ -216,7 +216,9 @@ typedef struct {
     uint32_t nchunks;
     uint64_t messages;        /* transfers this rank sends and receives */
     uint64_t message_bytes;   /* their bytes */
-    char refused[1024];       /* why no row serves the call (a cached refusal) */
+    /* Why no row serves the call (a refusal): the plan-cache entry's text,
+     * valid until the next miss on the module; NULL otherwise. */
+    const char *why_refused;
 } mca_coll_themis_plan_choice_t;
 
 /* Plan cache: a small fixed table per communicator with least recently
@@ -228,6 +230,7 @@ typedef struct {
 typedef struct {
     bool used;
     bool refused;                       /* the planners refused: fall back */
+    char why[1024];                     /* why, when refused */
     themis_coll_t coll;
     uint64_t count;                     /* AR: elements; AG: per rank; RS: total */
     uint64_t *recvcounts;               /* RS only: [comm size] */

@@ -458,14 +458,11 @@ typedef struct {
     ompi_datatype_t *sdtype;            /* allgather */
 } themis_call_t;
 
-/* Why no row serves the call, kept past the call's choice (which is
- * local to the collective's body) until the fallback is logged. */
+/* Why no row serves the call (the plan-cache entry keeps the text until
+ * the next miss, after the fallback is logged). */
 static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
 {
-    static _Thread_local char text[sizeof(choice->refused)];
-    snprintf(text, sizeof(text), "%s", '\0' != choice->refused[0] ? choice->refused
-                                                                  : "the planners refused it");
-    return text;
+    return NULL != choice->why_refused ? choice->why_refused : "the planners refused it";
 }
 
 /* Element count of the full vector, in the user's type. */

@@ -211,7 +211,8 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
                                      themis_coll_t coll, uint64_t count,
                                      const uint64_t *recvcounts, size_t elem_size,
                                      themis_program_t *prog,
-                                     mca_coll_themis_plan_choice_t *choice)
+                                     mca_coll_themis_plan_choice_t *choice, char *refused,
+                                     size_t refused_len)
 {
     const mca_coll_themis_config_t *cfg = &mca_coll_themis_component.config;
     const uint64_t nranks = themis_topology_npus(&m->topo);
@@ -255,8 +256,8 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     if (cfg->schedule_set[coll] && NULL == in.xsched
         && (NULL != asked ? 0 != (asked->flags & THEMIS_ALGO_FLAG_GIVEN) : NULL == in.graph)) {
         /* The file did not load; said once when it was first needed. */
-        snprintf(choice->refused, sizeof(choice->refused),
-                 "coll_themis_%s_schedule did not load", themis_coll_name(coll));
+        snprintf(refused, refused_len, "coll_themis_%s_schedule did not load",
+                 themis_coll_name(coll));
         return THEMIS_ERR_UNSUPPORTED;
     }
     class_ctx_t ctx = {.m = m, .comm_size = (int) nranks, .coll = coll};
@@ -266,8 +267,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     choice->substituted = 0 != ch.substituted;
     choice->nchunks = (uint32_t) nchunks;
     if (THEMIS_ERR_UNSUPPORTED == st) {
-        report_refused(comm, coll, requested, table, &ch, choice->refused,
-                       sizeof(choice->refused));
+        report_refused(comm, coll, requested, table, &ch, refused, refused_len);
     } else if (THEMIS_OK == st && ch.substituted) {
         report_substitution(comm, coll, requested, ch.index, ch.why);
     } else if (THEMIS_OK == st && THEMIS_ALGO_AUTO == requested) {
@@ -319,7 +319,8 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     }
 
     entry_free(victim);
-    st = build_program(m, comm, coll, count, recvcounts, elem_size, &victim->prog, &ch);
+    st = build_program(m, comm, coll, count, recvcounts, elem_size, &victim->prog, &ch,
+                       victim->why, sizeof(victim->why));
     if (THEMIS_OK == st) {
         /* Checked and laid out once here, not on every call.  A program
          * the engine rejects is a planner bug: an error, not a fallback
@@ -340,7 +341,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
                             "failed: %s", comm->c_name, ompi_comm_rank(comm),
                             themis_coll_name(coll), (unsigned long long) count, elem_size,
                             themis_status_string(st));
-        snprintf(ch.refused, sizeof(ch.refused), "planning failed on rank %d: %s",
+        snprintf(victim->why, sizeof(victim->why), "planning failed on rank %d: %s",
                  ompi_comm_rank(comm), themis_status_string(st));
     }
     if (THEMIS_OK != st) {
@@ -361,6 +362,7 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
     victim->recvcounts = counts_copy;
     victim->elem_size = elem_size;
     victim->last_use = cache->clock;
+    ch.why_refused = victim->refused ? victim->why : NULL;
     if (!victim->refused) {
         mca_coll_themis_plan_messages(&victim->prog, elem_size, &ch);
     }
