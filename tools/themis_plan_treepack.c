@@ -194,7 +194,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     if (want_lp || (is_auto && g.n <= LP_AUTO_MAX_NODES)) {
         themis_tp_packing_t p;
         double t0 = now_ms();
-        st = themis_tp_lp(&g, LP_MAX_ROUNDS, &p, why, sizeof(why));
+        st = themis_tp_lp(&g, LP_MAX_ROUNDS, NULL, &p, why, sizeof(why));
         double ms = now_ms() - t0;
         if (THEMIS_OK == st) {
             print_packing("lp", &g, &p, ms, show);
