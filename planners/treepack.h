@@ -67,8 +67,10 @@
  * needs 24 x 7, a 4x4 mesh 8 x 15. */
 #define THEMIS_TP_EXACT_MAX_ELEMS 8192u
 /* Trees (units) the runtime's union packing uses at most: more cost
- * chunks, fewer cost accuracy (floor(L x strength) / (L x strength)). */
-#define THEMIS_TP_UNITS_MAX 128u
+ * chunks, fewer cost accuracy (it loses up to 1 / k: floor(L x
+ * strength) / (L x strength)).  A checked schedule affords fewer from 22
+ * ranks on (86 at 64: themis_tp_units_budget). */
+#define THEMIS_TP_UNITS_MAX 256u
 
 /* An undirected graph with integer capacities. */
 typedef struct {

@@ -60,6 +60,10 @@ typedef struct {
      * to the parent, depth and root of every node. */
     uint32_t *par, *pslot, *depth, *root;   /* [k * n] */
     uint32_t *first, *adj, *bfs;            /* [n + 1], [2n], [n] */
+    /* Per forest, nodes joined along labelled edges (Roskind and Tarjan):
+     * a path walk skips what earlier walks labelled.  A component's
+     * representative is its top node, whose edge up is unlabelled. */
+    uint32_t *jump;                         /* [k * n] */
     uint32_t *lab, *queue, *src;            /* [nslots + m], [m] */
     uint8_t *dirty;                         /* [k] */
     uint32_t *uf, *order;                   /* [n], [m] */
@@ -77,6 +81,7 @@ static void un_free(un_t *s)
     free(s->first);
     free(s->adj);
     free(s->bfs);
+    free(s->jump);
     free(s->lab);
     free(s->queue);
     free(s->src);
@@ -104,6 +109,7 @@ static themis_status_t un_alloc(un_t *s, const themis_tp_graph_t *g, uint32_t km
     s->first = calloc((size_t) n + 1, sizeof(*s->first));
     s->adj = calloc(2 * (size_t) n, sizeof(*s->adj));
     s->bfs = calloc(n, sizeof(*s->bfs));
+    s->jump = calloc(kn, sizeof(*s->jump));
     s->lab = calloc(items, sizeof(*s->lab));
     s->queue = calloc(items, sizeof(*s->queue));
     s->src = calloc((size_t) g->m + 1, sizeof(*s->src));
@@ -112,7 +118,7 @@ static themis_status_t un_alloc(un_t *s, const themis_tp_graph_t *g, uint32_t km
     s->order = calloc((size_t) g->m + 1, sizeof(*s->order));
     if (NULL == s->spare || NULL == s->fe || NULL == s->fcount || NULL == s->par
         || NULL == s->pslot || NULL == s->depth || NULL == s->root || NULL == s->first
-        || NULL == s->adj || NULL == s->bfs || NULL == s->lab || NULL == s->queue
+        || NULL == s->adj || NULL == s->bfs || NULL == s->jump || NULL == s->lab || NULL == s->queue
         || NULL == s->src || NULL == s->dirty || NULL == s->uf || NULL == s->order) {
         un_free(s);
         return THEMIS_ERR_NOMEM;
@@ -187,6 +193,9 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
     for (uint32_t i = 0; i < s->nslots + s->m && !keep; i++) {
         s->lab[i] = UINT32_MAX;
     }
+    for (uint32_t i = 0; i < s->k * n && !keep; i++) {
+        s->jump[i] = i % n;
+    }
     for (uint32_t j = 0; j < nsrc; j++) {
         s->lab[s->nslots + src[j]] = s->nslots + src[j];
         s->queue[tail++] = s->nslots + src[j];
@@ -222,14 +231,16 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 }
                 return 1;
             }
+            uint32_t *jump = &s->jump[(size_t) f * n];
+            a = find_root(jump, a);
+            b = find_root(jump, b);
             while (a != b) {
                 uint32_t *up = dep[a] >= dep[b] ? &a : &b;
                 uint32_t y = (uint32_t) (f * (n - 1) + pslot[*up]);
-                if (UINT32_MAX == s->lab[y]) {
-                    s->lab[y] = it;
-                    s->queue[tail++] = y;
-                }
-                *up = par[*up];
+                s->lab[y] = it;
+                s->queue[tail++] = y;
+                jump[*up] = par[*up];
+                *up = find_root(jump, par[*up]);
             }
         }
     }
