@@ -53,7 +53,7 @@ const char *themis_tp_method_name(themis_tp_method_t m)
 
 /* ------------------------------------------------------------ union-find */
 
-static uint32_t uf_find(uint32_t *uf, uint32_t a)
+uint32_t themis_tp_uf_find(uint32_t *uf, uint32_t a)
 {
     while (uf[a] != a) {
         uf[a] = uf[uf[a]];
@@ -62,10 +62,10 @@ static uint32_t uf_find(uint32_t *uf, uint32_t a)
     return a;
 }
 
-static int uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+int themis_tp_uf_union(uint32_t *uf, uint32_t a, uint32_t b)
 {
-    a = uf_find(uf, a);
-    b = uf_find(uf, b);
+    a = themis_tp_uf_find(uf, a);
+    b = themis_tp_uf_find(uf, b);
     if (a == b) {
         return 0;
     }
@@ -78,7 +78,7 @@ static int uf_union(uint32_t *uf, uint32_t a, uint32_t b)
     return 1;
 }
 
-static void uf_init(uint32_t *uf, uint32_t n)
+void themis_tp_uf_init(uint32_t *uf, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         uf[i] = i;
@@ -145,7 +145,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         themis_tp_graph_free(out);
         return THEMIS_ERR_NOMEM;
     }
-    uf_init(uf, g->nnodes);
+    themis_tp_uf_init(uf, g->nnodes);
     uint64_t unit = 0;
     uint32_t comps = g->nnodes;
     for (uint32_t i = 0; i < g->nlinks; i++) {
@@ -165,7 +165,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         out->cap[out->m] = bw;
         out->m++;
         unit = gcd64(unit, bw);
-        comps -= (uint32_t) uf_union(uf, l->src, l->dst);
+        comps -= (uint32_t) themis_tp_uf_union(uf, l->src, l->dst);
     }
     free(uf);
     if (1 != comps) {
@@ -199,15 +199,14 @@ themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint
     return THEMIS_OK;
 }
 
-/* Components of uf as parts numbered by first appearance. */
-static uint32_t label_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
+uint32_t themis_tp_uf_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
 {
     uint32_t np = 0;
     for (uint32_t v = 0; v < n; v++) {
         map[v] = UINT32_MAX;
     }
     for (uint32_t v = 0; v < n; v++) {
-        uint32_t r = uf_find(uf, v);
+        uint32_t r = themis_tp_uf_find(uf, v);
         if (UINT32_MAX == map[r]) {
             map[r] = np++;
         }
@@ -245,13 +244,13 @@ themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, cons
         if (i > 0 && t[i] == t[i - 1]) {
             continue;
         }
-        uf_init(uf, g->n);
+        themis_tp_uf_init(uf, g->n);
         for (uint32_t e = 0; e < g->m; e++) {
             if (y[e] < t[i]) {
-                uf_union(uf, g->u[e], g->v[e]);
+                themis_tp_uf_union(uf, g->u[e], g->v[e]);
             }
         }
-        uint32_t np = label_parts(uf, g->n, cand, map);
+        uint32_t np = themis_tp_uf_parts(uf, g->n, cand, map);
         themis_tp_frac_t r;
         if (THEMIS_OK != themis_tp_partition_ratio(g, cand, np, &r)) {
             continue;
@@ -294,10 +293,10 @@ static void kruskal(const themis_tp_graph_t *g, const uint32_t *order, uint32_t 
                     uint32_t *tree)
 {
     uint32_t k = 0;
-    uf_init(uf, g->n);
+    themis_tp_uf_init(uf, g->n);
     for (uint32_t i = 0; i < g->m && k + 1 < g->n; i++) {
         uint32_t e = order[i];
-        if (uf_union(uf, g->u[e], g->v[e])) {
+        if (themis_tp_uf_union(uf, g->u[e], g->v[e])) {
             tree[k++] = e;
         }
     }
@@ -646,13 +645,13 @@ static themis_status_t certify(const themis_tp_graph_t *g, themis_tp_packing_t *
     }
     /* Edges a packing leaves unsaturated cannot cross an optimal
      * partition: their components are the candidate. */
-    uf_init(uf, g->n);
+    themis_tp_uf_init(uf, g->n);
     for (uint32_t e = 0; e < g->m && NULL != saturated; e++) {
         if (!saturated[e]) {
-            uf_union(uf, g->u[e], g->v[e]);
+            themis_tp_uf_union(uf, g->u[e], g->v[e]);
         }
     }
-    p->nparts = label_parts(uf, g->n, p->part, map);
+    p->nparts = themis_tp_uf_parts(uf, g->n, p->part, map);
     free(uf);
     free(map);
     themis_tp_frac_t r;

@@ -27,27 +27,6 @@
 /* Trees of the first rounds; the limit doubles from there. */
 #define UNION_FIRST_TREES 8u
 
-static uint32_t find_root(uint32_t *uf, uint32_t a)
-{
-    while (uf[a] != a) {
-        uf[a] = uf[uf[a]];
-        a = uf[a];
-    }
-    return a;
-}
-
-/* Joins the components of a and b; 1 when they were apart. */
-static int join(uint32_t *uf, uint32_t a, uint32_t b)
-{
-    a = find_root(uf, a);
-    b = find_root(uf, b);
-    if (a == b) {
-        return 0;
-    }
-    uf[a < b ? b : a] = a < b ? a : b;
-    return 1;
-}
-
 /* k forests over the copies of the edges.  An item is a forest slot,
  * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
  * being inserted: nslots + e. */
@@ -232,15 +211,15 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 return 1;
             }
             uint32_t *jump = &s->jump[(size_t) f * n];
-            a = find_root(jump, a);
-            b = find_root(jump, b);
+            a = themis_tp_uf_find(jump, a);
+            b = themis_tp_uf_find(jump, b);
             while (a != b) {
                 uint32_t *up = dep[a] >= dep[b] ? &a : &b;
                 uint32_t y = (uint32_t) (f * (n - 1) + pslot[*up]);
                 s->lab[y] = it;
                 s->queue[tail++] = y;
                 jump[*up] = par[*up];
-                *up = find_root(jump, par[*up]);
+                *up = themis_tp_uf_find(jump, par[*up]);
             }
         }
     }
@@ -289,13 +268,11 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
     uint64_t placed = 0;
     for (uint32_t f = 0; f < k; f++) {
         order_by_spare(s);
-        for (uint32_t v = 0; v < n; v++) {
-            s->uf[v] = v;
-        }
+        themis_tp_uf_init(s->uf, n);
         s->fcount[f] = 0;
         for (uint32_t i = 0; i < m && s->fcount[f] + 1 < n; i++) {
             uint32_t e = s->order[i];
-            if (0 != s->spare[e] && join(s->uf, s->g->u[e], s->g->v[e])) {
+            if (0 != s->spare[e] && themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e])) {
                 s->fe[(size_t) f * (n - 1) + s->fcount[f]++] = e;
                 s->spare[e]--;
             }
@@ -327,23 +304,14 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
         }
     }
     un_search(s, s->src, nsrc, 0);
-    for (uint32_t v = 0; v < n; v++) {
-        s->uf[v] = v;
-    }
+    themis_tp_uf_init(s->uf, n);
     for (uint32_t it = 0; it < s->nslots + m; it++) {
         if (UINT32_MAX != s->lab[it]) {
             uint32_t e = item_edge(s, it);
-            join(s->uf, s->g->u[e], s->g->v[e]);
+            themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e]);
         }
     }
-    uint32_t np = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        part[v] = find_root(s->uf, v) == v ? np++ : UINT32_MAX;
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        part[v] = part[find_root(s->uf, v)];
-    }
-    *nparts = np;
+    *nparts = themis_tp_uf_parts(s->uf, n, part, s->bfs);
     return 0;
 }
 
