@@ -7,8 +7,8 @@
  * (coll_themis_graph), each tree's share reduced up and broadcast down in
  * pipelined chunks (treepack.h).  The packing is the integer one of
  * themis_tp_solve (torus or cycle chains, else k disjoint trees of the
- * L-fold graph within the schedule's unit budget: optimal or within
- * 1 / k of its certified bound): no LP solver in the component, and
+ * L-fold graph within the schedule's unit budget, within a certified
+ * factor of the optimum): no LP solver in the component, and
  * every rank computes the same packing and the same schedule from the
  * same graph.  Where it cannot run (no graph
  * of the communicator's size, another collective, links that go one way,
@@ -156,9 +156,9 @@ static themis_status_t treepack_build(const themis_algo_input_t *in,
 
 const themis_algorithm_t themis_algorithm_treepack = {
     .name = "treepack",
-    .summary = "all-reduce over a packing of spanning trees of coll_themis_graph (optimal, or "
-               "within 1/k of its certified bound with k trees), reduced up and broadcast down "
-               "in chunks",
+    .summary = "all-reduce over a packing of spanning trees of coll_themis_graph, within a "
+               "certified factor of the optimum (coll_themis_verbose 1 prints it), reduced up "
+               "and broadcast down in chunks",
     .colls = THEMIS_COLL_BIT(THEMIS_COLL_ALLREDUCE),
     .substitute = "themis",
     .applies = treepack_applies,

@@ -46,7 +46,8 @@
  *             k / L.  The solver alternates (L, k) - the best under the
  *             bound and within a budget of k trees (the schedule's units)
  *             - with the partitions that lower the bound, until the
- *             packing reaches the bound or the rounds run out: within
+ *             packing is within 0.5 % of the bound (more trees would cost
+ *             units for less) or nothing in the budget is better: within
  *             1 / k of the optimum when a few rounds settle it, the
  *             bound is always a partition's (certified).
  *   exact     union with a budget large enough to reach the bound (the

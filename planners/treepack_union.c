@@ -26,6 +26,8 @@
 #define UNION_MAX_RUNS 24u
 /* Trees of the first rounds; the limit doubles from there. */
 #define UNION_FIRST_TREES 8u
+/* A packing this close to its bound (per mille) ends the search. */
+#define UNION_SETTLE_PERMILLE 5u
 
 /* k forests over the copies of the edges.  An item is a forest slot,
  * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
@@ -471,6 +473,12 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
             st = to_packing(&s, d, bL, out);
             if (THEMIS_OK != st) {
                 goto done;
+            }
+            /* Within UNION_SETTLE_PERMILLE of the bound: more trees would
+             * cost more units than they gain. */
+            if ((unsigned __int128) ubs.num * bL * (1000 - UNION_SETTLE_PERMILLE)
+                <= (unsigned __int128) ubs.den * bk * 1000) {
+                break;
             }
             continue;
         }
