@@ -48,6 +48,7 @@ typedef struct {
     uint32_t *lab, *queue, *src;            /* [nslots + m], [m] */
     uint8_t *dirty;                         /* [k] */
     uint32_t *uf, *order;                   /* [n], [m] */
+    uint64_t *keys;                         /* [m] */
 } un_t;
 
 static void un_free(un_t *s)
@@ -69,6 +70,7 @@ static void un_free(un_t *s)
     free(s->dirty);
     free(s->uf);
     free(s->order);
+    free(s->keys);
     memset(s, 0, sizeof(*s));
 }
 
@@ -97,10 +99,11 @@ static themis_status_t un_alloc(un_t *s, const themis_tp_graph_t *g, uint32_t km
     s->dirty = calloc((size_t) kmax + 1, 1);
     s->uf = calloc(n, sizeof(*s->uf));
     s->order = calloc((size_t) g->m + 1, sizeof(*s->order));
+    s->keys = calloc((size_t) g->m + 1, sizeof(*s->keys));
     if (NULL == s->spare || NULL == s->fe || NULL == s->fcount || NULL == s->par
         || NULL == s->pslot || NULL == s->depth || NULL == s->root || NULL == s->first
         || NULL == s->adj || NULL == s->bfs || NULL == s->jump || NULL == s->lab || NULL == s->queue
-        || NULL == s->src || NULL == s->dirty || NULL == s->uf || NULL == s->order) {
+        || NULL == s->src || NULL == s->dirty || NULL == s->uf || NULL == s->order || NULL == s->keys) {
         un_free(s);
         return THEMIS_ERR_NOMEM;
     }
@@ -228,23 +231,57 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
     return 0;
 }
 
-/* x before y: more spare copies, ties to the lower edge. */
-static int spare_before(const uint64_t *spare, uint32_t x, uint32_t y)
+/* Sort key of edge e: spare copies (saturated at 32 bits) high, ties to
+ * the lower edge; larger first. */
+static uint64_t spare_key(const un_t *s, uint32_t e)
 {
-    return spare[x] != spare[y] ? spare[x] > spare[y] : x < y;
+    uint64_t sp = s->spare[e] > UINT32_MAX ? UINT32_MAX : s->spare[e];
+    return sp << 32 | (UINT32_MAX - e);
 }
 
-/* Sorts s->order[0..m) by spare copies, most first, ties to the lower
- * edge (insertion sort: m is small and the order changes little). */
+static int cmp_u64_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x < y) - (x > y);
+}
+
+/* s->order[0..m): the edges by spare_key, largest first. */
 static void order_by_spare(un_t *s)
 {
-    for (uint32_t i = 1; i < s->m; i++) {
-        uint32_t x = s->order[i], j = i;
-        while (j > 0 && spare_before(s->spare, x, s->order[j - 1])) {
-            s->order[j] = s->order[j - 1];
-            j--;
+    for (uint32_t e = 0; e < s->m; e++) {
+        s->keys[e] = spare_key(s, e);
+    }
+    qsort(s->keys, s->m, sizeof(*s->keys), cmp_u64_desc);
+    for (uint32_t i = 0; i < s->m; i++) {
+        s->order[i] = UINT32_MAX - (uint32_t) s->keys[i];
+    }
+}
+
+/* The order again after forest f took one copy of each of its edges:
+ * those keep their relative order, and so do the others, so one merge
+ * of the two runs restores it. */
+static void reorder_after(un_t *s, uint32_t f)
+{
+    uint32_t n = s->n, m = s->m, nrest = 0, ntook = 0;
+    uint32_t *rest = s->queue, *took = s->queue + m;
+    const uint32_t *fe = &s->fe[(size_t) f * (n - 1)];
+    uint8_t *mark = (uint8_t *) s->keys;
+    memset(mark, 0, m);
+    for (uint32_t i = 0; i < s->fcount[f]; i++) {
+        mark[fe[i]] = 1;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t e = s->order[i];
+        if (mark[e]) {
+            took[ntook++] = e;
+        } else {
+            rest[nrest++] = e;
         }
-        s->order[j] = x;
+    }
+    for (uint32_t i = 0, a = 0, b = 0; i < m; i++) {
+        s->order[i] = b == ntook || (a < nrest && spare_key(s, rest[a]) > spare_key(s, took[b]))
+                          ? rest[a++]
+                          : took[b++];
     }
 }
 
@@ -265,11 +302,13 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
         /* Uncapped: copies beyond k stay spare, so the closure below
          * joins the ends of an edge that every forest holds. */
         s->spare[e] = mult[e];
-        s->order[e] = e;
     }
     uint64_t placed = 0;
+    order_by_spare(s);
     for (uint32_t f = 0; f < k; f++) {
-        order_by_spare(s);
+        if (f > 0) {
+            reorder_after(s, f - 1);
+        }
         themis_tp_uf_init(s->uf, n);
         s->fcount[f] = 0;
         for (uint32_t i = 0; i < m && s->fcount[f] + 1 < n; i++) {
