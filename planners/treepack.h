@@ -191,10 +191,10 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
  * 3 (n - 1) transfers per unit would exceed THEMIS_XFER_CHECK_MAX. */
 uint32_t themis_tp_units_budget(uint32_t n);
 
-/* What the runtime runs: torus, else cycles, else union within
- * themis_tp_units_budget(n).  Cycles before union: both are optimal
- * where cycles apply, but chains of Hamiltonian cycles schedule better
- * (themis_tp_allreduce_schedule). */
+/* What the runtime runs: torus, else cycles (each where its chains fit
+ * themis_tp_units_budget(n)), else union within that budget.  Cycles
+ * before union: both are optimal where cycles apply, but chains of
+ * Hamiltonian cycles schedule better (themis_tp_allreduce_schedule). */
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
 
