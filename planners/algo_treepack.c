@@ -2,14 +2,15 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Row `treepack` of the algorithm table (algorithm.h): All-Reduce over an
- * optimal fractional packing of spanning trees of the communicator's graph
+ * Row `treepack` of the algorithm table (algorithm.h): All-Reduce over a
+ * packing of spanning trees of the communicator's graph
  * (coll_themis_graph), each tree's share reduced up and broadcast down in
  * pipelined chunks (treepack.h).  The packing is the integer one of
- * themis_tp_solve (torus chains, the exact matroid partition, or on
- * graphs too large for it the best single tree): no LP
- * solver in the component, and every rank computes the same packing and
- * the same schedule from the same graph.  Where it cannot run (no graph
+ * themis_tp_solve (torus or cycle chains, else k disjoint trees of the
+ * L-fold graph within the schedule's unit budget, within a certified
+ * factor of the optimum): no LP solver in the component, and
+ * every rank computes the same packing and the same schedule from the
+ * same graph.  Where it cannot run (no graph
  * of the communicator's size, another collective, links that go one way,
  * failed nodes) Themis runs instead.
  */
@@ -156,8 +157,9 @@ static themis_status_t treepack_build(const themis_algo_input_t *in,
 
 const themis_algorithm_t themis_algorithm_treepack = {
     .name = "treepack",
-    .summary = "all-reduce over an optimal packing of spanning trees of coll_themis_graph, "
-               "reduced up and broadcast down in chunks",
+    .summary = "all-reduce over a packing of spanning trees of coll_themis_graph, within a "
+               "certified factor of the optimum (coll_themis_verbose 1 prints it), reduced up "
+               "and broadcast down in chunks",
     .colls = THEMIS_COLL_BIT(THEMIS_COLL_ALLREDUCE),
     .substitute = "themis",
     .applies = treepack_applies,

@@ -4,9 +4,9 @@
  *
  * Spanning-tree packing without an LP solver (treepack.h): the graph's
  * integer capacities, partitions and their ratios, Lemma 2.1, the two
- * heuristics of the paper, the torus and exact (matroid partition)
- * packings, the multiplicative-weights approximation and the All-Reduce
- * transfer schedule of a packing.
+ * heuristics of the paper, the torus and cycles packings, the runtime's
+ * choice among them and the union packing (treepack_union.c), and the
+ * All-Reduce transfer schedule of a packing.
  */
 #include "treepack.h"
 
@@ -47,13 +47,13 @@ static int frac_less(themis_tp_frac_t a, themis_tp_frac_t b)
 const char *themis_tp_method_name(themis_tp_method_t m)
 {
     static const char *const names[] = {"torus", "exact", "mw", "lp", "mwst", "chains",
-                                        "cycles"};
+                                        "cycles", "union"};
     return (unsigned) m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
 
 /* ------------------------------------------------------------ union-find */
 
-static uint32_t uf_find(uint32_t *uf, uint32_t a)
+uint32_t themis_tp_uf_find(uint32_t *uf, uint32_t a)
 {
     while (uf[a] != a) {
         uf[a] = uf[uf[a]];
@@ -62,10 +62,10 @@ static uint32_t uf_find(uint32_t *uf, uint32_t a)
     return a;
 }
 
-static int uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+int themis_tp_uf_union(uint32_t *uf, uint32_t a, uint32_t b)
 {
-    a = uf_find(uf, a);
-    b = uf_find(uf, b);
+    a = themis_tp_uf_find(uf, a);
+    b = themis_tp_uf_find(uf, b);
     if (a == b) {
         return 0;
     }
@@ -78,7 +78,7 @@ static int uf_union(uint32_t *uf, uint32_t a, uint32_t b)
     return 1;
 }
 
-static void uf_init(uint32_t *uf, uint32_t n)
+void themis_tp_uf_init(uint32_t *uf, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         uf[i] = i;
@@ -104,8 +104,8 @@ void themis_tp_packing_free(themis_tp_packing_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-static themis_status_t packing_alloc(themis_tp_packing_t *p, themis_tp_method_t method,
-                                     uint32_t n, uint32_t ntrees, int with_w)
+themis_status_t themis_tp_packing_alloc(themis_tp_packing_t *p, themis_tp_method_t method,
+                                        uint32_t n, uint32_t ntrees, int with_w)
 {
     memset(p, 0, sizeof(*p));
     p->method = method;
@@ -145,7 +145,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         themis_tp_graph_free(out);
         return THEMIS_ERR_NOMEM;
     }
-    uf_init(uf, g->nnodes);
+    themis_tp_uf_init(uf, g->nnodes);
     uint64_t unit = 0;
     uint32_t comps = g->nnodes;
     for (uint32_t i = 0; i < g->nlinks; i++) {
@@ -165,7 +165,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         out->cap[out->m] = bw;
         out->m++;
         unit = gcd64(unit, bw);
-        comps -= (uint32_t) uf_union(uf, l->src, l->dst);
+        comps -= (uint32_t) themis_tp_uf_union(uf, l->src, l->dst);
     }
     free(uf);
     if (1 != comps) {
@@ -199,15 +199,14 @@ themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint
     return THEMIS_OK;
 }
 
-/* Components of uf as parts numbered by first appearance. */
-static uint32_t label_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
+uint32_t themis_tp_uf_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
 {
     uint32_t np = 0;
     for (uint32_t v = 0; v < n; v++) {
         map[v] = UINT32_MAX;
     }
     for (uint32_t v = 0; v < n; v++) {
-        uint32_t r = uf_find(uf, v);
+        uint32_t r = themis_tp_uf_find(uf, v);
         if (UINT32_MAX == map[r]) {
             map[r] = np++;
         }
@@ -245,13 +244,13 @@ themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, cons
         if (i > 0 && t[i] == t[i - 1]) {
             continue;
         }
-        uf_init(uf, g->n);
+        themis_tp_uf_init(uf, g->n);
         for (uint32_t e = 0; e < g->m; e++) {
             if (y[e] < t[i]) {
-                uf_union(uf, g->u[e], g->v[e]);
+                themis_tp_uf_union(uf, g->u[e], g->v[e]);
             }
         }
-        uint32_t np = label_parts(uf, g->n, cand, map);
+        uint32_t np = themis_tp_uf_parts(uf, g->n, cand, map);
         themis_tp_frac_t r;
         if (THEMIS_OK != themis_tp_partition_ratio(g, cand, np, &r)) {
             continue;
@@ -294,10 +293,10 @@ static void kruskal(const themis_tp_graph_t *g, const uint32_t *order, uint32_t 
                     uint32_t *tree)
 {
     uint32_t k = 0;
-    uf_init(uf, g->n);
+    themis_tp_uf_init(uf, g->n);
     for (uint32_t i = 0; i < g->m && k + 1 < g->n; i++) {
         uint32_t e = order[i];
-        if (uf_union(uf, g->u[e], g->v[e])) {
+        if (themis_tp_uf_union(uf, g->u[e], g->v[e])) {
             tree[k++] = e;
         }
     }
@@ -320,7 +319,7 @@ themis_status_t themis_tp_bounds(const themis_tp_graph_t *g, themis_tp_bounds_t 
         mincap = g->cap[e] < mincap ? g->cap[e] : mincap;
         sum += g->cap[e];
     }
-    st = packing_alloc(mwst, THEMIS_TP_SINGLE, g->n, 1, 1);
+    st = themis_tp_packing_alloc(mwst, THEMIS_TP_SINGLE, g->n, 1, 1);
     if (THEMIS_OK != st) {
         goto out;
     }
@@ -525,7 +524,7 @@ themis_status_t themis_tp_rotated_chains(const themis_tp_graph_t *g, themis_tp_p
     uint64_t thr = widest_ham_cycle(&d, g->cap, scratch, HAM_DFS_BUDGET);
     st = THEMIS_ERR_UNSUPPORTED;
     if (0 != thr) {
-        st = packing_alloc(out, THEMIS_TP_CHAINS, n, n, 1);
+        st = themis_tp_packing_alloc(out, THEMIS_TP_CHAINS, n, n, 1);
     }
     if (0 != thr && THEMIS_OK == st) {
         uint64_t bott = UINT64_MAX;
@@ -605,7 +604,7 @@ themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t
         memcpy(&cedges[(size_t) nc * n], d.pedge, n * sizeof(*cedges));
         cw[nc++] = bott;
     }
-    st = packing_alloc(out, THEMIS_TP_CYCLES, n, nc * n, 1);
+    st = themis_tp_packing_alloc(out, THEMIS_TP_CYCLES, n, nc * n, 1);
     if (THEMIS_OK != st) {
         goto out;
     }
@@ -646,13 +645,13 @@ static themis_status_t certify(const themis_tp_graph_t *g, themis_tp_packing_t *
     }
     /* Edges a packing leaves unsaturated cannot cross an optimal
      * partition: their components are the candidate. */
-    uf_init(uf, g->n);
+    themis_tp_uf_init(uf, g->n);
     for (uint32_t e = 0; e < g->m && NULL != saturated; e++) {
         if (!saturated[e]) {
-            uf_union(uf, g->u[e], g->v[e]);
+            themis_tp_uf_union(uf, g->u[e], g->v[e]);
         }
     }
-    p->nparts = label_parts(uf, g->n, p->part, map);
+    p->nparts = themis_tp_uf_parts(uf, g->n, p->part, map);
     free(uf);
     free(map);
     themis_tp_frac_t r;
@@ -786,7 +785,7 @@ themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t 
     uint32_t *first = NULL, *adj = NULL;
     st = csr(g, &first, &adj);
     if (THEMIS_OK == st) {
-        st = packing_alloc(out, THEMIS_TP_TORUS, n, 2 * n, 1);
+        st = themis_tp_packing_alloc(out, THEMIS_TP_TORUS, n, 2 * n, 1);
     }
     uint8_t *sat = calloc((size_t) g->m + 1, 1);
     if (THEMIS_OK == st && NULL == sat) {
@@ -824,327 +823,7 @@ themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t 
     return st;
 }
 
-/* ------------------------------------------------------------ exact */
-
-/* Matroid partition into k forests over edge copies (elements). */
-typedef struct {
-    const themis_tp_graph_t *g;
-    uint32_t nel, k;
-    uint32_t *el_edge;        /* [nel] */
-    int32_t *forest;          /* [nel] -1: in none */
-    /* Per forest, rebuilt before each search: parent node, element to
-     * the parent, depth and root of every node. */
-    uint32_t *par, *par_el, *depth, *root;     /* [k * n] */
-    uint32_t *first, *adj;    /* per forest adjacency scratch */
-    uint32_t *queue, *lab_prev, *lab_forest;   /* [nel] */
-    uint8_t *visited;
-    uint32_t *path;           /* [n] */
-} mp_t;
-
-static void mp_rebuild(mp_t *s)
-{
-    uint32_t n = s->g->n;
-    for (uint32_t f = 0; f < s->k; f++) {
-        uint32_t *par = &s->par[(size_t) f * n], *pel = &s->par_el[(size_t) f * n];
-        uint32_t *dep = &s->depth[(size_t) f * n], *root = &s->root[(size_t) f * n];
-        /* CSR of forest f's elements. */
-        memset(s->first, 0, (n + 1) * sizeof(*s->first));
-        for (uint32_t x = 0; x < s->nel; x++) {
-            if ((int32_t) f == s->forest[x]) {
-                uint32_t e = s->el_edge[x];
-                s->first[s->g->u[e] + 1]++;
-                s->first[s->g->v[e] + 1]++;
-            }
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            s->first[v + 1] += s->first[v];
-        }
-        memcpy(s->path, s->first, n * sizeof(*s->path));
-        for (uint32_t x = 0; x < s->nel; x++) {
-            if ((int32_t) f == s->forest[x]) {
-                uint32_t e = s->el_edge[x];
-                s->adj[s->path[s->g->u[e]]++] = x;
-                s->adj[s->path[s->g->v[e]]++] = x;
-            }
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            root[v] = UINT32_MAX;
-        }
-        for (uint32_t r = 0; r < n; r++) {
-            if (UINT32_MAX != root[r]) {
-                continue;
-            }
-            /* Breadth-first from r; the queue is path[]. */
-            uint32_t head = 0, tail = 0;
-            root[r] = r;
-            par[r] = UINT32_MAX;
-            dep[r] = 0;
-            s->path[tail++] = r;
-            while (head < tail) {
-                uint32_t a = s->path[head++];
-                for (uint32_t i = s->first[a]; i < s->first[a + 1]; i++) {
-                    uint32_t x = s->adj[i], e = s->el_edge[x];
-                    uint32_t b = s->g->u[e] == a ? s->g->v[e] : s->g->u[e];
-                    if (UINT32_MAX == root[b]) {
-                        root[b] = r;
-                        par[b] = a;
-                        pel[b] = x;
-                        dep[b] = dep[a] + 1;
-                        s->path[tail++] = b;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/* Insert element s0 by a shortest augmenting path; 1 on success. */
-static int mp_insert(mp_t *s, uint32_t s0)
-{
-    uint32_t n = s->g->n, head = 0, tail = 0;
-    mp_rebuild(s);
-    memset(s->visited, 0, s->nel);
-    s->visited[s0] = 1;
-    s->queue[tail++] = s0;
-    while (head < tail) {
-        uint32_t x = s->queue[head++], e = s->el_edge[x];
-        for (uint32_t f = 0; f < s->k; f++) {
-            if ((int32_t) f == s->forest[x]) {
-                continue;
-            }
-            const uint32_t *root = &s->root[(size_t) f * n];
-            uint32_t a = s->g->u[e], b = s->g->v[e];
-            if (root[a] != root[b]) {
-                /* x joins f; each element along the labels takes the
-                 * place of the one it displaced. */
-                uint32_t cur = x, into = f;
-                for (;;) {
-                    uint32_t was = (uint32_t) s->forest[cur];
-                    s->forest[cur] = (int32_t) into;
-                    if (cur == s0) {
-                        return 1;
-                    }
-                    into = was;
-                    cur = s->lab_prev[cur];
-                }
-            }
-            const uint32_t *par = &s->par[(size_t) f * n], *pel = &s->par_el[(size_t) f * n];
-            const uint32_t *dep = &s->depth[(size_t) f * n];
-            while (a != b) {
-                uint32_t *up = dep[a] >= dep[b] ? &a : &b;
-                uint32_t y = pel[*up];
-                if (!s->visited[y]) {
-                    s->visited[y] = 1;
-                    s->lab_prev[y] = x;
-                    s->lab_forest[y] = f;
-                    s->queue[tail++] = y;
-                }
-                *up = par[*up];
-            }
-        }
-    }
-    return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return (x > y) - (x < y);
-}
-
-int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len)
-{
-    uint32_t rows, cols;
-    if (g->n < 2) {
-        snprintf(why, len, "one node: nothing to aggregate");
-        return 0;
-    }
-    if (torus_shape(g, &rows, &cols)) {
-        return 1;
-    }
-    uint64_t sum = 0;
-    for (uint32_t e = 0; e < g->m; e++) {
-        sum += g->cap[e];
-    }
-    if (sum > THEMIS_TP_EXACT_MAX_ELEMS / (g->n - 1)) {
-        snprintf(why, len,
-                 "the exact packing needs (n-1) x capacities = %llu edge copies, more than %u, "
-                 "and the graph is no 2-D torus",
-                 (unsigned long long) ((g->n - 1) * sum), THEMIS_TP_EXACT_MAX_ELEMS);
-        return 0;
-    }
-    return 1;
-}
-
-themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
-                                size_t len)
-{
-    uint32_t n = g->n;
-    uint64_t sum = 0;
-    memset(out, 0, sizeof(*out));
-    for (uint32_t e = 0; e < g->m; e++) {
-        sum += g->cap[e];
-    }
-    if (n < 2 || sum > THEMIS_TP_EXACT_MAX_ELEMS / (n - 1)) {
-        snprintf(why, len, "the exact packing takes 2 to %u nodes and at most %u edge copies",
-                 THEMIS_TP_MAX_NODES, THEMIS_TP_EXACT_MAX_ELEMS);
-        return THEMIS_ERR_UNSUPPORTED;
-    }
-    uint32_t maxel = (uint32_t) ((n - 1) * sum), maxk = maxel / (n - 1);
-    mp_t s = {.g = g};
-    s.el_edge = malloc((size_t) maxel * sizeof(*s.el_edge));
-    s.forest = malloc((size_t) maxel * sizeof(*s.forest));
-    int32_t *backup = malloc((size_t) maxel * sizeof(*backup));
-    int32_t *best = malloc((size_t) maxel * sizeof(*best));
-    s.par = malloc((size_t) maxk * n * sizeof(*s.par));
-    s.par_el = malloc((size_t) maxk * n * sizeof(*s.par_el));
-    s.depth = malloc((size_t) maxk * n * sizeof(*s.depth));
-    s.root = malloc((size_t) maxk * n * sizeof(*s.root));
-    s.first = malloc(((size_t) n + 1) * sizeof(*s.first));
-    s.adj = malloc(2 * (size_t) n * sizeof(*s.adj));
-    s.queue = malloc((size_t) maxel * sizeof(*s.queue));
-    s.lab_prev = malloc((size_t) maxel * sizeof(*s.lab_prev));
-    s.lab_forest = malloc((size_t) maxel * sizeof(*s.lab_forest));
-    s.visited = malloc(maxel);
-    s.path = malloc((size_t) n * sizeof(*s.path));
-    uint8_t *failed = malloc((size_t) g->m + 1);
-    themis_status_t st = THEMIS_ERR_NOMEM;
-    uint32_t best_k = 0, best_q = 1;
-    if (NULL == s.el_edge || NULL == s.forest || NULL == backup || NULL == best || NULL == s.par
-        || NULL == s.par_el || NULL == s.depth || NULL == s.root || NULL == s.first
-        || NULL == s.adj || NULL == s.queue || NULL == s.lab_prev || NULL == s.lab_forest
-        || NULL == s.visited || NULL == s.path || NULL == failed) {
-        goto out;
-    }
-    for (uint32_t q = 1; q < n; q++) {
-        /* Capacities times q, as copies of each edge. */
-        s.nel = 0;
-        for (uint32_t e = 0; e < g->m; e++) {
-            for (uint64_t c = 0; c < q * g->cap[e]; c++) {
-                s.el_edge[s.nel++] = e;
-            }
-        }
-        for (uint32_t x = 0; x < s.nel; x++) {
-            s.forest[x] = -1;
-        }
-        uint32_t k = 0, assigned = 0;
-        /* One more forest while they can all span; a copy that cannot go
-         * in cannot later in the same round (the union's closure only
-         * grows), nor can its twins. */
-        while ((k + 1) * (n - 1) <= s.nel) {
-            uint32_t before = assigned;
-            memcpy(backup, s.forest, s.nel * sizeof(*backup));
-            memset(failed, 0, g->m);
-            s.k = k + 1;
-            for (uint32_t x = 0; x < s.nel && assigned < s.k * (n - 1); x++) {
-                if (s.forest[x] >= 0 || failed[s.el_edge[x]]) {
-                    continue;
-                }
-                if (mp_insert(&s, x)) {
-                    assigned++;
-                } else {
-                    failed[s.el_edge[x]] = 1;
-                }
-            }
-            if (assigned < s.k * (n - 1)) {
-                memcpy(s.forest, backup, s.nel * sizeof(*backup));
-                assigned = before;
-                break;
-            }
-            k = s.k;
-        }
-        if ((uint64_t) k * best_q > (uint64_t) best_k * q) {
-            best_k = k;
-            best_q = q;
-            memcpy(best, s.forest, s.nel * sizeof(*best));
-        }
-    }
-    if (0 == best_k) {
-        snprintf(why, len, "no spanning tree");
-        st = THEMIS_ERR_UNSUPPORTED;
-        goto out;
-    }
-    /* Rebuild the best q's elements to read its forests. */
-    s.nel = 0;
-    for (uint32_t e = 0; e < g->m; e++) {
-        for (uint64_t c = 0; c < best_q * g->cap[e]; c++) {
-            s.el_edge[s.nel++] = e;
-        }
-    }
-    st = packing_alloc(out, THEMIS_TP_EXACT, n, best_k, 1);
-    if (THEMIS_OK != st) {
-        goto out;
-    }
-    uint32_t nt = 0;
-    uint32_t *tmp = s.path;
-    for (uint32_t f = 0; f < best_k; f++) {
-        uint32_t k = 0;
-        for (uint32_t x = 0; x < s.nel; x++) {
-            if ((int32_t) f == best[x]) {
-                tmp[k++] = s.el_edge[x];
-            }
-        }
-        qsort(tmp, k, sizeof(*tmp), cmp_u32);
-        /* Identical trees become one of the summed weight. */
-        uint32_t t = 0;
-        while (t < nt && 0 != memcmp(&out->edges[(size_t) t * (n - 1)], tmp,
-                                     (n - 1) * sizeof(*tmp))) {
-            t++;
-        }
-        if (t == nt) {
-            memcpy(&out->edges[(size_t) nt * (n - 1)], tmp, (n - 1) * sizeof(*tmp));
-            nt++;
-        }
-        out->w[t]++;
-    }
-    out->ntrees = nt;
-    out->q = best_q;
-    for (uint32_t t = 0; t < nt; t++) {
-        out->x[t] = (double) out->w[t] / best_q;
-    }
-    out->exact = 1;
-    out->value = themis_tp_frac(best_k, best_q);
-    out->value_f = (double) best_k / best_q;
-    /* Saturated edges: load w = q cap. */
-    uint64_t *load = calloc((size_t) g->m + 1, sizeof(*load));
-    uint8_t *sat = calloc((size_t) g->m + 1, 1);
-    if (NULL == load || NULL == sat) {
-        free(load);
-        free(sat);
-        themis_tp_packing_free(out);
-        st = THEMIS_ERR_NOMEM;
-        goto out;
-    }
-    for (uint32_t t = 0; t < nt; t++) {
-        for (uint32_t i = 0; i + 1 < n; i++) {
-            load[out->edges[(size_t) t * (n - 1) + i]] += out->w[t];
-        }
-    }
-    for (uint32_t e = 0; e < g->m; e++) {
-        sat[e] = load[e] == best_q * g->cap[e];
-    }
-    st = certify(g, out, sat);
-    free(load);
-    free(sat);
-out:
-    free(s.el_edge);
-    free(s.forest);
-    free(backup);
-    free(best);
-    free(s.par);
-    free(s.par_el);
-    free(s.depth);
-    free(s.root);
-    free(s.first);
-    free(s.adj);
-    free(s.queue);
-    free(s.lab_prev);
-    free(s.lab_forest);
-    free(s.visited);
-    free(s.path);
-    free(failed);
-    return st;
-}
+static uint64_t weight_sum(const themis_tp_packing_t *p);
 
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len)
@@ -1154,30 +833,24 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
         snprintf(why, len, "one node: nothing to aggregate");
         return THEMIS_ERR_UNSUPPORTED;
     }
+    /* Chains only where the schedule affords a unit per chain and
+     * weight (a 64-node torus' 128 chains do not fit). */
+    uint32_t budget = themis_tp_units_budget(g->n);
     if (torus_shape(g, &rows, &cols)) {
         themis_status_t st = themis_tp_torus(g, out, why, len);
-        if (THEMIS_ERR_UNSUPPORTED != st) {
+        if (THEMIS_OK == st && weight_sum(out) > budget) {
+            themis_tp_packing_free(out);
+        } else if (THEMIS_ERR_UNSUPPORTED != st) {
             return st;
         }
     }
     themis_status_t cst = themis_tp_cycles(g, out, why, len);
-    if (THEMIS_ERR_UNSUPPORTED != cst) {
+    if (THEMIS_OK == cst && weight_sum(out) > budget) {
+        themis_tp_packing_free(out);
+    } else if (THEMIS_ERR_UNSUPPORTED != cst) {
         return cst;
     }
-    if (themis_tp_solvable(g, why, len)) {
-        return themis_tp_exact(g, out, why, len);
-    }
-    /* Too large for the exact method: the best single tree, which Lemma
-     * 2.1 bounds, rather than nothing. */
-    themis_tp_bounds_t b;
-    themis_status_t st = themis_tp_bounds(g, &b, out);
-    if (THEMIS_OK == st) {
-        out->q = 1;
-        out->w[0] = 1;
-        out->bound = out->value;
-        out->bound_f = out->value_f;
-    }
-    return st;
+    return themis_tp_union(g, budget, out, why, len);
 }
 
 /* ------------------------------------------------------------ schedule */
@@ -1191,12 +864,40 @@ static uint64_t weight_gcd(const themis_tp_packing_t *p)
     return 0 == g ? 1 : g;
 }
 
-uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
+/* Units (of 3 (n - 1) transfers each) a checked schedule affords. */
+static uint32_t schedule_fit(uint32_t n)
+{
+    if (n < 2 || 3 * (uint64_t) (n - 1) + n > THEMIS_XFER_CHECK_MAX) {
+        return 1;
+    }
+    return (THEMIS_XFER_CHECK_MAX - n) / (3 * (n - 1));
+}
+
+uint32_t themis_tp_units_budget(uint32_t n)
+{
+    uint32_t fit = schedule_fit(n);
+    return fit < THEMIS_TP_UNITS_MAX ? fit : THEMIS_TP_UNITS_MAX;
+}
+
+/* The schedule's units at one chunk per weight: sum_t w_t / gcd. */
+static uint64_t weight_sum(const themis_tp_packing_t *p)
 {
     uint64_t gw = weight_gcd(p), sum = 0;
     for (uint32_t t = 0; t < p->ntrees; t++) {
         sum += p->w[t] / gw;
     }
+    return sum;
+}
+
+uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
+{
+    uint64_t sum = weight_sum(p);
+    /* No more units than a checked schedule affords. */
+    uint32_t fit = schedule_fit(p->n);
+    if (2 * sum > fit) {
+        return 1;
+    }
+    target = target > fit ? fit : target;
     /* Even: a chain's chunks then go up it from both ends equally. */
     return 0 == sum || 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
 }

@@ -21,8 +21,9 @@
  * a tree, broadcast comes down it.  Failed nodes are not supported (every
  * rank must get the result); a disconnected graph has no spanning tree.
  *
- * Methods (this file: integer and deterministic, no GLPK, so the
- * component runs them; treepack_lp.c in libthemis_bound: the LP):
+ * Methods (treepack.c and treepack_union.c: integer and deterministic,
+ * no GLPK, so the component runs them; treepack_lp.c in libthemis_bound:
+ * the LP):
  *   torus     a 2-D torus (rows, cols >= 3, equal capacities) splits into
  *             two edge-disjoint Hamiltonian cycles (hamiltonian.h); each
  *             cycle minus one edge is a chain, 2n chains of x = cap/(n-1)
@@ -37,13 +38,21 @@
  *             certified.  p3.16xlarge: the dual-NVLink cycle (c = 2) and
  *             the single one (c = 1).  Unsupported when the greedy search
  *             finds no full decomposition (a bounded number of steps).
- *   exact     matroid partition (Edmonds): with every capacity scaled by
- *             q, the most edge-disjoint spanning trees is k_q =
- *             floor(q * strength) (Nash-Williams), found by shortest
- *             augmenting paths; strength = max_q k_q / q over
- *             q = 1 .. n-1 (its denominator is some |P| - 1 <= n - 1);
- *             ties to the smaller q.  Exact, integer; limited to
- *             THEMIS_TP_EXACT_MAX_ELEMS edge copies per q.
+ *   union     (treepack_union.c) k edge-disjoint spanning trees of the
+ *             graph with every capacity times L, by matroid union
+ *             (Edmonds' augmenting paths): value k / L.  Nash-Williams:
+ *             they exist exactly when k <= floor(L x strength), and where
+ *             they do not the search ends on a partition of ratio below
+ *             k / L.  The solver alternates (L, k) - the best under the
+ *             bound and within a budget of k trees (the schedule's units)
+ *             - with the partitions that lower the bound, until the
+ *             packing is within 0.5 % of the bound (more trees would cost
+ *             units for less) or nothing in the budget is better: within
+ *             1 / k of the optimum when a few rounds settle it, the
+ *             bound is always a partition's (certified).
+ *   exact     union with a budget large enough to reach the bound (the
+ *             optimum's numerator is at most THEMIS_TP_EXACT_MAX_ELEMS /
+ *             (n - 1)); unsupported where it is not reached.
  *   mw        Garg-Koenemann multiplicative weights (doubles, in
  *             treepack_lp.c): an approximate packing with its gap to the
  *             dual bound; for reports only, never feeds a schedule.
@@ -55,10 +64,14 @@
 #include "transfer.h"
 
 #define THEMIS_TP_MAX_NODES 4096u
-/* Edge copies (q x sum of capacities) the exact method handles per q:
- * p3.16xlarge needs 7 x 24 = 168 (about 2 ms), a 4x4 mesh 15 x 24 = 360
- * (about 25 ms); a 3x3x3 torus' 2106 took 5 s, too long for a call. */
-#define THEMIS_TP_EXACT_MAX_ELEMS 512u
+/* Tree edges (trees x (n - 1)) the exact method may use: p3.16xlarge
+ * needs 24 x 7, a 4x4 mesh 8 x 15. */
+#define THEMIS_TP_EXACT_MAX_ELEMS 8192u
+/* Trees (units) the runtime's union packing uses at most: more cost
+ * chunks, fewer cost accuracy (it loses up to 1 / k: floor(L x
+ * strength) / (L x strength)).  A checked schedule affords fewer from 22
+ * ranks on (86 at 64: themis_tp_units_budget). */
+#define THEMIS_TP_UNITS_MAX 256u
 
 /* An undirected graph with integer capacities. */
 typedef struct {
@@ -80,7 +93,8 @@ typedef enum {
     THEMIS_TP_LP = 3,
     THEMIS_TP_SINGLE = 4,     /* the best single tree (MWST) */
     THEMIS_TP_CHAINS = 5,     /* the paper's rotated chains */
-    THEMIS_TP_CYCLES = 6      /* edge-disjoint Hamiltonian cycles */
+    THEMIS_TP_CYCLES = 6,     /* edge-disjoint Hamiltonian cycles */
+    THEMIS_TP_UNION = 7       /* k disjoint trees of the L-fold graph */
 } themis_tp_method_t;
 
 /* A packing: tree t has edges edges[t * (n - 1) ..] and carries
@@ -103,13 +117,26 @@ typedef struct {
     double bound_f;
     uint32_t *part;           /* [n] the certificate partition, or NULL */
     uint32_t nparts;
-    uint32_t iterations;      /* LP: pricing rounds; MW: trees added */
+    uint32_t iterations;      /* LP: pricing rounds; MW: trees added; union: rounds */
 } themis_tp_packing_t;
 
 themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t *out,
                                      char *why, size_t len);
 void themis_tp_graph_free(themis_tp_graph_t *g);
 void themis_tp_packing_free(themis_tp_packing_t *p);
+/* An empty packing of ntrees trees (w when with_w), zeroed. */
+themis_status_t themis_tp_packing_alloc(themis_tp_packing_t *p, themis_tp_method_t method,
+                                        uint32_t n, uint32_t ntrees, int with_w);
+
+/* Union-find over nodes (path halving): find, union (1 when a and b
+ * were apart; the smaller root survives, so components are named by
+ * their least node) and init (every node alone). */
+uint32_t themis_tp_uf_find(uint32_t *uf, uint32_t a);
+int themis_tp_uf_union(uint32_t *uf, uint32_t a, uint32_t b);
+void themis_tp_uf_init(uint32_t *uf, uint32_t n);
+/* The components of uf as parts 0.. in order of their first node into
+ * part[0..n) (map: scratch of n); returns how many. */
+uint32_t themis_tp_uf_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map);
 
 /* cap(crossing edges) / (nparts - 1) for part[0..n) in 0..nparts-1;
  * THEMIS_ERR_INVALID for fewer than 2 parts. */
@@ -152,16 +179,24 @@ themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t 
 themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t *out,
                                  char *why, size_t len);
 
-/* What the runtime runs: torus, else cycles, else exact, else (too many edge copies)
- * the best single tree (method SINGLE, not optimal; not exact either:
- * bound = value).  Cycles before exact: both are optimal, but the
- * exact partition's trees are irregular (22 on p3.16xlarge) and schedule
- * worse than chains (themis_tp_allreduce_schedule).  themis_tp_solvable:
- * whether torus or exact applies
- * (why not), without solving. */
+/* The union packing (treepack_union.c, above) with at most max_units
+ * trees counted with their weights: value = k / L exactly (q = L, each
+ * tree's w its copies), bound the least partition ratio met (the best
+ * node cut and all singletons first), part that partition, iterations
+ * the (L, k) rounds.  Capacities whose strength exceeds max_units count
+ * in units of d (rounded down; w then counts d per copy). */
+themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
+                                themis_tp_packing_t *out, char *why, size_t len);
+/* Units a schedule of n ranks affords: THEMIS_TP_UNITS_MAX, fewer where
+ * 3 (n - 1) transfers per unit would exceed THEMIS_XFER_CHECK_MAX. */
+uint32_t themis_tp_units_budget(uint32_t n);
+
+/* What the runtime runs: torus, else cycles (each where its chains fit
+ * themis_tp_units_budget(n)), else union within that budget.  Cycles
+ * before union: both are optimal where cycles apply, but chains of
+ * Hamiltonian cycles schedule better (themis_tp_allreduce_schedule). */
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
-int themis_tp_solvable(const themis_tp_graph_t *g, char *why, size_t len);
 
 /*
  * The All-Reduce transfer schedule of an integer packing (w, q): the
@@ -191,18 +226,22 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                              const themis_tp_packing_t *p,
                                              uint32_t chunks_per_weight, themis_xfer_sched_t *s,
                                              char *why, size_t len);
-/* chunks_per_weight for about `target` units: even (a chain's chunks
- * alternate between its two ends), at least 2. */
+/* chunks_per_weight for about `target` units, at most what a checked
+ * schedule affords: even (a chain's chunks alternate between its two
+ * ends), at least 2; 1 when 2 would not fit. */
 uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
 
 /* GLPK column generation (treepack_lp.c, libthemis_bound): the LP of the
  * header, pricing by a minimum spanning tree under the duals, started
- * from the MWST; the certificate from the final duals
+ * from the MWST and the trees of seed (may be NULL; a good seed saves
+ * rounds, the optimum does not depend on it); the certificate from the
+ * final duals
  * (themis_tp_partition_from_prices).  exact when the partition's ratio
  * matches the LP value to 1e-9 relative: value = bound = that ratio.
  * THEMIS_ERR_UNSUPPORTED after max_rounds pricing rounds. */
 themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
-                             themis_tp_packing_t *out, char *why, size_t len);
+                             const themis_tp_packing_t *seed, themis_tp_packing_t *out, char *why,
+                             size_t len);
 
 /* Multiplicative weights (treepack_lp.c, libthemis_bound): at most
  * max_iters trees; value_f the packing scaled to fit, bound_f the least

@@ -83,7 +83,8 @@ static int add_column(glp_prob *lp, const themis_tp_graph_t *g, const uint32_t *
 }
 
 themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
-                             themis_tp_packing_t *out, char *why, size_t len)
+                             const themis_tp_packing_t *seed, themis_tp_packing_t *out, char *why,
+                             size_t len)
 {
     uint32_t n = g->n, m = g->m;
     memset(out, 0, sizeof(*out));
@@ -91,7 +92,7 @@ themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
         snprintf(why, len, "needs 2 or more nodes");
         return THEMIS_ERR_INVALID;
     }
-    size_t cap_cols = 64;
+    size_t cap_cols = 64 + (NULL != seed ? seed->ntrees : 0);
     uint32_t *cols = malloc(cap_cols * (n - 1) * sizeof(*cols));
     uint32_t *order = malloc((size_t) m * sizeof(*order)), *uf = malloc((size_t) n * sizeof(*uf));
     double *y = calloc(m, sizeof(*y)), *val = malloc((size_t) n * sizeof(*val));
@@ -119,6 +120,14 @@ themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
     add_column(lp, g, tree, ind, val);
     memcpy(cols, tree, (n - 1) * sizeof(*cols));
     ncols = 1;
+    /* The seed's trees as columns too: pricing still proves optimality
+     * over all trees, it only starts nearer. */
+    for (uint32_t t = 0; NULL != seed && seed->n == n && t < seed->ntrees; t++) {
+        add_column(lp, g, &seed->edges[(size_t) t * (n - 1)], ind, val);
+        memcpy(&cols[(size_t) ncols * (n - 1)], &seed->edges[(size_t) t * (n - 1)],
+               (n - 1) * sizeof(*cols));
+        ncols++;
+    }
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;

@@ -5,8 +5,9 @@
  * `themis-plan treepack --graph SPEC|FILE [--method M] [--bytes S]
  *  [--trees N]`: the optimal spanning-tree packing of a graph
  * (planners/treepack.h): C(G) as an exact fraction, the trees with their
- * shares, the certificate partition, Lemma 2.1's bounds and the paper's
- * two heuristics with the optimum's gain over each.  --bytes: the
+ * shares, the certificate partition, the runtime's packing with its C
+ * beside C(G) and their ratio, Lemma 2.1's bounds and the paper's two
+ * heuristics with the optimum's gain over each.  --bytes: the
  * runtime's transfer schedule through the link simulator.
  */
 #include "themis_build_config.h"
@@ -48,25 +49,28 @@ static void print_tree(const themis_tp_graph_t *g, const uint32_t *edges)
     printf("%s\n", g->n - 1 > TREE_MAX_EDGES_SHOWN ? " .." : "");
 }
 
-/* C = 1 / value. */
+/* C = 1 / value: C(G) where the packing meets its bound (optimal). */
 static void print_packing(const char *label, const themis_tp_graph_t *g,
                           const themis_tp_packing_t *p, double ms, uint32_t show)
 {
-    if (THEMIS_TP_SINGLE == p->method) {
-        printf("%s: C(T)=%" PRIu64 "/%" PRIu64 " (one tree: the graph is too large for the "
-               "exact method) ms=%.3f\n", label, p->value.den, p->value.num, ms);
-        return;
-    }
     if (p->exact) {
-        printf("%s: C(G)=%" PRIu64 "/%" PRIu64 " (%.6f) strength=%" PRIu64 "/%" PRIu64
+        int optimal = p->bound_exact && p->bound.num == p->value.num
+                      && p->bound.den == p->value.den;
+        printf("%s: %s=%" PRIu64 "/%" PRIu64 " (%.6f) strength%s%" PRIu64 "/%" PRIu64
                " trees=%u ms=%.3f",
-               label, p->value.den, p->value.num, (double) p->value.den / p->value.num,
-               p->value.num, p->value.den, p->ntrees, ms);
+               label, optimal ? "C(G)" : "C", p->value.den, p->value.num,
+               (double) p->value.den / p->value.num, optimal ? "=" : ">=", p->value.num,
+               p->value.den, p->ntrees, ms);
+        if (!optimal && p->bound_exact) {
+            printf(" bound C>=%" PRIu64 "/%" PRIu64 " (ratio<=%.4f)", p->bound.den,
+                   p->bound.num,
+                   (double) p->bound.num * p->value.den / ((double) p->bound.den * p->value.num));
+        }
     } else {
         printf("%s: C=%.6f strength>=%.6f trees=%u ms=%.3f", label, 1.0 / p->value_f,
                p->value_f, p->ntrees, ms);
     }
-    if (THEMIS_TP_LP == p->method || THEMIS_TP_MW == p->method) {
+    if (THEMIS_TP_LP == p->method || THEMIS_TP_MW == p->method || THEMIS_TP_UNION == p->method) {
         printf(" rounds=%u", p->iterations);
     }
     if (THEMIS_TP_MW == p->method) {
@@ -128,8 +132,9 @@ int themis_plan_cmd_treepack(int argc, char **argv)
                    "  partition, Lemma 2.1, the best single tree and the rotated chains.\n"
                    "  C is in units of S / B, B the graph's capacity unit (unit=).  auto:\n"
                    "  the LP (up to %u nodes), the runtime's packing (torus, cycles or\n"
-                   "  exact), MW where none applies.  --bytes S: the runtime's All-Reduce\n"
-                   "  schedule of S bytes through the link simulator.\n",
+                   "  union) with its ratio to the LP's C(G), MW where neither applies.\n"
+                   "  --bytes S: the runtime's All-Reduce schedule of S bytes through the\n"
+                   "  link simulator.\n",
                    LP_AUTO_MAX_NODES);
             return 0;
         }
@@ -194,7 +199,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     if (want_lp || (is_auto && g.n <= LP_AUTO_MAX_NODES)) {
         themis_tp_packing_t p;
         double t0 = now_ms();
-        st = themis_tp_lp(&g, LP_MAX_ROUNDS, &p, why, sizeof(why));
+        st = themis_tp_lp(&g, LP_MAX_ROUNDS, NULL, &p, why, sizeof(why));
         double ms = now_ms() - t0;
         if (THEMIS_OK == st) {
             print_packing("lp", &g, &p, ms, show);
@@ -218,13 +223,23 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             char label[32];
             snprintf(label, sizeof(label), "runtime(%s)", themis_tp_method_name(p.method));
             print_packing(label, &g, &p, ms, have_best ? 0 : show);
-            if (!have_best && THEMIS_TP_SINGLE != p.method) {
+            if (!have_best) {
                 print_partition(&p, g.n);
             }
-            if (have_best && best.exact
-                && (best.value.num != p.value.num || best.value.den != p.value.den)) {
-                printf("runtime(%s): differs from the LP optimum\n", themis_tp_method_name(p.method));
-                rc = EXIT_RUNTIME;
+            if (have_best && best.exact) {
+                /* C(runtime) / C(G) = strength / value; a runtime packing
+                 * above the optimum would be a bug in one of the two. */
+                double ratio = (double) best.value.num * p.value.den
+                               / ((double) best.value.den * p.value.num);
+                printf("runtime/lp: C=%" PRIu64 "/%" PRIu64 " beside C(G)=%" PRIu64 "/%" PRIu64
+                       ": ratio %.4f\n", p.value.den, p.value.num, best.value.den,
+                       best.value.num, ratio);
+                if ((unsigned __int128) p.value.num * best.value.den
+                    > (unsigned __int128) best.value.num * p.value.den) {
+                    printf("runtime(%s): above the LP optimum\n",
+                           themis_tp_method_name(p.method));
+                    rc = EXIT_RUNTIME;
+                }
             }
             if (bytes > 0) {
                 themis_xfer_sched_t s;
@@ -251,7 +266,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
             rc = (want_torus || want_exact || want_cycles) ? EXIT_RUNTIME : rc;
         }
     }
-    if (want_mw || (is_auto && (!have_best || THEMIS_TP_SINGLE == best.method))) {
+    if (want_mw || (is_auto && !have_best)) {
         themis_tp_packing_t p;
         double t0 = now_ms();
         st = themis_tp_mw(&g, MW_EPS, MW_MAX_ITERS, &p);

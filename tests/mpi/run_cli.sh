@@ -549,3 +549,18 @@ if [ -z "$bad" ]; then
 else
     fail cli_compare "$bad: $(head -c 400 "$tmp/cmp.out" "$tmp/cmp.err")"
 fi
+
+# --- treepack: the runtime's packing beside the LP's C(G), with the ratio
+# (K12: 6 disjoint trees, the optimum; the old runtime's single tree was
+# 6x) and, where the unit budget stops short (8x8 torus at 64 ranks), the
+# runtime's own certified bound.
+run tp "$plan" treepack --graph fc:12 --trees 0
+run tp2 "$plan" treepack --graph torus2d:8x8 --trees 0
+if [ $rc -eq 0 ] && grep -q '^runtime(union): C(G)=1/6 ' "$tmp/tp.out" \
+   && grep -q '^runtime/lp: C=1/6 beside C(G)=1/6: ratio 1.0000$' "$tmp/tp.out" \
+   && grep -q '^runtime(union): C=32/65 .* bound C>=63/128 (ratio<=1.0002)' "$tmp/tp2.out" \
+   && grep -q '^runtime/lp: C=32/65 beside C(G)=63/128: ratio 1.0002$' "$tmp/tp2.out"; then
+    pass cli_treepack_runtime_vs_lp
+else
+    fail cli_treepack_runtime_vs_lp "rc=$rc: $(grep -h '^runtime' "$tmp/tp.out" "$tmp/tp2.out" | tr '\n' ' ')"
+fi

@@ -5,7 +5,8 @@
 # The treepack row under mpirun (planners/treepack.h, algo_treepack.c):
 # All-Reduce over the optimal spanning-tree packing of coll_themis_graph.
 # np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24)
-# and np 4 on p3.8xlarge: coll_matrix's datatype x op matrix for allreduce with counts
+# and np 4 on p3.8xlarge (union packing: 3 trees), np 6 on a 6-node
+# clique: coll_matrix's datatype x op matrix for allreduce with counts
 # that are multiples of the schedule's 96 units, every call bit-exact and
 # raising coll_themis_allreduce_treepack_calls (and nothing else).  Counts
 # that do not divide into the units (any_counts: primes, powers of two,
@@ -52,6 +53,14 @@ run "p3.8xlarge allreduce tcp" 900 4
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph torus2d:3x3))
 args=(--coll allreduce --algo treepack --count-unit 72 --no-subcomms --level tiny)
 run "torus2d:3x3 allreduce vader" 900 9
+# A 6-node clique: the union packing (3 disjoint trees, the optimum),
+# whose C against its certified bound verbose 1 prints once.
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}" $(graph fc:6) --mca coll_themis_verbose 1)
+args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tiny)
+need=('treepack packs 3 trees \(union\): C 1/3 x S/B, certified C\(G\) >= 1/3, so within 1.0000x')
+run "fc:6 allreduce vader (union packing)" 600 6
+need=()
 
 # Any count: units of uneven size (planners/transfer.h), treepack on every call.
 for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12"; do

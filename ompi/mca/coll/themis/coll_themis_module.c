@@ -19,6 +19,7 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "coll_themis.h"
+#include "treepack.h"
 
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int themis_module_disable(mca_coll_base_module_t *module,
@@ -300,6 +301,32 @@ static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_sha
     return OMPI_SUCCESS;
 }
 
+/* Row treepack's packing of coll_themis_graph against the bound it
+ * certifies (a partition's ratio): what the row's time is within of
+ * C(G), at verbose 1, once per communicator. */
+static void log_packing(ompi_communicator_t *comm)
+{
+    themis_tp_graph_t g;
+    themis_tp_packing_t p;
+    char why[200] = "";
+
+    if (THEMIS_OK != themis_tp_from_graph(&mca_coll_themis_component.graph, &g, why, sizeof(why))) {
+        return;
+    }
+    if (THEMIS_OK == themis_tp_solve(&g, &p, why, sizeof(why))) {
+        opal_output_verbose(1, mca_coll_themis_component.output,
+                            "coll:themis: %s: treepack packs %u trees (%s): C %llu/%llu x S/B, "
+                            "certified C(G) >= %llu/%llu, so within %.4fx of the optimum",
+                            comm->c_name, p.ntrees, themis_tp_method_name(p.method),
+                            (unsigned long long) p.value.den, (unsigned long long) p.value.num,
+                            (unsigned long long) p.bound.den, (unsigned long long) p.bound.num,
+                            (double) p.bound.num * (double) p.value.den
+                                / ((double) p.bound.den * (double) p.value.num));
+        themis_tp_packing_free(&p);
+    }
+    themis_tp_graph_free(&g);
+}
+
 static void dims_list_text(const uint32_t *v, int n, char *buf, size_t len)
 {
     size_t used = 0;
@@ -520,6 +547,10 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                             m->tag_ub, (unsigned long long) m->min_bytes,
                             (unsigned long long) m->min_chunk_bytes,
                             cfg->probe ? " (probed rates)" : "");
+    }
+    if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)
+        && (uint32_t) size == c->graph.nnodes) {
+        log_packing(comm);
     }
     const mca_coll_themis_shape_decl_t *decl = mca_coll_themis_declared_shape((uint64_t) size);
     if (NULL != decl && (opal_output_get_verbosity(c->output) >= 10)) {

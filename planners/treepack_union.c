@@ -1,0 +1,575 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The runtime's integer spanning-tree packing (treepack.h,
+ * themis_tp_union): k edge-disjoint spanning trees of the multigraph that
+ * has L x cap_e copies of every edge, each tree carrying 1 / L capacity
+ * units, so the packing's value is k / L.  Nash-Williams and Tutte: such
+ * trees exist exactly when k <= floor(L x strength), and a matroid union
+ * of k forests (Edmonds' augmenting paths) finds them or, when they do not
+ * exist, a partition whose ratio is below k / L (the components of what
+ * the failed searches reached; Dinkelbach's step for the strength).  The
+ * solver alternates the two: the best (L, k) under the current upper
+ * bound and the unit budget, then either a packing (a new lower bound) or
+ * a partition (a new upper bound), until they meet or the run budget is
+ * spent.  Everything is integer; ties go to the lower edge, forest and L.
+ */
+#include "treepack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rounds of (L, k): each either raises the packing or lowers the bound;
+ * the graphs tried need 1 to 5. */
+#define UNION_MAX_RUNS 24u
+/* Trees of the first rounds; the limit doubles from there. */
+#define UNION_FIRST_TREES 8u
+/* A packing this close to its bound (per mille) ends the search. */
+#define UNION_SETTLE_PERMILLE 5u
+
+/* k forests over the copies of the edges.  An item is a forest slot,
+ * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
+ * being inserted: nslots + e. */
+typedef struct {
+    const themis_tp_graph_t *g;
+    uint32_t n, m, k, nslots;
+    uint64_t *spare;          /* [m] copies in no forest */
+    uint32_t *fe, *fcount;    /* [nslots] slot edges, [k] edges per forest */
+    /* Rooted forests, rebuilt when they change: parent, slot of the edge
+     * to the parent, depth and root of every node. */
+    uint32_t *par, *pslot, *depth, *root;   /* [k * n] */
+    uint32_t *first, *adj, *bfs;            /* [n + 1], [2n], [n] */
+    /* Per forest, nodes joined along labelled edges (Roskind and Tarjan):
+     * a path walk skips what earlier walks labelled.  A component's
+     * representative is its top node, whose edge up is unlabelled. */
+    uint32_t *jump;                         /* [k * n] */
+    uint32_t *lab, *queue, *src;            /* [nslots + m], [m] */
+    uint8_t *dirty;                         /* [k] */
+    uint32_t *uf, *order;                   /* [n], [m] */
+    uint64_t *keys;                         /* [m] */
+} un_t;
+
+static void un_free(un_t *s)
+{
+    free(s->spare);
+    free(s->fe);
+    free(s->fcount);
+    free(s->par);
+    free(s->pslot);
+    free(s->depth);
+    free(s->root);
+    free(s->first);
+    free(s->adj);
+    free(s->bfs);
+    free(s->jump);
+    free(s->lab);
+    free(s->queue);
+    free(s->src);
+    free(s->dirty);
+    free(s->uf);
+    free(s->order);
+    free(s->keys);
+    memset(s, 0, sizeof(*s));
+}
+
+static themis_status_t un_alloc(un_t *s, const themis_tp_graph_t *g, uint32_t kmax)
+{
+    uint32_t n = g->n;
+    size_t kn = (size_t) kmax * n + 1, items = (size_t) kmax * (n - 1) + g->m + 1;
+    memset(s, 0, sizeof(*s));
+    s->g = g;
+    s->n = n;
+    s->m = g->m;
+    s->spare = calloc((size_t) g->m + 1, sizeof(*s->spare));
+    s->fe = calloc(items, sizeof(*s->fe));
+    s->fcount = calloc((size_t) kmax + 1, sizeof(*s->fcount));
+    s->par = calloc(kn, sizeof(*s->par));
+    s->pslot = calloc(kn, sizeof(*s->pslot));
+    s->depth = calloc(kn, sizeof(*s->depth));
+    s->root = calloc(kn, sizeof(*s->root));
+    s->first = calloc((size_t) n + 1, sizeof(*s->first));
+    s->adj = calloc(2 * (size_t) n, sizeof(*s->adj));
+    s->bfs = calloc(n, sizeof(*s->bfs));
+    s->jump = calloc(kn, sizeof(*s->jump));
+    s->lab = calloc(items, sizeof(*s->lab));
+    s->queue = calloc(items, sizeof(*s->queue));
+    s->src = calloc((size_t) g->m + 1, sizeof(*s->src));
+    s->dirty = calloc((size_t) kmax + 1, 1);
+    s->uf = calloc(n, sizeof(*s->uf));
+    s->order = calloc((size_t) g->m + 1, sizeof(*s->order));
+    s->keys = calloc((size_t) g->m + 1, sizeof(*s->keys));
+    if (NULL == s->spare || NULL == s->fe || NULL == s->fcount || NULL == s->par
+        || NULL == s->pslot || NULL == s->depth || NULL == s->root || NULL == s->first
+        || NULL == s->adj || NULL == s->bfs || NULL == s->jump || NULL == s->lab || NULL == s->queue
+        || NULL == s->src || NULL == s->dirty || NULL == s->uf || NULL == s->order || NULL == s->keys) {
+        un_free(s);
+        return THEMIS_ERR_NOMEM;
+    }
+    return THEMIS_OK;
+}
+
+/* Forest f rooted at the least node of each component, breadth first. */
+static void un_rebuild(un_t *s, uint32_t f)
+{
+    const themis_tp_graph_t *g = s->g;
+    uint32_t n = s->n, *fe = &s->fe[(size_t) f * (n - 1)];
+    uint32_t *par = &s->par[(size_t) f * n], *pslot = &s->pslot[(size_t) f * n];
+    uint32_t *dep = &s->depth[(size_t) f * n], *root = &s->root[(size_t) f * n];
+    memset(s->first, 0, (n + 1) * sizeof(*s->first));
+    for (uint32_t i = 0; i < s->fcount[f]; i++) {
+        s->first[g->u[fe[i]] + 1]++;
+        s->first[g->v[fe[i]] + 1]++;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        s->first[v + 1] += s->first[v];
+        root[v] = UINT32_MAX;
+    }
+    memcpy(s->bfs, s->first, n * sizeof(*s->bfs));
+    for (uint32_t i = 0; i < s->fcount[f]; i++) {
+        s->adj[s->bfs[g->u[fe[i]]]++] = i;
+        s->adj[s->bfs[g->v[fe[i]]]++] = i;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        if (UINT32_MAX != root[r]) {
+            continue;
+        }
+        uint32_t head = 0, tail = 0;
+        root[r] = r;
+        par[r] = UINT32_MAX;
+        dep[r] = 0;
+        s->bfs[tail++] = r;
+        while (head < tail) {
+            uint32_t a = s->bfs[head++];
+            for (uint32_t j = s->first[a]; j < s->first[a + 1]; j++) {
+                uint32_t i = s->adj[j], e = fe[i], b = g->u[e] == a ? g->v[e] : g->u[e];
+                if (UINT32_MAX == root[b]) {
+                    root[b] = r;
+                    par[b] = a;
+                    pslot[b] = i;
+                    dep[b] = dep[a] + 1;
+                    s->bfs[tail++] = b;
+                }
+            }
+        }
+    }
+    s->dirty[f] = 0;
+}
+
+static uint32_t item_edge(const un_t *s, uint32_t it)
+{
+    return it < s->nslots ? s->fe[it] : it - s->nslots;
+}
+
+/* Breadth-first search of the exchange graph from spare copies of the
+ * edges src[0..nsrc) (shortest augmenting paths keep every forest a
+ * forest).  When a labelled item's edge joins two trees of a forest, the
+ * items along the labels shift one forest each and the source's copy
+ * goes in: returns 1.  Else 0, with lab[] != UINT32_MAX on every item
+ * reached.  keep: the labels of failed searches since the forests last
+ * changed stay; nothing they reached leads anywhere, so the search skips
+ * it (and a path of its own labels stays shortest). */
+static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
+{
+    const themis_tp_graph_t *g = s->g;
+    uint32_t n = s->n, head = 0, tail = 0;
+    for (uint32_t i = 0; i < s->nslots + s->m && !keep; i++) {
+        s->lab[i] = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < s->k * n && !keep; i++) {
+        s->jump[i] = i % n;
+    }
+    for (uint32_t j = 0; j < nsrc; j++) {
+        s->lab[s->nslots + src[j]] = s->nslots + src[j];
+        s->queue[tail++] = s->nslots + src[j];
+    }
+    while (head < tail) {
+        uint32_t it = s->queue[head++], e = item_edge(s, it);
+        uint32_t cf = it < s->nslots ? it / (n - 1) : UINT32_MAX;
+        for (uint32_t f = 0; f < s->k; f++) {
+            if (f == cf) {
+                continue;
+            }
+            const uint32_t *root = &s->root[(size_t) f * n], *par = &s->par[(size_t) f * n];
+            const uint32_t *pslot = &s->pslot[(size_t) f * n], *dep = &s->depth[(size_t) f * n];
+            uint32_t a = g->u[e], b = g->v[e];
+            if (root[a] != root[b]) {
+                /* it's edge joins f; each labelled predecessor takes the
+                 * slot its successor left; the source's copy comes last. */
+                uint32_t cur = it, ecur = e;
+                s->fe[(size_t) f * (n - 1) + s->fcount[f]++] = ecur;
+                s->dirty[f] = 1;
+                while (cur < s->nslots) {
+                    uint32_t prev = s->lab[cur];
+                    ecur = item_edge(s, prev);
+                    s->fe[cur] = ecur;
+                    s->dirty[cur / (n - 1)] = 1;
+                    cur = prev;
+                }
+                s->spare[ecur]--;
+                for (uint32_t h = 0; h < s->k; h++) {
+                    if (s->dirty[h]) {
+                        un_rebuild(s, h);
+                    }
+                }
+                return 1;
+            }
+            uint32_t *jump = &s->jump[(size_t) f * n];
+            a = themis_tp_uf_find(jump, a);
+            b = themis_tp_uf_find(jump, b);
+            while (a != b) {
+                uint32_t *up = dep[a] >= dep[b] ? &a : &b;
+                uint32_t y = (uint32_t) (f * (n - 1) + pslot[*up]);
+                s->lab[y] = it;
+                s->queue[tail++] = y;
+                jump[*up] = par[*up];
+                *up = themis_tp_uf_find(jump, par[*up]);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Sort key of edge e: spare copies (saturated at 32 bits) high, ties to
+ * the lower edge; larger first. */
+static uint64_t spare_key(const un_t *s, uint32_t e)
+{
+    uint64_t sp = s->spare[e] > UINT32_MAX ? UINT32_MAX : s->spare[e];
+    return sp << 32 | (UINT32_MAX - e);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x < y) - (x > y);
+}
+
+/* s->order[0..m): the edges by spare_key, largest first. */
+static void order_by_spare(un_t *s)
+{
+    for (uint32_t e = 0; e < s->m; e++) {
+        s->keys[e] = spare_key(s, e);
+    }
+    qsort(s->keys, s->m, sizeof(*s->keys), cmp_u64_desc);
+    for (uint32_t i = 0; i < s->m; i++) {
+        s->order[i] = UINT32_MAX - (uint32_t) s->keys[i];
+    }
+}
+
+/* The order again after forest f took one copy of each of its edges:
+ * those keep their relative order, and so do the others, so one merge
+ * of the two runs restores it. */
+static void reorder_after(un_t *s, uint32_t f)
+{
+    uint32_t n = s->n, m = s->m, nrest = 0, ntook = 0;
+    uint32_t *rest = s->queue, *took = s->queue + m;
+    const uint32_t *fe = &s->fe[(size_t) f * (n - 1)];
+    uint8_t *mark = (uint8_t *) s->keys;
+    memset(mark, 0, m);
+    for (uint32_t i = 0; i < s->fcount[f]; i++) {
+        mark[fe[i]] = 1;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t e = s->order[i];
+        if (mark[e]) {
+            took[ntook++] = e;
+        } else {
+            rest[nrest++] = e;
+        }
+    }
+    for (uint32_t i = 0, a = 0, b = 0; i < m; i++) {
+        s->order[i] = b == ntook || (a < nrest && spare_key(s, rest[a]) > spare_key(s, took[b]))
+                          ? rest[a++]
+                          : took[b++];
+    }
+}
+
+/*
+ * k spanning trees with at most mult[e] copies of each edge: 1 and the
+ * trees in s, else 0 and the partition of the last search in part[]
+ * (*nparts parts).  First greedily (each forest a maximum spanning tree
+ * by spare copies, which keeps the rest balanced), then by augmenting
+ * paths; a copy that cannot go in never can (the union's span only
+ * grows), so each edge fails once.
+ */
+static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uint32_t *nparts)
+{
+    uint32_t n = s->n, m = s->m;
+    s->k = k;
+    s->nslots = k * (n - 1);
+    for (uint32_t e = 0; e < m; e++) {
+        /* Uncapped: copies beyond k stay spare, so the closure below
+         * joins the ends of an edge that every forest holds. */
+        s->spare[e] = mult[e];
+    }
+    uint64_t placed = 0;
+    order_by_spare(s);
+    for (uint32_t f = 0; f < k; f++) {
+        if (f > 0) {
+            reorder_after(s, f - 1);
+        }
+        themis_tp_uf_init(s->uf, n);
+        s->fcount[f] = 0;
+        for (uint32_t i = 0; i < m && s->fcount[f] + 1 < n; i++) {
+            uint32_t e = s->order[i];
+            if (0 != s->spare[e] && themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e])) {
+                s->fe[(size_t) f * (n - 1) + s->fcount[f]++] = e;
+                s->spare[e]--;
+            }
+        }
+        placed += s->fcount[f];
+        un_rebuild(s, f);
+    }
+    int keep = 0;
+    for (uint32_t e = 0; e < m && placed < s->nslots; e++) {
+        while (0 != s->spare[e] && placed < s->nslots) {
+            if (!un_search(s, &e, 1, keep)) {
+                keep = 1;
+                break;
+            }
+            keep = 0;
+            placed++;
+        }
+    }
+    if (placed == s->nslots) {
+        return 1;
+    }
+    /* The closure of every spare copy: each forest spans its components
+     * with reached items only, so the crossing copies are all placed and
+     * L cap(crossing) + k (n - parts) = placed < k (n - 1). */
+    uint32_t nsrc = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        if (0 != s->spare[e]) {
+            s->src[nsrc++] = e;
+        }
+    }
+    un_search(s, s->src, nsrc, 0);
+    themis_tp_uf_init(s->uf, n);
+    for (uint32_t it = 0; it < s->nslots + m; it++) {
+        if (UINT32_MAX != s->lab[it]) {
+            uint32_t e = item_edge(s, it);
+            themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e]);
+        }
+    }
+    *nparts = themis_tp_uf_parts(s->uf, n, part, s->bfs);
+    return 0;
+}
+
+/* a / b < c / d for b, d > 0. */
+static int less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    return (unsigned __int128) a * d < (unsigned __int128) c * b;
+}
+
+/* The bound: the least ratio among the single nodes against the rest
+ * and all singletons, ties to the lower node, then to the singletons. */
+static void first_bound(const themis_tp_graph_t *g, uint32_t *part, uint32_t *nparts,
+                        themis_tp_frac_t *ub, uint64_t *deg)
+{
+    uint64_t sum = 0;
+    memset(deg, 0, g->n * sizeof(*deg));
+    for (uint32_t e = 0; e < g->m; e++) {
+        sum += g->cap[e];
+        deg[g->u[e]] += g->cap[e];
+        deg[g->v[e]] += g->cap[e];
+    }
+    uint32_t best = 0;
+    for (uint32_t v = 1; v < g->n; v++) {
+        best = deg[v] < deg[best] ? v : best;
+    }
+    *ub = themis_tp_frac(sum, g->n - 1);
+    for (uint32_t v = 0; v < g->n; v++) {
+        part[v] = v;
+    }
+    *nparts = g->n;
+    if (g->n > 2 && less(deg[best], 1, ub->num, ub->den)) {
+        *ub = themis_tp_frac(deg[best], 1);
+        for (uint32_t v = 0; v < g->n; v++) {
+            part[v] = v == best;
+        }
+        *nparts = 2;
+    }
+}
+
+/* The trees of s (k forests, all spanning) as a packing: identical
+ * trees (as sorted edge sets) merge, their count the weight times d. */
+static themis_status_t to_packing(un_t *s, uint64_t d, uint64_t L, themis_tp_packing_t *out)
+{
+    uint32_t n = s->n, nt = 0, k = s->k;
+    themis_status_t st = themis_tp_packing_alloc(out, THEMIS_TP_UNION, n, k, 1);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    for (uint32_t f = 0; f < k; f++) {
+        uint32_t *tree = &s->fe[(size_t) f * (n - 1)];
+        /* Insertion sort: n - 1 edges. */
+        for (uint32_t i = 1; i + 1 < n; i++) {
+            uint32_t x = tree[i], j = i;
+            while (j > 0 && tree[j - 1] > x) {
+                tree[j] = tree[j - 1];
+                j--;
+            }
+            tree[j] = x;
+        }
+        uint32_t t = 0;
+        while (t < nt && 0 != memcmp(&out->edges[(size_t) t * (n - 1)], tree,
+                                     (n - 1) * sizeof(*tree))) {
+            t++;
+        }
+        if (t == nt) {
+            memcpy(&out->edges[(size_t) nt * (n - 1)], tree, (n - 1) * sizeof(*tree));
+            nt++;
+        }
+        out->w[t] += d;
+    }
+    out->ntrees = nt;
+    out->q = L;
+    for (uint32_t t = 0; t < nt; t++) {
+        out->x[t] = (double) out->w[t] / (double) L;
+    }
+    out->exact = 1;
+    out->value = themis_tp_frac((uint64_t) k * d, L);
+    out->value_f = (double) out->value.num / (double) out->value.den;
+    return THEMIS_OK;
+}
+
+themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
+                                themis_tp_packing_t *out, char *why, size_t len)
+{
+    uint32_t n = g->n, m = g->m;
+    memset(out, 0, sizeof(*out));
+    if (n < 2 || 0 == m || 0 == max_units) {
+        snprintf(why, len, "a packing needs 2 or more nodes and at least one unit");
+        return THEMIS_ERR_INVALID;
+    }
+    un_t s;
+    themis_status_t st = un_alloc(&s, g, max_units);
+    uint64_t *scaled = calloc((size_t) m + 1, sizeof(*scaled));
+    uint64_t *mult = calloc((size_t) m + (n > m ? n : m) + 1, sizeof(*mult));
+    uint32_t *part = calloc(n, sizeof(*part)), *bpart = calloc(n, sizeof(*bpart));
+    if (THEMIS_OK != st || NULL == scaled || NULL == mult || NULL == part || NULL == bpart) {
+        st = THEMIS_ERR_NOMEM;
+        goto done;
+    }
+    uint32_t np = 0, bnp = 0;
+    themis_tp_frac_t ub;
+    first_bound(g, bpart, &bnp, &ub, mult);
+    /* A strength above the budget: capacities in units of d, rounded
+     * down, so that k stays within it; d at most the best single tree's
+     * bottleneck, so the scaled graph stays connected. */
+    uint64_t d = 1;
+    if (!less(ub.num, ub.den, max_units, 1)) {
+        themis_tp_bounds_t b;
+        themis_tp_packing_t mwst;
+        st = themis_tp_bounds(g, &b, &mwst);
+        if (THEMIS_OK != st) {
+            goto done;
+        }
+        themis_tp_packing_free(&mwst);
+        d = (uint64_t) ((ub.num / ub.den + max_units - 1) / max_units);
+        d = d > b.c_mwst.den ? b.c_mwst.den : d;
+        d = 0 == d ? 1 : d;
+    }
+    themis_tp_graph_t gs = *g;
+    gs.cap = scaled;
+    for (uint32_t e = 0; e < m; e++) {
+        scaled[e] = g->cap[e] / d;
+    }
+    /* The bound of the scaled graph, which picks (L, k). */
+    themis_tp_frac_t ubs;
+    first_bound(&gs, part, &np, &ubs, mult);
+    uint64_t bk = 0, bL = 1, klim = UNION_FIRST_TREES < max_units ? UNION_FIRST_TREES : max_units;
+    uint32_t runs = 0;
+    while (runs < UNION_MAX_RUNS) {
+        /* The best k / L under the bound with k <= klim, ties to the
+         * smaller L; klim doubles up to the budget when nothing is left
+         * below it (small runs are cheap, their partitions as good). */
+        uint64_t ck = 0, cL = 1;
+        for (uint64_t L = 1; L <= klim; L++) {
+            unsigned __int128 fk = (unsigned __int128) L * ubs.num / ubs.den;
+            uint64_t k = fk > klim ? klim : (uint64_t) fk;
+            if (0 != k && less(bk, bL, k, L) && less(ck, cL, k, L)) {
+                ck = k;
+                cL = L;
+            }
+        }
+        if (0 == ck && klim < max_units) {
+            klim = 2 * klim < max_units ? 2 * klim : max_units;
+            continue;
+        }
+        if (0 == ck) {
+            break;
+        }
+        runs++;
+        for (uint32_t e = 0; e < m; e++) {
+            mult[e] = scaled[e] * cL;
+        }
+        if (un_run(&s, mult, (uint32_t) ck, part, &np)) {
+            bk = ck;
+            bL = cL;
+            themis_tp_packing_free(out);
+            st = to_packing(&s, d, bL, out);
+            if (THEMIS_OK != st) {
+                goto done;
+            }
+            /* Within UNION_SETTLE_PERMILLE of the bound: more trees would
+             * cost more units than they gain. */
+            if ((unsigned __int128) ubs.num * bL * (1000 - UNION_SETTLE_PERMILLE)
+                <= (unsigned __int128) ubs.den * bk * 1000) {
+                break;
+            }
+            continue;
+        }
+        /* Below k / L on the scaled graph; on g it may bound better. */
+        themis_tp_frac_t r;
+        if (THEMIS_OK == themis_tp_partition_ratio(&gs, part, np, &r) && less(r.num, r.den, ubs.num, ubs.den)) {
+            ubs = r;
+        } else {
+            break;
+        }
+        if (THEMIS_OK == themis_tp_partition_ratio(g, part, np, &r)
+            && less(r.num, r.den, ub.num, ub.den)) {
+            ub = r;
+            memcpy(bpart, part, n * sizeof(*part));
+            bnp = np;
+        }
+    }
+    if (0 == bk) {
+        snprintf(why, len, "no spanning tree");
+        st = THEMIS_ERR_UNSUPPORTED;
+        goto done;
+    }
+    out->iterations = runs;
+    out->bound_exact = 1;
+    out->bound = ub;
+    out->bound_f = (double) ub.num / (double) ub.den;
+    out->part = bpart;
+    out->nparts = bnp;
+    bpart = NULL;
+done:
+    if (THEMIS_OK != st) {
+        themis_tp_packing_free(out);
+    }
+    un_free(&s);
+    free(scaled);
+    free(mult);
+    free(part);
+    free(bpart);
+    return st;
+}
+
+themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
+                                size_t len)
+{
+    uint32_t budget = g->n < 2 ? 1 : THEMIS_TP_EXACT_MAX_ELEMS / (g->n - 1);
+    themis_status_t st = themis_tp_union(g, 0 == budget ? 1 : budget, out, why, len);
+    if (THEMIS_OK == st && (out->value.num != out->bound.num || out->value.den != out->bound.den)) {
+        snprintf(why, len, "the optimum was not reached within %u trees (%u rounds)", budget,
+                 out->iterations);
+        themis_tp_packing_free(out);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    out->method = THEMIS_TP_EXACT;
+    return st;
+}
