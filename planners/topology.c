@@ -219,6 +219,22 @@ themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char 
     return st;
 }
 
+const char *themis_parse_value_why(const char *s, int bandwidth)
+{
+    const unit_t *units = bandwidth ? bw_units : lat_units;
+    size_t n = bandwidth ? sizeof(bw_units) / sizeof(bw_units[0])
+                         : sizeof(lat_units) / sizeof(lat_units[0]);
+    const char *e = s, *m = NULL;
+    uint64_t v = 0;
+    if (NULL == s) {
+        return "no value";
+    }
+    if (THEMIS_OK != parse_quantity(s, strlen(s), units, n, &v, &e, &m)) {
+        return m;
+    }
+    return (bandwidth && 0 == v) ? "must be positive" : NULL;
+}
+
 themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end)
 {
     uint64_t v = 0;

@@ -114,6 +114,10 @@ themis_status_t themis_topology_check(const themis_topology_t *topo, char *msg, 
  * bandwidth must be > 0. */
 themis_status_t themis_parse_bandwidth(const char *s, uint64_t *bps, const char **end);
 themis_status_t themis_parse_latency(const char *s, themis_time_t *ps, const char **end);
+/* Why themis_parse_bandwidth (bandwidth != 0) or themis_parse_latency
+ * refuses the value at the start of s ("number too large", "bad unit",
+ * ...), NULL when it takes it: for messages. */
+const char *themis_parse_value_why(const char *s, int bandwidth);
 /* Sizes, as themis-plan takes them: "1GB", "4MiB", "1.5KB", "65536".
  * KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB and K/M/G/T binary (as dd and
  * the OSU benchmarks take them), no unit or B means

@@ -508,7 +508,19 @@ static bool parse_list(const char *s, value_parser_t parse, const char *what, ui
             return false;
         }
         if (THEMIS_OK != parse(s, &v, &end) || NULL == end || end == s) {
-            snprintf(why, len, "\"%s\" does not start with a valid %s", s, what);
+            /* The parser's reason when there is one: a 130-digit number is
+             * out of range, not "not a valid latency". */
+            const char *m = parse == parse_bw    ? themis_parse_value_why(s, 1)
+                          : parse == parse_lat ? themis_parse_value_why(s, 0) : NULL;
+            if (NULL != m && 0 == strcmp(m, "number too large")) {
+                snprintf(why, len, "\"%.32s%s\": number out of range for a %s", s,
+                         strlen(s) > 32 ? "..." : "", what);
+            } else if (NULL != m) {
+                snprintf(why, len, "\"%.32s%s\" is not a valid %s: %s", s,
+                         strlen(s) > 32 ? "..." : "", what, m);
+            } else {
+                snprintf(why, len, "\"%s\" does not start with a valid %s", s, what);
+            }
             return false;
         }
         if (0 == v && parse != parse_kind) {
