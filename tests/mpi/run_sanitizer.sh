@@ -22,8 +22,12 @@
 # LOG_DIR/sanitizer/reports/CASE/asan.PID; UBSan's (which ignores log_path
 # beside ASan) are taken from the run's log into .../CASE/stderr.
 #
+# Before the MPI runs, the planners without MPI: `make check` (the unit
+# tests, leaks counted) and themis-plan on good and bad input, built in
+# the same tree; any report fails.
+#
 # On two cores at load 13: 1-2 minutes for a fresh build (seconds when
-# little changed), about 70 s for the runs.
+# little changed), about 65 s for make check and 70 s for the MPI runs.
 #
 # Environment:
 #   THEMIS_TEST_LOG_DIR   where the build, logs and reports go (default tests/logs)
