@@ -454,6 +454,21 @@ static themis_status_t parse_rate(const gtok_t *t, int line, int is_bw, uint64_t
         return THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != st) {
+        /* A number too large for 64 bits (may be longer than buf) is out
+         * of range, not malformed. */
+        char *whole = malloc(t->len + 1);
+        const char *why = NULL;
+        if (NULL != whole) {
+            memcpy(whole, t->p, t->len);
+            whole[t->len] = '\0';
+            why = themis_parse_value_why(whole, is_bw);
+            free(whole);
+        }
+        if (NULL != why && 0 == strcmp(why, "number too large")) {
+            set_err(err, line, t->col, "%s '%s': number out of range (too large)",
+                    is_bw ? "bandwidth" : "latency", show(t->p, t->len, shown));
+            return THEMIS_ERR_PARSE;
+        }
         set_err(err, line, t->col + (int) (end - buf), "%s '%s' is not %s", is_bw ? "bandwidth"
                 : "latency", show(t->p, t->len, shown), is_bw
                 ? "a rate > 0 (e.g. 100Gb, 25GB/s)" : "a time (e.g. 500ns, 2us)");
@@ -1095,11 +1110,7 @@ static themis_status_t parse_option(const char *s, size_t len, int col, spec_t *
         if (THEMIS_OK != parse_uint(&v, 1, THEMIS_GRAPH_MAX_NODES, "degree", &x, err)) {
             return THEMIS_ERR_PARSE;
         }
-        if (0 == x) {
-            set_err(err, 1, v.col, "degree must be >= 1");
-            return THEMIS_ERR_PARSE;
-        }
-        sp->degree_col = col;
+        sp->degree_col = col;     /* degree=0: all peers, as graph.h says */
         sp->o.degree = (uint32_t) x;
         return THEMIS_OK;
     }
@@ -1211,7 +1222,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
     int preset = (SP_P3_16 == k || SP_P3_8 == k);
     uint64_t bw = sp->o.bw_bps ? sp->o.bw_bps : def->bw_bps;
     themis_time_t lat = (UINT64_MAX != sp->o.lat_ps) ? sp->o.lat_ps : def->lat_ps;
-    uint32_t degree = sp->o.degree ? sp->o.degree : def->degree;
+    uint32_t degree = sp->degree_col ? sp->o.degree : def->degree;
     char why[128];
     themis_status_t st = THEMIS_OK;
 

@@ -87,6 +87,80 @@ static int element_line(const char *text, size_t len, const char *key, size_t k)
     return 1;
 }
 
+/*
+ * json-c keeps the last of two equal keys of an object; a rules file must
+ * not say two things at once, so a repeated key is an error.  Scans the
+ * text (valid JSON by then) for the keys of each object; no object of
+ * the format has more than MAX_OBJECT_KEYS, which bounds the comparisons.
+ */
+#define MAX_OBJECT_KEYS 16
+#define MAX_NESTING 64
+
+static themis_status_t check_duplicate_keys(const char *text, size_t len, char *msg,
+                                            size_t msglen)
+{
+    struct {
+        int object;
+        int nkeys;
+        size_t off[MAX_OBJECT_KEYS], len[MAX_OBJECT_KEYS];
+    } *stack = calloc(MAX_NESTING, sizeof(*stack));
+    int depth = -1;
+    themis_status_t st = THEMIS_OK;
+
+    if (NULL == stack) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (size_t i = 0; THEMIS_OK == st && i < len; i++) {
+        char c = text[i];
+        if ('{' == c || '[' == c) {
+            if (++depth >= MAX_NESTING) {
+                say(msg, msglen, line_at(text, i), "nested more than %d deep", MAX_NESTING);
+                st = THEMIS_ERR_PARSE;
+                break;
+            }
+            stack[depth].object = '{' == c;
+            stack[depth].nkeys = 0;
+        } else if ('}' == c || ']' == c) {
+            depth--;
+        } else if ('"' == c) {
+            size_t j = i + 1;
+            while (j < len && '"' != text[j]) {
+                j += ('\\' == text[j]) ? 2 : 1;
+            }
+            size_t t = j + 1;
+            while (t < len && (' ' == text[t] || '\t' == text[t] || '\n' == text[t] ||
+                               '\r' == text[t])) {
+                t++;
+            }
+            if (depth >= 0 && stack[depth].object && t < len && ':' == text[t]) {
+                size_t off = i + 1, klen = j - i - 1;
+                int n = stack[depth].nkeys;
+                for (int k = 0; k < n; k++) {
+                    if (stack[depth].len[k] == klen &&
+                        0 == memcmp(text + stack[depth].off[k], text + off, klen)) {
+                        say(msg, msglen, line_at(text, i), "key \"%.*s\" given twice in one "
+                            "object (first on line %d)", (int) (klen < 40 ? klen : 40),
+                            text + off, line_at(text, stack[depth].off[k]));
+                        st = THEMIS_ERR_PARSE;
+                    }
+                }
+                if (THEMIS_OK == st && MAX_OBJECT_KEYS == n) {
+                    say(msg, msglen, line_at(text, i), "an object with more than %d keys",
+                        MAX_OBJECT_KEYS);
+                    st = THEMIS_ERR_PARSE;
+                } else if (THEMIS_OK == st) {
+                    stack[depth].off[n] = off;
+                    stack[depth].len[n] = klen;
+                    stack[depth].nkeys++;
+                }
+            }
+            i = j;
+        }
+    }
+    free(stack);
+    return st;
+}
+
 /* An integer, or a string in the size syntax. */
 static int get_size(json_object *v, uint64_t *out)
 {
@@ -305,28 +379,41 @@ themis_status_t themis_rules_parse(const char *text, size_t len, themis_rules_t 
         return THEMIS_ERR_NOMEM;
     }
     root = json_tokener_parse_ex(tok, text, (int) len);
-    if (NULL == root || json_tokener_success != json_tokener_get_error(tok) ||
-        (size_t) json_tokener_get_parse_end(tok) < len) {
-        enum json_tokener_error err = json_tokener_get_error(tok);
-        size_t at = json_tokener_get_parse_end(tok);
-        /* Trailing text after a complete value is an error too; white
-         * space is not. */
-        while (json_tokener_success == err && at < len &&
-               (' ' == text[at] || '\n' == text[at] || '\t' == text[at] || '\r' == text[at])) {
-            at++;
-        }
-        if (json_tokener_success != err || at < len || NULL == root) {
-            say(msg, msglen, line_at(text, at < len ? at : len), "%s",
-                json_tokener_success == err
-                    ? (NULL == root ? "unexpected end of the file" : "text after the JSON value")
-                    : json_tokener_continue == err ? "unexpected end of the file (truncated?)"
-                                                   : json_tokener_error_desc(err));
-            json_object_put(root);
-            json_tokener_free(tok);
-            return THEMIS_ERR_PARSE;
-        }
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t at = (size_t) json_tokener_get_parse_end(tok);
+    if (NULL == root && json_tokener_continue == jerr && at == len) {
+        /* A value at the very end (`null`, `5` without a newline) is only
+         * complete once something follows: tell it from a truncated file. */
+        root = json_tokener_parse_ex(tok, " ", 1);
+        jerr = json_tokener_success == json_tokener_get_error(tok) ? json_tokener_success
+                                                                  : json_tokener_continue;
+    }
+    if (NULL == root && json_tokener_success == jerr) {
+        say(msg, msglen, line_at(text, strspn(text, " \t\r\n")),
+            "the file is JSON null, not an object with \"rules\" and/or \"shapes\"");
+        json_tokener_free(tok);
+        return THEMIS_ERR_PARSE;
+    }
+    /* Trailing text after a complete value is an error too; white space
+     * is not. */
+    while (json_tokener_success == jerr && at < len &&
+           (' ' == text[at] || '\n' == text[at] || '\t' == text[at] || '\r' == text[at])) {
+        at++;
+    }
+    if (NULL == root || json_tokener_success != jerr || at < len) {
+        say(msg, msglen, line_at(text, at < len ? at : len), "%s",
+            json_tokener_success == jerr ? "text after the JSON value"
+            : json_tokener_continue == jerr ? "unexpected end of the file (truncated?)"
+                                            : json_tokener_error_desc(jerr));
+        json_object_put(root);
+        json_tokener_free(tok);
+        return THEMIS_ERR_PARSE;
     }
     json_tokener_free(tok);
+    if (THEMIS_OK != (st = check_duplicate_keys(text, len, msg, msglen))) {
+        json_object_put(root);
+        return st;
+    }
 
     if (json_type_object != json_object_get_type(root)) {
         say(msg, msglen, 1, "the file must be a JSON object with \"rules\" and/or \"shapes\"");

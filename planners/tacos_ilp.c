@@ -430,7 +430,7 @@ static themis_status_t commit(ilp_t *s, const isends_t *w, uint32_t base, isends
                               char *why, size_t len)
 {
     themis_status_t st = THEMIS_OK;
-    if (0 != w->n) {    /* qsort's base must not be NULL, even for none */
+    if (w->n > 1) {     /* w->v may be NULL: qsort(NULL, 0) is undefined */
         qsort(w->v, w->n, sizeof(*w->v), cmp_isend);
     }
     for (uint32_t i = 0; i < w->n && THEMIS_OK == st; ++i) {
@@ -742,8 +742,10 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
     }
     info->solves = s.solves;
     info->max_cols = s.max_cols;
-    if (THEMIS_OK == st) {
+    if (THEMIS_OK == st && all.n > 1) {
         qsort(all.v, all.n, sizeof(*all.v), cmp_isend);
+    }
+    if (THEMIS_OK == st) {
         out->sends = malloc((all.n ? all.n : 1) * sizeof(*out->sends));
         if (NULL == out->sends) {
             st = THEMIS_ERR_NOMEM;

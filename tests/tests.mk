@@ -99,6 +99,11 @@ tests_mpi_dtype_paths_SOURCES = tests/mpi/dtype_paths.c \
 tests_mpi_dtype_paths_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_dtype_paths_LDADD = $(MPI_TEST_LIBS)
 
+check_PROGRAMS += tests/mpi/count_mismatch
+tests_mpi_count_mismatch_SOURCES = tests/mpi/count_mismatch.c
+tests_mpi_count_mismatch_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_count_mismatch_LDADD = $(MPI_TEST_LIBS)
+
 check_PROGRAMS += tests/mpi/scratch_mem
 tests_mpi_scratch_mem_SOURCES = tests/mpi/scratch_mem.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h

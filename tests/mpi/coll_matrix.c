@@ -62,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <wchar.h>
 
 #include "themis_counters.h"
@@ -1215,7 +1216,7 @@ static void usage(const char *argv0)
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
             "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
-            "[--count-unit N] [--counts A,B,...]\n", argv0);
+            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -1229,6 +1230,7 @@ int main(int argc, char **argv)
     size_t count_unit = 1;
     size_t counts[16], ncounts = 0;
     int bad_counts = 0;
+    long max_rss_mb = 0;
 
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
@@ -1265,6 +1267,8 @@ int main(int argc, char **argv)
                 counts[ncounts++] = strtoull(',' == *end ? end + 1 : end, &end, 10);
             } while (',' == *end);
             bad_counts |= '\0' != *end;
+        } else if (0 == strcmp(argv[i], "--max-rss-mb") && i + 1 < argc) {
+            max_rss_mb = atol(argv[++i]);
         } else {
             usage(argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1428,6 +1432,19 @@ int main(int argc, char **argv)
     }
     if (EXPECT_FALLBACK == expect && 0 == fallbacks) {
         report(&cx, NULL, "no coll_themis_*_fallbacks counted: themis was not even consulted");
+    }
+
+    /* --max-rss-mb: every rank's peak resident memory (what a schedule or
+     * graph file cost it, e.g.) must stay under the bound. */
+    struct rusage ru;
+    long rss_kb = 0 == getrusage(RUSAGE_SELF, &ru) ? ru.ru_maxrss : 0, most_kb = 0;
+    MPI_Reduce(&rss_kb, &most_kb, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (0 < max_rss_mb && rss_kb > max_rss_mb * 1024) {
+        report(&cx, NULL, "peak RSS %ld MB, more than --max-rss-mb %ld", rss_kb / 1024,
+               max_rss_mb);
+    }
+    if (0 == cx.rank && 0 < max_rss_mb) {
+        printf("coll_matrix: peak RSS %ld MB (the most of any rank)\n", most_kb / 1024);
     }
 
     /* Collect the verdict with a collective themis does not implement. */

@@ -22,8 +22,12 @@
 # LOG_DIR/sanitizer/reports/CASE/asan.PID; UBSan's (which ignores log_path
 # beside ASan) are taken from the run's log into .../CASE/stderr.
 #
+# Before the MPI runs, the planners without MPI: `make check` (the unit
+# tests, leaks counted) and themis-plan on good and bad input, built in
+# the same tree; any report fails.
+#
 # On two cores at load 13: 1-2 minutes for a fresh build (seconds when
-# little changed), about 70 s for the runs.
+# little changed), about 65 s for make check and 70 s for the MPI runs.
 #
 # Environment:
 #   THEMIS_TEST_LOG_DIR   where the build, logs and reports go (default tests/logs)
@@ -70,7 +74,8 @@ build_start=$SECONDS
             CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
             LDFLAGS="-fsanitize=address,undefined"
     fi
-    make -j2 ompi/mca/coll/themis/mca_coll_themis.la tests/mpi/coll_matrix
+    make -j2 ompi/mca/coll/themis/mca_coll_themis.la tests/mpi/coll_matrix tools/themis-plan
+    make -j2 check TESTS=
 ) >"$san/build.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -80,6 +85,70 @@ if [ $rc -ne 0 ]; then
 fi
 echo "PASS: sanitizer: ASan+UBSan build of coll/themis and coll_matrix in $build" \
      "($((SECONDS - build_start))s)"
+
+# ------------------------------------------------- make check and the CLI
+# The planners under the sanitizers without MPI: `make check` (the unit
+# tests; leaks count there) and themis-plan on good and bad input.  Any
+# report fails (halt_on_error; UBSan reports go to the test's log).
+san_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+check_start=$SECONDS
+check_failed=0
+if [ -z "${THEMIS_TEST_FILTER:-}" ] || grep -Eq -- "$THEMIS_TEST_FILTER" <<<"make check"; then
+    (cd "$build" && env "${san_env[@]}" make -j2 check) >"$san/check.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'runtime error:|ERROR: [A-Za-z]+Sanitizer' \
+            "$san/check.log" "$build"/tests/unit/*.log 2>/dev/null; then
+        echo "PASS: sanitizer make check ($(grep -c '^PASS: ' "$san/check.log") unit tests," \
+             "$((SECONDS - check_start))s)"
+    else
+        echo "FAIL: sanitizer make check (exit $rc; log $san/check.log and $build/tests/unit/*.log)"
+        grep -hE '^FAIL|runtime error:|ERROR: [A-Za-z]+Sanitizer|^ *#[0-9]+ ' "$san/check.log" \
+            "$build"/tests/unit/*.log 2>/dev/null | head -n 30 | sed 's/^/    | /'
+        check_failed=1
+    fi
+fi
+# cli WANT-EXIT NAME ARGS...: themis-plan ARGS exits WANT-EXIT, no report.
+cli_failed=0
+cli_tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-san-cli.XXXXXX")
+mkfifo "$cli_tmp/fifo"
+printf '{ "rules": [ { "collective": "allreduce", "chunks": 8 } ] }\n' >"$cli_tmp/rules.json"
+cli() {
+    local want=$1 name=$2 rc
+    shift 2
+    env "${san_env[@]}" timeout -k 5 600 "$build/tools/themis-plan" "$@" \
+        >"$san/cli_$name.log" 2>&1
+    rc=$?
+    if [ $rc -ne "$want" ] || grep -qE 'runtime error:|ERROR: [A-Za-z]+Sanitizer' \
+            "$san/cli_$name.log"; then
+        echo "FAIL: sanitizer cli $name (exit $rc, want $want; log $san/cli_$name.log)"
+        grep -E 'runtime error:|Sanitizer|^ *#[0-9]+ ' "$san/cli_$name.log" | head -n 20 \
+            | sed 's/^/    | /'
+        cli_failed=1
+    fi
+}
+if [ -z "${THEMIS_TEST_FILTER:-}" ] || grep -Eq -- "$THEMIS_TEST_FILTER" <<<"cli"; then
+    cli_start=$SECONDS
+    cli 0 synth_ar synth --graph torus2d:3x3 --coll ar --bytes 1M --chunks-per-npu 2
+    cli 0 synth_ag synth --graph mesh2d:2x3 --coll ag --bytes 64K --chunks-per-npu 1 \
+        --msccl "$cli_tmp/ag.xml"
+    cli 0 msccl_ag msccl check "$cli_tmp/ag.xml"
+    cli 0 msccl_teccl msccl check "$src/tests/data/msccl/teccl_amd_32.xml"
+    cli 0 msccl_simulate msccl simulate "$src/tests/data/msccl/allreduce_allpairs_4.xml" \
+        --graph fc:4 --bytes 1M
+    cli 0 export export --msccl "$cli_tmp/ex.xml" --topo sw:4:100Gb:1us_sw:2:100Gb:2us \
+        --coll allreduce --count 16
+    cli 0 graph graph torus2d:4x4
+    cli 0 treepack treepack --graph torus2d:3x3
+    cli 0 rules rules "$cli_tmp/rules.json" --coll allreduce --comm-size 8 --bytes 1M
+    cli 0 simulate simulate --topo sw:4:100Gb:1us_sw:2:100Gb:2us --coll allreduce --bytes 1M
+    cli 2 msccl_bad msccl check "$src/tests/data/msccl/bad_unwritten_2.xml"
+    cli 2 msccl_fifo msccl check "$cli_tmp/fifo"
+    cli 2 rules_dir rules "$cli_tmp"
+    cli 2 graph_fifo graph "$cli_tmp/fifo"
+    [ "$cli_failed" -eq 0 ] && echo "PASS: sanitizer cli (14 commands, $((SECONDS - cli_start))s)"
+fi
+rm -rf "$cli_tmp"
 
 # ------------------------------------------------------------ runs
 export THEMIS_BUILD_DIR=$build
@@ -162,4 +231,4 @@ case_run "torus 2x2 torus2d" --mca coll_themis_torus 2x2 \
     --mca coll_themis_reduce_scatter_algorithm torus2d \
     --mca coll_themis_allgather_algorithm torus2d
 
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$check_failed" -eq 0 ] && [ "$cli_failed" -eq 0 ]

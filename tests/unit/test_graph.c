@@ -378,7 +378,6 @@ static void test_spec_errors(void)
     expect_spec_error("ring:4,foo=1", 8, "unknown option 'foo'");
     expect_spec_error("ring:4,8", 8, "unexpected '8'");
     expect_spec_error("ring:4,degree=2", 8, "degree applies");
-    expect_spec_error("switch:4,degree=0", 17, ">= 1");
     expect_spec_error("ring:4,bw2=1Gb", 8, "bw2 applies");
     expect_spec_error("ring:4,bw=0Gb", 11, "must be > 0");
     expect_spec_error("ring:4,lat=5", 13, "latency '5'");
@@ -408,6 +407,11 @@ static void test_spec_errors(void)
     o.degree = 2;
     UNIT_CHECK(THEMIS_OK == themis_graph_load("switch:8", &o, &g, &e) && 16 == g.nlinks &&
                4 * GB == link_bw(&g, 0, 2));
+    themis_graph_free(&g);
+    /* degree=0 is all peers (graph.h), also over a caller's default. */
+    UNIT_CHECKF(THEMIS_OK == themis_graph_load("switch:8,degree=0", &o, &g, &e), "%s",
+                e.message);
+    UNIT_CHECK(56 == g.nlinks && 8 * GB / 7 == link_bw(&g, 0, 2));
     themis_graph_free(&g);
     /* the spec's keys override the defaults */
     UNIT_CHECK(THEMIS_OK == themis_graph_load("switch:8,bw=4Gb", &o, &g, &e) &&

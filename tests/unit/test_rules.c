@@ -74,6 +74,16 @@ static void test_malformed(void)
     refused("empty", "", 0, 1, "end of the file");
     refused("not an object", "[1, 2]", SIZE_MAX, 1, "JSON object");
     refused("trailing text", "{\"rules\": []} x", SIZE_MAX, 1, "after the JSON value");
+    /* A complete value at the very end is not "truncated". */
+    refused("null", "null", SIZE_MAX, 1, "JSON null");
+    refused("null and newline", "\n null\n", SIZE_MAX, 2, "JSON null");
+    refused("number at the end", "5", SIZE_MAX, 1, "JSON object");
+    /* json-c would keep the last of two equal keys. */
+    refused("duplicate top-level key", "{\"rules\": [],\n \"rules\": []}", SIZE_MAX, 2,
+            "key \"rules\" given twice in one object (first on line 1)");
+    refused("duplicate rule key",
+            "{\"rules\": [\n {\"collective\": \"allreduce\", \"chunks\": 4,\n"
+            "  \"chunks\": 8}]}", SIZE_MAX, 3, "key \"chunks\" given twice");
     refused("wrong type chunks",
             "{\"rules\": [\n {\"collective\": \"allreduce\", \"chunks\": \"many\"}]}", SIZE_MAX, 2,
             "\"chunks\"");

@@ -76,6 +76,7 @@ typedef struct {
     ompi_op_t *op;
     uint64_t tag_mod;          /* tag_ub + 1 */
     size_t extent;
+    size_t type_size;          /* bytes of data per element */
     ptrdiff_t true_lb;
     size_t true_extent;
     uint64_t piece_elems;      /* elements per PML message */
@@ -754,9 +755,37 @@ static int start_ops(engine_t *e)
 }
 
 /*
+ * A receive of fewer bytes than the program expects: the ranks disagree on
+ * the count (an erroneous program).  Every rank computes the same program
+ * from its own count, so a peer with a larger count sends more (truncated
+ * here: the PML's MPI_ERR_TRUNCATE) and one with a smaller count less,
+ * which the PML accepts: without this check the call would return
+ * MPI_SUCCESS with data missing.  Said once per process.
+ */
+static int short_receive(const engine_t *e, const engine_owner_t *o,
+                         const ompi_status_public_t *status)
+{
+    static int said;
+    size_t want = (size_t) piece_count(e, e->prog->steps[o->step].recv_count, o->piece)
+                  * e->type_size;
+    if (status->_ucount == want) {
+        return OMPI_SUCCESS;
+    }
+    if (!said) {
+        said = 1;
+        opal_output(0, "coll:themis: rank %d received %zu bytes from rank %d where %zu were "
+                    "due: the ranks passed different counts (an erroneous program); the "
+                    "call fails with MPI_ERR_TRUNCATE", ompi_comm_rank(e->comm),
+                    (size_t) status->_ucount, status->MPI_SOURCE, want);
+    }
+    return MPI_ERR_TRUNCATE;
+}
+
+/*
  * Test the outstanding requests once and move the completed ones to
  * e->done (*ndone of them), keeping the active array compact.  A request
- * that completed with an error is freed here and its error returned.
+ * that completed with an error is freed here and its error returned, as
+ * is MPI_ERR_TRUNCATE for a receive that brought fewer bytes than due.
  */
 static int test_active(engine_t *e, size_t *ndone)
 {
@@ -779,6 +808,10 @@ static int test_active(engine_t *e, size_t *ndone)
                                                                : OMPI_ERROR;
             }
             ompi_request_free(&e->reqs[i]);
+        } else if (OMPI_SUCCESS == err && MPI_SUCCESS != e->statuses[k].MPI_ERROR) {
+            err = e->statuses[k].MPI_ERROR;
+        } else if (e->owners[i].is_recv && OMPI_SUCCESS == err) {
+            err = short_receive(e, &e->owners[i], &e->statuses[k]);
         }
         e->done[(*ndone)++] = e->owners[i];
         e->reqs[i] = NULL;
@@ -940,6 +973,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
     e.op_ns = args->op_ns;
     e.tag_mod = (uint64_t) args->tag_ub + 1;
     e.extent = (size_t) extent;
+    ompi_datatype_type_size(args->dtype, &e.type_size);
     e.true_lb = true_lb;
     e.true_extent = (size_t) true_extent;
     e.piece_elems = mca_coll_themis_engine_max_message_bytes / e.extent;

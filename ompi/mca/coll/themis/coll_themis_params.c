@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,7 +508,19 @@ static bool parse_list(const char *s, value_parser_t parse, const char *what, ui
             return false;
         }
         if (THEMIS_OK != parse(s, &v, &end) || NULL == end || end == s) {
-            snprintf(why, len, "\"%s\" does not start with a valid %s", s, what);
+            /* The parser's reason when there is one: a 130-digit number is
+             * out of range, not "not a valid latency". */
+            const char *m = parse == parse_bw    ? themis_parse_value_why(s, 1)
+                          : parse == parse_lat ? themis_parse_value_why(s, 0) : NULL;
+            if (NULL != m && 0 == strcmp(m, "number too large")) {
+                snprintf(why, len, "\"%.32s%s\": number out of range for a %s", s,
+                         strlen(s) > 32 ? "..." : "", what);
+            } else if (NULL != m) {
+                snprintf(why, len, "\"%.32s%s\" is not a valid %s: %s", s,
+                         strlen(s) > 32 ? "..." : "", what, m);
+            } else {
+                snprintf(why, len, "\"%s\" does not start with a valid %s", s, what);
+            }
             return false;
         }
         if (0 == v && parse != parse_kind) {
@@ -642,12 +655,15 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
 
 const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
 {
+    /* Calls on several communicators may run in several threads. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
     themis_xfer_sched_t *s = &c->schedule[coll];
     char *err = c->schedule_error[coll];
     const size_t len = sizeof(c->schedule_error[coll]);
-    char *text = c->schedule_text[coll];
 
+    pthread_mutex_lock(&lock);
+    char *text = c->schedule_text[coll];
     if (NULL != text) {
         c->schedule_text[coll] = NULL;
         themis_msccl_info_t info;
@@ -672,6 +688,7 @@ const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
                                 c->schedule_param[coll], info.ndead);
         }
     }
+    pthread_mutex_unlock(&lock);
     return 0 < s->nxfers ? s : NULL;
 }
 
