@@ -85,7 +85,8 @@ int main(int argc, char **argv)
     }
     int *ar_s = malloc(sizeof(int) * (size_t) total), *ar_r = malloc(sizeof(int) * (size_t) total);
     int *ar_i = malloc(sizeof(int) * (size_t) total), *bl = malloc(sizeof(int) * (size_t) total);
-    int *rs_s = malloc(sizeof(int) * (size_t) rs_total), *rs_r = malloc(sizeof(int) * (size_t) (n + 2));
+    int *rs_s = malloc(sizeof(int) * (size_t) rs_total);
+    int *rs_r = malloc(sizeof(int) * (size_t) (n + 2));
     int *rsb_i = malloc(sizeof(int) * (size_t) total);
     int *ag_s = malloc(sizeof(int) * (size_t) n), *ag_r = malloc(sizeof(int) * (size_t) total);
     int *ag_i = malloc(sizeof(int) * (size_t) total);
