@@ -134,3 +134,11 @@ check_PROGRAMS += tests/unit/test_tacos
 tests_unit_test_tacos_SOURCES = tests/unit/test_tacos.c tests/unit/unit.h \
     tests/unit/vexec.c tests/unit/vexec.h tests/unit/xfer_run.h
 tests_unit_test_tacos_LDADD = $(UNIT_LDADD)
+
+# MPI-4 persistent collectives next to coll/themis (Open MPI 5.0; prints a
+# SKIP line when built against 4.1): tests/mpi/run_persistent_tests.sh.
+check_PROGRAMS += tests/mpi/persistent
+tests_mpi_persistent_SOURCES = tests/mpi/persistent.c \
+    tests/mpi/themis_counters.c tests/mpi/themis_counters.h
+tests_mpi_persistent_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_persistent_LDADD = $(MPI_TEST_LIBS)

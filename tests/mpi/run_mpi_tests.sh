@@ -88,7 +88,7 @@ opts=("${VADER[@]}" "${D[@]}" 2x2 --mca coll_themis_verbose 1); args=(--level mi
 launcher=(); need=('ready, 4 ranks.*min_bytes 33554432, chunks of >= 2097152 bytes')
 mb_log="$log_dir/np4_2x2_vader_default_min_bytes__small_calls_fall_back.log"
 rm -f "$mb_log"
-if run "2x2 vader default min_bytes: small calls fall back" 120 4 && [ -f "$mb_log" ]; then
+if run "2x2 vader default min_bytes: small calls fall back" 300 4 && [ -f "$mb_log" ]; then
     # Verbose 1 is for decisions about communicators: no per-process banner.
     banner=$(grep -c 'coll:themis: open:' "$mb_log")
     if [ "$banner" -ne 0 ]; then
