@@ -11,9 +11,9 @@
  * the same schedule (integer times, fixed seeds) for the chunk size of the
  * call's group of message-size classes, kept in the row's state per
  * collective and group until the graph changes.  Cost: the link simulator
- * on the synthesized schedule; `auto`
- * weighs it only on a coll_themis_graph, where every row is costed by
- * that simulator (on dimensions alone, the other rows' models differ).
+ * on the synthesized schedule; `auto` weighs it only on a
+ * coll_themis_graph, where every row is costed by that simulator (on
+ * dimensions alone, the other rows' models differ).
  */
 #include "algorithm.h"
 
