@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * libFuzzer target: themis_msccl_parse (MSCCL-XML) on any bytes.  An
- * accepted file must give a schedule whose dependencies point backwards
- * and that survives export -> import with the same hash; a refused one
+ * accepted file must give a schedule whose dependencies point backwards,
+ * that themis_xfer_check takes or refuses (within the fuzzer's memory and
+ * time limits) and that survives export -> import with the same hash; a refused one
  * must say why with a format, program or limit status and leave nothing
  * allocated.
  */
@@ -30,6 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(info.nxfers == s.nxfers && info.ngpus == s.nranks);
+    /* The component's check too: bounded in memory (THEMIS_XFER_CHECK_MAX_BYTES)
+     * and time whatever the file declares. */
+    st = themis_xfer_check(&s, why, sizeof(why));
+    FUZZ_CHECK(THEMIS_OK == st || THEMIS_ERR_INVALID == st || THEMIS_ERR_UNSUPPORTED == st);
     for (uint32_t i = 0; i < s.nxfers; i++) {
         const themis_xfer_t *x = &s.xfers[i];
         FUZZ_CHECK(x->src < s.nranks && x->dst < s.nranks && x->count > 0);

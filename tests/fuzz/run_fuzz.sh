@@ -69,12 +69,16 @@ for t in "${targets[@]}"; do
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl,transfer,hash,themis_types}.c)
+        srcs=("$top"/planners/{msccl,transfer,hash,themis_types,topology}.c)
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
         srcs=("$top"/planners/{graph,topology,hash,themis_types}.c)
     fi
+    # MSCCL files that cost memory (many gpus x chunks) are larger than
+    # the 4 KB the other formats need: the seeds must fit.
+    max_len=4096
+    [ "$t" = msccl ] && max_len=65536
     dict=$here/$t.dict
     [ -f "$dict" ] || dict=$here/themis.dict
     if ! "$CC" "${CFLAGS[@]}" "$here/fuzz_$t.c" "${srcs[@]}" "${libs[@]}" -o "$bin" \
@@ -88,7 +92,7 @@ for t in "${targets[@]}"; do
     rm -rf "$work/corpus_$t" "$work/artifacts/$t-"*
     mkdir -p "$work/corpus_$t"
     timeout -k 10 $((secs + 120)) "$bin" -max_total_time="$secs" -runs="$runs" \
-        -rss_limit_mb=1024 -timeout=10 -max_len=4096 -dict="$dict" \
+        -rss_limit_mb=1024 -timeout=10 -max_len="$max_len" -dict="$dict" \
         -artifact_prefix="$work/artifacts/$t-" -print_final_stats=1 \
         "$work/corpus_$t" "$here/corpus/$t" >"$log" 2>&1
     rc=$?
