@@ -649,37 +649,48 @@ static const char *file_kind(mode_t m)
          : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a special file";
 }
 
-themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
-                                      char **text, themis_parse_error_t *err)
+int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *err)
 {
-    *text = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (MPI_Init
      * would hang); fstat then refuses everything that is not a regular
      * file before a byte is read. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         set_error(err, 0, 0, "cannot open: %s", strerror(errno));
-        return THEMIS_ERR_IO;
+        return -1;
     }
     struct stat sb;
     if (0 != fstat(fd, &sb)) {
         set_error(err, 0, 0, "cannot read: %s", strerror(errno));
         close(fd);
-        return THEMIS_ERR_IO;
+        return -1;
     }
     if (!S_ISREG(sb.st_mode)) {
         set_error(err, 0, 0, "%s, not a regular file: not read", file_kind(sb.st_mode));
         close(fd);
+        return -1;
+    }
+    *size = (uint64_t) sb.st_size;
+    return fd;
+}
+
+themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
+                                      char **text, themis_parse_error_t *err)
+{
+    uint64_t size = 0;
+    *text = NULL;
+    int fd = themis_open_regular(path, &size, err);
+    if (fd < 0) {
         return THEMIS_ERR_IO;
     }
-    if ((uint64_t) sb.st_size > (uint64_t) max_bytes) {
+    if (size > (uint64_t) max_bytes) {
         set_error(err, 0, 0, "larger than %zu bytes, not a %s", max_bytes, what);
         close(fd);
         return THEMIS_ERR_PARSE;
     }
     /* The size is known, but the file may still change: read at most one
      * byte more than max_bytes, which tells a file that grew too large. */
-    size_t cap = (size_t) sb.st_size + 1;
+    size_t cap = (size_t) size + 1;
     char *buf = malloc(cap + 1);
     size_t n = 0;
     if (NULL == buf) {

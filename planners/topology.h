@@ -94,6 +94,10 @@ int themis_split_ws(const char *p, size_t len, int line, themis_token_t *toks, i
  * when it is too large (told by its size, before reading) or binary ("not
  * a <what>"); THEMIS_ERR_NOMEM.  The message in err (0:0). */
 #define THEMIS_INPUT_MAX_FILE (64u << 20)  /* graph and schedule files, bytes */
+/* Its first half for readers of their own (line by line): a read-only
+ * descriptor of a regular file, opened without blocking, and its size;
+ * -1 with the message in err (0:0) otherwise. */
+int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *err);
 themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
                                       char **text, themis_parse_error_t *err);
 /* Canonical compact string (round-trips through themis_topology_parse),

@@ -1605,7 +1605,10 @@ static int trace_decode(trace_call_t *t)
  * records and keeps call record `want`. */
 static int trace_load(trace_call_t *t, uint64_t want)
 {
-    FILE *f = fopen(t->path, "r");
+    themis_parse_error_t e;
+    uint64_t size;
+    int fd = themis_open_regular(t->path, &size, &e);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
     json_tokener *tok;
     char *line = NULL;
     size_t cap = 0;
@@ -1613,7 +1616,11 @@ static int trace_load(trace_call_t *t, uint64_t want)
     int rc = 0, nrec = 0, want_line = 0;
 
     if (NULL == f) {
-        fprintf(stderr, "%s: cannot read trace %s: %s\n", prog, t->path, strerror(errno));
+        fprintf(stderr, "%s: cannot read trace %s: %s\n", prog, t->path,
+                fd < 0 ? e.message : strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
         return EXIT_USAGE;
     }
     tok = json_tokener_new();

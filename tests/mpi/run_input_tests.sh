@@ -9,7 +9,9 @@
 #   to block MPI_Init forever), a directory and a file over the size limit
 #   (sparse: refused by its size, never read): each run ends with the
 #   message, every call correct and falling back (counted); `themis-plan`
-#   refuses the same paths with exit 2;
+#   refuses the same paths with exit 2, and takes a UTF-8 byte order mark
+#   in graph, rules and MSCCL files alike;
+# - a 130-digit coll_themis_dim_latencies: "number out of range";
 # - an MSCCL file with a DOCTYPE and 5,000 references to a 100 KB entity
 #   (minutes and 500 MB before) and a 1024-gpu x 4096-chunk file without
 #   transfers (588 MB per rank before): refused, every rank's peak RSS
@@ -56,6 +58,20 @@ for k in fifo dir big; do
     r=$k; [ "$k" = big ] && r=big_rules
     cli "rules_$k" "${kind_msg[$r]}" "$plan" rules "$tmp/$r"
 done
+# A UTF-8 byte order mark is taken alike in graph, rules and MSCCL files.
+printf '\xef\xbb\xbfnodes 2\n0 1 10Gb 1us\n1 0 10Gb 1us\n' >"$tmp/bom_graph"
+printf '\xef\xbb\xbf{ "rules": [] }\n' >"$tmp/bom_rules.json"
+{ printf '\xef\xbb\xbf'; cat "$here/../data/msccl/allreduce_ring_3.xml"; } >"$tmp/bom.xml"
+for f in "graph $tmp/bom_graph" "rules $tmp/bom_rules.json" "msccl check $tmp/bom.xml"; do
+    # shellcheck disable=SC2086  # the command and its file
+    if timeout -k 5 60 "$plan" $f >"$log_dir/cli_bom.out" 2>&1; then
+        echo "PASS: $suite_label cli byte order mark: ${f%% *}"
+    else
+        failures=$((failures + 1))
+        echo "FAIL: $suite_label cli byte order mark: $f ($(head -c 300 "$log_dir/cli_bom.out"))"
+    fi
+done
+cli trace_fifo "${kind_msg[fifo]}" "$plan" timeline --trace "$tmp/fifo" --png "$tmp/t.png"
 cli rules_missing "cannot open" "$plan" rules "$tmp/missing.json"
 cli msccl_missing "cannot open" "$plan" msccl check "$tmp/missing.xml"
 
@@ -73,6 +89,12 @@ for k in fifo dir big; do
     need=("cannot use the allreduce schedule file" "${kind_msg[$k]}")
     run "coll_themis_allreduce_schedule is a $k" 300 2
 done
+
+# A number out of range is said to be one.
+opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_dim_latencies "$(printf '1%.0s' $(seq 130))ns")
+args=(--coll allreduce --expect fallback --no-subcomms --level tiny)
+need=("coll_themis_dim_latencies" "number out of range for a latency")
+run "a 130-digit latency is out of range" 300 2
 
 # Schedules that cost minutes or gigabytes before: refused, memory bounded.
 {
