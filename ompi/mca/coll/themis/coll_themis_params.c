@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -655,12 +656,15 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
 
 const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
 {
+    /* Calls on several communicators may run in several threads. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
     themis_xfer_sched_t *s = &c->schedule[coll];
     char *err = c->schedule_error[coll];
     const size_t len = sizeof(c->schedule_error[coll]);
-    char *text = c->schedule_text[coll];
 
+    pthread_mutex_lock(&lock);
+    char *text = c->schedule_text[coll];
     if (NULL != text) {
         c->schedule_text[coll] = NULL;
         themis_status_t st = themis_msccl_parse(text, strlen(text), s, NULL, err, len);
@@ -678,6 +682,7 @@ const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
             schedule_unusable(coll);
         }
     }
+    pthread_mutex_unlock(&lock);
     return 0 < s->nxfers ? s : NULL;
 }
 
