@@ -152,5 +152,7 @@ mismatch() {   # DESCRIPTION NP COUNT EXTRA COLL
 }
 mismatch "allreduce, one rank's count 7 larger: MPI_ERR_TRUNCATE" 4 1000 7 allreduce
 mismatch "allgather, one rank's count 1 larger: MPI_ERR_TRUNCATE" 4 1000 1 allgather
+# Rendezvous-sized messages (before: a segfault while aborting).
+mismatch "allgather of 256 KiB, one rank's 16 KiB larger: MPI_ERR_TRUNCATE" 4 65536 4096 allgather
 
 [ "$failures" -eq 0 ]
