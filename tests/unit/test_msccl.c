@@ -359,23 +359,25 @@ static void expect_error(const char *text, themis_status_t want, const char *msg
     "<tb id=\"" #tb "\" send=\"" #peer "\" recv=\"" #peer "\" chan=\"1\">"                 \
     STEP(0, "s", "s", 0, "s", 0, 1, -1, -1) recv_step "</tb>"
 #define DEAD_R STEP(1, "r", "s", 0, "s", 0, 1, -1, -1)
+/* gpu 1's receive of the garbage: recv1 */
+#define AR2_DEAD(recv1)                                                                     \
+    ALGO2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">"                        \
+    STEP(0, "s", "i", 1, "i", 1, 1, -1, -1) STEP(1, "nop", "i", -1, "o", -1, 0, 1, 0)         \
+    STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"                                         \
+    "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"                                     \
+    STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)         \
+    "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)                                            \
+    "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"                                      \
+    STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)         \
+    STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)           \
+    "</tb>" DEAD_X(1, 0, recv1) "</gpu></algo>"
 
 static void test_dead_transfers(void)
 {
     char why[256], path[512];
     themis_xfer_sched_t s;
     themis_msccl_info_t info;
-    const char *live =
-        ALGO2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">"
-        STEP(0, "s", "i", 1, "i", 1, 1, -1, -1) STEP(1, "nop", "i", -1, "o", -1, 0, 1, 0)
-        STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"
-        "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"
-        STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)
-        "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)
-        "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
-        STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)
-        STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)
-        "</tb>" DEAD_X(1, 0, DEAD_R) "</gpu></algo>";
+    const char *live = AR2_DEAD(DEAD_R);
     themis_status_t st = parse(live, &s, &info, why, sizeof(why));
     UNIT_CHECKF(THEMIS_OK == st, "%s", why);
     if (THEMIS_OK == st) {
@@ -396,16 +398,7 @@ static void test_dead_transfers(void)
     }
     /* gpu 1 receives the garbage into input unit 0 after its last step:
      * it reaches result unit 0 (in place), refused as before */
-    expect_error(ALGO2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">"
-                 STEP(0, "s", "i", 1, "i", 1, 1, -1, -1) STEP(1, "nop", "i", -1, "o", -1, 0, 1, 0)
-                 STEP(2, "s", "i", 0, "i", 0, 1, -1, -1) "</tb>"
-                 "<tb id=\"1\" send=\"-1\" recv=\"1\" chan=\"0\">"
-                 STEP(0, "rrc", "i", 0, "i", 0, 1, -1, -1) STEP(1, "r", "i", 1, "i", 1, 1, -1, -1)
-                 "</tb>" DEAD_X(2, 1, DEAD_R) "</gpu>" GPU(1)
-                 "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">"
-                 STEP(0, "s", "i", 0, "i", 0, 1, -1, -1) STEP(1, "rrc", "i", 1, "i", 1, 1, -1, -1)
-                 STEP(2, "s", "i", 1, "i", 1, 1, -1, -1) STEP(3, "r", "i", 0, "i", 0, 1, -1, -1)
-                 "</tb>" DEAD_X(1, 0, STEP(1, "r", "s", 0, "i", 0, 1, 0, 3)) "</gpu></algo>",
+    expect_error(AR2_DEAD(STEP(1, "r", "s", 0, "i", 0, 1, 0, 3)),
                  THEMIS_ERR_INVALID, "gpu 0 tb 2 step 0 reads scratch unit 0 of gpu 0, which "
                  "nobody wrote, and that data reaches result unit 0 of gpu 1");
     /* the file the MPI test runs: 4 dead transfers (two garbage hops) */

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Copyright (c) 2026 The themis developers. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Routing around failed links (planners/clos_route.h, exact): random
+# permutation traffic (every host sends one flow to a host under another
+# ToR; MINSTD from a fixed seed, so every machine draws the same) on
+# 32x16 with 15 hosts per ToR and 64x32 with 16 (1024 hosts) and 31, where
+# one failed cable matters (fewer flows per ToR than spines), against
+# failed-link blocks:
+# one cable, one spine lost by 8 or 32 ToRs, one ToR lost to 4 or 16
+# spines, 8 ToRs x 4 spines.  Prints a markdown table: the ToR bound, the
+# exact method's max load and proven optimum, the ILP's value (proven or
+# not) and the greedy's, with run times.
+#
+# usage: benchmarks/route_failed_links.sh
+# THEMIS_BUILD_DIR: build tree holding tools/themis-plan (default: repo
+# root); ROUTE_ILP_MS: the ILP's time limit (default 10000).  Timings are
+# printed, never asserted.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+plan="${THEMIS_BUILD_DIR:-$top}/tools/themis-plan"
+tlim=${ROUTE_ILP_MS:-10000}
+[ -x "$plan" ] || { echo "route_failed_links: $plan not built" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/themis-route-links.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# perm T S H SEED DIR: a permutation of the T x H hosts, no host sending
+# under its own ToR, as a traffic file of the paper's format.
+perm() {
+    mkdir -p "$5"
+    awk -v T="$1" -v S="$2" -v H="$3" -v seed="$4" 'BEGIN {
+        n = T * H; x = seed
+        for (i = 0; i < n; i++) p[i] = i
+        for (i = n - 1; i > 0; i--) {
+            x = (x * 48271) % 2147483647; j = x % (i + 1)
+            t = p[i]; p[i] = p[j]; p[j] = t
+        }
+        for (i = 0; i < n; i++) {
+            if (int(p[i] / H) != int(i / H)) continue
+            for (k = 1; k < n; k++) {
+                j = (i + k) % n
+                if (int(p[j] / H) != int(i / H) && int(p[i] / H) != int(j / H)) {
+                    t = p[i]; p[i] = p[j]; p[j] = t; break
+                }
+            }
+        }
+        base = T + S
+        for (i = 0; i < n; i++)
+            printf "%d %d %d %d 0 1000 0 0\n", base + i, base + p[i], int(i / H), int(p[i] / H)
+    }' >"$5/job_1-PERM.txt"
+}
+
+# block "T0-T1" "S0-S1": every cable between those ToRs and spines
+block() {
+    local out="" t s
+    for t in $(seq "${1%-*}" "${1#*-}"); do
+        for s in $(seq "${2%-*}" "${2#*-}"); do
+            out="$out+$t-$s"
+        done
+    done
+    echo "${out#+}"
+}
+
+last() { tail -n 1 <<<"$1"; }
+field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+echo "# random permutations (MINSTD seed S), failed-link blocks ToRs x spines, ILP limit ${tlim} ms"
+echo
+echo "| Clos | hosts/ToR | seed | failed spines | failed block | ToR bound | exact | exact optimum | exact ms | ilp | ilp proven | ilp ms | greedy |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+cases=0; agree=0; ilp_short=0
+for setup in 32x16:15:1:0 32x16:15:2:0 32x16:15:3:0 64x32:16:1:0 64x32:16:1:4 64x32:31:1:0; do
+    IFS=: read -r clos hpt seed fs <<<"$setup"
+    T=${clos%x*} S=${clos#*x}
+    dir=$work/$clos-$hpt-$seed
+    perm "$T" "$S" "$hpt" "$seed" "$dir"
+    for b in "3-3 5-5" "0-7 5-5" "0-$((T / 2 - 1)) 5-5" "3-3 0-3" "7-7 0-$((S / 2 - 1))" "1-8 3-6"; do
+        read -r tors spines <<<"$b"
+        links=$(block "$tors" "$spines")
+        args=(route --clos "$clos" --hosts-per-tor "$hpt" --pairs "$dir" --failed-spines "$fs"
+              --failed-links "$links")
+        x=$("$plan" "${args[@]}" --algo exact)
+        i=$("$plan" "${args[@]}" --algo ilp --time-limit "$tlim")
+        g=$("$plan" "${args[@]}" --algo greedy)
+        xl=$(field max_load "$(last "$x")"); xo=$(field optimum "$(last "$x")")
+        il=$(field max_load "$(last "$i")"); gl=$(field max_load "$(last "$g")")
+        proven=$(sed -n 's/.*optimal=\([01]\).*/\1/p' <<<"$i")
+        echo "| $clos | $hpt | $seed | $fs | ToRs $tors x spines $spines | $(field optimum "$(last "$g")") |" \
+             "$xl | $xo | $(field run_ms "$(last "$x")") | $il | $proven |" \
+             "$(field run_ms "$(last "$i")") | $gl |"
+        cases=$((cases + 1))
+        # exact at its proven optimum, never above the ILP, equal to a proven ILP
+        if [ "$xl" = "$xo" ] && [ "$xl" -le "$il" ] && { [ "$proven" = 0 ] || [ "$il" = "$xl" ]; }; then
+            agree=$((agree + 1))
+        fi
+        [ "$proven" = 0 ] && [ "$il" -gt "$xl" ] && ilp_short=$((ilp_short + 1))
+    done
+done
+echo
+echo "cases=$cases exact_optimal_and_consistent_with_ilp=$agree ilp_stopped_above_the_optimum=$ilp_short"
