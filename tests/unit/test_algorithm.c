@@ -263,21 +263,15 @@ static void test_plan_serves_call(void)
             }
             themis_program_free(&prog);
 
-            /* forced treepack: 17 x 16 elements do not divide into its
-             * 96 units (its build refuses the call): the fastest row that
-             * can runs; forced tacos on 17 elements (it does not apply:
-             * one unit per rank): its substitute, themis */
+            /* forced treepack on 17 x 16 elements and forced tacos on 17
+             * (5 ranks): neither divides into the schedule's units, which
+             * then differ in size by one element (any count runs) */
             if (0 == i && THEMIS_COLL_ALLREDUCE == colls[c]) {
                 int treepack = themis_algorithm_index("treepack");
                 UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(treepack, &in, &table, fixed_params,
                                                               (void *) &chunks, &req, &ch,
                                                               &prog));
-                UNIT_CHECK(ch.substituted && treepack != ch.index && '\0' != ch.why[0]
-                           && ch.costed);
-                for (int a = 0; a < themis_nalgorithms(); ++a) {
-                    UNIT_CHECK(a == treepack || THEMIS_OK != ch.status[a]
-                               || ch.time[a] >= ch.time[ch.index] || '\0' != ch.reason[a][0]);
-                }
+                UNIT_CHECK(!ch.substituted && treepack == ch.index);
                 themis_program_free(&prog);
                 int tacos = themis_algorithm_index("tacos");
                 in.elems = total = 17;
@@ -286,7 +280,7 @@ static void test_plan_serves_call(void)
                 UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(tacos, &in, &table, fixed_params,
                                                               (void *) &chunks, &req, &ch,
                                                               &prog));
-                UNIT_CHECK(ch.substituted && 0 == ch.index && '\0' != ch.why[0]);
+                UNIT_CHECK(!ch.substituted && tacos == ch.index);
                 themis_program_free(&prog);
             }
         }
