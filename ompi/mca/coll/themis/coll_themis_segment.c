@@ -80,6 +80,19 @@ static themis_copy_t *move_copies(const themis_copy_t *in, uint32_t nin, bool mo
     return out;
 }
 
+bool mca_coll_themis_blocks_segmented(const mca_coll_themis_blocks_t *call,
+                                      const themis_program_t *prog, int nranks)
+{
+    const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
+    const uint64_t max = mca_coll_themis_component.config.scratch_max;
+    uint64_t total = 0;
+
+    for (int r = 0; r < nranks; ++r) {
+        total += rs ? call->counts[r] : call->count;
+    }
+    return !prog->work_is_output && 0 != max && total * call->elem_size > max;
+}
+
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
                                const mca_coll_themis_engine_args_t *whole,
@@ -96,7 +109,7 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
         total += rs ? call->counts[r] : call->count;
     }
     *segments = 1;
-    if (whole->prog->work_is_output || 0 == max || total * call->elem_size <= max) {
+    if (!mca_coll_themis_blocks_segmented(call, whole->prog, nranks)) {
         return mca_coll_themis_engine_run(whole);
     }
     S = (total * call->elem_size + max - 1) / max;
