@@ -9,8 +9,9 @@
  *                private communicators get a module (also when this
  *                process's parameters are invalid: see below).
  *   enable       saves the previous module's allreduce, reduce_scatter,
- *                reduce_scatter_block and allgather (retained); every
- *                fallback goes through these saved pointers.
+ *                reduce_scatter_block and allgather and their nonblocking
+ *                forms (retained); every fallback goes through these saved
+ *                pointers.  Nonblocking calls: coll_themis_nbc.c.
  *   first call   of any of the four collectives, whatever its size, runs
  *                the lazy setup (coll_themis_module.c): local shape ->
  *                ONE agreement allreduce -> private p2p communicator ->
