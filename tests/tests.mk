@@ -104,6 +104,12 @@ tests_mpi_count_mismatch_SOURCES = tests/mpi/count_mismatch.c
 tests_mpi_count_mismatch_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_count_mismatch_LDADD = $(MPI_TEST_LIBS)
 
+check_PROGRAMS += tests/mpi/nbc_threads
+tests_mpi_nbc_threads_SOURCES = tests/mpi/nbc_threads.c \
+    tests/mpi/themis_counters.c tests/mpi/themis_counters.h
+tests_mpi_nbc_threads_CFLAGS = $(MPI_TEST_CFLAGS)
+tests_mpi_nbc_threads_LDADD = $(MPI_TEST_LIBS) -lpthread
+
 check_PROGRAMS += tests/mpi/scratch_mem
 tests_mpi_scratch_mem_SOURCES = tests/mpi/scratch_mem.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h

@@ -726,6 +726,7 @@ typedef struct {
     size_t count_unit;          /* --count-unit, 1 by default */
     int explicit_counts;        /* --counts given */
     int substituted;            /* --substituted */
+    int nb;                     /* --nonblocking N: calls in flight per batch, 0 blocking */
     int rank, nprocs;
     expect_mode_t expect;
     uint64_t min_bytes;
@@ -848,10 +849,16 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
 /* A themis-path call must have run the --algo algorithm and no other of
  * the component's (its counters name them; a call without data, PATH_ANY,
  * is counted without running a program). */
+/* The counters of a case's collective in this run's mode. */
+static tc_coll_t case_counter(const ctx_t *cx, const case_t *c)
+{
+    return (tc_coll_t) (coll_counter[c->coll] + (cx->nb > 0 ? TC_NBLOCKING : 0));
+}
+
 static void check_algorithm(ctx_t *cx, const case_t *c, path_t path, const tc_snapshot_t *before,
                             const tc_snapshot_t *after)
 {
-    tc_coll_t k = coll_counter[c->coll];
+    tc_coll_t k = case_counter(cx, c);
     uint64_t dc = after->calls[k] - before->calls[k];
     uint64_t ds = after->substitutions[k] - before->substitutions[k];
     if (cx->algo < 0 || 0 == dc || !cx->comm_is_world_like || PATH_ANY == path) {
@@ -876,7 +883,7 @@ static void check_algorithm(ctx_t *cx, const case_t *c, path_t path, const tc_sn
 static void check_counters(ctx_t *cx, const case_t *c, path_t path, const tc_snapshot_t *before,
                            const tc_snapshot_t *after)
 {
-    tc_coll_t k = coll_counter[c->coll];
+    tc_coll_t k = case_counter(cx, c);
     uint64_t dc = after->calls[k] - before->calls[k];
     uint64_t df = after->fallbacks[k] - before->fallbacks[k];
     if (EXPECT_NONE == cx->expect) {
@@ -915,12 +922,34 @@ static void check_counters(ctx_t *cx, const case_t *c, path_t path, const tc_sna
     }
 }
 
-static void run_case(ctx_t *cx, const case_t *c)
+/* One case from its buffers to its check (several are in flight with
+ * --nonblocking). */
+typedef struct {
+    case_t c;
+    int rc[64];
+    size_t in_n, out_n, sbytes, rbytes;
+    char *sbuf, *scopy, *rbuf, *expect;
+    int err, uerr;
+    MPI_Request req;
+} pending_t;
+
+static void case_free(pending_t *pc)
 {
+    free(pc->sbuf);
+    free(pc->scopy);
+    free(pc->rbuf);
+    free(pc->expect);
+    pc->sbuf = pc->scopy = pc->rbuf = pc->expect = NULL;
+}
+
+/* Buffers, input and expected output; 0 when the case can run. */
+static int case_setup(ctx_t *cx, pending_t *pc)
+{
+    const case_t *c = &pc->c;
     const tdesc_t *t = c->t, *bt = t->base;
     const int p = cx->nprocs, me = cx->rank, nb = t->nblk;
     const uint64_t salt = case_salt(c);
-    int rc[64];
+    int *rc = pc->rc;
     size_t in_n, out_n, out_start = 0, region_n;
 
     cx->ncases++;
@@ -954,10 +983,19 @@ static void run_case(ctx_t *cx, const case_t *c)
     size_t sbytes = in_n * ext, rbytes = region_n * ext;
     char *sbuf = malloc(sbytes + 1), *scopy = malloc(sbytes + 1);
     char *rbuf = malloc(rbytes + GUARD_BYTES), *expect = malloc(out_n * ext + 1);
+    pc->sbuf = sbuf;
+    pc->scopy = scopy;
+    pc->rbuf = rbuf;
+    pc->expect = expect;
+    pc->in_n = in_n;
+    pc->out_n = out_n;
+    pc->sbytes = sbytes;
+    pc->rbytes = rbytes;
+    pc->req = MPI_REQUEST_NULL;
     if (NULL == sbuf || NULL == scopy || NULL == rbuf || NULL == expect) {
         report(cx, c, "out of memory");
-        free(sbuf); free(scopy); free(rbuf); free(expect);
-        return;
+        case_free(pc);
+        return -1;
     }
     memset(sbuf, SENTINEL, sbytes);
     memset(rbuf, SENTINEL, rbytes + GUARD_BYTES);
@@ -990,28 +1028,48 @@ static void run_case(ctx_t *cx, const case_t *c)
             store(bt, expect, j * t->span + t->pos[b], acc);
         }
     }
+    return 0;
+}
 
-    tc_snapshot_t before, after;
-    tc_read(&before);
-    const void *sarg = c->inplace ? MPI_IN_PLACE : sbuf;
-    int err, uerr = user_op_errors;
+/* The call, blocking or (with cx->nb) started into pc->req. */
+static int case_issue(const ctx_t *cx, pending_t *pc)
+{
+    const case_t *c = &pc->c;
+    const tdesc_t *t = c->t;
+    const void *sarg = c->inplace ? MPI_IN_PLACE : pc->sbuf;
     MPI_Op op = op_handles[c->op];
+    MPI_Request *r = &pc->req;
+    void *rbuf = pc->rbuf;
+    int n = (int) c->count;
+
+    pc->uerr = user_op_errors;
     switch (c->coll) {
     case C_ALLREDUCE:
-        err = MPI_Allreduce(sarg, rbuf, (int) c->count, t->dt, op, cx->comm);
-        break;
+        return cx->nb ? MPI_Iallreduce(sarg, rbuf, n, t->dt, op, cx->comm, r)
+                      : MPI_Allreduce(sarg, rbuf, n, t->dt, op, cx->comm);
     case C_REDUCE_SCATTER:
-        err = MPI_Reduce_scatter(sarg, rbuf, rc, t->dt, op, cx->comm);
-        break;
+        return cx->nb ? MPI_Ireduce_scatter(sarg, rbuf, pc->rc, t->dt, op, cx->comm, r)
+                      : MPI_Reduce_scatter(sarg, rbuf, pc->rc, t->dt, op, cx->comm);
     case C_REDUCE_SCATTER_BLOCK:
-        err = MPI_Reduce_scatter_block(sarg, rbuf, (int) c->count, t->dt, op, cx->comm);
-        break;
+        return cx->nb ? MPI_Ireduce_scatter_block(sarg, rbuf, n, t->dt, op, cx->comm, r)
+                      : MPI_Reduce_scatter_block(sarg, rbuf, n, t->dt, op, cx->comm);
     default:
-        err = MPI_Allgather(sarg, (int) c->count, t->dt, rbuf, (int) c->count, t->dt,
-                            cx->comm);
-        break;
+        return cx->nb ? MPI_Iallgather(sarg, n, t->dt, rbuf, n, t->dt, cx->comm, r)
+                      : MPI_Allgather(sarg, n, t->dt, rbuf, n, t->dt, cx->comm);
     }
-    tc_read(&after);
+}
+
+/* The result, buffers and (before/after not NULL) counters of a
+ * completed case. */
+static void case_check(ctx_t *cx, pending_t *pc, const tc_snapshot_t *before,
+                       const tc_snapshot_t *after)
+{
+    const case_t *c = &pc->c;
+    const tdesc_t *t = c->t, *bt = t->base;
+    const int nb = t->nblk;
+    const size_t out_n = pc->out_n, rbytes = pc->rbytes;
+    char *rbuf = pc->rbuf, *expect = pc->expect;
+    int err = pc->err, uerr = pc->uerr;
 
     if (MPI_SUCCESS != err) {
         char es[MPI_MAX_ERROR_STRING];
@@ -1054,19 +1112,297 @@ static void run_case(ctx_t *cx, const case_t *c)
                 break;
             }
         }
-        if (!c->inplace && 0 != memcmp(sbuf, scopy, sbytes)) {
+        if (!c->inplace && 0 != memcmp(pc->sbuf, pc->scopy, pc->sbytes)) {
             report(cx, c, "modified the send buffer");
         }
         if (user_op_errors != uerr) {
             report(cx, c, "user op called with an unknown datatype");
         }
-        size_t total = (C_ALLGATHER == c->coll) ? out_n : in_n;
-        check_counters(cx, c, expected_path(cx, c, total), &before, &after);
+        size_t total = (C_ALLGATHER == c->coll) ? out_n : pc->in_n;
+        if (NULL != before) {
+            check_counters(cx, c, expected_path(cx, c, total), before, after);
+        }
     }
-    free(sbuf);
-    free(scopy);
-    free(rbuf);
-    free(expect);
+    case_free(pc);
+}
+
+static void run_case(ctx_t *cx, const case_t *c)
+{
+    pending_t pc = {.c = *c};
+    tc_snapshot_t before, after;
+
+    if (0 != case_setup(cx, &pc)) {
+        return;
+    }
+    tc_read(&before);
+    pc.err = case_issue(cx, &pc);
+    tc_read(&after);
+    case_check(cx, &pc, &before, &after);
+}
+
+
+
+/* ------------------------------------------------------------ nonblocking */
+
+/* --nonblocking N: cases start in batches of N calls in flight, with a
+ * blocking collective or point-to-point on the same communicator between
+ * starts, and complete in an order drawn per batch and rank (seeded, not
+ * from time): MPI_Waitall, MPI_Waitany, MPI_Test on random requests, or
+ * MPI_Wait in a shuffled order. */
+#define MAX_BATCH 64
+static pending_t batch[MAX_BATCH];
+static int nbatch;
+static unsigned nbatches;
+
+static unsigned next_rand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 16) & 0x7fffu;
+}
+
+static void interleave(ctx_t *cx, int i)
+{
+    const int p = cx->nprocs, me = cx->rank;
+    if (1 == i % 3) {
+        int v[7], sum[7];
+        for (int k = 0; k < 7; k++) {
+            v[k] = me + k;
+        }
+        int err = MPI_Allreduce(v, sum, 7, MPI_INT, MPI_SUM, cx->comm);
+        for (int k = 0; k < 7 && MPI_SUCCESS == err; k++) {
+            if (sum[k] != p * (p - 1) / 2 + p * k) {
+                report(cx, NULL, "blocking MPI_Allreduce among nonblocking calls: element %d "
+                       "is %d, expected %d", k, sum[k], p * (p - 1) / 2 + p * k);
+                break;
+            }
+        }
+        if (MPI_SUCCESS != err) {
+            report(cx, NULL, "blocking MPI_Allreduce among nonblocking calls returned %d", err);
+        }
+    } else if (2 == i % 3) {
+        int out = me * 1000 + i, in = -1, from = (me + p - 1) % p;
+        int err = MPI_Sendrecv(&out, 1, MPI_INT, (me + 1) % p, 77 + i, &in, 1, MPI_INT, from,
+                               77 + i, cx->comm, MPI_STATUS_IGNORE);
+        if (MPI_SUCCESS != err || in != from * 1000 + i) {
+            report(cx, NULL, "MPI_Sendrecv among nonblocking calls: %d, got %d", err, in);
+        }
+    }
+}
+
+/* A batch's counters: each case's path is known only within bounds, as
+ * the calls overlap. */
+static void batch_counters(ctx_t *cx, const tc_snapshot_t *before, const tc_snapshot_t *after)
+{
+    if (EXPECT_NONE == cx->expect) {
+        return;
+    }
+    for (int coll = C_ALLREDUCE; coll <= C_ALLGATHER; coll++) {
+        tc_coll_t k = (tc_coll_t) (coll_counter[coll] + TC_NBLOCKING);
+        uint64_t n[4] = {0, 0, 0, 0};
+        int any = 0;
+        for (int i = 0; i < nbatch; i++) {
+            const pending_t *pc = &batch[i];
+            if ((int) pc->c.coll == coll) {
+                size_t total = (C_ALLGATHER == coll) ? pc->out_n : pc->in_n;
+                n[expected_path(cx, &pc->c, total)]++;
+                any = 1;
+            }
+        }
+        uint64_t dc = after->calls[k] - before->calls[k];
+        uint64_t df = after->fallbacks[k] - before->fallbacks[k];
+        if (!any) {
+            continue;
+        }
+        if (EXPECT_FALLBACK == cx->expect) {
+            if (0 != dc && cx->comm_is_world_like) {
+                report(cx, NULL, "coll_themis_%s_calls rose by %" PRIu64 " but themis must "
+                       "have stepped aside", tc_coll_name(k), dc);
+            }
+            continue;
+        }
+        uint64_t t = n[PATH_THEMIS], f = n[PATH_FALLBACK], e = n[PATH_COUNTED], a = n[PATH_ANY];
+        if (dc < t || df < f || dc + df < t + f + e || dc > t + e + a || df > f + e + a) {
+            report(cx, NULL, "batch of %d: coll_themis_%s_calls +%" PRIu64 ", _fallbacks +%"
+                   PRIu64 "; expected %" PRIu64 " themis, %" PRIu64 " fallbacks, %" PRIu64
+                   " either, %" PRIu64 " either or none", nbatch, tc_coll_name(k), dc, df, t, f,
+                   e, a);
+        }
+        if (cx->algo < 0 || !cx->comm_is_world_like) {
+            continue;
+        }
+        /* --algo: calls with data ran that row and no other (empty calls
+         * count no row). */
+        uint64_t ds = after->substitutions[k] - before->substitutions[k], rows = 0, mine = 0;
+        for (int r = 0; r < tc_nalgos(); r++) {
+            uint64_t d = after->algo[r][k] - before->algo[r][k];
+            rows += d;
+            mine += r == cx->algo ? d : 0;
+        }
+        if (mine != rows || rows + a < dc || ds != (cx->substituted ? mine : 0)) {
+            report(cx, NULL, "batch of %d: coll_themis_%s_calls +%" PRIu64 ", of them %s +%"
+                   PRIu64 ", any row +%" PRIu64 ", substitutions +%" PRIu64, nbatch,
+                   tc_coll_name(k), dc, tc_algo_name(cx->algo), mine, rows, ds);
+        }
+    }
+}
+
+static void batch_flush(ctx_t *cx)
+{
+    const int n = nbatch;
+    unsigned seed = 2654435761u * ++nbatches + 40503u * (unsigned) cx->rank;
+    MPI_Request reqs[MAX_BATCH];
+    MPI_Status st[MAX_BATCH];
+    int done[MAX_BATCH], left = n, order[MAX_BATCH];
+    tc_snapshot_t before, after;
+
+    if (0 == n) {
+        return;
+    }
+    tc_read(&before);
+    for (int i = 0; i < n; i++) {
+        batch[i].err = case_issue(cx, &batch[i]);
+        reqs[i] = MPI_SUCCESS == batch[i].err ? batch[i].req : MPI_REQUEST_NULL;
+        done[i] = 0;
+        order[i] = i;
+        interleave(cx, i);
+    }
+    switch (next_rand(&seed) % 4) {
+    case 0: {
+        int rc = MPI_Waitall(n, reqs, st);
+        for (int i = 0; i < n && MPI_SUCCESS != rc; i++) {
+            if (MPI_SUCCESS == batch[i].err) {
+                batch[i].err = MPI_ERR_IN_STATUS == rc ? st[i].MPI_ERROR : rc;
+            }
+        }
+        break;
+    }
+    case 1:
+        for (;;) {
+            int idx = MPI_UNDEFINED;
+            int rc = MPI_Waitany(n, reqs, &idx, MPI_STATUS_IGNORE);
+            if (MPI_UNDEFINED == idx) {
+                break;
+            }
+            if (MPI_SUCCESS != rc && MPI_SUCCESS == batch[idx].err) {
+                batch[idx].err = rc;
+            }
+        }
+        break;
+    case 2:
+        while (left > 0) {
+            int i = (int) (next_rand(&seed) % (unsigned) n), flag = 0;
+            if (done[i]) {
+                continue;
+            }
+            int rc = MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE);
+            if (MPI_SUCCESS != rc) {
+                batch[i].err = MPI_SUCCESS == batch[i].err ? rc : batch[i].err;
+                flag = 1;
+            }
+            if (flag) {
+                done[i] = 1;
+                left--;
+            }
+        }
+        break;
+    default:
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int) (next_rand(&seed) % (unsigned) (i + 1)), x = order[i];
+            order[i] = order[j];
+            order[j] = x;
+        }
+        for (int i = 0; i < n; i++) {
+            int rc = MPI_Wait(&reqs[order[i]], MPI_STATUS_IGNORE);
+            if (MPI_SUCCESS != rc && MPI_SUCCESS == batch[order[i]].err) {
+                batch[order[i]].err = rc;
+            }
+        }
+        break;
+    }
+    tc_read(&after);
+    batch_counters(cx, &before, &after);
+    for (int i = 0; i < n; i++) {
+        case_check(cx, &batch[i], NULL, NULL);
+    }
+    nbatch = 0;
+}
+
+static void submit(ctx_t *cx, const case_t *c)
+{
+    if (0 == cx->nb) {
+        run_case(cx, c);
+        return;
+    }
+    pending_t *pc = &batch[nbatch];
+    memset(pc, 0, sizeof(*pc));
+    pc->c = *c;
+    if (0 == case_setup(cx, pc) && ++nbatch == cx->nb) {
+        batch_flush(cx);
+    }
+}
+
+/* MPI_Cancel of a collective request does nothing (the call completes
+ * and is not cancelled); MPI_Request_free of an active one lets it
+ * complete: its result appears while progress runs. */
+static void nb_cancel_and_free(ctx_t *cx)
+{
+    const int n = 4099, p = cx->nprocs;
+    int *a = malloc(n * sizeof(int)), *b = malloc(n * sizeof(int)), *c = malloc(n * sizeof(int));
+    MPI_Request r;
+    MPI_Status st;
+    int flag = 1, rc, ok = 0;
+
+    if (NULL == a || NULL == b || NULL == c) {
+        report(cx, NULL, "out of memory");
+        free(a); free(b); free(c);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        a[k] = cx->rank + k;
+        b[k] = c[k] = -1;
+    }
+    cx->ncases += 2;
+    rc = MPI_Iallreduce(a, b, n, MPI_INT, MPI_SUM, cx->comm, &r);
+    if (MPI_SUCCESS == rc && MPI_SUCCESS != MPI_Cancel(&r)) {
+        report(cx, NULL, "MPI_Cancel of an MPI_Iallreduce request failed");
+    }
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Wait(&r, &st);
+        MPI_Test_cancelled(&st, &flag);
+    }
+    if (MPI_SUCCESS != rc || flag) {
+        report(cx, NULL, "MPI_Iallreduce after MPI_Cancel: %d, cancelled %d", rc, flag);
+    }
+    for (int k = 0; k < n; k++) {
+        if (b[k] != p * (p - 1) / 2 + p * k) {
+            report(cx, NULL, "MPI_Iallreduce after MPI_Cancel: element %d is %d", k, b[k]);
+            break;
+        }
+    }
+
+    rc = MPI_Iallreduce(a, c, n, MPI_INT, MPI_SUM, cx->comm, &r);
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Request_free(&r);
+    }
+    if (MPI_SUCCESS != rc || MPI_REQUEST_NULL != r) {
+        report(cx, NULL, "MPI_Request_free of an active MPI_Iallreduce request: %d", rc);
+    }
+    /* No timing assertion: a generous bound only turns a hang into an error. */
+    for (double t0 = MPI_Wtime(); !ok && MPI_Wtime() - t0 < 600;) {
+        int f;
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, cx->comm, &f, MPI_STATUS_IGNORE);
+        ok = 1;
+        for (int k = 0; k < n && ok; k++) {
+            ok = c[k] == p * (p - 1) / 2 + p * k;
+        }
+    }
+    if (!ok) {
+        report(cx, NULL, "a freed active MPI_Iallreduce never completed");
+    }
+    MPI_Barrier(cx->comm);
+    free(a);
+    free(b);
+    free(c);
 }
 
 /* ------------------------------------------------------------------ levels */
@@ -1143,7 +1479,8 @@ static int coll_selected(const ctx_t *cx, int coll)
            || (C_REDUCE_SCATTER == cx->only_coll && C_REDUCE_SCATTER_BLOCK == coll);
 }
 
-static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t ncounts, int big)
+static void run_matrix_cases(ctx_t *cx, level_t level, const size_t *counts, size_t ncounts,
+                             int big)
 {
     const int p = cx->nprocs;
     unsigned opmask = ops_in_level(level);
@@ -1169,7 +1506,7 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
                             continue;
                         }
                         if (C_REDUCE_SCATTER != coll) {
-                            run_case(cx, &c);
+                            submit(cx, &c);
                             continue;
                         }
                         for (int d = 0; d < D_NDISTS; d++) {
@@ -1178,7 +1515,7 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
                                 : (L_FULL == level || (L_REDUCED == level && D_SKEW == d)
                                    || (L_REDUCED != level && D_EVEN == d))) {
                                 c.dist = (dist_t) d;
-                                run_case(cx, &c);
+                                submit(cx, &c);
                             }
                         }
                     }
@@ -1204,9 +1541,46 @@ static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t nc
             if (C_REDUCE_SCATTER_BLOCK == coll || C_ALLGATHER == coll) {
                 c.count = BIG_COUNT / p;
             }
-            run_case(cx, &c);
+            submit(cx, &c);
         }
     }
+}
+
+/* A communicator is set up by its first blocking call (nonblocking calls
+ * fall back until then, counted: docs/coll_themis.md); with --nonblocking
+ * the first call on a fresh communicator is checked to do so, then a
+ * blocking one sets it up. */
+static void nb_setup(ctx_t *cx)
+{
+    tc_snapshot_t before, after;
+    MPI_Request r;
+    int one = 1, sum = 0, err;
+
+    if (0 == cx->nb) {
+        return;
+    }
+    tc_read(&before);
+    err = MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, cx->comm, &r);
+    if (MPI_SUCCESS == err) {
+        err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    tc_read(&after);
+    if (MPI_SUCCESS != err || sum != cx->nprocs) {
+        report(cx, NULL, "first MPI_Iallreduce: %d, sum %d", err, sum);
+    }
+    if (EXPECT_THEMIS == cx->expect && cx->comm_is_world_like
+        && (after.calls[TC_IALLREDUCE] != before.calls[TC_IALLREDUCE]
+            || after.fallbacks[TC_IALLREDUCE] != before.fallbacks[TC_IALLREDUCE] + 1)) {
+        report(cx, NULL, "the first call on a communicator, nonblocking, must fall back");
+    }
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, cx->comm);
+}
+
+static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t ncounts, int big)
+{
+    nb_setup(cx);
+    run_matrix_cases(cx, level, counts, ncounts, big);
+    batch_flush(cx);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1216,7 +1590,7 @@ static void usage(const char *argv0)
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
             "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
-            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N]\n", argv0);
+            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N] [--nonblocking N]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -1229,7 +1603,7 @@ int main(int argc, char **argv)
     int only_coll = -1;
     size_t count_unit = 1;
     size_t counts[16], ncounts = 0;
-    int bad_counts = 0;
+    int bad_counts = 0, nb = 0;
     long max_rss_mb = 0;
 
     MPI_Init(&argc, &argv);
@@ -1248,6 +1622,9 @@ int main(int argc, char **argv)
             substituted = 1;
         } else if (0 == strcmp(argv[i], "--big")) {
             big = 1;
+        } else if (0 == strcmp(argv[i], "--nonblocking") && i + 1 < argc) {
+            nb = atoi(argv[++i]);
+            bad_counts |= nb < 1 || nb > MAX_BATCH;
         } else if (0 == strcmp(argv[i], "--no-subcomms")) {
             subcomms = 0;
         } else if (0 == strcmp(argv[i], "--coll") && i + 1 < argc) {
@@ -1290,6 +1667,7 @@ int main(int argc, char **argv)
     cx.only_coll = only_coll;
     cx.count_unit = count_unit;
     cx.explicit_counts = ncounts > 0;
+    cx.nb = nb;
     if (-2 == only_coll || 0 == count_unit || bad_counts) {
         usage(argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -1374,6 +1752,9 @@ int main(int argc, char **argv)
     if (0 == cx.nerrors) {
         run_matrix(&cx, level, counts, ncounts, big);
     }
+    if (0 == cx.nerrors && nb > 0 && L_MINBYTES != level && cx.min_bytes <= 4099 * sizeof(int)) {
+        nb_cancel_and_free(&cx);   /* on themis: another component's requests are not ours */
+    }
 
     /* Other communicators: a duplicate (same shape as world), and splits
      * that reverse and halve the ranks (correctness only: whether themis
@@ -1415,7 +1796,9 @@ int main(int argc, char **argv)
     uint64_t calls = 0, fallbacks = 0;
     char tot[256];
     int off = 0;
-    for (int k = 0; k < TC_NCOLLS; k++) {
+    /* The counters of this run's mode (blocking, or --nonblocking). */
+    const int kfirst = nb > 0 ? TC_NBLOCKING : 0, klast = kfirst + TC_NBLOCKING;
+    for (int k = kfirst; k < klast; k++) {
         uint64_t dc = last.calls[k] - cx.first.calls[k];
         uint64_t df = last.fallbacks[k] - cx.first.fallbacks[k];
         calls += dc;
@@ -1424,7 +1807,7 @@ int main(int argc, char **argv)
                         tc_coll_name((tc_coll_t) k), dc, df);
         int ran = cx.only_coll < 0;
         for (int c = C_ALLREDUCE; c <= C_ALLGATHER; c++) {
-            ran |= (int) coll_counter[c] == k && coll_selected(&cx, c);
+            ran |= (int) coll_counter[c] + kfirst == k && coll_selected(&cx, c);
         }
         if (EXPECT_THEMIS == expect && L_MINBYTES != level && ran && 0 == dc && 0 == cx.nerrors) {
             report(&cx, NULL, "coll_themis_%s_calls never rose", tc_coll_name((tc_coll_t) k));
@@ -1465,7 +1848,7 @@ int main(int argc, char **argv)
                                           tc_algo_name(a));
             }
             off = 0;
-            for (int k = 0; k < TC_NCOLLS; k++) {
+            for (int k = kfirst; k < klast; k++) {
                 off += snprintf(tot + off, sizeof(tot) - off, " %s=", tc_coll_name((tc_coll_t) k));
                 for (int a = 0; a < tc_nalgos(); a++) {
                     off += snprintf(tot + off, sizeof(tot) - off, "%" PRIu64 "/",

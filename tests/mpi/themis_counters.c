@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char *const coll_names[TC_NCOLLS] = {
-    "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"
+    "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
+    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather"
 };
 
 typedef struct {

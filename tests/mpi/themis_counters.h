@@ -18,8 +18,13 @@ typedef enum {
     TC_REDUCE_SCATTER = 1,
     TC_REDUCE_SCATTER_BLOCK = 2,
     TC_ALLGATHER = 3,
-    TC_NCOLLS = 4
+    TC_IALLREDUCE = 4,          /* the nonblocking forms: TC_<coll> + TC_NBLOCKING */
+    TC_IREDUCE_SCATTER = 5,
+    TC_IREDUCE_SCATTER_BLOCK = 6,
+    TC_IALLGATHER = 7,
+    TC_NCOLLS = 8
 } tc_coll_t;
+#define TC_NBLOCKING 4
 
 /* Most algorithms tracked: the rows of the component's algorithm table,
  * discovered from its counters coll_themis_<coll>_<algorithm>_calls. */

@@ -9,8 +9,9 @@
  *                private communicators get a module (also when this
  *                process's parameters are invalid: see below).
  *   enable       saves the previous module's allreduce, reduce_scatter,
- *                reduce_scatter_block and allgather (retained); every
- *                fallback goes through these saved pointers.
+ *                reduce_scatter_block and allgather and their nonblocking
+ *                forms (retained); every fallback goes through these saved
+ *                pointers.  Nonblocking calls: coll_themis_nbc.c.
  *   first call   of any of the four collectives, whatever its size, runs
  *                the lazy setup (coll_themis_module.c): local shape ->
  *                ONE agreement allreduce -> private p2p communicator ->
@@ -50,6 +51,8 @@
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/mca/coll/base/coll_base_util.h"
+#include "ompi/request/request.h"
 
 #include "coll_themis_compat.h"
 
@@ -70,14 +73,28 @@ BEGIN_C_DECLS
 /* Info key that marks the private communicators of this component. */
 #define MCA_COLL_THEMIS_PRIVATE_INFO_KEY "ompi_comm_coll_themis_private"
 
-/* The four collectives, for counters and log messages. */
+/* The four collectives and their nonblocking forms, for the saved
+ * previous functions, counters and log messages. */
 typedef enum {
     MCA_COLL_THEMIS_ALLREDUCE = 0,
     MCA_COLL_THEMIS_REDUCE_SCATTER = 1,
     MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK = 2,
     MCA_COLL_THEMIS_ALLGATHER = 3,
-    MCA_COLL_THEMIS_NCOLLS = 4
+    MCA_COLL_THEMIS_IALLREDUCE = 4,
+    MCA_COLL_THEMIS_IREDUCE_SCATTER = 5,
+    MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK = 6,
+    MCA_COLL_THEMIS_IALLGATHER = 7,
+    MCA_COLL_THEMIS_NCOLLS = 8
 } mca_coll_themis_coll_id_t;
+
+/* Blocking collectives come first; I<coll> is <coll> + this. */
+#define MCA_COLL_THEMIS_NBLOCKING 4
+
+/* The blocking collective of a (nonblocking) one. */
+static inline mca_coll_themis_coll_id_t mca_coll_themis_blocking_id(mca_coll_themis_coll_id_t id)
+{
+    return (mca_coll_themis_coll_id_t) (id % MCA_COLL_THEMIS_NBLOCKING);
+}
 
 /* The planner collectives (themis_coll_t) that have a
  * coll_themis_<coll>_algorithm parameter; reduce_scatter_block shares
@@ -221,16 +238,25 @@ typedef struct {
     const char *why_refused;
 } mca_coll_themis_plan_choice_t;
 
+/* Most tag lanes, hence most calls in flight on a communicator before a
+ * new one waits for the lane's previous call (coll_themis_nbc.c). */
+#define MCA_COLL_THEMIS_MAX_LANES 256
+
 /* Plan cache: a small fixed table per communicator with least recently
  * used replacement.  An application cycles through few message sizes per
  * communicator; 16 programs bound the memory (each is O(steps) of one
  * rank) while covering typical size sweeps.  Refusals are cached too. */
 #define MCA_COLL_THEMIS_PLAN_CACHE_SIZE 16
 
+struct mca_coll_themis_plan_pin_t;
+
 typedef struct {
     bool used;
     bool refused;                       /* the planners refused: fall back */
     char why[1024];                     /* why, when refused */
+    /* Outstanding nonblocking calls run prog: freeing the entry hands its
+     * arrays to the pin (mca_coll_themis_plan_pin_adopt), NULL when none. */
+    struct mca_coll_themis_plan_pin_t *pin;
     themis_coll_t coll;
     uint64_t count;                     /* AR: elements; AG: per rank; RS: total */
     uint64_t *recvcounts;               /* RS only: [comm size] */
@@ -260,6 +286,10 @@ typedef union {
     mca_coll_base_module_reduce_scatter_fn_t reduce_scatter;
     mca_coll_base_module_reduce_scatter_block_fn_t reduce_scatter_block;
     mca_coll_base_module_allgather_fn_t allgather;
+    mca_coll_base_module_iallreduce_fn_t iallreduce;
+    mca_coll_base_module_ireduce_scatter_fn_t ireduce_scatter;
+    mca_coll_base_module_ireduce_scatter_block_fn_t ireduce_scatter_block;
+    mca_coll_base_module_iallgather_fn_t iallgather;
 } mca_coll_themis_fn_t;
 
 typedef struct {
@@ -296,7 +326,14 @@ typedef struct mca_coll_themis_module_t {
     bool spans_nodes;                   /* agreed at setup: ranks on more than one node */
 
     mca_coll_themis_plan_cache_t cache;
-    mca_coll_themis_scratch_t scratch;
+    mca_coll_themis_scratch_t scratch;   /* of blocking calls */
+
+    /* Tag lanes of the engine (coll_themis_nbc.c): every themis-path call,
+     * blocking or not, runs in lane seq mod nlanes; calls start in the same
+     * order on every rank, so seq is equal across ranks. */
+    uint32_t seq;
+    uint32_t nlanes;                     /* 0 until the first call */
+    uint8_t lane_busy[MCA_COLL_THEMIS_MAX_LANES];
 } mca_coll_themis_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_themis_module_t);
@@ -435,6 +472,92 @@ void mca_coll_themis_trace_close(void);
 /* CLOCK_MONOTONIC in ns: the clock of the engine's op times. */
 uint64_t mca_coll_themis_trace_now_ns(void);
 
+/* ------------------------------------------------------- nonblocking */
+
+/* What a themis-path call does once its engine is done
+ * (mca_coll_themis_call_finish): the result out of staging, the trace
+ * record, counters and the verbose line.  Blocking calls keep it on the
+ * stack, nonblocking ones in their request. */
+typedef enum {
+    MCA_COLL_THEMIS_UNSTAGE_NONE = 0,
+    MCA_COLL_THEMIS_UNSTAGE_COPY = 1,   /* a reduction's staged span back (same type) */
+    MCA_COLL_THEMIS_UNSTAGE_UNPACK = 2  /* packed data unpacked into the user's buffer */
+} mca_coll_themis_unstage_t;
+
+typedef struct {
+    mca_coll_themis_module_t *module;
+    ompi_communicator_t *comm;
+    mca_coll_themis_coll_id_t coll;
+    uint64_t bytes;
+    size_t dtype_size;
+    mca_coll_themis_plan_choice_t choice;
+    themis_program_t prog;              /* a copy of the struct, for the trace */
+    bool trace;
+    mca_coll_themis_trace_call_t t;
+    uint64_t *op_ns;
+    mca_coll_themis_unstage_t unstage;
+    ompi_datatype_t *dtype;             /* the user's type of out */
+    void *out;
+    uint64_t count;                     /* user elements at out */
+    char *buf;                          /* the staged result */
+    size_t nbytes;                      /* UNPACK: bytes at buf */
+    char *stage[2];                     /* freed at finish */
+} mca_coll_themis_finish_t;
+
+/* Returns the call's result (rc, or a failure to unstage). */
+int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc);
+
+/* A nonblocking call on the themis path (coll_themis_nbc.c). */
+typedef struct mca_coll_themis_request_t {
+    ompi_coll_base_nbc_request_t super;
+    struct mca_coll_themis_request_t *next;   /* outstanding calls */
+    mca_coll_themis_module_t *module;
+    ompi_communicator_t *comm;          /* retained until freed */
+    mca_coll_themis_engine_t *engine;
+    mca_coll_themis_scratch_t scratch;  /* the call's own */
+    struct mca_coll_themis_plan_pin_t *pin;
+    ompi_datatype_t *dtypes[2];         /* retained: engine's and user's */
+    ompi_op_t *op;                      /* retained, or NULL */
+    uint32_t lane;
+    bool done;                          /* completed (under the list lock) */
+    bool freed;                         /* MPI_Request_free while active */
+    mca_coll_themis_finish_t fin;
+} mca_coll_themis_request_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_themis_request_t);
+
+/* A request for a call on comm, not started.  NULL without memory. */
+mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t *m,
+                                                       ompi_communicator_t *comm);
+/* Starts req's engine on args (its scratch and lane are the request's;
+ * args->prog and layout must come from mca_coll_themis_plan_get) and hands
+ * it to progress.  On error (nothing was sent) req is released. */
+int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
+                                  const mca_coll_themis_engine_args_t *args);
+/* A request complete at once with rc (a call without messages). */
+void mca_coll_themis_request_complete_now(mca_coll_themis_request_t *req, int rc);
+/* Releases a request that was never started. */
+void mca_coll_themis_request_release(mca_coll_themis_request_t *req);
+
+/* The tag lane of the next call on m: waits (driving progress) while the
+ * lane's previous call is in flight. */
+uint32_t mca_coll_themis_lane_acquire(mca_coll_themis_module_t *m);
+void mca_coll_themis_lane_release(mca_coll_themis_module_t *m, uint32_t lane);
+
+/* A plan cache entry is freed: if outstanding calls pin it (*pin), the
+ * pin takes prog and layout and true is returned (the entry must not free
+ * them). */
+bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **pin,
+                                    themis_program_t *prog,
+                                    mca_coll_themis_engine_layout_t *layout);
+/* At component close. */
+void mca_coll_themis_nbc_fini(void);
+
+/* Whether a call of these blocks would run in segments
+ * (coll_themis_scratch_max; coll_themis_segment.c). */
+bool mca_coll_themis_blocks_segmented(const mca_coll_themis_blocks_t *call,
+                                      const themis_program_t *prog, int nranks);
+
 /* collectives */
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
@@ -452,6 +575,24 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
                               void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                               struct ompi_communicator_t *comm,
                               mca_coll_base_module_t *module);
+int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
+                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
+int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                    struct ompi_communicator_t *comm,
+                                    ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                          struct ompi_datatype_t *dtype,
+                                          struct ompi_op_t *op,
+                                          struct ompi_communicator_t *comm,
+                                          ompi_request_t **request,
+                                          mca_coll_base_module_t *module);
+int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                               void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
 
 END_C_DECLS
 

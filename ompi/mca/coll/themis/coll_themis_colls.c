@@ -56,6 +56,23 @@ typedef struct {
     elems_stage_t stage;
 } themis_elems_t;
 
+/* A call as the shared path sees it: the arguments of whichever
+ * collective, indexed by the collective. */
+typedef struct {
+    mca_coll_themis_coll_id_t id;       /* blocking or nonblocking */
+    themis_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    ompi_datatype_t *dtype;             /* allgather: the receive type */
+    ompi_op_t *op;                      /* allgather: NULL */
+    int count;                          /* allreduce count, allgather rcount */
+    const int *rcounts;                 /* reduce_scatter; NULL: every rank rcount */
+    int rcount;                         /* reduce_scatter_block */
+    int scount;                         /* allgather */
+    ompi_datatype_t *sdtype;            /* allgather */
+    ompi_request_t **request;           /* nonblocking: where the request goes; else NULL */
+} themis_call_t;
+
 #define VERBOSE_CALL 20
 
 /*
@@ -226,19 +243,6 @@ static int stage_in(const themis_elems_t *el, ompi_datatype_t *dtype, const void
     return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, *buf, (char *) src);
 }
 
-/* The result back from staging into the user's buffer. */
-static int stage_out(const themis_elems_t *el, ompi_datatype_t *dtype, void *dst,
-                     uint64_t count, char *buf)
-{
-    size_t size = 0;
-
-    ompi_datatype_type_size(dtype, &size);
-    if (STAGE_PACK == el->stage) {
-        return convert(dst, dtype, count, buf, (size_t) count * size, true);
-    }
-    return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, dst, buf);
-}
-
 /* Runs setup on the first call and tells whether the themis path exists.
  * *rc carries a setup error back to the caller. */
 static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm, int *rc)
@@ -275,10 +279,21 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
     }
 }
 
-/* A call of 0 bytes at or above min_bytes: done, without a program. */
+/* A call of 0 bytes at or above min_bytes: done, without a program (a
+ * nonblocking one gets a request complete at once). */
 static int empty_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                      mca_coll_themis_coll_id_t coll, size_t dtype_size)
+                      const themis_call_t *c, size_t dtype_size)
 {
+    const mca_coll_themis_coll_id_t coll = c->id;
+
+    if (NULL != c->request) {
+        mca_coll_themis_request_t *req = mca_coll_themis_request_new(m, comm);
+        if (NULL == req) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        mca_coll_themis_request_complete_now(req, OMPI_SUCCESS);
+        *c->request = &req->super.super;
+    }
     mca_coll_themis_count_call(coll);
     if (mca_coll_themis_trace_on()) {
         mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .dtype_size = dtype_size,
@@ -338,51 +353,23 @@ static void check_tiny(const mca_coll_themis_module_t *m, ompi_communicator_t *c
                               0 == c->config.min_chunk_bytes ? " (automatic)" : "");
 }
 
-/* blocks: the call's counts, so that a large one can run in segments (its
- * buffers and types are the ones given here). */
-static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                       mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
-                       const mca_coll_themis_engine_layout_t *layout,
-                       const mca_coll_themis_plan_choice_t *choice,
-                       const mca_coll_themis_blocks_t *blocks, const void *input,
-                       void *output, ompi_datatype_t *dtype, ompi_op_t *op, uint64_t bytes,
-                       size_t dtype_size)
+int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc)
 {
-    mca_coll_themis_engine_args_t args = {
-        .prog = prog,
-        .layout = layout,
-        .input = input,
-        .output = output,
-        .dtype = dtype,
-        .op = op,
-        .p2p_comm = m->p2p_comm,
-        .tag_ub = m->tag_ub,
-        .scratch = &m->scratch,
-    };
-    const bool trace = mca_coll_themis_trace_on();
-    mca_coll_themis_trace_call_t t = {.comm = comm, .coll = coll, .bytes = bytes,
-                                      .dtype_size = dtype_size, .module = m, .prog = prog,
-                                      .choice = choice};
-    int rc;
-
-    if (trace) {
-        /* Without memory for the times the record lists no ops. */
-        args.op_ns = calloc(2 * (size_t) prog->nops + 1, sizeof(uint64_t));
-        ompi_datatype_type_size(dtype, &t.elem_size);
-        t.op_ns = args.op_ns;
-        t.start_ns = mca_coll_themis_trace_now_ns();
+    if (OMPI_SUCCESS == rc && MCA_COLL_THEMIS_UNSTAGE_COPY == f->unstage) {
+        rc = ompi_datatype_copy_content_same_ddt(f->dtype, (size_t) f->count, f->out, f->buf);
+    } else if (OMPI_SUCCESS == rc && MCA_COLL_THEMIS_UNSTAGE_UNPACK == f->unstage) {
+        rc = convert(f->out, f->dtype, f->count, f->buf, f->nbytes, true);
     }
-    uint64_t segments = 1;
-    rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
-    if (segments > 1) {
-        t.op_ns = NULL;   /* the segments ran other programs: no op times */
-    }
-    if (trace) {
-        t.end_ns = mca_coll_themis_trace_now_ns();
+    free(f->stage[0]);
+    free(f->stage[1]);
+    f->stage[0] = f->stage[1] = NULL;
+    if (f->trace) {
+        f->t.end_ns = mca_coll_themis_trace_now_ns();
         if (OMPI_SUCCESS == rc) {
-            mca_coll_themis_trace_call(&t);
+            mca_coll_themis_trace_call(&f->t);
         }
-        free(args.op_ns);
+        free(f->op_ns);
+        f->op_ns = NULL;
     }
 
     /* After communication started a fallback could not repair anything:
@@ -390,76 +377,167 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: rank %d: %s of %llu bytes failed in the engine: %d",
-                            comm->c_name, ompi_comm_rank(comm), mca_coll_themis_coll_name(coll),
-                            (unsigned long long) bytes, rc);
+                            f->comm->c_name, ompi_comm_rank(f->comm),
+                            mca_coll_themis_coll_name(f->coll), (unsigned long long) f->bytes, rc);
         return rc;
     }
-    mca_coll_themis_count_call(coll);
-    mca_coll_themis_count_algorithm(coll, choice);
-    check_tiny(m, comm, coll, choice, bytes);
-    if (0 == ompi_comm_rank(comm)) {   /* alike on every rank: said once */
+    mca_coll_themis_count_call(f->coll);
+    mca_coll_themis_count_algorithm(f->coll, &f->choice);
+    check_tiny(f->module, f->comm, f->coll, &f->choice, f->bytes);
+    if (0 == ompi_comm_rank(f->comm)) {   /* alike on every rank: said once */
         opal_output_verbose(VERBOSE_CALL, mca_coll_themis_component.output,
                             "coll:themis: %s: %s of %llu bytes ran on themis (%s%s)",
-                            comm->c_name, mca_coll_themis_coll_name(coll),
-                            (unsigned long long) bytes, mca_coll_themis_algorithm_name(choice->algo),
-                            choice->substituted ? ", substituted" : "");
+                            f->comm->c_name, mca_coll_themis_coll_name(f->coll),
+                            (unsigned long long) f->bytes,
+                            mca_coll_themis_algorithm_name(f->choice.algo),
+                            f->choice.substituted ? ", substituted" : "");
     }
     return OMPI_SUCCESS;
+}
+
+/* A nonblocking call: the engine runs from progress, fin goes with the
+ * request (its staging included). */
+static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const themis_call_t *c, const mca_coll_themis_blocks_t *blocks,
+                         mca_coll_themis_engine_args_t *args, mca_coll_themis_finish_t *fin,
+                         const char **why)
+{
+    mca_coll_themis_request_t *req;
+    int rc;
+
+    if (NULL != blocks && mca_coll_themis_blocks_segmented(blocks, args->prog,
+                                                           ompi_comm_size(comm))) {
+        /* Segments run one after another, each a program of its own: the
+         * blocking path's business (coll_themis_segment.c). */
+        *why = "nonblocking call larger than coll_themis_scratch_max";
+        fin->trace = false;
+        free(fin->op_ns);
+        free(fin->stage[0]);
+        free(fin->stage[1]);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    req = mca_coll_themis_request_new(m, comm);
+    if (NULL == req) {
+        return mca_coll_themis_call_finish(fin, OMPI_ERR_OUT_OF_RESOURCE);
+    }
+    req->fin = *fin;
+    req->fin.t.choice = &req->fin.choice;
+    req->fin.t.prog = &req->fin.prog;
+    rc = mca_coll_themis_request_start(req, args);   /* releases req on error */
+    if (OMPI_SUCCESS == rc) {
+        *c->request = &req->super.super;
+    }
+    return rc;
+}
+
+/* blocks: NULL for allreduce; for reduce-scatter and allgather the call's
+ * counts, so that a large one can run in segments (its buffers and types
+ * are the ones given here).  fin holds the call's staging (or none); it
+ * is finished here, or handed to the request of a nonblocking call. */
+static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                       const themis_call_t *c, const themis_program_t *prog,
+                       const mca_coll_themis_engine_layout_t *layout,
+                       const mca_coll_themis_plan_choice_t *choice,
+                       const mca_coll_themis_blocks_t *blocks, const void *input,
+                       void *output, ompi_datatype_t *dtype, uint64_t bytes,
+                       size_t dtype_size, mca_coll_themis_finish_t *fin, const char **why)
+{
+    mca_coll_themis_engine_args_t args = {
+        .prog = prog,
+        .layout = layout,
+        .input = input,
+        .output = output,
+        .dtype = dtype,
+        .op = c->op,
+        .p2p_comm = m->p2p_comm,
+        .tag_ub = m->tag_ub,
+        .scratch = &m->scratch,
+    };
+    uint64_t segments = 1;
+    int rc;
+
+    fin->module = m;
+    fin->comm = comm;
+    fin->coll = c->id;
+    fin->bytes = bytes;
+    fin->dtype_size = dtype_size;
+    fin->choice = *choice;
+    fin->prog = *prog;
+    fin->trace = mca_coll_themis_trace_on();
+    fin->t = (mca_coll_themis_trace_call_t){.comm = comm, .coll = c->id, .bytes = bytes,
+                                             .dtype_size = dtype_size, .module = m,
+                                             .prog = &fin->prog, .choice = &fin->choice};
+    if (fin->trace) {
+        /* Without memory for the times the record lists no ops. */
+        fin->op_ns = calloc(2 * (size_t) prog->nops + 1, sizeof(uint64_t));
+        ompi_datatype_type_size(dtype, &fin->t.elem_size);
+        fin->t.op_ns = fin->op_ns;
+        fin->t.start_ns = mca_coll_themis_trace_now_ns();
+    }
+    args.op_ns = fin->op_ns;
+    if (NULL != c->request) {
+        return start_program(m, comm, c, blocks, &args, fin, why);
+    }
+
+    /* Blocking: start and wait on the same engine, in a lane like any
+     * call (nonblocking ones may be outstanding on the communicator). */
+    args.lane = mca_coll_themis_lane_acquire(m);
+    args.nlanes = m->nlanes;
+    if (NULL == blocks) {
+        rc = mca_coll_themis_engine_run(&args);
+    } else {
+        rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
+    }
+    mca_coll_themis_lane_release(m, args.lane);
+    if (segments > 1) {
+        fin->t.op_ns = NULL;   /* the segments ran other programs: no op times */
+    }
+    return mca_coll_themis_call_finish(fin, rc);
 }
 
 /* A reduction reading `count_in` elements at `in` and writing `count_out`
  * at `out` (the user's type), through staging when el says so. */
 static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         mca_coll_themis_coll_id_t coll, const themis_program_t *prog,
+                         const themis_call_t *c, const themis_program_t *prog,
                          const mca_coll_themis_engine_layout_t *layout,
                          const mca_coll_themis_plan_choice_t *choice, const themis_elems_t *el,
-                         const mca_coll_themis_blocks_t *blocks, ompi_datatype_t *dtype,
-                         const void *in, uint64_t count_in, void *out, uint64_t count_out,
-                         ompi_op_t *op, uint64_t bytes)
+                         const mca_coll_themis_blocks_t *blocks, const void *in,
+                         uint64_t count_in, void *out, uint64_t count_out, uint64_t bytes,
+                         const char **why)
 {
+    mca_coll_themis_finish_t fin;
     char *stage = NULL, *buf = NULL;
     size_t dtype_size = 0;
     int rc;
 
-    ompi_datatype_type_size(dtype, &dtype_size);
+    memset(&fin, 0, sizeof(fin));
+    ompi_datatype_type_size(c->dtype, &dtype_size);
     if (STAGE_NONE == el->stage) {
-        return run_program(m, comm, coll, prog, layout, choice, blocks, (const char *) in + el->shift,
-                           (char *) out + el->shift, el->dtype, op, bytes, dtype_size);
+        return run_program(m, comm, c, prog, layout, choice, blocks,
+                           (const char *) in + el->shift, (char *) out + el->shift, el->dtype,
+                           bytes, dtype_size, &fin, why);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
-    rc = stage_in(el, dtype, in, count_in, &stage, &buf);
-    if (OMPI_SUCCESS == rc) {
-        rc = run_program(m, comm, coll, prog, layout, choice, blocks, buf, buf, el->dtype, op, bytes,
-                         dtype_size);
+    rc = stage_in(el, c->dtype, in, count_in, &stage, &buf);
+    if (OMPI_SUCCESS != rc) {
+        free(stage);
+        return rc;
     }
-    if (OMPI_SUCCESS == rc) {
-        rc = stage_out(el, dtype, out, count_out, buf);
-    }
-    free(stage);
-    return rc;
+    fin.stage[0] = stage;
+    fin.unstage = STAGE_PACK == el->stage ? MCA_COLL_THEMIS_UNSTAGE_UNPACK
+                                          : MCA_COLL_THEMIS_UNSTAGE_COPY;
+    fin.dtype = c->dtype;
+    fin.out = out;
+    fin.count = count_out;
+    fin.buf = buf;
+    fin.nbytes = (size_t) count_out * dtype_size;
+    return run_program(m, comm, c, prog, layout, choice, blocks, buf, buf, el->dtype, bytes,
+                       dtype_size, &fin, why);
 }
 
-/* ------------------------------------------------------------ one call */
-
-/* A call as the shared path sees it: the arguments of whichever
- * collective, indexed by the collective. */
-typedef struct {
-    mca_coll_themis_coll_id_t id;
-    themis_coll_t coll;
-    const void *sbuf;
-    void *rbuf;
-    ompi_datatype_t *dtype;             /* allgather: the receive type */
-    ompi_op_t *op;                      /* allgather: NULL */
-    int count;                          /* allreduce count, allgather rcount */
-    const int *rcounts;                 /* reduce_scatter; NULL: every rank rcount */
-    int rcount;                         /* reduce_scatter_block */
-    int scount;                         /* allgather */
-    ompi_datatype_t *sdtype;            /* allgather */
-} themis_call_t;
-
-/* Why no row serves the call (the plan-cache entry keeps the text until
- * the next miss, after the fallback is logged). */
+/* Why no row serves the call, kept past the call's choice (which is
+ * local to the collective's body) until the fallback is logged. */
 static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
 {
     return NULL != choice->why_refused ? choice->why_refused : "the planners refused it";
@@ -469,7 +547,7 @@ static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
 static uint64_t call_elements(const themis_call_t *c, int nranks)
 {
     uint64_t total = 0;
-    switch (c->id) {
+    switch (mca_coll_themis_blocking_id(c->id)) {
     case MCA_COLL_THEMIS_REDUCE_SCATTER:
     case MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK:
         for (int r = 0; r < nranks; ++r) {
@@ -509,9 +587,9 @@ static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                              .count = (uint64_t) c->count * el.factor,
                                              .elem_size = el.elem_size,
                                              .extent = (size_t) extent};
-    return run_reduction(m, comm, c->id, prog, layout, &choice, &el, &blocks, c->dtype,
+    return run_reduction(m, comm, c, prog, layout, &choice, &el, &blocks,
                          MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, (uint64_t) c->count,
-                         c->rbuf, (uint64_t) c->count, c->op, bytes);
+                         c->rbuf, (uint64_t) c->count, bytes, why);
 }
 
 /* Both reduce-scatters. */
@@ -546,10 +624,10 @@ static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *
         const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
                                                  .counts = counts, .elem_size = el.elem_size,
                                                  .extent = (size_t) extent};
-        rc = run_reduction(m, comm, c->id, prog, layout, &choice, &el, &blocks, c->dtype,
+        rc = run_reduction(m, comm, c, prog, layout, &choice, &el, &blocks,
                            MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, total, c->rbuf,
-                           (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), c->op,
-                           bytes);
+                           (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), bytes,
+                           why);
     } else {
         *why = refusal(&choice);
     }
@@ -610,18 +688,27 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         rc = flat_bytes((void *) c->sbuf, c->sdtype, (uint64_t) c->scount, (size_t) block,
                             true, &in_stage, &input);
     }
-    if (OMPI_SUCCESS == rc) {
-        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
-                                                 .elem_size = 1, .extent = 1};
-        rc = run_program(m, comm, c->id, prog, layout, &choice, &blocks, input, output, MPI_BYTE, NULL,
-                         bytes, rsize);
+    if (OMPI_SUCCESS != rc) {
+        free(in_stage);
+        free(out_stage);
+        return rc;
     }
-    if (OMPI_SUCCESS == rc && NULL != out_stage) {
-        rc = convert(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks, out_stage,
-                     (size_t) bytes, true);
+    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
+                                             .elem_size = 1, .extent = 1};
+    mca_coll_themis_finish_t fin;
+    memset(&fin, 0, sizeof(fin));
+    fin.stage[0] = in_stage;
+    fin.stage[1] = out_stage;
+    if (NULL != out_stage) {
+        fin.unstage = MCA_COLL_THEMIS_UNSTAGE_UNPACK;
+        fin.dtype = c->dtype;
+        fin.out = c->rbuf;
+        fin.count = (uint64_t) c->count * (uint64_t) nranks;
+        fin.buf = out_stage;
+        fin.nbytes = (size_t) bytes;
     }
-    free(in_stage);
-    free(out_stage);
+    rc = run_program(m, comm, c, prog, layout, &choice, &blocks, input, output, MPI_BYTE, bytes,
+                     rsize, &fin, why);
     return rc;
 }
 
@@ -645,7 +732,13 @@ static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     *fallback = false;
     ompi_datatype_type_size(c->dtype, &size);
     bytes = total * size;
-    if (!themis_ready(m, comm, &rc)) {
+    if (NULL != c->request && MCA_COLL_THEMIS_STATE_NEW == m->state) {
+        /* Setup runs blocking collectives, and Open MPI calls nonblocking
+         * ones from inside progress (communicator ids): blocking there
+         * deadlocks under MPI_THREAD_MULTIPLE.  Every rank makes the same
+         * calls, so every rank is still NEW here. */
+        why = "not set up yet: a communicator is set up by its first blocking call";
+    } else if (!themis_ready(m, comm, &rc)) {
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -653,11 +746,11 @@ static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     } else if (below_min_bytes(m, comm, c->coll, bytes)) {
         why = "below coll_themis_min_bytes";
     } else if (0 == bytes) {
-        return empty_call(m, comm, c->id, size);
+        return empty_call(m, comm, c, size);
     } else if (NULL != c->op && !ompi_op_is_commute(c->op)) {
         why = "non-commutative op";
     } else {
-        switch (c->id) {
+        switch (mca_coll_themis_blocking_id(c->id)) {
         case MCA_COLL_THEMIS_ALLREDUCE:
             rc = run_allreduce(m, comm, c, bytes, &why);
             break;
@@ -744,4 +837,67 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
                              .scount = scount, .sdtype = sdtype};
     THEMIS_ENTRY(m, comm, c,
                  p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, p->module));
+}
+
+/* The nonblocking forms take the same path and decisions; a themis-path
+ * call returns a request advanced by progress (coll_themis_nbc.c). */
+int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
+                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLREDUCE];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
+                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
+                             .count = count, .request = request};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
+}
+
+int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                    struct ompi_communicator_t *comm,
+                                    ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IREDUCE_SCATTER];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER,
+                             .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
+                             .dtype = dtype, .op = op, .rcounts = rcounts, .request = request};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, request,
+                                       p->module));
+}
+
+int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                          struct ompi_datatype_t *dtype,
+                                          struct ompi_op_t *op,
+                                          struct ompi_communicator_t *comm,
+                                          ompi_request_t **request,
+                                          mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK,
+                             .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
+                             .dtype = dtype, .op = op, .rcount = rcount, .request = request};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request,
+                                             p->module));
+}
+
+int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                               void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module)
+{
+    mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
+    const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLGATHER];
+    const themis_call_t c = {.id = MCA_COLL_THEMIS_IALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
+                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
+                             .scount = scount, .sdtype = sdtype, .request = request};
+    THEMIS_ENTRY(m, comm, c,
+                 p->fn.iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
+                                  p->module));
 }

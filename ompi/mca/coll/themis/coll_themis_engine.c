@@ -4,18 +4,27 @@
  *
  * The execution engine (see coll_themis_engine.h and planners/plan.h).
  *
- * One call: validate the program (no communication), size the scratch,
- * copy_in, then an event loop that
+ * One call is a state machine: start (validate the arguments, size the
+ * scratch, copy_in, start what can start), advance (below; as often as
+ * needed, from the blocking loop of mca_coll_themis_engine_run or from
+ * the progress callback of a nonblocking call, coll_themis_nbc.c), and
+ * finally copy_out.  Each advance
  *   - starts queue heads (strict queue order, at most `chunks_in_flight` active
  *     ops per queue, only once all the op's dependencies completed),
  *   - starts the steps of active ops, each chain's in order and the chains
  *     independently (after_prev waits for the completion of the previous
  *     step of the chain, otherwise the step starts with it); a local copy
  *     or reduce step is carried out when it starts,
- *   - tests the outstanding requests, kept in a compact array (O(active));
- *     the request test drives opal_progress itself when nothing completed,
- *   - reduces REDUCE receives into work in a fixed order (below),
- * and finally copy_out.
+ *   - tests the outstanding requests, kept in a compact array (O(active)),
+ *     without driving progress (the caller does, or is progress),
+ *   - reduces REDUCE receives into work in a fixed order (below).
+ * All of a call's state is in its engine_t; the program and layout are
+ * only read, so any number of calls may share them.
+ *
+ * Tags: a call runs in a lane (args->lane of args->nlanes), and a step's
+ * tag becomes (tag mod lane_tags) x nlanes + lane, so calls in different
+ * lanes never match each other's messages (coll_themis_nbc.c assigns
+ * lanes).
  *
  * Reduction order: the REDUCE receives of one chain of an op are applied
  * in step order, whatever order they arrive in (a direct exchange receives
@@ -51,6 +60,7 @@
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 
 size_t mca_coll_themis_engine_max_message_bytes = (size_t) 1 << 30;
@@ -69,12 +79,15 @@ typedef struct {
     uint32_t is_recv;
 } engine_owner_t;
 
-typedef struct {
+typedef struct mca_coll_themis_engine_t engine_t;
+
+struct mca_coll_themis_engine_t {
     const themis_program_t *prog;
     ompi_communicator_t *comm;
     ompi_datatype_t *dtype;
     ompi_op_t *op;
-    uint64_t tag_mod;          /* tag_ub + 1 */
+    uint64_t lane_tags;        /* (tag_ub + 1) / nlanes: tags of one lane */
+    uint32_t lane, nlanes;     /* args: tag = step tag mod lane_tags, x nlanes + lane */
     size_t extent;
     size_t type_size;          /* bytes of data per element */
     ptrdiff_t true_lb;
@@ -120,10 +133,19 @@ typedef struct {
     size_t nactive, cap;
     ompi_request_t **reqs;
     engine_owner_t *owners;
-    int *indices;
-    ompi_status_public_t *statuses;
     engine_owner_t *done;
-} engine_t;
+
+    /* The call, from start to finish.  prog and layout point at these
+     * copies: a cached program's arrays outlive its cache entry while a
+     * call holds them (coll_themis_nbc.c), its struct may not. */
+    themis_program_t prog_copy;
+    mca_coll_themis_engine_layout_t layout_copy;
+    const void *input;
+    void *output;
+    mca_coll_themis_scratch_t *scratch;
+    int status;                /* OMPI_SUCCESS, else the first error */
+    int finished;              /* copy_out done, or failed and drained */
+};
 
 static long long now_nsec(void)
 {
@@ -566,15 +588,7 @@ static int active_grow(engine_t *e)
     if (NULL != d) {
         e->done = d;
     }
-    int *ix = realloc(e->indices, cap * sizeof(*ix));
-    if (NULL != ix) {
-        e->indices = ix;
-    }
-    ompi_status_public_t *st = realloc(e->statuses, cap * sizeof(*st));
-    if (NULL != st) {
-        e->statuses = st;
-    }
-    if (NULL == r || NULL == o || NULL == d || NULL == ix || NULL == st) {
+    if (NULL == r || NULL == o || NULL == d) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     e->cap = cap;
@@ -649,7 +663,7 @@ static void local_step(engine_t *e, const themis_step_t *st)
 static int step_start(engine_t *e, uint32_t op, uint32_t s)
 {
     const themis_step_t *st = &e->prog->steps[s];
-    int tag = (int) ((uint64_t) st->tag % e->tag_mod);
+    int tag = (int) ((uint64_t) st->tag % e->lane_tags * e->nlanes + e->lane);
     int rc = OMPI_SUCCESS;
 
     e->remaining[s] = 0;
@@ -782,47 +796,34 @@ static int short_receive(const engine_t *e, const engine_owner_t *o,
 }
 
 /*
- * Test the outstanding requests once and move the completed ones to
- * e->done (*ndone of them), keeping the active array compact.  A request
- * that completed with an error is freed here and its error returned, as
- * is MPI_ERR_TRUNCATE for a receive that brought fewer bytes than due.
+ * Test the outstanding requests once, without driving progress (the
+ * engine also runs inside the progress callback), and move the completed
+ * ones to e->done (*ndone of them), keeping the active array compact.  A
+ * request that completed with an error still counts as done; the first
+ * error is returned, as is MPI_ERR_TRUNCATE for a receive that brought
+ * fewer bytes than due.
  */
 static int test_active(engine_t *e, size_t *ndone)
 {
-    int outcount = 0, err = OMPI_SUCCESS;
-    int rc = ompi_request_test_some(e->nactive, e->reqs, &outcount, e->indices, e->statuses);
+    int err = OMPI_SUCCESS;
+    size_t w = 0;
 
     *ndone = 0;
-    if (OMPI_SUCCESS != rc && MPI_ERR_IN_STATUS != rc) {
-        return rc;
-    }
-    if (MPI_UNDEFINED == outcount || 0 == outcount) {
-        return OMPI_SUCCESS;
-    }
-    for (int k = 0; k < outcount; ++k) {
-        int i = e->indices[k];
-        if (MPI_REQUEST_NULL != e->reqs[i]) {
-            /* Completed with an error: test_some leaves it allocated. */
-            if (OMPI_SUCCESS == err) {
-                err = MPI_SUCCESS != e->statuses[k].MPI_ERROR ? e->statuses[k].MPI_ERROR
-                                                               : OMPI_ERROR;
-            }
-            ompi_request_free(&e->reqs[i]);
-        } else if (OMPI_SUCCESS == err && MPI_SUCCESS != e->statuses[k].MPI_ERROR) {
-            err = e->statuses[k].MPI_ERROR;
-        } else if (e->owners[i].is_recv && OMPI_SUCCESS == err) {
-            err = short_receive(e, &e->owners[i], &e->statuses[k]);
-        }
-        e->done[(*ndone)++] = e->owners[i];
-        e->reqs[i] = NULL;
-    }
-    size_t w = 0;
     for (size_t i = 0; i < e->nactive; ++i) {
-        if (NULL != e->reqs[i]) {
-            e->reqs[w] = e->reqs[i];
-            e->owners[w] = e->owners[i];
-            w++;
+        ompi_request_t *r = e->reqs[i];
+        if (!REQUEST_COMPLETE(r)) {
+            e->reqs[w] = r;
+            e->owners[w++] = e->owners[i];
+            continue;
         }
+        opal_atomic_rmb();
+        if (OMPI_SUCCESS == err && MPI_SUCCESS != r->req_status.MPI_ERROR) {
+            err = r->req_status.MPI_ERROR;
+        } else if (OMPI_SUCCESS == err && e->owners[i].is_recv) {
+            err = short_receive(e, &e->owners[i], &r->req_status);
+        }
+        ompi_request_free(&r);
+        e->done[(*ndone)++] = e->owners[i];
     }
     e->nactive = w;
     return err;
@@ -911,8 +912,9 @@ static int drain_after_error(engine_t *e)
     }
     long long deadline = now_nsec() + ENGINE_DRAIN_NSEC;
     while (e->nactive > 0 && now_nsec() < deadline) {
-        if (OMPI_SUCCESS != test_active(e, &ndone) && 0 == ndone) {
-            break;   /* the request test itself fails: stop waiting */
+        (void) test_active(e, &ndone);
+        if (0 == ndone) {
+            opal_progress();
         }
     }
     if (0 == e->nactive) {
@@ -935,20 +937,33 @@ static void engine_free(engine_t *e)
     free(e->reqs);
     free(e->owners);
     free(e->done);
-    free(e->indices);
-    free(e->statuses);
 }
 
-int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
+/* After an error: drain, and give up the scratch if a detached request
+ * may still touch it (a bounded leak, on a failure path only). */
+static void engine_fail(engine_t *e, int rc)
 {
-    engine_t e;
+    e->status = rc;
+    e->finished = 1;
+    if (drain_after_error(e)) {
+        e->scratch->base = NULL;
+        e->scratch->size = 0;
+    }
+}
+
+int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
+                                 mca_coll_themis_engine_t **out)
+{
     ptrdiff_t extent, true_lb, true_extent;
     size_t work_bytes = 0, total_bytes = 0;
     int rc;
 
+    *out = NULL;
     if (NULL == args || NULL == args->prog || NULL == args->dtype || NULL == args->p2p_comm
-        || NULL == args->scratch || NULL == args->layout || args->tag_ub < 0) {
-        return engine_bad("missing argument or negative tag_ub", 0, 0);
+        || NULL == args->scratch || NULL == args->layout || args->tag_ub < 0
+        || args->lane >= (args->nlanes > 0 ? args->nlanes : 1)
+        || (uint64_t) args->tag_ub + 1 < (args->nlanes > 0 ? args->nlanes : 1)) {
+        return engine_bad("missing argument, negative tag_ub or a lane outside the tags", 0, 0);
     }
     const mca_coll_themis_engine_layout_t *l = args->layout;
     if (NULL == l->block || l->comm_size != ompi_comm_size(args->p2p_comm)
@@ -965,112 +980,164 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
         return engine_bad("datatype without extent", (uint64_t) extent, 0);
     }
 
-    memset(&e, 0, sizeof(e));
-    e.prog = args->prog;
-    e.comm = args->p2p_comm;
-    e.dtype = args->dtype;
-    e.op = args->op;
-    e.op_ns = args->op_ns;
-    e.tag_mod = (uint64_t) args->tag_ub + 1;
-    e.extent = (size_t) extent;
-    ompi_datatype_type_size(args->dtype, &e.type_size);
-    e.true_lb = true_lb;
-    e.true_extent = (size_t) true_extent;
-    e.piece_elems = mca_coll_themis_engine_max_message_bytes / e.extent;
-    if (e.piece_elems > INT_MAX) {
-        e.piece_elems = INT_MAX;
-    } else if (0 == e.piece_elems) {
-        e.piece_elems = 1;
+    engine_t *e = calloc(1, sizeof(*e));
+    if (NULL == e) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    e->prog_copy = *args->prog;
+    e->layout_copy = *l;
+    e->prog = &e->prog_copy;
+    l = &e->layout_copy;
+    e->comm = args->p2p_comm;
+    e->dtype = args->dtype;
+    e->op = args->op;
+    e->op_ns = args->op_ns;
+    e->nlanes = args->nlanes > 0 ? args->nlanes : 1;
+    e->lane = args->lane;
+    e->lane_tags = ((uint64_t) args->tag_ub + 1) / e->nlanes;
+    e->extent = (size_t) extent;
+    ompi_datatype_type_size(args->dtype, &e->type_size);
+    e->true_lb = true_lb;
+    e->true_extent = (size_t) true_extent;
+    e->input = args->input;
+    e->output = args->output;
+    e->scratch = args->scratch;
+    e->piece_elems = mca_coll_themis_engine_max_message_bytes / e->extent;
+    if (e->piece_elems > INT_MAX) {
+        e->piece_elems = INT_MAX;
+    } else if (0 == e->piece_elems) {
+        e->piece_elems = 1;
     }
 
     /* A step's send and receive, each split into pieces, count in
      * 32 bits. */
-    if (2 * npieces(&e, l->max_transfer) >= UINT32_MAX) {
-        return engine_bad("a step splits into too many messages", l->max_transfer, e.extent);
+    if (2 * npieces(e, l->max_transfer) >= UINT32_MAX) {
+        rc = engine_bad("a step splits into too many messages", l->max_transfer, e->extent);
+        free(e);
+        return rc;
     }
-    e.layout = l;
-    e.temp_off = l->temp_off;
-    e.chain_prev = l->chain_prev;
-    e.op_queue = l->op_queue;
-    e.q_peak = l->q_peak;
-    e.q_temp_base = l->q_temp_base;
-    e.q_nslots = l->q_nslots;
-    e.q_slot_first = l->q_slot_first;
+    e->layout = l;
+    e->temp_off = l->temp_off;
+    e->chain_prev = l->chain_prev;
+    e->op_queue = l->op_queue;
+    e->q_peak = l->q_peak;
+    e->q_temp_base = l->q_temp_base;
+    e->q_nslots = l->q_nslots;
+    e->q_slot_first = l->q_slot_first;
 
-    e.block = calloc(1, engine_carve(&e, NULL) + 8);
-    if (NULL == e.block) {
+    e->block = calloc(1, engine_carve(e, NULL) + 8);
+    if (NULL == e->block) {
+        free(e);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    engine_carve(&e, e.block);
-    for (uint32_t q = 0; q < e.prog->nqueues; ++q) {
-        e.q_next[q] = e.prog->queue_first[q];
-        e.q_nfree[q] = l->q_nslots[q];
+    engine_carve(e, e->block);
+    for (uint32_t q = 0; q < e->prog->nqueues; ++q) {
+        e->q_next[q] = e->prog->queue_first[q];
+        e->q_nfree[q] = l->q_nslots[q];
         for (uint32_t k = 0; k < l->q_nslots[q]; ++k) {
-            e.q_free[l->q_slot_first[q] + k] = l->q_nslots[q] - 1 - k;
+            e->q_free[l->q_slot_first[q] + k] = l->q_nslots[q] - 1 - k;
         }
     }
 
-    rc = scratch_bytes(&e, true_extent, &work_bytes, &total_bytes);
+    rc = scratch_bytes(e, true_extent, &work_bytes, &total_bytes);
     if (OMPI_SUCCESS == rc) {
         rc = scratch_reserve(args->scratch, total_bytes);
     }
     if (OMPI_SUCCESS != rc) {
-        engine_free(&e);
+        engine_free(e);
+        free(e);
         return rc;
     }
     /* Buffer pointers are shifted by the true lower bound so that data
      * starts at the region start. */
-    e.work = (char *) args->output;
+    e->work = (char *) args->output;
     if (NULL != args->scratch->base) {
-        if (!e.prog->work_is_output) {
-            e.work = args->scratch->base - true_lb;
+        if (!e->prog->work_is_output) {
+            e->work = args->scratch->base - true_lb;
         }
-        e.temp = args->scratch->base + work_bytes - true_lb;
+        e->temp = args->scratch->base + work_bytes - true_lb;
     }
 
-    for (uint32_t i = 0; i < e.prog->ncopy_in; ++i) {
-        const themis_copy_t *c = &e.prog->copy_in[i];
-        copy_elems(elem_ptr(e.work, c->dst_off, e.extent),
-                   elem_ptr((char *) args->input, c->src_off, e.extent), c->count, e.extent,
+    for (uint32_t i = 0; i < e->prog->ncopy_in; ++i) {
+        const themis_copy_t *c = &e->prog->copy_in[i];
+        copy_elems(elem_ptr(e->work, c->dst_off, e->extent),
+                   elem_ptr((char *) args->input, c->src_off, e->extent), c->count, e->extent,
                    true_lb, (size_t) true_extent);
     }
+    *out = e;
+    rc = start_ops(e);
+    if (OMPI_SUCCESS != rc) {
+        engine_fail(e, rc);
+    }
+    return OMPI_SUCCESS;
+}
 
-    rc = start_ops(&e);
-    while (OMPI_SUCCESS == rc && e.ops_done < e.prog->nops) {
-        size_t ndone;
-        if (0 == e.nactive) {
+/* Once every op is done: the program's result into the output. */
+static void engine_finish(engine_t *e)
+{
+    for (uint32_t i = 0; i < e->prog->ncopy_out; ++i) {
+        const themis_copy_t *c = &e->prog->copy_out[i];
+        copy_elems(elem_ptr((char *) e->output, c->dst_off, e->extent),
+                   elem_ptr(e->work, c->src_off, e->extent), c->count, e->extent, e->true_lb,
+                   e->true_extent);
+    }
+    e->finished = 1;
+}
+
+int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *e, bool *done)
+{
+    int rc = OMPI_SUCCESS;
+    size_t ndone = 0;
+
+    if (!e->finished && e->ops_done < e->prog->nops) {
+        if (0 == e->nactive) {
             /* validate() rules this out; never spin on it. */
-            rc = engine_bad("no op can make progress", e.ops_done, e.prog->nops);
-            break;
+            rc = engine_bad("no op can make progress", e->ops_done, e->prog->nops);
+        } else {
+            rc = test_active(e, &ndone);
         }
-        rc = test_active(&e, &ndone);
         for (size_t k = 0; OMPI_SUCCESS == rc && k < ndone; ++k) {
-            rc = handle_done(&e, e.done[k]);
+            rc = handle_done(e, e->done[k]);
         }
         if (OMPI_SUCCESS == rc && ndone > 0) {
-            rc = start_ops(&e);
+            rc = start_ops(e);
+        }
+        if (OMPI_SUCCESS != rc) {
+            engine_fail(e, rc);
         }
     }
+    if (!e->finished && e->ops_done == e->prog->nops) {
+        engine_finish(e);
+    }
+    *done = 0 != e->finished;
+    return *done ? e->status : OMPI_SUCCESS;
+}
 
-    if (OMPI_SUCCESS != rc) {
-        if (drain_after_error(&e)) {
-            /* Detached requests may still touch the scratch: never reuse
-             * or free it (a bounded leak, on a failure path only). */
-            args->scratch->base = NULL;
-            args->scratch->size = 0;
+void mca_coll_themis_engine_free(mca_coll_themis_engine_t *e)
+{
+    if (NULL != e) {
+        engine_free(e);
+        free(e);
+    }
+}
+
+/* The blocking call: start, then advance, driving progress while nothing
+ * completes. */
+int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
+{
+    mca_coll_themis_engine_t *e;
+    bool done = false;
+    int rc = mca_coll_themis_engine_start(args, &e);
+
+    while (OMPI_SUCCESS == rc) {
+        rc = mca_coll_themis_engine_advance(e, &done);
+        if (done) {
+            break;
         }
-        engine_free(&e);
-        return rc;
+        opal_progress();
     }
-
-    for (uint32_t i = 0; i < e.prog->ncopy_out; ++i) {
-        const themis_copy_t *c = &e.prog->copy_out[i];
-        copy_elems(elem_ptr((char *) args->output, c->dst_off, e.extent),
-                   elem_ptr(e.work, c->src_off, e.extent), c->count, e.extent, true_lb,
-                   (size_t) true_extent);
-    }
-    engine_free(&e);
-    return OMPI_SUCCESS;
+    mca_coll_themis_engine_free(e);
+    return rc;
 }
 
 void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch)

@@ -10,6 +10,8 @@
 #define MCA_COLL_THEMIS_ENGINE_H
 
 #include "ompi_config.h"
+
+#include <stdbool.h>
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
@@ -75,6 +77,10 @@ typedef struct mca_coll_themis_engine_args_t {
     ompi_op_t *op;                 /* NULL for pure data movement (allgather) */
     ompi_communicator_t *p2p_comm; /* private communicator: tags are ours */
     int tag_ub;                    /* MPI_TAG_UB of p2p_comm */
+    /* The call's lane of nlanes (0: one lane): step tags are folded to
+     * (tag mod ((tag_ub + 1) / nlanes)) x nlanes + lane, so that calls in
+     * different lanes never match each other's messages. */
+    uint32_t lane, nlanes;
     mca_coll_themis_scratch_t *scratch;
     /* NULL, or [2 * prog->nops]: CLOCK_MONOTONIC ns at which op i started
      * (element 2i: queue head taken, dep complete) and completed (2i + 1:
@@ -106,6 +112,21 @@ extern size_t mca_coll_themis_engine_max_message_bytes;
  * touch reused memory.
  */
 int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
+
+/*
+ * The same call as a state machine, for nonblocking collectives: start
+ * (checks as above, copy_in, first messages), advance until *done, free.
+ * The engine keeps no pointer into args, only copies of *prog and *layout
+ * (their arrays must live until free) and the buffers and scratch, which
+ * it owns until done.  start returns an error only before communication;
+ * advance returns the call's result once *done (OMPI_SUCCESS before).
+ * advance never drives progress itself: it may run inside opal_progress.
+ */
+typedef struct mca_coll_themis_engine_t mca_coll_themis_engine_t;
+int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
+                                 mca_coll_themis_engine_t **engine);
+int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *engine, bool *done);
+void mca_coll_themis_engine_free(mca_coll_themis_engine_t *engine);
 
 void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch);
 

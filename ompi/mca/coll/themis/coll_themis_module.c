@@ -49,6 +49,13 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     m->super.coll_reduce_scatter = mca_coll_themis_reduce_scatter;
     m->super.coll_reduce_scatter_block = mca_coll_themis_reduce_scatter_block;
     m->super.coll_allgather = mca_coll_themis_allgather;
+    m->super.coll_iallreduce = mca_coll_themis_iallreduce;
+    m->super.coll_ireduce_scatter = mca_coll_themis_ireduce_scatter;
+    m->super.coll_ireduce_scatter_block = mca_coll_themis_ireduce_scatter_block;
+    m->super.coll_iallgather = mca_coll_themis_iallgather;
+    m->seq = 0;
+    m->nlanes = 0;
+    memset(m->lane_busy, 0, sizeof(m->lane_busy));
 }
 
 static void themis_module_destruct(mca_coll_themis_module_t *m)
@@ -74,7 +81,28 @@ static const struct {
          offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_block_module)},
     [MCA_COLL_THEMIS_ALLGATHER] = {offsetof(mca_coll_base_comm_coll_t, coll_allgather),
                                    offsetof(mca_coll_base_comm_coll_t, coll_allgather_module)},
+    [MCA_COLL_THEMIS_IALLREDUCE] = {offsetof(mca_coll_base_comm_coll_t, coll_iallreduce),
+                                    offsetof(mca_coll_base_comm_coll_t, coll_iallreduce_module)},
+    [MCA_COLL_THEMIS_IREDUCE_SCATTER] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_ireduce_scatter),
+         offsetof(mca_coll_base_comm_coll_t, coll_ireduce_scatter_module)},
+    [MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_ireduce_scatter_block),
+         offsetof(mca_coll_base_comm_coll_t, coll_ireduce_scatter_block_module)},
+    [MCA_COLL_THEMIS_IALLGATHER] = {offsetof(mca_coll_base_comm_coll_t, coll_iallgather),
+                                    offsetof(mca_coll_base_comm_coll_t, coll_iallgather_module)},
 };
+
+/* Our function for a nonblocking collective, in the module's table. */
+static void **own_fn(mca_coll_themis_module_t *m, int coll)
+{
+    static const size_t slot[MCA_COLL_THEMIS_NBLOCKING] = {
+        offsetof(mca_coll_base_module_t, coll_iallreduce),
+        offsetof(mca_coll_base_module_t, coll_ireduce_scatter),
+        offsetof(mca_coll_base_module_t, coll_ireduce_scatter_block),
+        offsetof(mca_coll_base_module_t, coll_iallgather)};
+    return (void **) ((char *) &m->super + slot[coll - MCA_COLL_THEMIS_NBLOCKING]);
+}
 
 static void release_prev(mca_coll_themis_module_t *m)
 {
@@ -97,6 +125,15 @@ static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_comm
     for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
         memcpy(&m->prev[i].fn.any, table + prev_slot[i].fn, sizeof(void *));
         memcpy(&m->prev[i].module, table + prev_slot[i].module, sizeof(void *));
+        if (i >= MCA_COLL_THEMIS_NBLOCKING
+            && (NULL == m->prev[i].fn.any || NULL == m->prev[i].module)) {
+            /* No nonblocking form below us (coll/libnbc left out): we do
+             * not offer it either (the table is copied after enable). */
+            m->prev[i].fn.any = NULL;
+            m->prev[i].module = NULL;
+            *own_fn(m, i) = NULL;
+            continue;
+        }
         if (NULL == m->prev[i].fn.any || NULL == m->prev[i].module) {
             opal_output_verbose(1, mca_coll_themis_component.output,
                                 "coll:themis: %s: no lower-priority %s to fall back to; "

@@ -43,7 +43,8 @@ void mca_coll_themis_plan_cache_init(mca_coll_themis_plan_cache_t *cache)
 static void entry_free(mca_coll_themis_plan_entry_t *e)
 {
     if (e->used) {
-        if (!e->refused) {
+        if (!e->refused
+            && !mca_coll_themis_plan_pin_adopt(&e->pin, &e->prog, &e->layout)) {
             mca_coll_themis_engine_layout_free(&e->layout);
             themis_program_free(&e->prog);
         }

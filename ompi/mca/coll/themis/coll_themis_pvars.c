@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * MPI_T performance variables coll_themis_<coll>_calls (the themis path
- * ran) and coll_themis_<coll>_fallbacks (a user call went to the previous
+ * ran; <coll> is also a nonblocking one, iallreduce ...) and coll_themis_<coll>_fallbacks (a user call went to the previous
  * component).  Of the calls, coll_themis_<coll>_<algorithm>_calls ran
  * each row of the algorithm table (algorithm.h), and
  * coll_themis_<coll>_substitutions ran another algorithm than the one
@@ -28,7 +28,8 @@ static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_tiny;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
-    "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"};
+    "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
+    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather"};
 
 const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll)
 {
@@ -75,7 +76,8 @@ int mca_coll_themis_pvars_register(void)
 
     for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
         snprintf(name, sizeof(name), "%s_calls", coll_names[i]);
-        snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself", coll_names[i]);
+        snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself (nonblocking: "
+                 "counted when complete)", coll_names[i]);
         (void) mca_base_component_pvar_register(
             comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
             MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,

@@ -112,6 +112,31 @@ static int run_allreduce_slices(mca_coll_themis_module_t *m, ompi_communicator_t
     return rc;
 }
 
+/* Elements the call needs in work at once: its whole vector, or the
+ * program's work where that is larger. */
+static uint64_t work_need(const mca_coll_themis_blocks_t *call, const themis_program_t *prog,
+                          int nranks)
+{
+    const bool rs = THEMIS_COLL_REDUCE_SCATTER == call->coll;
+    uint64_t total = 0;
+
+    if (THEMIS_COLL_ALLREDUCE == call->coll) {
+        total = call->count;
+    } else {
+        for (int r = 0; r < nranks; ++r) {
+            total += rs ? call->counts[r] : call->count;
+        }
+    }
+    return total > prog->work_count ? total : prog->work_count;
+}
+
+bool mca_coll_themis_blocks_segmented(const mca_coll_themis_blocks_t *call,
+                                      const themis_program_t *prog, int nranks)
+{
+    const uint64_t max = mca_coll_themis_component.config.scratch_max;
+    return !prog->work_is_output && 0 != max && work_need(call, prog, nranks) * call->elem_size > max;
+}
+
 int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                                const mca_coll_themis_blocks_t *call,
                                const mca_coll_themis_engine_args_t *whole,
@@ -130,9 +155,9 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, ompi_communicator_t 
     if (THEMIS_COLL_ALLREDUCE == call->coll) {
         total = call->count;
     }
-    need = total > whole->prog->work_count ? total : whole->prog->work_count;
+    need = work_need(call, whole->prog, nranks);
     *segments = 1;
-    if (whole->prog->work_is_output || 0 == max || need * call->elem_size <= max) {
+    if (!mca_coll_themis_blocks_segmented(call, whole->prog, nranks)) {
         return mca_coll_themis_engine_run(whole);
     }
     S = (need * call->elem_size + max - 1) / max;

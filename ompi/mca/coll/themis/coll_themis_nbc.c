@@ -1,0 +1,373 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Nonblocking calls on the engine: requests, the progress callback, tag
+ * lanes and plan pins.
+ *
+ * A started call is a request on one process-wide list; a progress
+ * callback (registered with opal_progress on the first call, kept until
+ * component close, one atomic load while nothing is outstanding) advances
+ * every engine on the list once per progress round and completes the
+ * finished ones.  The list has a mutex; the callback only tries it, so a
+ * thread already advancing (or an engine's own progress) never waits.
+ * Each call owns its engine state and scratch; programs are the plan
+ * cache's, shared read-only.
+ *
+ * Lanes: outstanding calls on one communicator must not match each
+ * other's messages.  Every themis-path call, blocking or not, takes the
+ * next lane (seq mod nlanes) of its module, and the engine folds the lane
+ * into its tags (coll_themis_engine.h).  MPI orders collectives on a
+ * communicator alike on every rank, so seq, and with it the lane, is equal
+ * across ranks.  A call whose lane is still in flight (nlanes calls
+ * earlier) waits for it, driving progress: the other ranks started that
+ * call before this one, so it completes as they progress.  nlanes is the
+ * largest power of two up to MCA_COLL_THEMIS_MAX_LANES that leaves each
+ * lane at least 2^16 tags (256 lanes of 2^23 tags with ob1's tag_ub).
+ *
+ * Pins: the plan cache may replace an entry while a call runs its
+ * program.  A call pins the entry; freeing a pinned entry hands its arrays
+ * to the pin, and the last call to finish frees them.
+ *
+ * MPI_Cancel of a collective request is erroneous (MPI 4.0, 3.7.3): it
+ * does nothing here.  MPI_Request_free of an active one (erroneous as
+ * well, but harmless here) lets the call complete; the progress callback
+ * then releases it.
+ */
+#include "ompi_config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
+#include "ompi/request/request.h"
+
+#include "coll_themis.h"
+
+typedef struct mca_coll_themis_plan_pin_t {
+    uint32_t refs;
+    /* The cache entry that owns prog and layout; NULL once it let go
+     * and the pin owns them. */
+    mca_coll_themis_plan_entry_t *entry;
+    themis_program_t prog;
+    mca_coll_themis_engine_layout_t layout;
+} mca_coll_themis_plan_pin_t;
+
+/* Least tags a lane keeps. */
+#define LANE_MIN_TAGS ((uint64_t) 1 << 16)
+
+static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
+static mca_coll_themis_request_t *outstanding;   /* under nbc_lock */
+static int noutstanding;                         /* atomic */
+static bool progress_registered;                 /* under nbc_lock */
+
+static int nbc_req_free(ompi_request_t **request);
+static int nbc_req_cancel(ompi_request_t *request, int complete);
+
+/* An ompi_coll_base_nbc_request_t: Open MPI 4.1's bindings of nonblocking
+ * collectives retain user ops and derived types through its fields
+ * (ompi_coll_base_retain_op/datatypes) on whatever request we return. */
+OBJ_CLASS_INSTANCE(mca_coll_themis_request_t, ompi_coll_base_nbc_request_t, NULL, NULL);
+
+/* ---------------------------------------------------------------- lanes */
+
+uint32_t mca_coll_themis_lane_acquire(mca_coll_themis_module_t *m)
+{
+    if (0 == m->nlanes) {
+        uint64_t tags = (uint64_t) (m->tag_ub > 0 ? m->tag_ub : 0) + 1;
+        m->nlanes = MCA_COLL_THEMIS_MAX_LANES;
+        while (m->nlanes > 1 && tags / m->nlanes < LANE_MIN_TAGS) {
+            m->nlanes /= 2;
+        }
+    }
+    uint32_t lane = m->seq++ % m->nlanes;
+    while (__atomic_load_n(&m->lane_busy[lane], __ATOMIC_ACQUIRE)) {
+        opal_progress();
+    }
+    m->lane_busy[lane] = 1;
+    return lane;
+}
+
+void mca_coll_themis_lane_release(mca_coll_themis_module_t *m, uint32_t lane)
+{
+    __atomic_store_n(&m->lane_busy[lane], 0, __ATOMIC_RELEASE);
+}
+
+/* ----------------------------------------------------------------- pins */
+
+/* prog is the program of a plan cache entry (mca_coll_themis_plan_get). */
+static mca_coll_themis_plan_pin_t *pin_get(const themis_program_t *prog)
+{
+    mca_coll_themis_plan_entry_t *e =
+        (mca_coll_themis_plan_entry_t *) ((char *) prog
+                                          - offsetof(mca_coll_themis_plan_entry_t, prog));
+    mca_coll_themis_plan_pin_t *pin;
+
+    pthread_mutex_lock(&nbc_lock);
+    pin = e->pin;
+    if (NULL == pin) {
+        pin = calloc(1, sizeof(*pin));
+        if (NULL != pin) {
+            pin->entry = e;
+            e->pin = pin;
+        }
+    }
+    if (NULL != pin) {
+        pin->refs++;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    return pin;
+}
+
+static void pin_put(mca_coll_themis_plan_pin_t *pin)
+{
+    bool owned = false;
+
+    if (NULL == pin) {
+        return;
+    }
+    pthread_mutex_lock(&nbc_lock);
+    if (0 != --pin->refs) {
+        pin = NULL;
+    } else if (NULL != pin->entry) {
+        pin->entry->pin = NULL;
+    } else {
+        owned = true;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    if (owned) {
+        mca_coll_themis_engine_layout_free(&pin->layout);
+        themis_program_free(&pin->prog);
+    }
+    free(pin);
+}
+
+bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **slot,
+                                    themis_program_t *prog,
+                                    mca_coll_themis_engine_layout_t *layout)
+{
+    bool adopted = false;
+
+    pthread_mutex_lock(&nbc_lock);
+    mca_coll_themis_plan_pin_t *pin = *slot;
+    if (NULL != pin) {
+        pin->prog = *prog;
+        pin->layout = *layout;
+        pin->entry = NULL;
+        *slot = NULL;
+        adopted = true;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    return adopted;
+}
+
+/* ------------------------------------------------------------- requests */
+
+mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t *m,
+                                                       ompi_communicator_t *comm)
+{
+    mca_coll_themis_request_t *req = OBJ_NEW(mca_coll_themis_request_t);
+
+    if (NULL == req) {
+        return NULL;
+    }
+    OMPI_REQUEST_INIT(&req->super.super, false);
+    req->super.super.req_type = OMPI_REQUEST_COLL;
+    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.super.req_mpi_object.comm = comm;
+    req->super.super.req_free = nbc_req_free;
+    req->super.super.req_cancel = nbc_req_cancel;
+    req->next = NULL;
+    req->module = m;
+    req->comm = comm;
+    OBJ_RETAIN(comm);
+    req->engine = NULL;
+    req->scratch.base = NULL;
+    req->scratch.size = 0;
+    req->pin = NULL;
+    req->dtypes[0] = req->dtypes[1] = NULL;
+    req->op = NULL;
+    req->lane = UINT32_MAX;
+    req->done = false;
+    req->freed = false;
+    memset(&req->fin, 0, sizeof(req->fin));
+    return req;
+}
+
+/* Everything the request holds, and the request. */
+void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
+{
+    mca_coll_themis_engine_free(req->engine);
+    req->engine = NULL;
+    mca_coll_themis_engine_scratch_release(&req->scratch);
+    if (UINT32_MAX != req->lane) {
+        mca_coll_themis_lane_release(req->module, req->lane);
+    }
+    pin_put(req->pin);
+    for (int i = 0; i < 2; ++i) {
+        if (NULL != req->dtypes[i]) {
+            OBJ_RELEASE(req->dtypes[i]);
+        }
+    }
+    if (NULL != req->op) {
+        OBJ_RELEASE(req->op);
+    }
+    free(req->fin.stage[0]);
+    free(req->fin.stage[1]);
+    free(req->fin.op_ns);
+    OBJ_RELEASE(req->comm);
+    OMPI_REQUEST_FINI(&req->super.super);
+    OBJ_RELEASE(req);
+}
+
+/* The request is complete for MPI, or released when the user freed it
+ * while active (the flag and done change under the lock, see
+ * nbc_req_free). */
+void mca_coll_themis_request_complete_now(mca_coll_themis_request_t *req, int rc)
+{
+    bool freed;
+
+    req->super.super.req_status.MPI_ERROR = rc;
+    req->super.super.req_status._cancelled = 0;
+    pthread_mutex_lock(&nbc_lock);
+    freed = req->freed;
+    if (!freed) {
+        req->done = true;
+        ompi_request_complete(&req->super.super, true);
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    if (freed) {
+        mca_coll_themis_request_release(req);
+    }
+}
+
+/* Once the engine finished: what its resources no longer need to hold. */
+static int finish(mca_coll_themis_request_t *req, int rc)
+{
+    mca_coll_themis_engine_free(req->engine);
+    req->engine = NULL;
+    mca_coll_themis_engine_scratch_release(&req->scratch);
+    mca_coll_themis_lane_release(req->module, req->lane);
+    req->lane = UINT32_MAX;
+    rc = mca_coll_themis_call_finish(&req->fin, rc);
+    pin_put(req->pin);
+    req->pin = NULL;
+    return rc;
+}
+
+static int nbc_progress(void)
+{
+    mca_coll_themis_request_t *finished = NULL, **link;
+    int count = 0;
+
+    if (0 == __atomic_load_n(&noutstanding, __ATOMIC_ACQUIRE)
+        || 0 != pthread_mutex_trylock(&nbc_lock)) {
+        return 0;
+    }
+    link = &outstanding;
+    while (NULL != *link) {
+        mca_coll_themis_request_t *req = *link;
+        bool done = false;
+        int rc = mca_coll_themis_engine_advance(req->engine, &done);
+        if (!done) {
+            link = &req->next;
+            continue;
+        }
+        req->super.super.req_status.MPI_ERROR = rc;
+        *link = req->next;
+        req->next = finished;
+        finished = req;
+        __atomic_fetch_sub(&noutstanding, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&nbc_lock);
+
+    /* Unstaging and the trace outside the lock: the requests are off the
+     * list and still active, so no one else touches them. */
+    while (NULL != finished) {
+        mca_coll_themis_request_t *req = finished;
+        finished = req->next;
+        int rc = finish(req, req->super.super.req_status.MPI_ERROR);
+        mca_coll_themis_request_complete_now(req, rc);
+        ++count;
+    }
+    return count;
+}
+
+int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
+                                  const mca_coll_themis_engine_args_t *args)
+{
+    mca_coll_themis_engine_args_t a = *args;
+    int rc;
+
+    req->dtypes[0] = args->dtype;
+    OBJ_RETAIN(req->dtypes[0]);
+    if (NULL != req->fin.dtype) {
+        req->dtypes[1] = req->fin.dtype;
+        OBJ_RETAIN(req->dtypes[1]);
+    }
+    if (NULL != args->op) {
+        req->op = args->op;
+        OBJ_RETAIN(req->op);
+    }
+    pthread_mutex_lock(&nbc_lock);
+    rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
+    progress_registered = OPAL_SUCCESS == rc;
+    pthread_mutex_unlock(&nbc_lock);
+    req->pin = pin_get(args->prog);
+    if (OPAL_SUCCESS != rc || NULL == req->pin) {
+        mca_coll_themis_request_release(req);
+        return OPAL_SUCCESS != rc ? rc : OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->lane = mca_coll_themis_lane_acquire(req->module);
+    a.lane = req->lane;
+    a.nlanes = req->module->nlanes;
+    a.scratch = &req->scratch;
+    rc = mca_coll_themis_engine_start(&a, &req->engine);
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_themis_request_release(req);
+        return rc;
+    }
+
+    pthread_mutex_lock(&nbc_lock);
+    req->next = outstanding;
+    outstanding = req;
+    __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&nbc_lock);
+    return OMPI_SUCCESS;
+}
+
+static int nbc_req_free(ompi_request_t **request)
+{
+    mca_coll_themis_request_t *req = (mca_coll_themis_request_t *) *request;
+
+    pthread_mutex_lock(&nbc_lock);
+    if (!req->done) {
+        req->freed = true;   /* released when it completes */
+        pthread_mutex_unlock(&nbc_lock);
+        *request = MPI_REQUEST_NULL;
+        return OMPI_SUCCESS;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    mca_coll_themis_request_release(req);
+    *request = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int nbc_req_cancel(ompi_request_t *request, int complete)
+{
+    (void) request;
+    (void) complete;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_nbc_fini(void)
+{
+    pthread_mutex_lock(&nbc_lock);
+    if (progress_registered) {
+        opal_progress_unregister(nbc_progress);
+        progress_registered = false;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+}
