@@ -1478,8 +1478,8 @@ static themis_status_t garbage_in_result(ex_t *e)
     const int rb = result_buf_of(c);
     const uint64_t nres = (THEMIS_COLL_REDUCE_SCATTER == c->coll) ? c->nunits / c->P : c->nunits;
     for (uint32_t g = 0; g < c->P; g++) {
-        const unit_t *u = e->u[g * 3 + rb];
-        for (uint64_t k = 0; k < nres && k < e->usize[g * 3 + rb]; k++) {
+        const unit_t *u = e->u[g * 3 + rb];   /* NULL: nobody wrote it (units_of) */
+        for (uint64_t k = 0; NULL != u && k < nres && k < e->usize[g * 3 + rb]; k++) {
             if (u[k].wx < 0 || !e->px[u[k].wx].dead) {
                 continue;
             }

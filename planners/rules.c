@@ -112,6 +112,19 @@ static themis_status_t check_duplicate_keys(const char *text, size_t len, char *
     }
     for (size_t i = 0; THEMIS_OK == st && i < len; i++) {
         char c = text[i];
+        /* json-c also takes comments and single-quoted strings. */
+        if ('/' == c && i + 1 < len && '/' == text[i + 1]) {
+            while (i < len && '\n' != text[i]) {
+                i++;
+            }
+            continue;
+        }
+        if ('/' == c && i + 1 < len && '*' == text[i + 1]) {
+            for (i += 2; i + 1 < len && !('*' == text[i] && '/' == text[i + 1]); i++) {
+            }
+            i++;
+            continue;
+        }
         if ('{' == c || '[' == c) {
             if (++depth >= MAX_NESTING) {
                 say(msg, msglen, line_at(text, i), "nested more than %d deep", MAX_NESTING);
@@ -120,12 +133,15 @@ static themis_status_t check_duplicate_keys(const char *text, size_t len, char *
             }
             stack[depth].object = '{' == c;
             stack[depth].nkeys = 0;
-        } else if ('}' == c || ']' == c) {
+        } else if (('}' == c || ']' == c) && depth >= 0) {
             depth--;
-        } else if ('"' == c) {
+        } else if ('"' == c || '\'' == c) {
             size_t j = i + 1;
-            while (j < len && '"' != text[j]) {
+            while (j < len && c != text[j]) {
                 j += ('\\' == text[j]) ? 2 : 1;
+            }
+            if (j >= len) {
+                break;      /* cannot happen in text json-c took */
             }
             size_t t = j + 1;
             while (t < len && (' ' == text[t] || '\t' == text[t] || '\n' == text[t] ||

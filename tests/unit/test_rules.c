@@ -81,6 +81,12 @@ static void test_malformed(void)
     /* json-c would keep the last of two equal keys. */
     refused("duplicate top-level key", "{\"rules\": [],\n \"rules\": []}", SIZE_MAX, 2,
             "key \"rules\" given twice in one object (first on line 1)");
+    /* json-c takes comments and single quotes: the key scan must too
+     * (a quote or brace inside them used to send it out of its stack). */
+    refused("duplicate single-quoted key", "{'rules': [] /* } \" { */,\n \"rules\": []}",
+            SIZE_MAX, 2, "key \"rules\" given twice");
+    refused("fuzz: single-quoted braces", "'\"a\"}chunks_i{_flight\"ll\"\"'", SIZE_MAX, 1,
+            "JSON object");
     refused("duplicate rule key",
             "{\"rules\": [\n {\"collective\": \"allreduce\", \"chunks\": 4,\n"
             "  \"chunks\": 8}]}", SIZE_MAX, 3, "key \"chunks\" given twice");
