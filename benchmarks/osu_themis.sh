@@ -534,7 +534,7 @@ END {
         printf "disturbed rows (*):%s%s\n", dirty_all, (nclean > 0 ? "; the A/A and worst ratios below ignore them" : "; no clean row: the A/A and worst ratios below use them")
     slow = ""
     for (i = 1; i <= ns; i++) if ((i in ratio) && ratio[i] < 0.95) {
-        # within the noise: the global A/A floor, or this size's own han/tuned
+        # within the noise: the global A/A floor, or the han/tuned
         # A/A pair (folded below 1) strays as far
         aa_here = (i in aa_han) && aa_han[i] > 0 ? (aa_han[i] < 1 ? aa_han[i] : 1 / aa_han[i]) : ""
         noisy = (aa_floor != "" && ratio[i] >= aa_floor) || (aa_here != "" && ratio[i] >= aa_here)
