@@ -838,14 +838,14 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
     uint32_t budget = themis_tp_units_budget(g->n);
     if (torus_shape(g, &rows, &cols)) {
         themis_status_t st = themis_tp_torus(g, out, why, len);
-        if (THEMIS_OK == st && weight_sum(out) > budget) {
+        if (THEMIS_OK == st && out->ntrees > budget) {
             themis_tp_packing_free(out);
         } else if (THEMIS_ERR_UNSUPPORTED != st) {
             return st;
         }
     }
     themis_status_t cst = themis_tp_cycles(g, out, why, len);
-    if (THEMIS_OK == cst && weight_sum(out) > budget) {
+    if (THEMIS_OK == cst && out->ntrees > budget) {
         themis_tp_packing_free(out);
     } else if (THEMIS_ERR_UNSUPPORTED != cst) {
         return cst;
@@ -941,6 +941,81 @@ static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
     return st;
 }
 
+/* Units of the schedule at most: shares rounded to 1 / this (a weight
+ * sum beyond it, e.g. trees of several levels on a graph of strength in
+ * the thousands) keep the check's memory and the layout small. */
+#define SCHED_MAX_UNITS 2048u
+
+/* Tree t's units tu[t] and chunks cnt[t] (0 for a tree rounded away):
+ * at chunks_per_weight chunks of one unit per w_t / gcd where that many
+ * chunks fit a checked schedule; else the shares in at most
+ * SCHED_MAX_UNITS units (largest remainders, ties to the lower tree),
+ * each tree in chunks of several units, one each and the rest of
+ * themis_tp_units_budget to the trees of the largest chunks, so that the
+ * transfers do not grow with the units. */
+static themis_status_t plan_chunks(const themis_tp_packing_t *p, uint32_t chunks_per_weight,
+                                   uint32_t *tu, uint32_t *cnt, uint64_t *units,
+                                   uint64_t *nchunks, char *why, size_t len)
+{
+    uint32_t n = p->n, nt = p->ntrees;
+    uint64_t gw = weight_gcd(p), sum = weight_sum(p);
+    if ((unsigned __int128) sum * chunks_per_weight <= schedule_fit(n)) {
+        for (uint32_t t = 0; t < nt; t++) {
+            tu[t] = cnt[t] = (uint32_t) (p->w[t] / gw * chunks_per_weight);
+        }
+        *units = *nchunks = sum * chunks_per_weight;
+        return THEMIS_OK;
+    }
+    uint64_t total = sum < SCHED_MAX_UNITS ? sum : SCHED_MAX_UNITS, given = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        tu[t] = (uint32_t) ((unsigned __int128) (p->w[t] / gw) * total / sum);
+        given += tu[t];
+    }
+    while (given < total) {
+        /* The largest remainder (w_t total) mod sum; ties to the lower tree. */
+        uint32_t best = UINT32_MAX;
+        uint64_t brem = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            uint64_t rem = (uint64_t) ((unsigned __int128) (p->w[t] / gw) * total % sum);
+            if (tu[t] == (uint32_t) ((unsigned __int128) (p->w[t] / gw) * total / sum)
+                && (UINT32_MAX == best || rem > brem)) {
+                best = t;
+                brem = rem;
+            }
+        }
+        tu[best]++;
+        given++;
+    }
+    uint64_t budget = themis_tp_units_budget(n), used = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        cnt[t] = 0 != tu[t];
+        used += cnt[t];
+    }
+    if (used > budget) {
+        snprintf(why, len, "%llu trees of %u ranks exceed the %llu chunks of a checked schedule",
+                 (unsigned long long) used, n, (unsigned long long) budget);
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    for (; used < budget; used++) {
+        /* The tree of the largest chunks, tu / cnt; ties to the lower tree. */
+        uint32_t best = UINT32_MAX;
+        for (uint32_t t = 0; t < nt; t++) {
+            if (cnt[t] < tu[t]
+                && (UINT32_MAX == best
+                    || (uint64_t) tu[t] * cnt[best] > (uint64_t) tu[best] * cnt[t])) {
+                best = t;
+            }
+        }
+        if (UINT32_MAX == best) {
+            break;
+        }
+        cnt[best]++;
+    }
+    *units = total;
+    *nchunks = used;
+    return THEMIS_OK;
+}
+
 themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                                              const themis_tp_packing_t *p,
                                              uint32_t chunks_per_weight, themis_xfer_sched_t *s,
@@ -952,27 +1027,23 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
         snprintf(why, len, "an integer packing of this graph's trees is needed");
         return THEMIS_ERR_INVALID;
     }
-    uint64_t gw = weight_gcd(p), units = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        units += p->w[t] / gw * chunks_per_weight;
-    }
-    if (units > UINT32_MAX || units * 3 * (n - 1) + n > THEMIS_XFER_CHECK_MAX) {
-        snprintf(why, len, "%llu units of %u ranks exceed %u transfers", (unsigned long long) units,
-                 n, THEMIS_XFER_CHECK_MAX);
-        return THEMIS_ERR_UNSUPPORTED;
-    }
     uint32_t *cnt = calloc(nt, sizeof(*cnt)), *next = calloc(nt, sizeof(*next));
-    uint32_t *off = calloc(nt, sizeof(*off));
+    uint32_t *off = calloc(nt, sizeof(*off)), *tu = calloc(nt, sizeof(*tu));
     uint32_t *first = calloc((size_t) n + 1, sizeof(*first)), *adj = calloc(2 * (size_t) n, sizeof(*adj));
     uint32_t *order = calloc(n, sizeof(*order)), *parent = calloc(n, sizeof(*parent));
     uint32_t *kids = calloc(n, sizeof(*kids)), *slot = calloc(n, sizeof(*slot));
     uint32_t *up = calloc(n, sizeof(*up)), *have = calloc(n, sizeof(*have));
     uint32_t *init = calloc(n, sizeof(*init)), *tdeg = calloc(n, sizeof(*tdeg));
     themis_status_t st = THEMIS_OK;
-    if (NULL == cnt || NULL == next || NULL == off || NULL == first || NULL == adj
+    uint64_t units = 0, nchunks = 0;
+    if (NULL == cnt || NULL == next || NULL == off || NULL == tu || NULL == first || NULL == adj
         || NULL == order || NULL == parent || NULL == kids || NULL == slot || NULL == up
         || NULL == have || NULL == init || NULL == tdeg) {
         st = THEMIS_ERR_NOMEM;
+        goto out;
+    }
+    st = plan_chunks(p, chunks_per_weight, tu, cnt, &units, &nchunks, why, len);
+    if (THEMIS_OK != st) {
         goto out;
     }
     /* Children of a node are at most its tree degree. */
@@ -990,9 +1061,8 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
     }
     uint32_t o = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        cnt[t] = (uint32_t) (p->w[t] / gw * chunks_per_weight);
         off[t] = o;
-        o += cnt[t];
+        o += tu[t];
     }
     themis_xfer_init(s, THEMIS_COLL_ALLREDUCE, n, (uint32_t) units);
     snprintf(s->name, sizeof(s->name), "treepack-%s-%u", themis_tp_method_name(p->method), n);
@@ -1006,7 +1076,7 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                            .count = units};
         st = themis_xfer_add(s, &x, NULL, 0, &init[r]);
     }
-    for (uint64_t chunk = 0; chunk < units && THEMIS_OK == st; chunk++) {
+    for (uint64_t chunk = 0; chunk < nchunks && THEMIS_OK == st; chunk++) {
         /* The tree whose next chunk sits earliest in its own stream:
          * (2 next + 1) / (2 cnt) least, ties to the lower tree. */
         uint32_t t = UINT32_MAX;
@@ -1019,8 +1089,10 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
                 t = c;
             }
         }
+        /* Chunk j: units [j tu / cnt, (j + 1) tu / cnt) of the tree's. */
         uint32_t j = next[t]++;
-        uint64_t u = off[t] + j;
+        uint64_t u = off[t] + (uint64_t) j * tu[t] / cnt[t];
+        uint64_t ucount = off[t] + (uint64_t) (j + 1) * tu[t] / cnt[t] - u;
         const uint32_t *tree = &p->edges[(size_t) t * (n - 1)];
         /* Tree adjacency, edges in the tree's order. */
         memset(first, 0, (n + 1) * sizeof(*first));
@@ -1082,7 +1154,7 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
             themis_xfer_t x = {.src = c, .dst = a, .kind = THEMIS_XFER_COPY,
                                .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_SCRATCH,
                                .src_off = u, .dst_off = (uint64_t) slot[c] * units + u,
-                               .count = 1};
+                               .count = ucount};
             st = themis_xfer_add(s, &x, &up[c], 1, &got);
             if (THEMIS_OK != st) {
                 break;
@@ -1090,7 +1162,7 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
             themis_xfer_t r = {.src = a, .dst = a, .kind = THEMIS_XFER_REDUCE,
                                .src_buf = THEMIS_BUF_SCRATCH, .dst_buf = THEMIS_BUF_OUTPUT,
                                .src_off = (uint64_t) slot[c] * units + u, .dst_off = u,
-                               .count = 1};
+                               .count = ucount};
             deps[0] = got;
             deps[1] = up[a];
             st = themis_xfer_add(s, &r, deps, up[a] == got ? 1 : 2, &up[a]);
@@ -1102,7 +1174,7 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
             uint32_t c = order[i], a = parent[c], deps[2] = {have[a], up[c]};
             themis_xfer_t x = {.src = a, .dst = c, .kind = THEMIS_XFER_COPY,
                                .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_OUTPUT,
-                               .src_off = u, .dst_off = u, .count = 1};
+                               .src_off = u, .dst_off = u, .count = ucount};
             st = themis_xfer_add(s, &x, deps, 2, &have[c]);
         }
     }
@@ -1119,6 +1191,7 @@ out:
     free(cnt);
     free(next);
     free(off);
+    free(tu);
     free(first);
     free(adj);
     free(order);
