@@ -1204,3 +1204,49 @@ out:
     free(tdeg);
     return st;
 }
+
+themis_status_t themis_tp_schedule_rate(const themis_graph_t *graph, const themis_xfer_sched_t *s,
+                                        uint64_t unit_bps, themis_tp_frac_t *c, char *why,
+                                        size_t len)
+{
+    uint32_t n = graph->nnodes;
+    *c = themis_tp_frac(0, 1);
+    if (s->nranks != n || 0 == s->nunits) {
+        snprintf(why, len, "a schedule of %u ranks with units is needed", n);
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t *load = calloc((size_t) n * n, sizeof(*load));
+    if (NULL == load) {
+        return THEMIS_ERR_NOMEM;
+    }
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t x = 0; x < s->nxfers; x++) {
+        if (s->xfers[x].src != s->xfers[x].dst) {
+            load[(size_t) s->xfers[x].src * n + s->xfers[x].dst] += s->xfers[x].count;
+        }
+    }
+    for (uint32_t a = 0; a < n && THEMIS_OK == st; a++) {
+        for (uint32_t b = 0; b < n; b++) {
+            uint64_t l = load[(size_t) a * n + b];
+            uint32_t ab = themis_graph_link(graph, a, b), ba = themis_graph_link(graph, b, a);
+            if (0 == l) {
+                continue;
+            }
+            if (UINT32_MAX == ab || UINT32_MAX == ba || !themis_graph_link_working(graph, ab)
+                || !themis_graph_link_working(graph, ba)) {
+                snprintf(why, len, "transfers from %u to %u, which are not linked both ways", a,
+                         b);
+                st = THEMIS_ERR_INVALID;
+                break;
+            }
+            /* l unit_bps / (nunits bw): reduced, so that the products
+             * below stay within 128 bits. */
+            themis_tp_frac_t r = themis_tp_frac(l, s->nunits);
+            themis_tp_frac_t q = themis_tp_frac(unit_bps, graph->links[ab].bw_bps);
+            themis_tp_frac_t here = themis_tp_frac(r.num * q.num, r.den * q.den);
+            *c = frac_less(*c, here) ? here : *c;
+        }
+    }
+    free(load);
+    return st;
+}

@@ -231,6 +231,18 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
  * ends), at least 2; 1 when 2 would not fit. */
 uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
 
+/* The rate an All-Reduce schedule s on graph implies, as C in units of
+ * S / unit_bps: per byte of the vector, link a -> b carries load_ab /
+ * nunits bytes (the units of its transfers) at its rate bw_ab, so C =
+ * max load_ab unit_bps / (nunits bw_ab), exactly.  Schedules of packings
+ * send each tree's share both ways over each tree edge, so C x C(G)'s
+ * strength is the schedule's ratio to the optimum after rounding to
+ * units and chunks.  THEMIS_ERR_INVALID (why) when a transfer takes a
+ * link that is not there both ways. */
+themis_status_t themis_tp_schedule_rate(const themis_graph_t *graph, const themis_xfer_sched_t *s,
+                                        uint64_t unit_bps, themis_tp_frac_t *c, char *why,
+                                        size_t len);
+
 /* GLPK column generation (treepack_lp.c, libthemis_bound): the LP of the
  * header, pricing by a minimum spanning tree under the duals, started
  * from the MWST and the trees of seed (may be NULL; a good seed saves

@@ -483,9 +483,8 @@ static void add_tree(themis_tp_packing_t *p, const uint32_t *tree, uint64_t w)
  * 1 / LEVEL_GRAIN of the bound ub. */
 static uint64_t level_scale(themis_tp_frac_t ub)
 {
-    uint64_t grain = getenv("LEVEL_GRAIN") ? strtoull(getenv("LEVEL_GRAIN"), 0, 10) : LEVEL_GRAIN;
     uint64_t whole = ub.num / ub.den;
-    return whole >= grain ? 1 : (grain + whole) / (whole + 1);
+    return whole >= LEVEL_GRAIN ? 1 : (LEVEL_GRAIN + whole) / (whole + 1);
 }
 
 /*
@@ -671,15 +670,20 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
      * several weights (levels()) may come closer within the budget. */
     if ((unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
         > (unsigned __int128) c.ub.den * out->value.num * 1000) {
-        uint64_t L0 = level_scale(c.ub);
-        st = levels(&s, g, L0, max_units, &c, scaled, mult, part, mult + m, &runs, &lv);
-        if (THEMIS_OK != st) {
-            goto done;
-        }
-        if (less(out->value.num, out->value.den, lv.value.num, lv.value.den)) {
-            themis_tp_packing_free(out);
-            *out = lv;
-            memset(&lv, 0, sizeof(lv));
+        for (uint64_t f = 1; f <= 3; f += 2) {
+            /* Levels of powers of two and of three times them round
+             * capacities differently; the better one runs. */
+            st = levels(&s, g, f * level_scale(c.ub), max_units, &c, scaled, mult, part,
+                        mult + m, &runs, &lv);
+            if (THEMIS_OK != st) {
+                goto done;
+            }
+            if (less(out->value.num, out->value.den, lv.value.num, lv.value.den)) {
+                themis_tp_packing_free(out);
+                *out = lv;
+                memset(&lv, 0, sizeof(lv));
+            }
+            themis_tp_packing_free(&lv);
         }
     }
     out->iterations = runs;
