@@ -6,9 +6,10 @@
  * packing of spanning trees of the communicator's graph
  * (coll_themis_graph), each tree's share reduced up and broadcast down in
  * pipelined chunks (treepack.h).  The packing is the integer one of
- * themis_tp_solve (torus or cycle chains, else k disjoint trees of the
- * L-fold graph within the schedule's unit budget, within a certified
- * factor of the optimum): no LP solver in the component, and
+ * themis_tp_solve (torus or cycle chains, else trees by matroid union
+ * within the schedule's budget of chunks, a tree's chunk of several units
+ * where its weight is large; within a certified factor of the optimum):
+ * no LP solver in the component, and
  * every rank computes the same packing and the same schedule from the
  * same graph.  Where it cannot run (no graph
  * of the communicator's size, another collective, links that go one way,
