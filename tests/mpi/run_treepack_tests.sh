@@ -10,8 +10,9 @@
 # that are multiples of the schedule's 96 units, every call bit-exact and
 # raising coll_themis_allreduce_treepack_calls (and nothing else).  Counts
 # that do not divide into the units (any_counts: primes, powers of two,
-# fewer elements than ranks) run treepack too, on both presets and on a
-# 12-node graph file (tests/data/graphs).  Then what it cannot serve:
+# fewer elements than ranks) run treepack too, on both presets, on a
+# 12-node graph file and on a 6-node clique of uneven links whose trees
+# carry chunks of several units (tests/data/graphs).  Then what it cannot serve:
 # without a graph (and on a graph of another size) Themis runs instead,
 # counted as a substitution.
 #
@@ -63,7 +64,9 @@ run "fc:6 allreduce vader (union packing)" 600 6
 need=()
 
 # Any count: units of uneven size (planners/transfer.h), treepack on every call.
-for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12"; do
+# clique6_uneven: trees of several weights, chunks of several units.
+for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12" \
+         "$here/../data/graphs/clique6_uneven.txt:6"; do
     # shellcheck disable=SC2207
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph "${g%:*}"))
     args=(--coll allreduce --algo treepack --counts "$(any_counts)" --no-subcomms
