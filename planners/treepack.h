@@ -182,6 +182,10 @@ themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t 
 themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t *out,
                                  char *why, size_t len);
 
+/* Units of a schedule at most (themis_tp_allreduce_schedule): the union
+ * packing keeps its weights' sum (over their gcd) within it. */
+#define THEMIS_TP_SCHED_MAX_UNITS 2048u
+
 /* The union packing (treepack_union.c, above) with at most max_units
  * trees counted with their weights: value = k / L exactly (q = L, each
  * tree's w its copies), bound the least partition ratio met (the best

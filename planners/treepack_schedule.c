@@ -101,18 +101,16 @@ static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
     return st;
 }
 
-/* Units of the schedule at most: shares rounded to 1 / this (a weight
- * sum beyond it, e.g. trees of several levels on a graph of strength in
- * the thousands) keep the check's memory and the layout small. */
-#define SCHED_MAX_UNITS 2048u
-
 /* Tree t's units tu[t] and chunks cnt[t] (0 for a tree rounded away):
  * at chunks_per_weight chunks of one unit per w_t / gcd where that many
  * chunks fit a checked schedule; else the shares in at most
- * SCHED_MAX_UNITS units (largest remainders, ties to the lower tree),
- * each tree in chunks of several units, one each and the rest of
- * themis_tp_units_budget to the trees of the largest chunks, so that the
- * transfers do not grow with the units. */
+ * THEMIS_TP_SCHED_MAX_UNITS units, each tree in chunks of several units,
+ * one each and the rest of themis_tp_units_budget to the trees of the
+ * largest chunks, so that the transfers do not grow with the units.
+ * Shares round down (the packings keep their weights within the units,
+ * so only a cycles packing of odd rates gets here): a tree that rounded
+ * up could overload a thin edge many times over, rounding down adds at
+ * most ntrees / units to every edge's share. */
 static themis_status_t plan_chunks(const themis_tp_packing_t *p, uint32_t chunks_per_weight,
                                    uint32_t *tu, uint32_t *cnt, uint64_t *units,
                                    uint64_t *nchunks, char *why, size_t len)
@@ -126,25 +124,10 @@ static themis_status_t plan_chunks(const themis_tp_packing_t *p, uint32_t chunks
         *units = *nchunks = sum * chunks_per_weight;
         return THEMIS_OK;
     }
-    uint64_t total = sum < SCHED_MAX_UNITS ? sum : SCHED_MAX_UNITS, given = 0;
+    uint64_t total = sum < THEMIS_TP_SCHED_MAX_UNITS ? sum : THEMIS_TP_SCHED_MAX_UNITS, given = 0;
     for (uint32_t t = 0; t < nt; t++) {
         tu[t] = (uint32_t) ((unsigned __int128) (p->w[t] / gw) * total / sum);
         given += tu[t];
-    }
-    while (given < total) {
-        /* The largest remainder (w_t total) mod sum; ties to the lower tree. */
-        uint32_t best = UINT32_MAX;
-        uint64_t brem = 0;
-        for (uint32_t t = 0; t < nt; t++) {
-            uint64_t rem = (uint64_t) ((unsigned __int128) (p->w[t] / gw) * total % sum);
-            if (tu[t] == (uint32_t) ((unsigned __int128) (p->w[t] / gw) * total / sum)
-                && (UINT32_MAX == best || rem > brem)) {
-                best = t;
-                brem = rem;
-            }
-        }
-        tu[best]++;
-        given++;
     }
     uint64_t budget = themis_tp_units_budget(n), used = 0;
     for (uint32_t t = 0; t < nt; t++) {
@@ -171,7 +154,7 @@ static themis_status_t plan_chunks(const themis_tp_packing_t *p, uint32_t chunks
         }
         cnt[best]++;
     }
-    *units = total;
+    *units = given;
     *nchunks = used;
     return THEMIS_OK;
 }

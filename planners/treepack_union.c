@@ -32,6 +32,8 @@
  * the bound is met, a few more where partitions lower it. */
 #define LEVEL_MAX_RUNS 64u
 #define LEVEL_GRAIN 256u
+/* Odd multiples of level_scale() the level packing tries. */
+#define LEVEL_SCALES 7u
 
 /* k forests over the copies of the edges.  An item is a forest slot,
  * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
@@ -514,13 +516,20 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
         r[e] = g->cap[e] * L0;
         top = r[e] > top ? r[e] : top;
     }
-    uint64_t d = 1;
+    uint64_t d = 1, dmin = 1;
     while (d <= top / 2) {
         d *= 2;
     }
+    /* The finest level: weights (multiples of dmin) add up to at most
+     * THEMIS_TP_SCHED_MAX_UNITS dmin, so the schedule takes them as they
+     * are (rounding shares there could overload a thin edge). */
+    while ((unsigned __int128) c->ub.num * L0
+           > (unsigned __int128) c->ub.den * dmin * THEMIS_TP_SCHED_MAX_UNITS) {
+        dmin *= 2;
+    }
     themis_tp_graph_t gs = *g;
     gs.cap = mult;
-    for (; 0 != d && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS; d /= 2) {
+    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS; d /= 2) {
         for (uint32_t e = 0; e < m; e++) {
             mult[e] = r[e] / d;
         }
@@ -670,20 +679,29 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
      * several weights (levels()) may come closer within the budget. */
     if ((unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
         > (unsigned __int128) c.ub.den * out->value.num * 1000) {
-        for (uint64_t f = 1; f <= 3; f += 2) {
-            /* Levels of powers of two and of three times them round
-             * capacities differently; the better one runs. */
+        for (uint64_t f = 1; f <= LEVEL_SCALES; f += 2) {
+            /* Levels of powers of two times 1, 3, 5, 7 round capacities
+             * differently: the best runs.  The first within the settling
+             * margin of the bound ends the search, and so does the budget
+             * from 3 on (the scales differ where the levels leave what a
+             * tree cannot span, not where trees run out). */
             st = levels(&s, g, f * level_scale(c.ub), max_units, &c, scaled, mult, part,
                         mult + m, &runs, &lv);
             if (THEMIS_OK != st) {
                 goto done;
             }
+            int full = f >= 3 && lv.ntrees >= max_units;
             if (less(out->value.num, out->value.den, lv.value.num, lv.value.den)) {
                 themis_tp_packing_free(out);
                 *out = lv;
                 memset(&lv, 0, sizeof(lv));
             }
             themis_tp_packing_free(&lv);
+            if (full
+                || (unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
+                       <= (unsigned __int128) c.ub.den * out->value.num * 1000) {
+                break;
+            }
         }
     }
     out->iterations = runs;
