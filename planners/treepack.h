@@ -245,6 +245,12 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
  * ends), at least 2; 1 when 2 would not fit. */
 uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
 
+/* The schedule row treepack runs on graph (algo_treepack.c caches it per
+ * graph): themis_tp_solve's packing, themis_tp_chunks_for about 96 units.
+ * s is empty (freeable) on failure too. */
+themis_status_t themis_tp_runtime_schedule(const themis_graph_t *graph, themis_xfer_sched_t *s,
+                                           char *why, size_t len);
+
 /* The rate an All-Reduce schedule s on graph implies, as C in units of
  * S / unit_bps: per byte of the vector, link a -> b carries load_ab /
  * nunits bytes (the units of its transfers) at its rate bw_ab, so C =

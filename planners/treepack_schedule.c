@@ -348,6 +348,31 @@ out:
     return st;
 }
 
+/* Units of the runtime's schedule: enough chunks per tree to pipeline
+ * (the p3 presets: 96); any count runs (units of uneven size,
+ * transfer.h). */
+#define RUNTIME_TARGET_UNITS 96u
+
+themis_status_t themis_tp_runtime_schedule(const themis_graph_t *graph, themis_xfer_sched_t *s,
+                                           char *why, size_t len)
+{
+    themis_tp_graph_t g;
+    themis_tp_packing_t p;
+    memset(s, 0, sizeof(*s));
+    themis_status_t st = themis_tp_from_graph(graph, &g, why, len);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    st = themis_tp_solve(&g, &p, why, len);
+    if (THEMIS_OK == st) {
+        st = themis_tp_allreduce_schedule(&g, &p, themis_tp_chunks_for(&p, RUNTIME_TARGET_UNITS),
+                                          s, why, len);
+        themis_tp_packing_free(&p);
+    }
+    themis_tp_graph_free(&g);
+    return st;
+}
+
 themis_status_t themis_tp_schedule_rate(const themis_graph_t *graph, const themis_xfer_sched_t *s,
                                         uint64_t unit_bps, themis_tp_frac_t *c, char *why,
                                         size_t len)

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "algorithm.h"
 #include "graph.h"
 #include "link_sim.h"
 #include "themis_plan_cmds.h"
@@ -127,22 +126,18 @@ static void print_partition(const themis_tp_packing_t *p, uint32_t n)
 static void print_row_rate(const themis_graph_t *graph, const themis_tp_graph_t *g,
                            const themis_tp_packing_t *ref)
 {
-    const themis_algorithm_t *row = themis_algorithm_get(themis_algorithm_index("treepack"));
-    themis_algo_input_t in;
-    themis_xfer_sched_t own;
+    themis_xfer_sched_t sched, *s = &sched;
     themis_tp_frac_t c;
     char why[256] = "";
-    memset(&in, 0, sizeof(in));
-    memset(&own, 0, sizeof(own));
-    in.coll = THEMIS_COLL_ALLREDUCE;
-    in.graph = graph;
     double t0 = now_ms();
-    const themis_xfer_sched_t *s = NULL == row ? NULL : row->xfer(&in, &own, why, sizeof(why));
+    themis_status_t st = themis_tp_runtime_schedule(graph, s, why, sizeof(why));
     double ms = now_ms() - t0;
-    if (NULL == s || THEMIS_OK != themis_tp_schedule_rate(graph, s, g->unit_bps, &c, why,
-                                                           sizeof(why))) {
+    if (THEMIS_OK == st) {
+        st = themis_tp_schedule_rate(graph, s, g->unit_bps, &c, why, sizeof(why));
+    }
+    if (THEMIS_OK != st) {
         printf("row: no schedule: %s\n", why);
-        themis_xfer_free(&own);
+        themis_xfer_free(s);
         return;
     }
     int lp = THEMIS_TP_LP == ref->method;
@@ -152,7 +147,7 @@ static void print_row_rate(const themis_graph_t *graph, const themis_tp_graph_t 
            c.num, c.den, (double) c.num / (double) c.den, s->nunits, s->nxfers, ms,
            lp ? "C(G)" : "certified C(G)>=", opt.den, opt.num,
            (double) c.num * (double) opt.num / ((double) c.den * (double) opt.den));
-    themis_xfer_free(&own);
+    themis_xfer_free(s);
 }
 
 int themis_plan_cmd_treepack(int argc, char **argv)

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "algorithm.h"
 #include "transfer.h"
 #include "treepack.h"
 #include "unit.h"
@@ -129,31 +128,26 @@ static double cpu_ms(void)
 }
 
 /*
- * The row's schedule for graph, as the component gets it (the xfer hook,
- * no state: packing, rounding to units and chunks, budget), and the rate
- * it implies (themis_tp_schedule_rate: the most any link carries per byte
- * of the vector over that link's rate, C_run); its ratio to C(G) is
- * C_run x strength (strength: the optimum, or a certified bound above
- * it).  0 when that ratio exceeds 1.02 (exactly), a transfer takes a
- * link that is not there both ways or the schedule fails its check.
+ * The row's schedule for graph (themis_tp_runtime_schedule, what its xfer
+ * hook gives the component: packing, rounding to units and chunks,
+ * budget), and the rate it implies (themis_tp_schedule_rate: the most any
+ * link carries per byte of the vector over that link's rate, C_run); its
+ * ratio to C(G) is C_run x strength (strength: the optimum, or a
+ * certified bound above it).  0 when that ratio exceeds 1.02 (exactly), a
+ * transfer takes a link that is not there both ways or the schedule fails
+ * its check.
  */
 static int row_within(const char *name, const themis_graph_t *graph, const themis_tp_graph_t *g,
                       themis_tp_frac_t strength, double *ratio, double *ms)
 {
-    const themis_algorithm_t *row = themis_algorithm_get(themis_algorithm_index("treepack"));
-    themis_algo_input_t in;
-    themis_xfer_sched_t own;
+    themis_xfer_sched_t sched, *s = &sched;
     themis_tp_frac_t c;
     char why[256] = "";
-    memset(&in, 0, sizeof(in));
-    memset(&own, 0, sizeof(own));
-    in.coll = THEMIS_COLL_ALLREDUCE;
-    in.graph = graph;
     *ratio = 0;
     double t0 = cpu_ms();
-    const themis_xfer_sched_t *s = NULL == row ? NULL : row->xfer(&in, &own, why, sizeof(why));
+    themis_status_t st = themis_tp_runtime_schedule(graph, s, why, sizeof(why));
     *ms = cpu_ms() - t0;
-    if (NULL == s) {
+    if (THEMIS_OK != st) {
         UNIT_CHECKF(0, "%s: the row has no schedule: %s", name, why);
         return 0;
     }
@@ -161,7 +155,7 @@ static int row_within(const char *name, const themis_graph_t *graph, const themi
     UNIT_CHECKF(ok, "%s: check: %s", name, why);
     if (THEMIS_OK != themis_tp_schedule_rate(graph, s, g->unit_bps, &c, why, sizeof(why))) {
         UNIT_CHECKF(0, "%s: %s", name, why);
-        themis_xfer_free(&own);
+        themis_xfer_free(s);
         return 0;
     }
     *ratio = (double) c.num * (double) strength.num / ((double) c.den * (double) strength.den);
@@ -169,7 +163,7 @@ static int row_within(const char *name, const themis_graph_t *graph, const themi
           <= (unsigned __int128) c.den * strength.den * 102;
     UNIT_CHECKF(ok, "%s: the row's schedule runs at C %.4f x C(G) (%u units, %u transfers)", name,
                 *ratio, s->nunits, s->nxfers);
-    themis_xfer_free(&own);
+    themis_xfer_free(s);
     return ok;
 }
 

@@ -345,11 +345,9 @@ static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_sha
 static void log_packing(ompi_communicator_t *comm)
 {
     const themis_graph_t *graph = &mca_coll_themis_component.graph;
-    const themis_algorithm_t *row = themis_algorithm_get(themis_algorithm_index("treepack"));
     themis_tp_graph_t g;
     themis_tp_packing_t p;
-    themis_algo_input_t in;
-    themis_xfer_sched_t own;
+    themis_xfer_sched_t s;
     themis_tp_frac_t c = {0, 1};
     char why[200] = "", run[160] = "";
 
@@ -357,18 +355,13 @@ static void log_packing(ompi_communicator_t *comm)
         return;
     }
     if (THEMIS_OK == themis_tp_solve(&g, &p, why, sizeof(why))) {
-        memset(&in, 0, sizeof(in));
-        memset(&own, 0, sizeof(own));
-        in.coll = THEMIS_COLL_ALLREDUCE;
-        in.graph = graph;
-        const themis_xfer_sched_t *s = NULL == row ? NULL : row->xfer(&in, &own, why, sizeof(why));
-        if (NULL != s
-            && THEMIS_OK == themis_tp_schedule_rate(graph, s, g.unit_bps, &c, why, sizeof(why))) {
+        if (THEMIS_OK == themis_tp_runtime_schedule(graph, &s, why, sizeof(why))
+            && THEMIS_OK == themis_tp_schedule_rate(graph, &s, g.unit_bps, &c, why, sizeof(why))) {
             snprintf(run, sizeof(run), "; as scheduled (%u units) C %llu/%llu, within %.4fx",
-                     s->nunits, (unsigned long long) c.num, (unsigned long long) c.den,
+                     s.nunits, (unsigned long long) c.num, (unsigned long long) c.den,
                      (double) c.num * (double) p.bound.num / ((double) c.den * (double) p.bound.den));
         }
-        themis_xfer_free(&own);
+        themis_xfer_free(&s);
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: treepack packs %u trees (%s): C %llu/%llu x S/B, "
                             "certified C(G) >= %llu/%llu, so within %.4fx of the optimum%s",
