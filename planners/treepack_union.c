@@ -11,9 +11,12 @@
  * exist, a partition whose ratio is below k / L (the components of what
  * the failed searches reached; Dinkelbach's step for the strength).  The
  * solver alternates the two: the best (L, k) under the current upper
- * bound and the unit budget, then either a packing (a new lower bound) or
- * a partition (a new upper bound), until they meet or the run budget is
- * spent.  Everything is integer; ties go to the lower edge, forest and L.
+ * bound and the budget of trees, then either a packing (a new lower
+ * bound) or a partition (a new upper bound), until they meet or the run
+ * budget is spent.  Where that stops short of the bound because the
+ * budget holds fewer trees than the strength, the same union packs trees
+ * of several weights level by level (levels()).  Everything is integer;
+ * ties go to the lower edge, forest and L.
  */
 #include "treepack.h"
 
@@ -31,6 +34,8 @@
 /* Union runs of the level packing (levels() below): one per level where
  * the bound is met, a few more where partitions lower it. */
 #define LEVEL_MAX_RUNS 64u
+/* The level packing's finest weight: about 1 / LEVEL_GRAIN of the
+ * strength (level_scale()). */
 #define LEVEL_GRAIN 256u
 /* Odd multiples of level_scale() the level packing tries. */
 #define LEVEL_SCALES 7u
@@ -513,6 +518,10 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
     out->ntrees = 0;
     uint64_t top = 0;
     for (uint32_t e = 0; e < m; e++) {
+        if (g->cap[e] > UINT64_MAX / 2 / L0) {
+            /* Beyond 63 bits: no levels (the (L, k) packing stands). */
+            return THEMIS_OK;
+        }
         r[e] = g->cap[e] * L0;
         top = r[e] > top ? r[e] : top;
     }
