@@ -6,9 +6,10 @@
  * packing of spanning trees of the communicator's graph
  * (coll_themis_graph), each tree's share reduced up and broadcast down in
  * pipelined chunks (treepack.h).  The packing is the integer one of
- * themis_tp_solve (torus or cycle chains, else k disjoint trees of the
- * L-fold graph within the schedule's unit budget, within a certified
- * factor of the optimum): no LP solver in the component, and
+ * themis_tp_solve (torus or cycle chains, else trees by matroid union
+ * within the schedule's budget of chunks, a tree's chunk of several units
+ * where its weight is large; within a certified factor of the optimum):
+ * no LP solver in the component, and
  * every rank computes the same packing and the same schedule from the
  * same graph.  Where it cannot run (no graph
  * of the communicator's size, another collective, links that go one way,
@@ -22,10 +23,6 @@
 
 #include "link_sim.h"
 #include "treepack.h"
-
-/* Units of the schedule: enough chunks per tree to pipeline (the p3
- * presets: 96); any count runs (units of uneven size, transfer.h). */
-#define TREEPACK_TARGET_UNITS 96u
 
 /* Per graph (by hash): the packing's schedule, or why there is none. */
 typedef struct {
@@ -44,32 +41,13 @@ static void treepack_state_free(void *p)
     }
 }
 
-static themis_status_t make_schedule(const themis_graph_t *graph, themis_xfer_sched_t *s,
-                                     char *why, size_t len)
-{
-    themis_tp_graph_t g;
-    themis_tp_packing_t p;
-    themis_status_t st = themis_tp_from_graph(graph, &g, why, len);
-    if (THEMIS_OK != st) {
-        return st;
-    }
-    st = themis_tp_solve(&g, &p, why, len);
-    if (THEMIS_OK == st) {
-        st = themis_tp_allreduce_schedule(&g, &p, themis_tp_chunks_for(&p, TREEPACK_TARGET_UNITS),
-                                          s, why, len);
-        themis_tp_packing_free(&p);
-    }
-    themis_tp_graph_free(&g);
-    return st;
-}
-
 /* The schedule for in->graph, cached in *in->state when there is one. */
 static const themis_xfer_sched_t *schedule_for(const themis_algo_input_t *in,
                                                themis_xfer_sched_t *own, char *why, size_t len)
 {
     uint64_t h = themis_graph_hash(in->graph);
     if (NULL == in->state) {
-        return THEMIS_OK == make_schedule(in->graph, own, why, len) ? own : NULL;
+        return THEMIS_OK == themis_tp_runtime_schedule(in->graph, own, why, len) ? own : NULL;
     }
     treepack_state_t *s = *in->state;
     if (NULL == s || s->graph_hash != h) {
@@ -81,7 +59,7 @@ static const themis_xfer_sched_t *schedule_for(const themis_algo_input_t *in,
             return NULL;
         }
         s->graph_hash = h;
-        s->status = make_schedule(in->graph, &s->sched, s->why, sizeof(s->why));
+        s->status = themis_tp_runtime_schedule(in->graph, &s->sched, s->why, sizeof(s->why));
     }
     if (THEMIS_OK != s->status) {
         snprintf(why, len, "%s", s->why);

@@ -4,9 +4,9 @@
  *
  * Spanning-tree packing without an LP solver (treepack.h): the graph's
  * integer capacities, partitions and their ratios, Lemma 2.1, the two
- * heuristics of the paper, the torus and cycles packings, the runtime's
- * choice among them and the union packing (treepack_union.c), and the
- * All-Reduce transfer schedule of a packing.
+ * heuristics of the paper, the torus and cycles packings and the
+ * runtime's choice among them and the union packing (treepack_union.c).
+ * The All-Reduce transfer schedule of a packing: treepack_schedule.c.
  */
 #include "treepack.h"
 
@@ -15,9 +15,8 @@
 #include <string.h>
 
 #include "hamiltonian.h"
-#include "link_sim.h"
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+uint64_t themis_tp_gcd(uint64_t a, uint64_t b)
 {
     while (0 != b) {
         uint64_t t = a % b;
@@ -29,7 +28,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 
 themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den)
 {
-    uint64_t g = gcd64(num, den);
+    uint64_t g = themis_tp_gcd(num, den);
     themis_tp_frac_t f = {num, den};
     if (0 != g) {
         f.num /= g;
@@ -38,8 +37,7 @@ themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den)
     return f;
 }
 
-/* a < b, exactly. */
-static int frac_less(themis_tp_frac_t a, themis_tp_frac_t b)
+int themis_tp_frac_less(themis_tp_frac_t a, themis_tp_frac_t b)
 {
     return (unsigned __int128) a.num * b.den < (unsigned __int128) b.num * a.den;
 }
@@ -164,7 +162,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         out->v[out->m] = l->src < l->dst ? l->dst : l->src;
         out->cap[out->m] = bw;
         out->m++;
-        unit = gcd64(unit, bw);
+        unit = themis_tp_gcd(unit, bw);
         comps -= (uint32_t) themis_tp_uf_union(uf, l->src, l->dst);
     }
     free(uf);
@@ -255,7 +253,7 @@ themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, cons
         if (THEMIS_OK != themis_tp_partition_ratio(g, cand, np, &r)) {
             continue;
         }
-        if (!found || frac_less(r, *ratio)) {
+        if (!found || themis_tp_frac_less(r, *ratio)) {
             found = 1;
             *ratio = r;
             *nparts = np;
@@ -823,8 +821,6 @@ themis_status_t themis_tp_torus(const themis_tp_graph_t *g, themis_tp_packing_t 
     return st;
 }
 
-static uint64_t weight_sum(const themis_tp_packing_t *p);
-
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len)
 {
@@ -838,296 +834,17 @@ themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t 
     uint32_t budget = themis_tp_units_budget(g->n);
     if (torus_shape(g, &rows, &cols)) {
         themis_status_t st = themis_tp_torus(g, out, why, len);
-        if (THEMIS_OK == st && weight_sum(out) > budget) {
+        if (THEMIS_OK == st && out->ntrees > budget) {
             themis_tp_packing_free(out);
         } else if (THEMIS_ERR_UNSUPPORTED != st) {
             return st;
         }
     }
     themis_status_t cst = themis_tp_cycles(g, out, why, len);
-    if (THEMIS_OK == cst && weight_sum(out) > budget) {
+    if (THEMIS_OK == cst && out->ntrees > budget) {
         themis_tp_packing_free(out);
     } else if (THEMIS_ERR_UNSUPPORTED != cst) {
         return cst;
     }
     return themis_tp_union(g, budget, out, why, len);
-}
-
-/* ------------------------------------------------------------ schedule */
-
-static uint64_t weight_gcd(const themis_tp_packing_t *p)
-{
-    uint64_t g = 0;
-    for (uint32_t t = 0; t < p->ntrees; t++) {
-        g = gcd64(g, p->w[t]);
-    }
-    return 0 == g ? 1 : g;
-}
-
-/* Units (of 3 (n - 1) transfers each) a checked schedule affords. */
-static uint32_t schedule_fit(uint32_t n)
-{
-    if (n < 2 || 3 * (uint64_t) (n - 1) + n > THEMIS_XFER_CHECK_MAX) {
-        return 1;
-    }
-    return (THEMIS_XFER_CHECK_MAX - n) / (3 * (n - 1));
-}
-
-uint32_t themis_tp_units_budget(uint32_t n)
-{
-    uint32_t fit = schedule_fit(n);
-    return fit < THEMIS_TP_UNITS_MAX ? fit : THEMIS_TP_UNITS_MAX;
-}
-
-/* The schedule's units at one chunk per weight: sum_t w_t / gcd. */
-static uint64_t weight_sum(const themis_tp_packing_t *p)
-{
-    uint64_t gw = weight_gcd(p), sum = 0;
-    for (uint32_t t = 0; t < p->ntrees; t++) {
-        sum += p->w[t] / gw;
-    }
-    return sum;
-}
-
-uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target)
-{
-    uint64_t sum = weight_sum(p);
-    /* No more units than a checked schedule affords. */
-    uint32_t fit = schedule_fit(p->n);
-    if (2 * sum > fit) {
-        return 1;
-    }
-    target = target > fit ? fit : target;
-    /* Even: a chain's chunks then go up it from both ends equally. */
-    return 0 == sum || 2 * sum >= target ? 2 : (uint32_t) (target / sum) & ~1u;
-}
-
-/* Ordering simulates units of 64 KiB with the fastest link at 1 TB/s
- * (the order depends on the rates' ratios only): ps rounding does not
- * reorder transfers, and times stay far from 64 bits. */
-#define ORDER_UNIT_BYTES (1u << 16)
-#define ORDER_MAX_BPS 8000000000000ull
-
-/* The list in the order the link simulator starts the transfers on g
- * (both directions at the capacities, no latency).  Each directed link
- * serves in arrival order there, while programs run each peer's queue in
- * list order: in build order a link's queue would hold chunk 0's
- * broadcast, which waits for the whole reduction, ahead of later chunks'
- * reduce steps that could go at once. */
-static themis_status_t sort_by_simulated_start(const themis_tp_graph_t *g,
-                                               themis_xfer_sched_t *s, char *why, size_t len)
-{
-    themis_graph_t net;
-    uint64_t maxcap = 1;
-    for (uint32_t e = 0; e < g->m; e++) {
-        maxcap = g->cap[e] > maxcap ? g->cap[e] : maxcap;
-    }
-    uint64_t scale = maxcap < ORDER_MAX_BPS ? ORDER_MAX_BPS / maxcap : 1;
-    themis_status_t st = themis_graph_init(&net, g->n);
-    for (uint32_t e = 0; e < g->m && THEMIS_OK == st; e++) {
-        uint64_t bw = g->cap[e] * scale;
-        st = themis_graph_add_link(&net, g->u[e], g->v[e], bw, 0);
-        if (THEMIS_OK == st) {
-            st = themis_graph_add_link(&net, g->v[e], g->u[e], bw, 0);
-        }
-    }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(&net, why, len);
-    }
-    if (THEMIS_OK == st) {
-        st = themis_link_sim_order(&net, s, ORDER_UNIT_BYTES, why, len);
-    }
-    themis_graph_free(&net);
-    return st;
-}
-
-themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
-                                             const themis_tp_packing_t *p,
-                                             uint32_t chunks_per_weight, themis_xfer_sched_t *s,
-                                             char *why, size_t len)
-{
-    uint32_t n = g->n, nt = p->ntrees;
-    memset(s, 0, sizeof(*s));
-    if (NULL == p->w || 0 == nt || 0 == chunks_per_weight || n < 2 || p->n != n) {
-        snprintf(why, len, "an integer packing of this graph's trees is needed");
-        return THEMIS_ERR_INVALID;
-    }
-    uint64_t gw = weight_gcd(p), units = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        units += p->w[t] / gw * chunks_per_weight;
-    }
-    if (units > UINT32_MAX || units * 3 * (n - 1) + n > THEMIS_XFER_CHECK_MAX) {
-        snprintf(why, len, "%llu units of %u ranks exceed %u transfers", (unsigned long long) units,
-                 n, THEMIS_XFER_CHECK_MAX);
-        return THEMIS_ERR_UNSUPPORTED;
-    }
-    uint32_t *cnt = calloc(nt, sizeof(*cnt)), *next = calloc(nt, sizeof(*next));
-    uint32_t *off = calloc(nt, sizeof(*off));
-    uint32_t *first = calloc((size_t) n + 1, sizeof(*first)), *adj = calloc(2 * (size_t) n, sizeof(*adj));
-    uint32_t *order = calloc(n, sizeof(*order)), *parent = calloc(n, sizeof(*parent));
-    uint32_t *kids = calloc(n, sizeof(*kids)), *slot = calloc(n, sizeof(*slot));
-    uint32_t *up = calloc(n, sizeof(*up)), *have = calloc(n, sizeof(*have));
-    uint32_t *init = calloc(n, sizeof(*init)), *tdeg = calloc(n, sizeof(*tdeg));
-    themis_status_t st = THEMIS_OK;
-    if (NULL == cnt || NULL == next || NULL == off || NULL == first || NULL == adj
-        || NULL == order || NULL == parent || NULL == kids || NULL == slot || NULL == up
-        || NULL == have || NULL == init || NULL == tdeg) {
-        st = THEMIS_ERR_NOMEM;
-        goto out;
-    }
-    /* Children of a node are at most its tree degree. */
-    uint32_t maxdeg = 1;
-    for (uint32_t t = 0; t < nt; t++) {
-        memset(tdeg, 0, n * sizeof(*tdeg));
-        for (uint32_t i = 0; i + 1 < n; i++) {
-            uint32_t e = p->edges[(size_t) t * (n - 1) + i];
-            tdeg[g->u[e]]++;
-            tdeg[g->v[e]]++;
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            maxdeg = tdeg[v] > maxdeg ? tdeg[v] : maxdeg;
-        }
-    }
-    uint32_t o = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        cnt[t] = (uint32_t) (p->w[t] / gw * chunks_per_weight);
-        off[t] = o;
-        o += cnt[t];
-    }
-    themis_xfer_init(s, THEMIS_COLL_ALLREDUCE, n, (uint32_t) units);
-    snprintf(s->name, sizeof(s->name), "treepack-%s-%u", themis_tp_method_name(p->method), n);
-    s->buf_units[THEMIS_BUF_INPUT] = units;
-    s->buf_units[THEMIS_BUF_OUTPUT] = units;
-    s->buf_units[THEMIS_BUF_SCRATCH] = units * maxdeg;
-    s->result_buf = THEMIS_BUF_OUTPUT;
-    for (uint32_t r = 0; r < n && THEMIS_OK == st; r++) {
-        themis_xfer_t x = {.src = r, .dst = r, .kind = THEMIS_XFER_COPY,
-                           .src_buf = THEMIS_BUF_INPUT, .dst_buf = THEMIS_BUF_OUTPUT,
-                           .count = units};
-        st = themis_xfer_add(s, &x, NULL, 0, &init[r]);
-    }
-    for (uint64_t chunk = 0; chunk < units && THEMIS_OK == st; chunk++) {
-        /* The tree whose next chunk sits earliest in its own stream:
-         * (2 next + 1) / (2 cnt) least, ties to the lower tree. */
-        uint32_t t = UINT32_MAX;
-        for (uint32_t c = 0; c < nt; c++) {
-            if (next[c] >= cnt[c]) {
-                continue;
-            }
-            if (UINT32_MAX == t
-                || (uint64_t) (2 * next[c] + 1) * cnt[t] < (uint64_t) (2 * next[t] + 1) * cnt[c]) {
-                t = c;
-            }
-        }
-        uint32_t j = next[t]++;
-        uint64_t u = off[t] + j;
-        const uint32_t *tree = &p->edges[(size_t) t * (n - 1)];
-        /* Tree adjacency, edges in the tree's order. */
-        memset(first, 0, (n + 1) * sizeof(*first));
-        for (uint32_t i = 0; i + 1 < n; i++) {
-            first[g->u[tree[i]] + 1]++;
-            first[g->v[tree[i]] + 1]++;
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            first[v + 1] += first[v];
-        }
-        memcpy(slot, first, n * sizeof(*slot));
-        for (uint32_t i = 0; i + 1 < n; i++) {
-            uint32_t e = tree[i];
-            adj[slot[g->u[e]]++] = g->v[e];
-            adj[slot[g->v[e]]++] = g->u[e];
-        }
-        /* The root: the tree's j-th leaf in turn (node order). */
-        uint32_t nleaves = 0, root = 0;
-        for (uint32_t v = 0; v < n; v++) {
-            nleaves += 1 == first[v + 1] - first[v];
-        }
-        for (uint32_t v = 0, want = j % nleaves; v < n; v++) {
-            if (1 == first[v + 1] - first[v] && 0 == want--) {
-                root = v;
-                break;
-            }
-        }
-        /* Breadth-first from the root: order[] parents before children;
-         * slot[v] is v's index among its parent's children. */
-        for (uint32_t v = 0; v < n; v++) {
-            parent[v] = UINT32_MAX;
-            kids[v] = 0;
-        }
-        uint32_t head = 0, tail = 0;
-        order[tail++] = root;
-        parent[root] = root;
-        while (head < tail) {
-            uint32_t a = order[head++];
-            for (uint32_t i = first[a]; i < first[a + 1]; i++) {
-                uint32_t b = adj[i];
-                if (UINT32_MAX == parent[b]) {
-                    parent[b] = a;
-                    slot[b] = kids[a]++;
-                    order[tail++] = b;
-                }
-            }
-        }
-        if (tail != n) {
-            snprintf(why, len, "tree %u does not span the graph", t);
-            st = THEMIS_ERR_INVALID;
-            break;
-        }
-        for (uint32_t v = 0; v < n; v++) {
-            up[v] = init[v];
-        }
-        /* Up: children (later in order[]) first. */
-        for (uint32_t i = n; i-- > 1 && THEMIS_OK == st;) {
-            uint32_t c = order[i], a = parent[c], got, deps[2];
-            themis_xfer_t x = {.src = c, .dst = a, .kind = THEMIS_XFER_COPY,
-                               .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_SCRATCH,
-                               .src_off = u, .dst_off = (uint64_t) slot[c] * units + u,
-                               .count = 1};
-            st = themis_xfer_add(s, &x, &up[c], 1, &got);
-            if (THEMIS_OK != st) {
-                break;
-            }
-            themis_xfer_t r = {.src = a, .dst = a, .kind = THEMIS_XFER_REDUCE,
-                               .src_buf = THEMIS_BUF_SCRATCH, .dst_buf = THEMIS_BUF_OUTPUT,
-                               .src_off = (uint64_t) slot[c] * units + u, .dst_off = u,
-                               .count = 1};
-            deps[0] = got;
-            deps[1] = up[a];
-            st = themis_xfer_add(s, &r, deps, up[a] == got ? 1 : 2, &up[a]);
-        }
-        /* Down: parents first; a child's unit is overwritten only after
-         * its own send up read it. */
-        have[root] = up[root];
-        for (uint32_t i = 1; i < n && THEMIS_OK == st; i++) {
-            uint32_t c = order[i], a = parent[c], deps[2] = {have[a], up[c]};
-            themis_xfer_t x = {.src = a, .dst = c, .kind = THEMIS_XFER_COPY,
-                               .src_buf = THEMIS_BUF_OUTPUT, .dst_buf = THEMIS_BUF_OUTPUT,
-                               .src_off = u, .dst_off = u, .count = 1};
-            st = themis_xfer_add(s, &x, deps, 2, &have[c]);
-        }
-    }
-    if (THEMIS_OK == st) {
-        st = sort_by_simulated_start(g, s, why, len);
-    }
-    if (THEMIS_OK != st) {
-        if (THEMIS_ERR_NOMEM == st) {
-            snprintf(why, len, "out of memory");
-        }
-        themis_xfer_free(s);
-    }
-out:
-    free(cnt);
-    free(next);
-    free(off);
-    free(first);
-    free(adj);
-    free(order);
-    free(parent);
-    free(kids);
-    free(slot);
-    free(up);
-    free(have);
-    free(init);
-    free(tdeg);
-    return st;
 }

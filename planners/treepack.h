@@ -44,12 +44,15 @@
  *             they exist exactly when k <= floor(L x strength), and where
  *             they do not the search ends on a partition of ratio below
  *             k / L.  The solver alternates (L, k) - the best under the
- *             bound and within a budget of k trees (the schedule's units)
- *             - with the partitions that lower the bound, until the
- *             packing is within 0.5 % of the bound (more trees would cost
- *             units for less) or nothing in the budget is better: within
- *             1 / k of the optimum when a few rounds settle it, the
- *             bound is always a partition's (certified).
+ *             bound and within a budget of k trees (the schedule's
+ *             chunks) - with the partitions that lower the bound, until
+ *             the packing is within 0.5 % of the bound or nothing in the
+ *             budget is better; the bound is always a partition's
+ *             (certified).  Short of it (a strength above the budget),
+ *             trees of several weights: level by level, as many trees of
+ *             weight d as the graph of floor(residual / d) copies holds,
+ *             d halving, within the same budget of distinct trees; the
+ *             better of the two runs.
  *   exact     union with a budget large enough to reach the bound (the
  *             optimum's numerator is at most THEMIS_TP_EXACT_MAX_ELEMS /
  *             (n - 1)); unsupported where it is not reached.
@@ -67,10 +70,10 @@
 /* Tree edges (trees x (n - 1)) the exact method may use: p3.16xlarge
  * needs 24 x 7, a 4x4 mesh 8 x 15. */
 #define THEMIS_TP_EXACT_MAX_ELEMS 8192u
-/* Trees (units) the runtime's union packing uses at most: more cost
- * chunks, fewer cost accuracy (it loses up to 1 / k: floor(L x
- * strength) / (L x strength)).  A checked schedule affords fewer from 22
- * ranks on (86 at 64: themis_tp_units_budget). */
+/* Distinct trees (each at least one chunk of the schedule) the
+ * runtime's union packing uses at most: more cost transfers, fewer cost
+ * accuracy.  A checked schedule affords fewer from 22 ranks on (86 at
+ * 64: themis_tp_units_budget). */
 #define THEMIS_TP_UNITS_MAX 256u
 
 /* An undirected graph with integer capacities. */
@@ -179,6 +182,10 @@ themis_status_t themis_tp_exact(const themis_tp_graph_t *g, themis_tp_packing_t 
 themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t *out,
                                  char *why, size_t len);
 
+/* Units of a schedule at most (themis_tp_allreduce_schedule): the union
+ * packing keeps its weights' sum (over their gcd) within it. */
+#define THEMIS_TP_SCHED_MAX_UNITS 2048u
+
 /* The union packing (treepack_union.c, above) with at most max_units
  * trees counted with their weights: value = k / L exactly (q = L, each
  * tree's w its copies), bound the least partition ratio met (the best
@@ -187,21 +194,28 @@ themis_status_t themis_tp_cycles(const themis_tp_graph_t *g, themis_tp_packing_t
  * in units of d (rounded down; w then counts d per copy). */
 themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
                                 themis_tp_packing_t *out, char *why, size_t len);
-/* Units a schedule of n ranks affords: THEMIS_TP_UNITS_MAX, fewer where
- * 3 (n - 1) transfers per unit would exceed THEMIS_XFER_CHECK_MAX. */
+/* Chunks (so trees) a schedule of n ranks affords: THEMIS_TP_UNITS_MAX,
+ * fewer where 3 (n - 1) transfers per chunk would exceed
+ * THEMIS_XFER_CHECK_MAX. */
 uint32_t themis_tp_units_budget(uint32_t n);
 
 /* What the runtime runs: torus, else cycles (each where its chains fit
- * themis_tp_units_budget(n)), else union within that budget.  Cycles
+ * themis_tp_units_budget(n)), else union within that budget of trees.  Cycles
  * before union: both are optimal where cycles apply, but chains of
  * Hamiltonian cycles schedule better (themis_tp_allreduce_schedule). */
 themis_status_t themis_tp_solve(const themis_tp_graph_t *g, themis_tp_packing_t *out, char *why,
                                 size_t len);
 
 /*
- * The All-Reduce transfer schedule of an integer packing (w, q): the
- * vector is nunits = (sum_t w_t / gcd) x chunks_per_weight units, tree t
- * gets (w_t / gcd) x chunks_per_weight of them, each a chunk.  Chunks go
+ * The All-Reduce transfer schedule of an integer packing (w, q)
+ * (treepack_schedule.c): the vector is nunits = (sum_t w_t / gcd) x
+ * chunks_per_weight units, tree t gets (w_t / gcd) x chunks_per_weight of
+ * them, each a chunk - where that many chunks fit a checked schedule.
+ * Else (trees of large weights) the shares in at most 2048 units (largest
+ * remainders) and each tree's units in chunks of several units: one per
+ * tree, the rest of themis_tp_units_budget to the trees of the largest
+ * chunks, so that the transfers grow with the trees, not the units.
+ * THEMIS_ERR_UNSUPPORTED when the trees alone exceed it.  Chunks go
  * in the order of their position within their tree, (2j + 1) / (2 c_t)
  * (ties to the lower tree), so every tree streams at its share.  Chunk j
  * of a tree is rooted at the tree's leaf j mod (its leaves), leaves in
@@ -231,6 +245,24 @@ themis_status_t themis_tp_allreduce_schedule(const themis_tp_graph_t *g,
  * ends), at least 2; 1 when 2 would not fit. */
 uint32_t themis_tp_chunks_for(const themis_tp_packing_t *p, uint32_t target);
 
+/* The schedule row treepack runs on graph (algo_treepack.c caches it per
+ * graph): themis_tp_solve's packing, themis_tp_chunks_for about 96 units.
+ * s is empty (freeable) on failure too. */
+themis_status_t themis_tp_runtime_schedule(const themis_graph_t *graph, themis_xfer_sched_t *s,
+                                           char *why, size_t len);
+
+/* The rate an All-Reduce schedule s on graph implies, as C in units of
+ * S / unit_bps: per byte of the vector, link a -> b carries load_ab /
+ * nunits bytes (the units of its transfers) at its rate bw_ab, so C =
+ * max load_ab unit_bps / (nunits bw_ab), exactly.  Schedules of packings
+ * send each tree's share both ways over each tree edge, so C x C(G)'s
+ * strength is the schedule's ratio to the optimum after rounding to
+ * units and chunks.  THEMIS_ERR_INVALID (why) when a transfer takes a
+ * link that is not there both ways. */
+themis_status_t themis_tp_schedule_rate(const themis_graph_t *graph, const themis_xfer_sched_t *s,
+                                        uint64_t unit_bps, themis_tp_frac_t *c, char *why,
+                                        size_t len);
+
 /* GLPK column generation (treepack_lp.c, libthemis_bound): the LP of the
  * header, pricing by a minimum spanning tree under the duals, started
  * from the MWST and the trees of seed (may be NULL; a good seed saves
@@ -250,6 +282,9 @@ themis_status_t themis_tp_mw(const themis_tp_graph_t *g, double eps, uint32_t ma
                              themis_tp_packing_t *out);
 
 themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den);
+/* a < b, exactly; gcd(a, b) (gcd(a, 0) = a). */
+int themis_tp_frac_less(themis_tp_frac_t a, themis_tp_frac_t b);
+uint64_t themis_tp_gcd(uint64_t a, uint64_t b);
 const char *themis_tp_method_name(themis_tp_method_t m);
 
 #endif

@@ -11,9 +11,12 @@
  * exist, a partition whose ratio is below k / L (the components of what
  * the failed searches reached; Dinkelbach's step for the strength).  The
  * solver alternates the two: the best (L, k) under the current upper
- * bound and the unit budget, then either a packing (a new lower bound) or
- * a partition (a new upper bound), until they meet or the run budget is
- * spent.  Everything is integer; ties go to the lower edge, forest and L.
+ * bound and the budget of trees, then either a packing (a new lower
+ * bound) or a partition (a new upper bound), until they meet or the run
+ * budget is spent.  Where that stops short of the bound because the
+ * budget holds fewer trees than the strength, the same union packs trees
+ * of several weights level by level (levels()).  Everything is integer;
+ * ties go to the lower edge, forest and L.
  */
 #include "treepack.h"
 
@@ -28,6 +31,14 @@
 #define UNION_FIRST_TREES 8u
 /* A packing this close to its bound (per mille) ends the search. */
 #define UNION_SETTLE_PERMILLE 5u
+/* Union runs of the level packing (levels() below): one per level where
+ * the bound is met, a few more where partitions lower it. */
+#define LEVEL_MAX_RUNS 64u
+/* The level packing's finest weight: about 1 / LEVEL_GRAIN of the
+ * strength (level_scale()). */
+#define LEVEL_GRAIN 256u
+/* Odd multiples of level_scale() the level packing tries. */
+#define LEVEL_SCALES 7u
 
 /* k forests over the copies of the edges.  An item is a forest slot,
  * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
@@ -392,6 +403,20 @@ static void first_bound(const themis_tp_graph_t *g, uint32_t *part, uint32_t *np
     }
 }
 
+/* Insertion sort of a tree's edges (n - 1 of them): identical trees
+ * then compare equal. */
+static void sort_tree(uint32_t *tree, uint32_t cnt)
+{
+    for (uint32_t i = 1; i < cnt; i++) {
+        uint32_t x = tree[i], j = i;
+        while (j > 0 && tree[j - 1] > x) {
+            tree[j] = tree[j - 1];
+            j--;
+        }
+        tree[j] = x;
+    }
+}
+
 /* The trees of s (k forests, all spanning) as a packing: identical
  * trees (as sorted edge sets) merge, their count the weight times d. */
 static themis_status_t to_packing(un_t *s, uint64_t d, uint64_t L, themis_tp_packing_t *out)
@@ -403,15 +428,7 @@ static themis_status_t to_packing(un_t *s, uint64_t d, uint64_t L, themis_tp_pac
     }
     for (uint32_t f = 0; f < k; f++) {
         uint32_t *tree = &s->fe[(size_t) f * (n - 1)];
-        /* Insertion sort: n - 1 edges. */
-        for (uint32_t i = 1; i + 1 < n; i++) {
-            uint32_t x = tree[i], j = i;
-            while (j > 0 && tree[j - 1] > x) {
-                tree[j] = tree[j - 1];
-                j--;
-            }
-            tree[j] = x;
-        }
+        sort_tree(tree, n - 1);
         uint32_t t = 0;
         while (t < nt && 0 != memcmp(&out->edges[(size_t) t * (n - 1)], tree,
                                      (n - 1) * sizeof(*tree))) {
@@ -434,6 +451,135 @@ static themis_status_t to_packing(un_t *s, uint64_t d, uint64_t L, themis_tp_pac
     return THEMIS_OK;
 }
 
+/* The least partition ratio met on g, and its partition. */
+typedef struct {
+    themis_tp_frac_t ub;
+    uint32_t *part;           /* [n] */
+    uint32_t np;
+} cert_t;
+
+/* The partition part (np parts) bounds g better than c: it is c's now. */
+static void cert_offer(const themis_tp_graph_t *g, cert_t *c, const uint32_t *part, uint32_t np)
+{
+    themis_tp_frac_t r;
+    if (THEMIS_OK == themis_tp_partition_ratio(g, part, np, &r)
+        && less(r.num, r.den, c->ub.num, c->ub.den)) {
+        c->ub = r;
+        memcpy(c->part, part, g->n * sizeof(*part));
+        c->np = np;
+    }
+}
+
+/* Tree (sorted edges) with weight w into p, whose first p->ntrees trees
+ * are taken: an identical one gains the weight, else it is appended. */
+static void add_tree(themis_tp_packing_t *p, const uint32_t *tree, uint64_t w)
+{
+    uint32_t n = p->n, t = 0;
+    while (t < p->ntrees
+           && 0 != memcmp(&p->edges[(size_t) t * (n - 1)], tree, (n - 1) * sizeof(*tree))) {
+        t++;
+    }
+    if (t == p->ntrees) {
+        memcpy(&p->edges[(size_t) t * (n - 1)], tree, (n - 1) * sizeof(*tree));
+        p->ntrees++;
+    }
+    p->w[t] += w;
+}
+
+/* L0 of levels(): the finest level's weight 1 / L0 at most about
+ * 1 / LEVEL_GRAIN of the bound ub. */
+static uint64_t level_scale(themis_tp_frac_t ub)
+{
+    uint64_t whole = ub.num / ub.den;
+    return whole >= LEVEL_GRAIN ? 1 : (LEVEL_GRAIN + whole) / (whole + 1);
+}
+
+/*
+ * Trees of several weights, for graphs whose strength exceeds the budget
+ * of trees (the (L, k) search then rounds every capacity down to a
+ * multiple of d, K64 with capacities 1..16 to 1.22x the bound).  The
+ * capacities times L0 are a residual r; level d (powers of two, largest
+ * first) packs as many spanning trees as the graph of floor(r_e / d)
+ * copies holds, each of weight d, and takes them off r, so what one level
+ * rounds away the next packs finer.  Levels end when the budget of
+ * distinct trees is spent (the finest carry least).  out: the trees, w in
+ * units of 1 / L0 (q = L0).  part, mult, deg: scratch of n, m, n.
+ */
+static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
+                              uint32_t max_trees, cert_t *c, uint64_t *r, uint64_t *mult,
+                              uint32_t *part, uint64_t *deg, uint32_t *runs,
+                              themis_tp_packing_t *out)
+{
+    uint32_t n = g->n, m = g->m, np = 0;
+    themis_status_t st = themis_tp_packing_alloc(out, THEMIS_TP_UNION, n, max_trees, 1);
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    out->ntrees = 0;
+    uint64_t top = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        if (g->cap[e] > UINT64_MAX / 2 / L0) {
+            /* Beyond 63 bits: no levels (the (L, k) packing stands). */
+            return THEMIS_OK;
+        }
+        r[e] = g->cap[e] * L0;
+        top = r[e] > top ? r[e] : top;
+    }
+    uint64_t d = 1, dmin = 1;
+    while (d <= top / 2) {
+        d *= 2;
+    }
+    /* The finest level: weights (multiples of dmin) add up to at most
+     * THEMIS_TP_SCHED_MAX_UNITS dmin, so the schedule takes them as they
+     * are (rounding shares there could overload a thin edge). */
+    while ((unsigned __int128) c->ub.num * L0
+           > (unsigned __int128) c->ub.den * dmin * THEMIS_TP_SCHED_MAX_UNITS) {
+        dmin *= 2;
+    }
+    themis_tp_graph_t gs = *g;
+    gs.cap = mult;
+    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS; d /= 2) {
+        for (uint32_t e = 0; e < m; e++) {
+            mult[e] = r[e] / d;
+        }
+        themis_tp_frac_t ubs;
+        first_bound(&gs, part, &np, &ubs, deg);
+        uint64_t k = ubs.num / ubs.den, left = max_trees - out->ntrees;
+        k = k > left ? left : k;
+        while (0 != k && *runs < LEVEL_MAX_RUNS) {
+            (*runs)++;
+            if (un_run(s, mult, (uint32_t) k, part, &np)) {
+                for (uint32_t f = 0; f < k; f++) {
+                    uint32_t *tree = &s->fe[(size_t) f * (n - 1)];
+                    sort_tree(tree, n - 1);
+                    add_tree(out, tree, d);
+                    for (uint32_t i = 0; i + 1 < n; i++) {
+                        r[tree[i]] -= d;
+                    }
+                }
+                break;
+            }
+            /* Fewer than k: the partition's ratio says how many at most. */
+            themis_tp_frac_t q;
+            if (THEMIS_OK != themis_tp_partition_ratio(&gs, part, np, &q)) {
+                break;
+            }
+            cert_offer(g, c, part, np);
+            k = q.num / q.den < k ? q.num / q.den : k - 1;
+        }
+    }
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < out->ntrees; t++) {
+        sum += out->w[t];
+        out->x[t] = (double) out->w[t] / (double) L0;
+    }
+    out->q = L0;
+    out->exact = 1;
+    out->value = themis_tp_frac(sum, L0);
+    out->value_f = (double) sum / (double) L0;
+    return THEMIS_OK;
+}
+
 themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
                                 themis_tp_packing_t *out, char *why, size_t len)
 {
@@ -444,22 +590,24 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
         return THEMIS_ERR_INVALID;
     }
     un_t s;
+    themis_tp_packing_t lv;
+    memset(&lv, 0, sizeof(lv));
     themis_status_t st = un_alloc(&s, g, max_units);
     uint64_t *scaled = calloc((size_t) m + 1, sizeof(*scaled));
     uint64_t *mult = calloc((size_t) m + (n > m ? n : m) + 1, sizeof(*mult));
-    uint32_t *part = calloc(n, sizeof(*part)), *bpart = calloc(n, sizeof(*bpart));
-    if (THEMIS_OK != st || NULL == scaled || NULL == mult || NULL == part || NULL == bpart) {
+    uint32_t *part = calloc(n, sizeof(*part));
+    cert_t c = {.part = calloc(n, sizeof(*c.part))};
+    if (THEMIS_OK != st || NULL == scaled || NULL == mult || NULL == part || NULL == c.part) {
         st = THEMIS_ERR_NOMEM;
         goto done;
     }
-    uint32_t np = 0, bnp = 0;
-    themis_tp_frac_t ub;
-    first_bound(g, bpart, &bnp, &ub, mult);
+    uint32_t np = 0;
+    first_bound(g, c.part, &c.np, &c.ub, mult);
     /* A strength above the budget: capacities in units of d, rounded
      * down, so that k stays within it; d at most the best single tree's
      * bottleneck, so the scaled graph stays connected. */
     uint64_t d = 1;
-    if (!less(ub.num, ub.den, max_units, 1)) {
+    if (!less(c.ub.num, c.ub.den, max_units, 1)) {
         themis_tp_bounds_t b;
         themis_tp_packing_t mwst;
         st = themis_tp_bounds(g, &b, &mwst);
@@ -467,7 +615,7 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
             goto done;
         }
         themis_tp_packing_free(&mwst);
-        d = (uint64_t) ((ub.num / ub.den + max_units - 1) / max_units);
+        d = (uint64_t) ((c.ub.num / c.ub.den + max_units - 1) / max_units);
         d = d > b.c_mwst.den ? b.c_mwst.den : d;
         d = 0 == d ? 1 : d;
     }
@@ -523,39 +671,65 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
         }
         /* Below k / L on the scaled graph; on g it may bound better. */
         themis_tp_frac_t r;
-        if (THEMIS_OK == themis_tp_partition_ratio(&gs, part, np, &r) && less(r.num, r.den, ubs.num, ubs.den)) {
+        if (THEMIS_OK == themis_tp_partition_ratio(&gs, part, np, &r)
+            && less(r.num, r.den, ubs.num, ubs.den)) {
             ubs = r;
         } else {
             break;
         }
-        if (THEMIS_OK == themis_tp_partition_ratio(g, part, np, &r)
-            && less(r.num, r.den, ub.num, ub.den)) {
-            ub = r;
-            memcpy(bpart, part, n * sizeof(*part));
-            bnp = np;
-        }
+        cert_offer(g, &c, part, np);
     }
     if (0 == bk) {
         snprintf(why, len, "no spanning tree");
         st = THEMIS_ERR_UNSUPPORTED;
         goto done;
     }
+    /* Short of the bound by more than the settling margin: trees of
+     * several weights (levels()) may come closer within the budget. */
+    if ((unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
+        > (unsigned __int128) c.ub.den * out->value.num * 1000) {
+        for (uint64_t f = 1; f <= LEVEL_SCALES; f += 2) {
+            /* Levels of powers of two times 1, 3, 5, 7 round capacities
+             * differently: the best runs.  The first within the settling
+             * margin of the bound ends the search, and so does the budget
+             * from 3 on (the scales differ where the levels leave what a
+             * tree cannot span, not where trees run out). */
+            st = levels(&s, g, f * level_scale(c.ub), max_units, &c, scaled, mult, part,
+                        mult + m, &runs, &lv);
+            if (THEMIS_OK != st) {
+                goto done;
+            }
+            int full = f >= 3 && lv.ntrees >= max_units;
+            if (less(out->value.num, out->value.den, lv.value.num, lv.value.den)) {
+                themis_tp_packing_free(out);
+                *out = lv;
+                memset(&lv, 0, sizeof(lv));
+            }
+            themis_tp_packing_free(&lv);
+            if (full
+                || (unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
+                       <= (unsigned __int128) c.ub.den * out->value.num * 1000) {
+                break;
+            }
+        }
+    }
     out->iterations = runs;
     out->bound_exact = 1;
-    out->bound = ub;
-    out->bound_f = (double) ub.num / (double) ub.den;
-    out->part = bpart;
-    out->nparts = bnp;
-    bpart = NULL;
+    out->bound = c.ub;
+    out->bound_f = (double) c.ub.num / (double) c.ub.den;
+    out->part = c.part;
+    out->nparts = c.np;
+    c.part = NULL;
 done:
     if (THEMIS_OK != st) {
         themis_tp_packing_free(out);
     }
+    themis_tp_packing_free(&lv);
     un_free(&s);
     free(scaled);
     free(mult);
     free(part);
-    free(bpart);
+    free(c.part);
     return st;
 }
 

@@ -6,8 +6,10 @@
  *  [--trees N]`: the optimal spanning-tree packing of a graph
  * (planners/treepack.h): C(G) as an exact fraction, the trees with their
  * shares, the certificate partition, the runtime's packing with its C
- * beside C(G) and their ratio, Lemma 2.1's bounds and the paper's two
- * heuristics with the optimum's gain over each.  --bytes: the
+ * beside C(G) and their ratio, the C of the schedule row treepack runs
+ * (after rounding to units and chunks) beside C(G) and its ratio, Lemma
+ * 2.1's bounds and the paper's two heuristics with the optimum's gain
+ * over each.  --bytes: the
  * runtime's transfer schedule through the link simulator.
  */
 #include "themis_build_config.h"
@@ -116,6 +118,36 @@ static void print_partition(const themis_tp_packing_t *p, uint32_t n)
         printf("%s}", shown > 16 ? ",.." : "");
     }
     printf("%s\n", p->nparts > 64 ? " .." : "");
+}
+
+/* What row treepack runs (its schedule: the packing rounded to units and
+ * chunks) and the rate that implies, beside C(G) where ref is the LP's
+ * optimum, else beside ref's certified bound. */
+static void print_row_rate(const themis_graph_t *graph, const themis_tp_graph_t *g,
+                           const themis_tp_packing_t *ref)
+{
+    themis_xfer_sched_t sched, *s = &sched;
+    themis_tp_frac_t c;
+    char why[256] = "";
+    double t0 = now_ms();
+    themis_status_t st = themis_tp_runtime_schedule(graph, s, why, sizeof(why));
+    double ms = now_ms() - t0;
+    if (THEMIS_OK == st) {
+        st = themis_tp_schedule_rate(graph, s, g->unit_bps, &c, why, sizeof(why));
+    }
+    if (THEMIS_OK != st) {
+        printf("row: no schedule: %s\n", why);
+        themis_xfer_free(s);
+        return;
+    }
+    int lp = THEMIS_TP_LP == ref->method;
+    themis_tp_frac_t opt = lp ? ref->value : ref->bound;
+    printf("row: C=%" PRIu64 "/%" PRIu64 " (%.6f) as scheduled (%u units, %u transfers, "
+           "ms=%.3f) beside %s=%" PRIu64 "/%" PRIu64 ": ratio %.4f\n",
+           c.num, c.den, (double) c.num / (double) c.den, s->nunits, s->nxfers, ms,
+           lp ? "C(G)" : "certified C(G)>=", opt.den, opt.num,
+           (double) c.num * (double) opt.num / ((double) c.den * (double) opt.den));
+    themis_xfer_free(s);
 }
 
 int themis_plan_cmd_treepack(int argc, char **argv)
@@ -240,6 +272,9 @@ int themis_plan_cmd_treepack(int argc, char **argv)
                            themis_tp_method_name(p.method));
                     rc = EXIT_RUNTIME;
                 }
+            }
+            if (!want_torus && !want_exact && !want_cycles) {
+                print_row_rate(&graph, &g, have_best && best.exact ? &best : &p);
             }
             if (bytes > 0) {
                 themis_xfer_sched_t s;

@@ -10,8 +10,9 @@
 # that are multiples of the schedule's 96 units, every call bit-exact and
 # raising coll_themis_allreduce_treepack_calls (and nothing else).  Counts
 # that do not divide into the units (any_counts: primes, powers of two,
-# fewer elements than ranks) run treepack too, on both presets and on a
-# 12-node graph file (tests/data/graphs).  Then what it cannot serve:
+# fewer elements than ranks) run treepack too, on both presets, on a
+# 12-node graph file and on a 6-node clique of uneven links whose trees
+# carry chunks of several units (tests/data/graphs).  Then what it cannot serve:
 # without a graph (and on a graph of another size) Themis runs instead,
 # counted as a substitution.
 #
@@ -58,12 +59,14 @@ run "torus2d:3x3 allreduce vader" 900 9
 # shellcheck disable=SC2207
 opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}" $(graph fc:6) --mca coll_themis_verbose 1)
 args=(--coll allreduce --algo treepack --count-unit 96 --no-subcomms --level tiny)
-need=('treepack packs 3 trees \(union\): C 1/3 x S/B, certified C\(G\) >= 1/3, so within 1.0000x')
+need=('treepack packs 3 trees \(union\): C 1/3 x S/B, certified C\(G\) >= 1/3, so within 1.0000x of the optimum; as scheduled \(96 units\) C 1/3, within 1.0000x')
 run "fc:6 allreduce vader (union packing)" 600 6
 need=()
 
 # Any count: units of uneven size (planners/transfer.h), treepack on every call.
-for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12"; do
+# clique6_uneven: trees of several weights, chunks of several units.
+for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12" \
+         "$here/../data/graphs/clique6_uneven.txt:6"; do
     # shellcheck disable=SC2207
     opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph "${g%:*}"))
     args=(--coll allreduce --algo treepack --counts "$(any_counts)" --no-subcomms

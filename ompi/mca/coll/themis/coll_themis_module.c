@@ -339,26 +339,37 @@ static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_sha
 }
 
 /* Row treepack's packing of coll_themis_graph against the bound it
- * certifies (a partition's ratio): what the row's time is within of
- * C(G), at verbose 1, once per communicator. */
+ * certifies (a partition's ratio), and the C of the schedule the row runs
+ * (the packing rounded to units and chunks) against the same bound: what
+ * the row's time is within of C(G), at verbose 1, once per communicator. */
 static void log_packing(ompi_communicator_t *comm)
 {
+    const themis_graph_t *graph = &mca_coll_themis_component.graph;
     themis_tp_graph_t g;
     themis_tp_packing_t p;
-    char why[200] = "";
+    themis_xfer_sched_t s;
+    themis_tp_frac_t c = {0, 1};
+    char why[200] = "", run[160] = "";
 
-    if (THEMIS_OK != themis_tp_from_graph(&mca_coll_themis_component.graph, &g, why, sizeof(why))) {
+    if (THEMIS_OK != themis_tp_from_graph(graph, &g, why, sizeof(why))) {
         return;
     }
     if (THEMIS_OK == themis_tp_solve(&g, &p, why, sizeof(why))) {
+        if (THEMIS_OK == themis_tp_runtime_schedule(graph, &s, why, sizeof(why))
+            && THEMIS_OK == themis_tp_schedule_rate(graph, &s, g.unit_bps, &c, why, sizeof(why))) {
+            snprintf(run, sizeof(run), "; as scheduled (%u units) C %llu/%llu, within %.4fx",
+                     s.nunits, (unsigned long long) c.num, (unsigned long long) c.den,
+                     (double) c.num * (double) p.bound.num / ((double) c.den * (double) p.bound.den));
+        }
+        themis_xfer_free(&s);
         opal_output_verbose(1, mca_coll_themis_component.output,
                             "coll:themis: %s: treepack packs %u trees (%s): C %llu/%llu x S/B, "
-                            "certified C(G) >= %llu/%llu, so within %.4fx of the optimum",
+                            "certified C(G) >= %llu/%llu, so within %.4fx of the optimum%s",
                             comm->c_name, p.ntrees, themis_tp_method_name(p.method),
                             (unsigned long long) p.value.den, (unsigned long long) p.value.num,
                             (unsigned long long) p.bound.den, (unsigned long long) p.bound.num,
                             (double) p.bound.num * (double) p.value.den
-                                / ((double) p.bound.den * (double) p.value.num));
+                                / ((double) p.bound.den * (double) p.value.num), run);
         themis_tp_packing_free(&p);
     }
     themis_tp_graph_free(&g);
