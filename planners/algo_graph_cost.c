@@ -6,7 +6,8 @@
  * one link-level simulator (link_sim.h) for every algorithm, so that
  * `auto` ranks them on the network they really run on.  A row that runs
  * a transfer schedule (its xfer hook: a user's file, a synthesized or
- * packed schedule) is simulated as it is; a planning row builds every rank's program for a
+ * packed schedule, the rings' list) is simulated as it is; a planning row
+ * (themis, torus2d) builds every rank's program for a
  * representative call (each chunk's blocks one element, at most
  * GRAPH_COST_MAX_ELEMS elements, so costing stays cheap) and simulates the
  * transfers those programs make (xfer_programs.h), each element standing

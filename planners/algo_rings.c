@@ -9,7 +9,9 @@
  * dimensions have links both ways, so `auto` considers it only there.
  * Cost: one of the four rings, simulated on a unidirectional ring of
  * r c nodes with the slower dimension's links (a pipelined ring goes at
- * its slowest link) and the larger step latency.
+ * its slowest link) and the larger step latency.  On a graph: its
+ * transfer list (xfer_ring.h), the same messages per chunk as the
+ * programs it runs, with at most RINGS_COST_UNITS units.
  */
 #include "algorithm.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "plan_torus.h"
+#include "xfer_ring.h"
 
 static int rings_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -70,25 +73,70 @@ static void rings_state_free(void *state)
     }
 }
 
-/* The cycles depend only on the shape: built once per state slot. */
-static themis_status_t rings_build(const themis_algo_input_t *in,
-                                   const themis_plan_request_t *req, themis_program_t *out)
+/* The cycles depend only on the shape: built once per state slot (NULL
+ * without one, or when they cannot be built: st says why). */
+static themis_ham_t *rings_cycles(const themis_algo_input_t *in, themis_status_t *st)
 {
     themis_ham_t *ham = NULL != in->state ? *in->state : NULL;
+    *st = THEMIS_OK;
     if (NULL == ham && NULL != in->state) {
         ham = calloc(1, sizeof(*ham));
         if (NULL == ham) {
-            return THEMIS_ERR_NOMEM;
+            *st = THEMIS_ERR_NOMEM;
+            return NULL;
         }
-        themis_status_t st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size,
-                                              ham, NULL, 0);
-        if (THEMIS_OK != st) {
+        *st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, ham, NULL, 0);
+        if (THEMIS_OK != *st) {
             free(ham);
-            return st;
+            return NULL;
         }
         *in->state = ham;
     }
+    return ham;
+}
+
+static themis_status_t rings_build(const themis_algo_input_t *in,
+                                   const themis_plan_request_t *req, themis_program_t *out)
+{
+    themis_status_t st;
+    themis_ham_t *ham = rings_cycles(in, &st);
+    if (THEMIS_OK != st) {
+        return st;
+    }
     return themis_program_build_rings(req, ham, in->params->torus_chunks, out);
+}
+
+/* Units the graph cost simulates at most, as many as the representative
+ * call algo_graph_cost.c gives a planning row (bounds its time). */
+#define RINGS_COST_UNITS 1024u
+
+static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
+                                             themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    themis_status_t st;
+    themis_ham_t own, *ham;
+    if (!rings_applies(in, why, len)) {
+        return NULL;
+    }
+    memset(&own, 0, sizeof(own));
+    ham = rings_cycles(in, &st);
+    if (THEMIS_OK == st && NULL == ham) {
+        st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
+        ham = &own;
+    }
+    uint64_t p = themis_topology_npus(in->topo);
+    uint32_t k = in->params->torus_chunks;
+    uint64_t most = RINGS_COST_UNITS / (4 * p);
+    k = k > most ? (uint32_t) (0 == most ? 1 : most) : k;
+    if (THEMIS_OK == st) {
+        st = themis_xfer_rings(in->coll, ham, NULL, k, tmp);
+    }
+    themis_ham_free(&own);
+    if (THEMIS_OK != st) {
+        snprintf(why, len, "no transfer list of the rings: %s", themis_status_string(st));
+        return NULL;
+    }
+    return tmp;
 }
 
 const themis_algorithm_t themis_algorithm_rings = {
@@ -101,4 +149,5 @@ const themis_algorithm_t themis_algorithm_rings = {
     .cost = rings_cost,
     .build = rings_build,
     .state_free = rings_state_free,
+    .xfer = rings_xfer,
 };

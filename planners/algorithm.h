@@ -101,7 +101,8 @@ typedef struct {
     /* The transfer schedule the row runs for in (kept in its state, else
      * in *tmp, which the caller frees), or NULL with why; NULL hook: the
      * row plans programs per call.  A row's time on a graph simulates this
-     * schedule (themis_algo_graph_cost). */
+     * schedule (themis_algo_graph_cost).  rings lists its messages per
+     * chunk with fewer chunks than a large call's, to bound that cost. */
     const themis_xfer_sched_t *(*xfer)(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
                                        char *why, size_t len);
     uint32_t flags;                     /* THEMIS_ALGO_FLAG_* */

@@ -16,15 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* P-1 REDUCE steps in buf: position i ends with unit pos[i]. */
-static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p,
-                                   uint8_t buf)
+/* P-1 REDUCE steps in buf over the ranks pos[0..p) in ring order:
+ * position i ends with unit unit[i] reduced (at step k it sends the unit
+ * whose reduction started at position i - k). */
+static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t k = 0; k + 1 < p && THEMIS_OK == st; k++) {
         for (uint32_t i = 0; i < p && THEMIS_OK == st; i++) {
-            /* the unit whose reduction started at position i - k */
-            uint32_t u = pos[(i + 2 * p - k - 1) % p];
+            uint32_t u = unit[(i + 2 * p - k - 1) % p];
             st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_REDUCE, buf,
                                          u, buf, u, 1);
         }
@@ -32,15 +33,16 @@ static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *p
     return st;
 }
 
-/* P-1 COPY steps in OUTPUT, position i starting with unit pos[i]. */
-static themis_status_t gather_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p)
+/* P-1 COPY steps in buf, position i starting with unit unit[i]. */
+static themis_status_t gather_steps(themis_xfer_tracker_t *tr, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t k = 0; k + 1 < p && THEMIS_OK == st; k++) {
         for (uint32_t i = 0; i < p && THEMIS_OK == st; i++) {
-            uint32_t u = pos[(i + p - k) % p];
-            st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_COPY,
-                                         THEMIS_BUF_OUTPUT, u, THEMIS_BUF_OUTPUT, u, 1);
+            uint32_t u = unit[(i + p - k) % p];
+            st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_COPY, buf, u,
+                                         buf, u, 1);
         }
     }
     return st;
@@ -110,11 +112,11 @@ themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint
         }
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_steps(&tr, pos, p,
+        st = reduce_steps(&tr, pos, pos, p,
                           THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH);
     }
     if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = gather_steps(&tr, pos, p);
+        st = gather_steps(&tr, pos, pos, p, THEMIS_BUF_OUTPUT);
     }
     for (uint32_t i = 0; i < p && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; i++) {
         st = themis_xfer_tracker_add(&tr, pos[i], pos[i], THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH,
@@ -122,6 +124,150 @@ themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint
     }
     themis_xfer_tracker_free(&tr);
     free(pos);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ rings */
+
+#define NQ 4
+
+typedef struct {
+    themis_coll_t coll;
+    uint32_t n, nchunks;
+    uint32_t *members[NQ];      /* ring q's ranks in ring order */
+    uint32_t *unit;             /* [n] scratch: the units of one stage */
+    themis_xfer_tracker_t tr;
+} rings_ctx_t;
+
+/* Stage s of chunk k of quarter q (transfer.h's nested layout: allreduce
+ * unit (q K + k) n + j is ring position j's block; otherwise unit
+ * x 4K + q K + k is rank x's piece). */
+static themis_status_t rings_stage(rings_ctx_t *c, uint32_t q, uint32_t k, uint32_t s,
+                                   uint32_t nstages)
+{
+    const uint32_t *pos = c->members[q];
+    uint32_t per = NQ * c->nchunks;
+    int all = THEMIS_COLL_ALLREDUCE == c->coll;
+    for (uint32_t j = 0; j < c->n; j++) {
+        c->unit[j] = all ? (q * c->nchunks + k) * c->n + j : pos[j] * per + q * c->nchunks + k;
+    }
+    int gather = 2 == nstages ? 1 == s : THEMIS_COLL_ALLGATHER == c->coll;
+    uint8_t buf = THEMIS_COLL_ALLGATHER == c->coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_INPUT;
+    return gather ? gather_steps(&c->tr, pos, c->unit, c->n, buf)
+                  : reduce_steps(&c->tr, pos, c->unit, c->n, buf);
+}
+
+/* The stages in the old programs' software-pipelined order: slot t holds
+ * stage s of chunk t - s, later stages first, quarters in order. */
+static themis_status_t rings_emit(rings_ctx_t *c)
+{
+    uint32_t ns = THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1;
+    themis_status_t st = THEMIS_OK;
+    for (uint64_t t = 0; t + 1 < (uint64_t) c->nchunks + ns && THEMIS_OK == st; t++) {
+        for (uint32_t s = ns; s-- > 0 && THEMIS_OK == st;) {
+            if (t < s || t - s >= c->nchunks) {
+                continue;
+            }
+            for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
+                st = rings_stage(c, q, (uint32_t) (t - s), s, ns);
+            }
+        }
+    }
+    return st;
+}
+
+themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles,
+                                  const int *linear_to_rank, uint32_t nchunks,
+                                  themis_xfer_sched_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (NULL == cycles || NULL == cycles->cycle[0] || NULL == cycles->cycle[1]
+        || cycles->rows < 3 || cycles->cols < 3 || 0 == nchunks
+        || (THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+            && THEMIS_COLL_ALLGATHER != coll)) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t n = (uint64_t) cycles->rows * cycles->cols;
+    uint64_t per_chunk = NQ * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1) * n * (n - 1);
+    if (per_chunk > THEMIS_XFER_RINGS_MAX_XFERS / nchunks) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    rings_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.coll = coll;
+    c.n = (uint32_t) n;
+    c.nchunks = nchunks;
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    c.unit = malloc(n * sizeof(*c.unit));
+    for (uint32_t q = 0; q < NQ; q++) {
+        c.members[q] = malloc(n * sizeof(*c.members[q]));
+    }
+    uint8_t *seen = calloc(n, 1);
+    if (NULL == c.unit || NULL == c.members[0] || NULL == c.members[1] || NULL == c.members[2]
+        || NULL == c.members[3] || NULL == seen) {
+        goto done;
+    }
+    st = THEMIS_OK;
+    for (uint32_t j = 0; j < n && NULL != linear_to_rank; j++) {
+        uint32_t r = (uint32_t) linear_to_rank[j];
+        if (linear_to_rank[j] < 0 || r >= n || seen[r]) {
+            st = THEMIS_ERR_INVALID;
+            goto done;
+        }
+        seen[r] = 1;
+    }
+    /* Ring q: cycle q / 2, backwards for odd q (plan_torus.h). */
+    for (uint32_t q = 0; q < NQ; q++) {
+        const uint32_t *cyc = cycles->cycle[q / 2];
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t node = (q & 1) ? cyc[(n - j) % n] : cyc[j];
+            c.members[q][j] = NULL != linear_to_rank ? (uint32_t) linear_to_rank[node] : node;
+        }
+    }
+    uint32_t per = NQ * nchunks;
+    themis_xfer_init(out, coll, c.n, per * c.n);
+    snprintf(out->name, sizeof(out->name), "rings %ux%u %s", cycles->rows, cycles->cols,
+             themis_coll_name(coll));
+    out->nsplit = THEMIS_COLL_ALLREDUCE == coll ? 3 : 2;
+    out->split[0] = NQ;
+    out->split[1] = nchunks;
+    out->split[2] = c.n;
+    switch (coll) {
+    case THEMIS_COLL_ALLREDUCE:   /* in place: reduce and gather in INPUT */
+        out->buf_units[THEMIS_BUF_INPUT] = out->nunits;
+        out->result_buf = THEMIS_BUF_INPUT;
+        break;
+    case THEMIS_COLL_REDUCE_SCATTER:   /* reduce in INPUT, own pieces to OUTPUT */
+        out->buf_units[THEMIS_BUF_INPUT] = out->nunits;
+        out->buf_units[THEMIS_BUF_OUTPUT] = per;
+        break;
+    case THEMIS_COLL_ALLGATHER:   /* own pieces to OUTPUT, gather there */
+        out->buf_units[THEMIS_BUF_INPUT] = per;
+        out->buf_units[THEMIS_BUF_OUTPUT] = out->nunits;
+        break;
+    }
+    st = themis_xfer_tracker_init(&c.tr, out);
+    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll; r++) {
+        st = themis_xfer_tracker_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                                     THEMIS_BUF_OUTPUT, (uint64_t) r * per, per);
+    }
+    if (THEMIS_OK == st) {
+        st = rings_emit(&c);
+    }
+    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; r++) {
+        st = themis_xfer_tracker_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT,
+                                     (uint64_t) r * per, THEMIS_BUF_OUTPUT, 0, per);
+    }
+    themis_xfer_tracker_free(&c.tr);
+done:
+    free(seen);
+    free(c.unit);
+    for (uint32_t q = 0; q < NQ; q++) {
+        free(c.members[q]);
+    }
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
     }
