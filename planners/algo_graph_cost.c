@@ -32,19 +32,19 @@
 /* coll_themis_direct_max's default, where the caller gives no dim_algo */
 #define GRAPH_COST_DIRECT_MAX 8
 
-static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer_sched_t *s,
-                                uint64_t units, themis_time_t *time)
+themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t bytes, uint64_t units, themis_time_t *time)
 {
     themis_link_sim_t sim;
     char why[160];
-    uint64_t unit_bytes = in->bytes / units;
-    themis_status_t st = themis_link_sim(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes, &sim,
-                                         why, sizeof(why));
+    uint64_t unit_bytes = 0 == units ? 0 : bytes / units;
+    themis_status_t st = themis_link_sim(g, s, 0 == unit_bytes ? 1 : unit_bytes, &sim, why,
+                                         sizeof(why));
     if (THEMIS_OK == st) {
         *time = sim.total_ps;
     }
     themis_link_sim_free(&sim);
-    return THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED;
+    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
 }
 
 /* Every rank's program of the row for `count` elements per rank (the
@@ -157,7 +157,7 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         char why[160];
         memset(&tmp, 0, sizeof(tmp));
         const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
-        themis_status_t st = NULL != s ? simulate(in, s, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        themis_status_t st = NULL != s ? themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
         themis_xfer_free(&tmp);
         return st;
     }
@@ -183,7 +183,7 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     memset(&own, 0, sizeof(own));
     themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s);
     if (THEMIS_OK == st) {
-        st = simulate(in, s, units, time);
+        st = themis_xfer_graph_cost(in->graph, s, in->bytes, units, time);
     }
     themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);

@@ -141,6 +141,12 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
  * the row cannot be simulated there (an unreachable rank). */
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time);
+/* The one cost path of a transfer schedule: its time on g by the link
+ * simulator, a call of `bytes` bytes in `units` units (uneven units run
+ * at about the average size).  THEMIS_ERR_UNSUPPORTED where it cannot be
+ * simulated there (an unreachable rank), THEMIS_ERR_NOMEM. */
+themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t bytes, uint64_t units, themis_time_t *time);
 /* Transfer schedules of a row's representative calls, kept across the
  * cost table's classes: a class whose programs are the ones of an earlier
  * class (hashed) simulates that schedule without converting again. */
