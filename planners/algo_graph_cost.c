@@ -6,8 +6,8 @@
  * one link-level simulator (link_sim.h) for every algorithm, so that
  * `auto` ranks them on the network they really run on.  A row that runs
  * a transfer schedule (its xfer hook: a user's file, a synthesized or
- * packed schedule, the rings' list) is simulated as it is; a planning row
- * (themis, torus2d) builds every rank's program for a
+ * packed schedule, the rings' and torus2d's lists) is simulated as it is;
+ * the planning row (themis) builds every rank's program for a
  * representative call (each chunk's blocks one element, at most
  * GRAPH_COST_MAX_ELEMS elements, so costing stays cheap) and simulates the
  * transfers those programs make (xfer_programs.h), each element standing
@@ -28,9 +28,16 @@
 /* Elements of the representative call: bounds programs, transfers and
  * the simulation, which the cost table runs per row and size class (a
  * 64-rank graph: 16 chunks of 64 blocks, enough to show pipelining). */
-#define GRAPH_COST_MAX_ELEMS 1024u
+#define GRAPH_COST_MAX_ELEMS THEMIS_GRAPH_COST_UNITS
 /* coll_themis_direct_max's default, where the caller gives no dim_algo */
 #define GRAPH_COST_DIRECT_MAX 8
+
+uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks)
+{
+    uint64_t most = 0 == nranks ? 1 : THEMIS_GRAPH_COST_UNITS / (4 * nranks);
+    most = 0 == most ? 1 : most;
+    return chunks > most ? (uint32_t) most : (0 == chunks ? 1 : chunks);
+}
 
 themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                        uint64_t bytes, uint64_t units, themis_time_t *time)

@@ -11,7 +11,7 @@
  * r c nodes with the slower dimension's links (a pipelined ring goes at
  * its slowest link) and the larger step latency.  On a graph: its
  * transfer list (xfer_ring.h), the same messages per chunk as the
- * programs it runs, with at most RINGS_COST_UNITS units.
+ * programs it runs, with at most themis_algo_cost_list_chunks' units.
  */
 #include "algorithm.h"
 
@@ -106,10 +106,6 @@ static themis_status_t rings_build(const themis_algo_input_t *in,
     return themis_program_build_rings(req, ham, in->params->torus_chunks, out);
 }
 
-/* Units the graph cost simulates at most, as many as the representative
- * call algo_graph_cost.c gives a planning row (bounds its time). */
-#define RINGS_COST_UNITS 1024u
-
 static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
                                              themis_xfer_sched_t *tmp, char *why, size_t len)
 {
@@ -124,10 +120,8 @@ static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
         st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
         ham = &own;
     }
-    uint64_t p = themis_topology_npus(in->topo);
-    uint32_t k = in->params->torus_chunks;
-    uint64_t most = RINGS_COST_UNITS / (4 * p);
-    k = k > most ? (uint32_t) (0 == most ? 1 : most) : k;
+    uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
+                                              themis_topology_npus(in->topo));
     if (THEMIS_OK == st) {
         st = themis_xfer_rings(in->coll, ham, NULL, k, tmp);
     }

@@ -147,6 +147,12 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
  * simulated there (an unreachable rank), THEMIS_ERR_NOMEM. */
 themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                        uint64_t bytes, uint64_t units, themis_time_t *time);
+/* The chunks of a quartered row's (rings, torus2d) transfer list on a
+ * graph: the call's, at most as many as keep it to the
+ * THEMIS_GRAPH_COST_UNITS units of a planning row's representative call
+ * (bounds the simulation), at least 1. */
+#define THEMIS_GRAPH_COST_UNITS 1024u
+uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks);
 /* Transfer schedules of a row's representative calls, kept across the
  * cost table's classes: a class whose programs are the ones of an earlier
  * class (hashed) simulates that schedule without converting again. */

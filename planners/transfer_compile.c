@@ -103,12 +103,16 @@ static uint64_t nested_offset(const themis_xfer_sched_t *s, uint64_t n, uint32_t
     if (0 == s->nsplit) {
         return themis_split_offset(n, per, k);
     }
+    const uint32_t *split = s->split;
     for (uint32_t l = 0; l < s->nsplit; ++l) {
-        per /= s->split[l];
+        per /= split[l];
         uint32_t d = k / per;
         k %= per;
-        at += themis_split_offset(n, s->split[l], d);
-        n = themis_split_part(n, s->split[l], d);
+        at += themis_split_offset(n, split[l], d);
+        n = themis_split_part(n, split[l], d);
+        if (0 == l && 0 != s->split_alt_from && d >= s->split_alt_from) {
+            split = s->split_alt;
+        }
     }
     return at;
 }
@@ -122,11 +126,13 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
         return WHY(THEMIS_ERR_INVALID, "%u units do not divide into %u blocks", s->nunits,
                    nblocks);
     }
-    uint64_t levels = 1;
+    uint64_t levels = 1, alt = 1;
     for (uint32_t l = 0; l < s->nsplit && l < THEMIS_XFER_MAX_SPLIT; ++l) {
         levels *= 0 != s->split[l] ? s->split[l] : UINT32_MAX;
+        alt *= 0 == l ? s->split[0] : 0 != s->split_alt[l] ? s->split_alt[l] : UINT32_MAX;
     }
-    if (s->nsplit > THEMIS_XFER_MAX_SPLIT || (0 != s->nsplit && levels != s->nunits / nblocks)) {
+    if (s->nsplit > THEMIS_XFER_MAX_SPLIT || (0 != s->nsplit && levels != s->nunits / nblocks)
+        || (0 != s->split_alt_from && alt != levels)) {
         return WHY(THEMIS_ERR_INVALID, "%u split levels do not make the %u units of a block",
                    s->nsplit, s->nunits / nblocks);
     }

@@ -66,4 +66,30 @@ themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles
                                   const int *linear_to_rank, uint32_t nchunks,
                                   themis_xfer_sched_t *out);
 
+/*
+ * HammingMesh's torus2d (plan_torus.h) on a rows x cols torus: quarter q
+ * reduces along dimension A (0 for q = 0, 1; 1 for q = 2, 3), then B,
+ * even quarters towards the next coordinate, odd ones the previous, each
+ * quarter in nchunks chunks; every stage is one ring per line of the
+ * torus along its dimension.  A piece (quarter, chunk) is laid out as
+ * leaves, leaf x = digit on A * size(B) + digit on B (the rank that ends
+ * up owning it): a stage on A moves blocks of size(B) leaves, one on B
+ * single leaves, the same messages as the programs the row planned.
+ *   allreduce       in place: INPUT 4 K P units, nested split quarter,
+ *                   chunk, A digit, B digit (split_alt for the transposed
+ *                   quarters); unit (q K + k) P + x is leaf x;
+ *   reduce_scatter  INPUT 4 K P (rank x's piece: x 4K + q K + k) copied to
+ *                   SCRATCH in leaf order ((q K + k) P + x), reduced there,
+ *                   the rank's own leaves copied to OUTPUT (4 K);
+ *   allgather       the reverse: INPUT 4 K to the rank's leaves in SCRATCH,
+ *                   gathered there, every leaf copied to OUTPUT.
+ * Stages are listed as the rings'.  linear_to_rank: as the rings'.
+ * THEMIS_ERR_UNSUPPORTED beyond THEMIS_XFER_RINGS_MAX_XFERS transfers,
+ * THEMIS_ERR_INVALID for bad arguments, THEMIS_ERR_NOMEM; on error out is
+ * empty.
+ */
+themis_status_t themis_xfer_torus2d(themis_coll_t coll, uint32_t rows, uint32_t cols,
+                                    const int *linear_to_rank, uint32_t nchunks,
+                                    themis_xfer_sched_t *out);
+
 #endif

@@ -384,19 +384,22 @@ static int msg_cmp(const void *a, const void *b)
     return (x->mode > y->mode) - (x->mode < y->mode);
 }
 
-/* The non-empty messages of p, sorted; their number in *n. */
+/* The non-empty messages of p, sorted; their number in *n.  Offsets less
+ * shift, or all 0 for shift UINT64_MAX (the pieces in another order). */
 static msg_t *messages(const themis_program_t *p, uint64_t shift, uint32_t *n)
 {
+    int offs = UINT64_MAX != shift;
     msg_t *m = calloc(2 * (size_t)p->nsteps + 1, sizeof(*m));
     *n = 0;
     for (uint32_t i = 0; NULL != m && i < p->nsteps; i++) {
         const themis_step_t *st = &p->steps[i];
         if (st->send_peer >= 0 && st->send_count > 0) {
-            m[(*n)++] = (msg_t){0, st->send_peer, st->send_count, st->send_off - shift, 0};
+            m[(*n)++] = (msg_t){0, st->send_peer, st->send_count,
+                                offs ? st->send_off - shift : 0, 0};
         }
         if (st->recv_peer >= 0 && st->recv_count > 0) {
-            m[(*n)++] = (msg_t){1, st->recv_peer, st->recv_count, st->recv_off - shift,
-                                st->recv_mode};
+            m[(*n)++] = (msg_t){1, st->recv_peer, st->recv_count,
+                                offs ? st->recv_off - shift : 0, st->recv_mode};
         }
     }
     if (NULL != m) {
@@ -449,12 +452,13 @@ done:
     return rc;
 }
 
-/* The rings row's transfer list, compiled for every rank, against the
- * programs the row built before (themis_program_build_rings): the same
- * messages (peer, elements, offset, reduce or copy) on every rank, and
- * bit-identical results on doubles whose sums depend on their order. */
-static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, uint64_t count,
-                            uint32_t nchunks, uint32_t in_flight, int permuted)
+/* A row's transfer list (rings or torus2d), compiled for every rank,
+ * against the programs the row built before (plan_torus.h): the same
+ * messages (peer, elements, reduce or copy, and where the pieces keep
+ * their order the offset) on every rank, and bit-identical results on
+ * doubles whose sums depend on their order. */
+static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32_t cols,
+                          uint64_t count, uint32_t nchunks, uint32_t in_flight, int permuted)
 {
     uint32_t n = rows * cols;
     int *c2r = malloc(n * sizeof(int));
@@ -465,7 +469,8 @@ static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, ui
     themis_xfer_sched_t s;
     char why[256] = "";
     memset(&s, 0, sizeof(s));
-    UNIT_CHECK(THEMIS_OK == themis_ham_build(rows, cols, &ham, NULL, 0));
+    memset(&ham, 0, sizeof(ham));
+    UNIT_CHECK(ALGO_TORUS2D == algo || THEMIS_OK == themis_ham_build(rows, cols, &ham, NULL, 0));
     make_placement((int)n, permuted, c2r);
     for (uint32_t r = 0; r < n; r++) {
         /* reduce-scatter: uneven segments, some empty, around count / n */
@@ -475,7 +480,9 @@ static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, ui
     uint64_t whole = THEMIS_COLL_ALLREDUCE == coll ? count
                      : THEMIS_COLL_ALLGATHER == coll ? count * n : total;
     uint64_t in_n = THEMIS_COLL_REDUCE_SCATTER == coll ? total : count;
-    UNIT_CHECK(THEMIS_OK == themis_xfer_rings(coll, &ham, c2r, nchunks, &s));
+    UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                 ? themis_xfer_rings(coll, &ham, c2r, nchunks, &s)
+                                 : themis_xfer_torus2d(coll, rows, cols, c2r, nchunks, &s)));
     UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
     for (uint32_t r = 0; r < n && !unit_case_failed; r++) {
         themis_plan_request_t req;
@@ -492,15 +499,22 @@ static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, ui
         out_n[r] = THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts[r] : whole;
         o1[r] = malloc((out_n[r] + 1) * sizeof(double));
         o2[r] = malloc((out_n[r] + 1) * sizeof(double));
-        UNIT_CHECK(THEMIS_OK == themis_program_build_rings(&req, &ham, nchunks, &oldp[r]));
+        UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                     ? themis_program_build_rings(&req, &ham, nchunks, &oldp[r])
+                                     : themis_program_build_torus2d(&req, nchunks, &oldp[r])));
         UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(&s, (int)r, whole,
                                                      THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts
                                                                                         : NULL,
                                                      in_flight, &newp[r], why, sizeof(why)),
                     "%s", why);
         uint32_t na, nb;
-        msg_t *a = messages(&oldp[r], 0, &na);
-        msg_t *b = messages(&newp[r], THEMIS_COLL_ALLGATHER == coll ? count : 0, &nb);
+        msg_t *a = messages(&oldp[r],
+                            ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
+                                                                                 : 0, &na);
+        uint64_t shift = THEMIS_COLL_ALLGATHER == coll ? count : 0;
+        msg_t *b = messages(&newp[r],
+                            ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
+                                                                                 : shift, &nb);
         UNIT_CHECKF(na == nb && 0 == memcmp(a, b, na * sizeof(*a)),
                     "rank %u: %u messages before, %u now, or they differ", r, na, nb);
         free(a);
@@ -521,8 +535,8 @@ static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, ui
                         in_flight, 2);
     }
     if (unit_case_failed) {
-        printf("  rings %s %ux%u count %llu chunks %u in flight %u%s\n", themis_coll_name(coll),
-               rows, cols, (unsigned long long)count, nchunks, in_flight,
+        printf("  %s %s %ux%u count %llu chunks %u in flight %u%s\n", algo_name(algo),
+               themis_coll_name(coll), rows, cols, (unsigned long long)count, nchunks, in_flight,
                permuted ? " permuted" : "");
     }
     for (uint32_t r = 0; r < n; r++) {
@@ -542,20 +556,34 @@ static void xfer_rings_case(themis_coll_t coll, uint32_t rows, uint32_t cols, ui
     free(out_n);
 }
 
-static void test_xfer_rings_same_messages(void)
+static const uint64_t xfer_counts[] = {1, 7, 64, 97, 1031};
+static const uint32_t xfer_chunks[][2] = {{1, 1}, {2, 1}, {3, 2}}; /* nchunks, in flight */
+
+static void xfer_row_matrix(algo_t algo, const uint32_t (*sizes)[2], int nsizes)
 {
-    static const uint32_t sizes[][2] = {{3, 3}, {4, 3}, {3, 5}, {4, 4}};
-    static const uint64_t counts[] = {1, 7, 64, 97, 1031};
-    static const uint32_t chunks[][2] = {{1, 1}, {2, 1}, {3, 2}}; /* nchunks, in flight */
-    for (int z = 0; z < 4 && !unit_case_failed; z++) {
+    for (int z = 0; z < nsizes && !unit_case_failed; z++) {
         for (int c = 0; c < 3 && !unit_case_failed; c++) {
             for (int k = 0; k < 5 && !unit_case_failed; k++) {
                 int h = (z + k) % 3;
-                xfer_rings_case((themis_coll_t)c, sizes[z][0], sizes[z][1], counts[k],
-                                chunks[h][0], chunks[h][1], (z + k) & 1);
+                xfer_row_case(algo, (themis_coll_t)c, sizes[z][0], sizes[z][1], xfer_counts[k],
+                              xfer_chunks[h][0], xfer_chunks[h][1], (z + k) & 1);
             }
         }
     }
+}
+
+static void test_xfer_rings_same_messages(void)
+{
+    static const uint32_t sizes[][2] = {{3, 3}, {4, 3}, {3, 5}, {4, 4}};
+    xfer_row_matrix(ALGO_RINGS, sizes, 4);
+}
+
+/* torus2d also on degenerate and non-square shapes (its transposed
+ * quarters split their chunks the other way round). */
+static void test_xfer_torus2d_same_messages(void)
+{
+    static const uint32_t sizes[][2] = {{1, 4}, {3, 1}, {2, 2}, {2, 3}, {3, 3}, {4, 3}, {3, 5}};
+    xfer_row_matrix(ALGO_TORUS2D, sizes, 7);
 }
 
 static void test_xfer_rings_refuses(void)
@@ -583,5 +611,6 @@ int main(void)
     UNIT_RUN(test_neighbour_traffic);
     UNIT_RUN(test_xfer_rings_same_messages);
     UNIT_RUN(test_xfer_rings_refuses);
+    UNIT_RUN(test_xfer_torus2d_same_messages);
     UNIT_EXIT();
 }
