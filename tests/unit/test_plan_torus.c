@@ -72,6 +72,25 @@ static void make_placement(int n, int permuted, int *c2r)
     }
 }
 
+/* A rows x cols request of rank r (c2r, rcounts may be NULL). */
+static themis_plan_request_t torus_request(themis_coll_t coll, uint32_t rows, uint32_t cols,
+                                           int r, const int *c2r, uint64_t count,
+                                           const uint64_t *rcounts, uint32_t in_flight)
+{
+    themis_plan_request_t req;
+    memset(&req, 0, sizeof(req));
+    req.coll = coll;
+    req.ndims = 2;
+    req.dim_size[0] = cols;
+    req.dim_size[1] = rows;
+    req.rank = r;
+    req.coord_to_rank = c2r;
+    req.count = count;
+    req.recvcounts = rcounts;
+    req.chunks_in_flight = in_flight;
+    return req;
+}
+
 /* Build, run under `seeds` interleavings and check one case; returns 0 when all good. */
 static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
 {
@@ -106,17 +125,8 @@ static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
                      : (THEMIS_COLL_ALLGATHER == tc->coll)      ? tc->count * (uint64_t)n
                                                                 : 0;
     for (int r = 0; r < n && 0 == rc; r++) {
-        themis_plan_request_t req;
-        memset(&req, 0, sizeof(req));
-        req.coll = tc->coll;
-        req.ndims = 2;
-        req.dim_size[0] = tc->cols;
-        req.dim_size[1] = tc->rows;
-        req.rank = r;
-        req.coord_to_rank = c2r;
-        req.count = tc->count;
-        req.recvcounts = rcounts;
-        req.chunks_in_flight = tc->chunks_in_flight;
+        themis_plan_request_t req = torus_request(tc->coll, tc->rows, tc->cols, r, c2r, tc->count,
+                                                  rcounts, tc->chunks_in_flight);
         themis_status_t st = (ALGO_RINGS == tc->algo)
                                  ? themis_program_build_rings(&req, &ham, tc->nchunks, &progs[r])
                                  : themis_program_build_torus2d(&req, tc->nchunks, &progs[r]);
@@ -307,16 +317,9 @@ static void test_neighbour_traffic(void)
         uint32_t rows = sizes[z][0], cols = sizes[z][1];
         for (int algo = 0; algo < 2; algo++) {
             for (uint32_t r = 0; r < rows * cols; r++) {
-                themis_plan_request_t req;
+                themis_plan_request_t req = torus_request(THEMIS_COLL_ALLREDUCE, rows, cols,
+                                                          (int)r, NULL, 4096, NULL, 1);
                 themis_program_t prog;
-                memset(&req, 0, sizeof(req));
-                req.coll = THEMIS_COLL_ALLREDUCE;
-                req.ndims = 2;
-                req.dim_size[0] = cols;
-                req.dim_size[1] = rows;
-                req.rank = (int)r;
-                req.count = 4096;
-                req.chunks_in_flight = 1;
                 themis_status_t st = (0 == algo) ? themis_program_build_rings(&req, NULL, 2, &prog)
                                                  : themis_program_build_torus2d(&req, 2, &prog);
                 UNIT_CHECK(THEMIS_OK == st);
@@ -485,17 +488,8 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
                                  : themis_xfer_torus2d(coll, rows, cols, c2r, nchunks, &s)));
     UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
     for (uint32_t r = 0; r < n && !unit_case_failed; r++) {
-        themis_plan_request_t req;
-        memset(&req, 0, sizeof(req));
-        req.coll = coll;
-        req.ndims = 2;
-        req.dim_size[0] = cols;
-        req.dim_size[1] = rows;
-        req.rank = (int)r;
-        req.coord_to_rank = c2r;
-        req.count = count;
-        req.recvcounts = rcounts;
-        req.chunks_in_flight = in_flight;
+        themis_plan_request_t req = torus_request(coll, rows, cols, (int)r, c2r, count, rcounts,
+                                                  in_flight);
         out_n[r] = THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts[r] : whole;
         o1[r] = malloc((out_n[r] + 1) * sizeof(double));
         o2[r] = malloc((out_n[r] + 1) * sizeof(double));
