@@ -592,6 +592,20 @@ static void test_xfer_rings_refuses(void)
     UNIT_CHECK(THEMIS_ERR_UNSUPPORTED
                == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL,
                                     THEMIS_XFER_RINGS_MAX_XFERS / 100, &s));
+    /* split levels that do not make a block's units are refused by the
+     * check and the compiler, with a message */
+    char why[160] = "";
+    themis_program_t p;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d(THEMIS_COLL_ALLREDUCE, 2, 3, NULL, 2, &s));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)));
+    s.split_alt[2] = 5;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_check(&s, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "split levels"), "%s", why);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 0, 100, NULL, 1, &p, why, sizeof(why)));
+    s.split_alt[2] = 2;
+    s.split[1] = 3;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_check(&s, why, sizeof(why)));
+    themis_xfer_free(&s);
     themis_ham_free(&ham);
 }
 
