@@ -2,7 +2,9 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The ring as a transfer schedule (xfer_ring.h).  Dependencies come from a
+ * Ring phases as transfer schedules (xfer_ring.h): the classic ring, and
+ * HammingMesh's rings and torus2d, whose ring phases run on the same
+ * step functions.  Dependencies come from a
  * conflict tracker rather than from ring algebra: whatever the steps,
  * each transfer waits for the last writer of every unit it reads or
  * writes and for the readers since of every unit it writes, which is

@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The classic unidirectional ring as a transfer schedule (transfer.h):
+ * Ring phases as transfer schedules (transfer.h); first the classic
+ * unidirectional ring:
  * P ranks in the given order, position i sends to position i + 1 mod P,
  * P units (one block each).
  *
