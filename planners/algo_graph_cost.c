@@ -6,7 +6,8 @@
  * one link-level simulator (link_sim.h) for every algorithm, so that
  * `auto` ranks them on the network they really run on.  A row that runs
  * a transfer schedule (its xfer hook: a user's file, a synthesized or
- * packed schedule) is simulated as it is; a planning row builds every rank's program for a
+ * packed schedule, the rings' and torus2d's lists) is simulated as it is;
+ * the planning row (themis) builds every rank's program for a
  * representative call (each chunk's blocks one element, at most
  * GRAPH_COST_MAX_ELEMS elements, so costing stays cheap) and simulates the
  * transfers those programs make (xfer_programs.h), each element standing
@@ -27,23 +28,30 @@
 /* Elements of the representative call: bounds programs, transfers and
  * the simulation, which the cost table runs per row and size class (a
  * 64-rank graph: 16 chunks of 64 blocks, enough to show pipelining). */
-#define GRAPH_COST_MAX_ELEMS 1024u
+#define GRAPH_COST_MAX_ELEMS THEMIS_GRAPH_COST_UNITS
 /* coll_themis_direct_max's default, where the caller gives no dim_algo */
 #define GRAPH_COST_DIRECT_MAX 8
 
-static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer_sched_t *s,
-                                uint64_t units, themis_time_t *time)
+uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks)
+{
+    uint64_t most = 0 == nranks ? 1 : THEMIS_GRAPH_COST_UNITS / (4 * nranks);
+    most = 0 == most ? 1 : most;
+    return chunks > most ? (uint32_t) most : (0 == chunks ? 1 : chunks);
+}
+
+themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t bytes, uint64_t units, themis_time_t *time)
 {
     themis_link_sim_t sim;
     char why[160];
-    uint64_t unit_bytes = in->bytes / units;
-    themis_status_t st = themis_link_sim(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes, &sim,
-                                         why, sizeof(why));
+    uint64_t unit_bytes = 0 == units ? 0 : bytes / units;
+    themis_status_t st = themis_link_sim(g, s, 0 == unit_bytes ? 1 : unit_bytes, &sim, why,
+                                         sizeof(why));
     if (THEMIS_OK == st) {
         *time = sim.total_ps;
     }
     themis_link_sim_free(&sim);
-    return THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED;
+    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
 }
 
 /* Every rank's program of the row for `count` elements per rank (the
@@ -156,7 +164,7 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         char why[160];
         memset(&tmp, 0, sizeof(tmp));
         const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
-        themis_status_t st = NULL != s ? simulate(in, s, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        themis_status_t st = NULL != s ? themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
         themis_xfer_free(&tmp);
         return st;
     }
@@ -182,7 +190,7 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     memset(&own, 0, sizeof(own));
     themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s);
     if (THEMIS_OK == st) {
-        st = simulate(in, s, units, time);
+        st = themis_xfer_graph_cost(in->graph, s, in->bytes, units, time);
     }
     themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);

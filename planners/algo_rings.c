@@ -9,7 +9,9 @@
  * dimensions have links both ways, so `auto` considers it only there.
  * Cost: one of the four rings, simulated on a unidirectional ring of
  * r c nodes with the slower dimension's links (a pipelined ring goes at
- * its slowest link) and the larger step latency.
+ * its slowest link) and the larger step latency.  On a graph: its
+ * transfer list (xfer_ring.h), the same messages per chunk as the
+ * programs it runs, with at most themis_algo_cost_list_chunks' units.
  */
 #include "algorithm.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "plan_torus.h"
+#include "xfer_ring.h"
 
 static int rings_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -70,25 +73,64 @@ static void rings_state_free(void *state)
     }
 }
 
-/* The cycles depend only on the shape: built once per state slot. */
-static themis_status_t rings_build(const themis_algo_input_t *in,
-                                   const themis_plan_request_t *req, themis_program_t *out)
+/* The cycles depend only on the shape: built once per state slot (NULL
+ * without one, or when they cannot be built: st says why). */
+static themis_ham_t *rings_cycles(const themis_algo_input_t *in, themis_status_t *st)
 {
     themis_ham_t *ham = NULL != in->state ? *in->state : NULL;
+    *st = THEMIS_OK;
     if (NULL == ham && NULL != in->state) {
         ham = calloc(1, sizeof(*ham));
         if (NULL == ham) {
-            return THEMIS_ERR_NOMEM;
+            *st = THEMIS_ERR_NOMEM;
+            return NULL;
         }
-        themis_status_t st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size,
-                                              ham, NULL, 0);
-        if (THEMIS_OK != st) {
+        *st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, ham, NULL, 0);
+        if (THEMIS_OK != *st) {
             free(ham);
-            return st;
+            return NULL;
         }
         *in->state = ham;
     }
+    return ham;
+}
+
+static themis_status_t rings_build(const themis_algo_input_t *in,
+                                   const themis_plan_request_t *req, themis_program_t *out)
+{
+    themis_status_t st;
+    themis_ham_t *ham = rings_cycles(in, &st);
+    if (THEMIS_OK != st) {
+        return st;
+    }
     return themis_program_build_rings(req, ham, in->params->torus_chunks, out);
+}
+
+static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
+                                             themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    themis_status_t st;
+    themis_ham_t own, *ham;
+    if (!rings_applies(in, why, len)) {
+        return NULL;
+    }
+    memset(&own, 0, sizeof(own));
+    ham = rings_cycles(in, &st);
+    if (THEMIS_OK == st && NULL == ham) {
+        st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
+        ham = &own;
+    }
+    uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
+                                              themis_topology_npus(in->topo));
+    if (THEMIS_OK == st) {
+        st = themis_xfer_rings(in->coll, ham, NULL, k, tmp);
+    }
+    themis_ham_free(&own);
+    if (THEMIS_OK != st) {
+        snprintf(why, len, "no transfer list of the rings: %s", themis_status_string(st));
+        return NULL;
+    }
+    return tmp;
 }
 
 const themis_algorithm_t themis_algorithm_rings = {
@@ -101,4 +143,5 @@ const themis_algorithm_t themis_algorithm_rings = {
     .cost = rings_cost,
     .build = rings_build,
     .state_free = rings_state_free,
+    .xfer = rings_xfer,
 };

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 
 #include "graph.h"
-#include "link_sim.h"
 #include "plan_builder.h"
 
 static int schedule_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -42,22 +41,11 @@ static int schedule_applies(const themis_algo_input_t *in, char *why, size_t len
 static themis_status_t schedule_cost(const themis_algo_input_t *in, themis_time_t *time)
 {
     themis_graph_t g;
-    themis_link_sim_t sim;
-    char why[160];
-    themis_status_t st;
-    /* Units of uneven size run at about the average size. */
-    uint64_t unit_bytes = in->bytes / in->xsched->nunits;
-
-    st = themis_graph_from_topology(in->topo, 0, &g);
+    themis_status_t st = themis_graph_from_topology(in->topo, 0, &g);
     if (THEMIS_OK != st) {
         return st;
     }
-    st = themis_link_sim(&g, in->xsched, 0 == unit_bytes ? 1 : unit_bytes, &sim, why,
-                         sizeof(why));
-    if (THEMIS_OK == st) {
-        *time = sim.total_ps;
-    }
-    themis_link_sim_free(&sim);
+    st = themis_xfer_graph_cost(&g, in->xsched, in->bytes, in->xsched->nunits, time);
     themis_graph_free(&g);
     return st;
 }

@@ -23,7 +23,6 @@
 
 #include "graph.h"
 #include "hash.h"
-#include "link_sim.h"
 #include "plan_builder.h"
 #include "tacos.h"
 
@@ -125,8 +124,6 @@ static themis_status_t tacos_cost(const themis_algo_input_t *in, themis_time_t *
 {
     themis_xfer_sched_t tmp;
     const themis_xfer_sched_t *s = NULL;
-    themis_link_sim_t sim;
-    char why[160];
 
     if (NULL == in->graph) {
         return THEMIS_ERR_UNSUPPORTED;
@@ -134,12 +131,7 @@ static themis_status_t tacos_cost(const themis_algo_input_t *in, themis_time_t *
     memset(&tmp, 0, sizeof(tmp));
     themis_status_t st = tacos_get(in, &tmp, &s);
     if (THEMIS_OK == st) {
-        uint64_t unit = in->bytes / s->nunits;
-        st = themis_link_sim(in->graph, s, 0 == unit ? 1 : unit, &sim, why, sizeof(why));
-        if (THEMIS_OK == st) {
-            *time = sim.total_ps;
-        }
-        themis_link_sim_free(&sim);
+        st = themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time);
     }
     themis_xfer_free(&tmp);
     return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;

@@ -9,7 +9,9 @@
  * dimensions have links both ways.  Cost: the + direction quarters (the -
  * ones mirror them on their own links) as a schedule whose chunks
  * alternate dimension orders (0,1) and (1,0), simulated on two
- * unidirectional rings.
+ * unidirectional rings.  On a graph: its transfer list (xfer_ring.h),
+ * the same messages per chunk as the programs it runs, with at most
+ * themis_algo_cost_list_chunks' units.
  */
 #include "algorithm.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "plan_torus.h"
+#include "xfer_ring.h"
 
 static int torus2d_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -92,6 +95,23 @@ static themis_status_t torus2d_build(const themis_algo_input_t *in,
     return themis_program_build_torus2d(req, in->params->torus_chunks, out);
 }
 
+static const themis_xfer_sched_t *torus2d_xfer(const themis_algo_input_t *in,
+                                               themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    if (!torus2d_applies(in, why, len)) {
+        return NULL;
+    }
+    uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
+                                              themis_topology_npus(in->topo));
+    themis_status_t st = themis_xfer_torus2d(in->coll, in->topo->dims[1].size,
+                                             in->topo->dims[0].size, NULL, k, tmp);
+    if (THEMIS_OK != st) {
+        snprintf(why, len, "no transfer list of torus2d: %s", themis_status_string(st));
+        return NULL;
+    }
+    return tmp;
+}
+
 const themis_algorithm_t themis_algorithm_torus2d = {
     .name = "torus2d",
     .summary = "HammingMesh 2-D torus algorithm: each quarter of the data reduces along one "
@@ -102,4 +122,5 @@ const themis_algorithm_t themis_algorithm_torus2d = {
     .cost = torus2d_cost,
     .build = torus2d_build,
     .state_free = NULL,
+    .xfer = torus2d_xfer,
 };

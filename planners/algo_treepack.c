@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link_sim.h"
 #include "treepack.h"
 
 /* Per graph (by hash): the packing's schedule, or why there is none. */
@@ -96,20 +95,13 @@ static int treepack_applies(const themis_algo_input_t *in, char *why, size_t len
 static themis_status_t treepack_cost(const themis_algo_input_t *in, themis_time_t *time)
 {
     themis_xfer_sched_t own;
-    themis_link_sim_t sim;
     char why[200];
     memset(&own, 0, sizeof(own));
     const themis_xfer_sched_t *s = schedule_for(in, &own, why, sizeof(why));
     if (NULL == s) {
         return THEMIS_ERR_UNSUPPORTED;
     }
-    uint64_t unit_bytes = in->bytes / s->nunits;
-    themis_status_t st = themis_link_sim(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes, &sim,
-                                         why, sizeof(why));
-    if (THEMIS_OK == st) {
-        *time = sim.total_ps;
-    }
-    themis_link_sim_free(&sim);
+    themis_status_t st = themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time);
     themis_xfer_free(&own);
     return THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED;
 }

@@ -101,7 +101,8 @@ typedef struct {
     /* The transfer schedule the row runs for in (kept in its state, else
      * in *tmp, which the caller frees), or NULL with why; NULL hook: the
      * row plans programs per call.  A row's time on a graph simulates this
-     * schedule (themis_algo_graph_cost). */
+     * schedule (themis_algo_graph_cost).  rings lists its messages per
+     * chunk with fewer chunks than a large call's, to bound that cost. */
     const themis_xfer_sched_t *(*xfer)(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
                                        char *why, size_t len);
     uint32_t flags;                     /* THEMIS_ALGO_FLAG_* */
@@ -140,6 +141,18 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
  * the row cannot be simulated there (an unreachable rank). */
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time);
+/* The one cost path of a transfer schedule: its time on g by the link
+ * simulator, a call of `bytes` bytes in `units` units (uneven units run
+ * at about the average size).  THEMIS_ERR_UNSUPPORTED where it cannot be
+ * simulated there (an unreachable rank), THEMIS_ERR_NOMEM. */
+themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t bytes, uint64_t units, themis_time_t *time);
+/* The chunks of a quartered row's (rings, torus2d) transfer list on a
+ * graph: the call's, at most as many as keep it to the
+ * THEMIS_GRAPH_COST_UNITS units of a planning row's representative call
+ * (bounds the simulation), at least 1. */
+#define THEMIS_GRAPH_COST_UNITS 1024u
+uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks);
 /* Transfer schedules of a row's representative calls, kept across the
  * cost table's classes: a class whose programs are the ones of an earlier
  * class (hashed) simulates that schedule without converting again. */

@@ -145,6 +145,12 @@ uint64_t themis_xfer_hash(const themis_xfer_sched_t *s)
         h = themis_fnv1a_u64(h, s->buf_units[b]);
     }
     h = themis_fnv1a_u64(h, (uint64_t) s->result_buf);
+    /* The flat layout hashes as it did before nested ones existed. */
+    for (uint32_t l = 0; l < s->nsplit && l < THEMIS_XFER_MAX_SPLIT; ++l) {
+        h = themis_fnv1a_u64(h, s->split[l]);
+        h = 0 != s->split_alt_from ? themis_fnv1a_u64(h, s->split_alt[l]) : h;
+    }
+    h = 0 != s->split_alt_from ? themis_fnv1a_u64(h, s->split_alt_from) : h;
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
         h = themis_fnv1a_u64(h, ((uint64_t) x->src << 32) | x->dst);
@@ -210,6 +216,18 @@ static themis_status_t check_shape(const themis_xfer_sched_t *s, char *why, size
     }
     default:
         return WHY("unknown collective %d", (int) s->coll);
+    }
+    uint64_t per = THEMIS_COLL_ALLREDUCE == s->coll ? s->nunits : s->nunits / p, levels = 1;
+    uint64_t alt = 1;
+    for (uint32_t l = 0; l < s->nsplit && l < THEMIS_XFER_MAX_SPLIT && levels <= per
+                         && alt <= per; ++l) {
+        levels *= s->split[l];
+        alt *= 0 == l ? s->split[0] : s->split_alt[l];
+    }
+    if (s->nsplit > THEMIS_XFER_MAX_SPLIT || (0 != s->nsplit && levels != per)
+        || (0 != s->nsplit && 0 != s->split_alt_from && alt != per)) {
+        return WHY("%u split levels do not make the %llu units of a block", s->nsplit,
+                   (unsigned long long) per);
     }
     return THEMIS_OK;
 }

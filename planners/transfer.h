@@ -73,12 +73,23 @@ typedef struct {
     uint32_t dep_first, ndeps;  /* into deps[] */
 } themis_xfer_t;
 
+/* Levels of a nested unit layout (rings: quarter, chunk, ring block). */
+#define THEMIS_XFER_MAX_SPLIT 4
+
 typedef struct {
     themis_coll_t coll;
     uint32_t nranks;
     uint32_t nunits;                      /* units of the whole vector */
     uint64_t buf_units[THEMIS_NBUFS];     /* per rank */
     themis_buf_t result_buf;              /* OUTPUT, or INPUT (in place) */
+    /* The unit layout inside a block (themis_xfer_layout): 0 levels, one
+     * even split; else split[0] parts, each split into split[1], ...;
+     * parts of the first level from split_alt_from on (0: none) by
+     * split_alt's levels instead (its first entry unused). */
+    uint32_t nsplit;
+    uint32_t split[THEMIS_XFER_MAX_SPLIT];
+    uint32_t split_alt_from;
+    uint32_t split_alt[THEMIS_XFER_MAX_SPLIT];
     uint32_t nxfers, cap_xfers;
     themis_xfer_t *xfers;
     uint32_t ndeps, cap_deps;
@@ -122,8 +133,14 @@ uint64_t themis_xfer_hash(const themis_xfer_sched_t *s);
  * total % nunits one element larger.  Reduce-scatter and allgather: rank
  * r's block (counts[r] elements; NULL: total split evenly over the ranks,
  * the first total % nranks one larger) split alike into its nunits /
- * nranks units.  It depends only on the call's counts, which MPI makes
- * equal on every rank.  THEMIS_ERR_INVALID (why says so) when the counts
+ * nranks units.  With nsplit levels the block is split nested instead:
+ * into split[0] parts as evenly, each part into split[1], and so on, unit
+ * index = the parts' indices outer to inner (the product of the levels is
+ * the block's units; parts of the first level from split_alt_from on are
+ * split by split_alt's levels, of the same product): builders whose pieces
+ * are nested splits keep their messages' element ranges (torus2d's
+ * quarters split their chunks along one dimension first or the other).  It depends only on the call's counts, which
+ * MPI makes equal on every rank.  THEMIS_ERR_INVALID (why says so) when the counts
  * do not add up to total or the units do not divide into the ranks. */
 themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
                                    const uint64_t *counts, uint64_t *off, char *why, size_t len);

@@ -96,6 +96,27 @@ static int local_deps(const themis_xfer_sched_t *s, uint32_t rank, local_deps_t 
 
 #define WHY(st, ...) (snprintf(why, len, __VA_ARGS__), (st))
 
+/* Offset of unit k of a block of n elements in per units (transfer.h). */
+static uint64_t nested_offset(const themis_xfer_sched_t *s, uint64_t n, uint32_t per, uint32_t k)
+{
+    uint64_t at = 0;
+    if (0 == s->nsplit) {
+        return themis_split_offset(n, per, k);
+    }
+    const uint32_t *split = s->split;
+    for (uint32_t l = 0; l < s->nsplit; ++l) {
+        per /= split[l];
+        uint32_t d = k / per;
+        k %= per;
+        at += themis_split_offset(n, split[l], d);
+        n = themis_split_part(n, split[l], d);
+        if (0 == l && 0 != s->split_alt_from && d >= s->split_alt_from) {
+            split = s->split_alt;
+        }
+    }
+    return at;
+}
+
 themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
                                    const uint64_t *counts, uint64_t *off, char *why, size_t len)
 {
@@ -104,6 +125,16 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
     if (0 == s->nranks || 0 == s->nunits || 0 != s->nunits % nblocks) {
         return WHY(THEMIS_ERR_INVALID, "%u units do not divide into %u blocks", s->nunits,
                    nblocks);
+    }
+    uint64_t levels = 1, alt = 1;
+    for (uint32_t l = 0; l < s->nsplit && l < THEMIS_XFER_MAX_SPLIT; ++l) {
+        levels *= 0 != s->split[l] ? s->split[l] : UINT32_MAX;
+        alt *= 0 == l ? s->split[0] : 0 != s->split_alt[l] ? s->split_alt[l] : UINT32_MAX;
+    }
+    if (s->nsplit > THEMIS_XFER_MAX_SPLIT || (0 != s->nsplit && levels != s->nunits / nblocks)
+        || (0 != s->split_alt_from && alt != levels)) {
+        return WHY(THEMIS_ERR_INVALID, "%u split levels do not make the %u units of a block",
+                   s->nsplit, s->nunits / nblocks);
     }
     if (THEMIS_COLL_ALLGATHER == s->coll && NULL == counts && 0 != total % s->nranks) {
         return WHY(THEMIS_ERR_INVALID, "an allgather of %llu elements over %u ranks: not %u "
@@ -115,7 +146,7 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
         uint64_t n = all ? total
                          : NULL != counts ? counts[r] : themis_split_part(total, nblocks, r);
         for (uint32_t k = 0; k < per; ++k) {
-            off[(size_t) r * per + k] = at + themis_split_offset(n, per, k);
+            off[(size_t) r * per + k] = at + nested_offset(s, n, per, k);
         }
         if (__builtin_add_overflow(at, n, &at)) {
             return WHY(THEMIS_ERR_INVALID, "the block counts overflow");
@@ -453,7 +484,13 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
             }
         }
         for (uint32_t k = op->first_step; k < ns; ++k) {
-            const themis_step_t *stp = &p->steps[k];
+            themis_step_t *stp = &p->steps[k];
+            /* A run of empty units is an empty step on both sides (they
+             * agree on its length): no message, as the builders drop them. */
+            if (0 == stp->send_count && 0 == stp->recv_count && x->src != x->dst) {
+                stp->send_peer = stp->recv_peer = -1;
+                stp->recv_mode = THEMIS_RECV_NONE;
+            }
             if (THEMIS_RECV_REDUCE == stp->recv_mode && stp->recv_count > p->max_recv_count) {
                 p->max_recv_count = stp->recv_count;
             }

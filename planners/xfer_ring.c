@@ -2,7 +2,9 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The ring as a transfer schedule (xfer_ring.h).  Dependencies come from a
+ * Ring phases as transfer schedules (xfer_ring.h): the classic ring, and
+ * HammingMesh's rings and torus2d, whose ring phases run on the same
+ * step functions.  Dependencies come from a
  * conflict tracker rather than from ring algebra: whatever the steps,
  * each transfer waits for the last writer of every unit it reads or
  * writes and for the readers since of every unit it writes, which is
@@ -16,31 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* P-1 REDUCE steps in buf: position i ends with unit pos[i]. */
-static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p,
-                                   uint8_t buf)
+/* P-1 REDUCE steps in buf over the ranks pos[0..p) in ring order:
+ * position i ends with units unit[i] .. unit[i] + n - 1 reduced (at step
+ * k it sends the block whose reduction started at position i - k). */
+static themis_status_t reduce_steps(themis_xfer_tracker_t *tr, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf, uint64_t n)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t k = 0; k + 1 < p && THEMIS_OK == st; k++) {
         for (uint32_t i = 0; i < p && THEMIS_OK == st; i++) {
-            /* the unit whose reduction started at position i - k */
-            uint32_t u = pos[(i + 2 * p - k - 1) % p];
+            uint32_t u = unit[(i + 2 * p - k - 1) % p];
             st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_REDUCE, buf,
-                                         u, buf, u, 1);
+                                         u, buf, u, n);
         }
     }
     return st;
 }
 
-/* P-1 COPY steps in OUTPUT, position i starting with unit pos[i]. */
-static themis_status_t gather_steps(themis_xfer_tracker_t *tr, const uint32_t *pos, uint32_t p)
+/* P-1 COPY steps in buf, position i starting with the n units at unit[i]. */
+static themis_status_t gather_steps(themis_xfer_tracker_t *tr, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf, uint64_t n)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t k = 0; k + 1 < p && THEMIS_OK == st; k++) {
         for (uint32_t i = 0; i < p && THEMIS_OK == st; i++) {
-            uint32_t u = pos[(i + p - k) % p];
-            st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_COPY,
-                                         THEMIS_BUF_OUTPUT, u, THEMIS_BUF_OUTPUT, u, 1);
+            uint32_t u = unit[(i + p - k) % p];
+            st = themis_xfer_tracker_add(tr, pos[i], pos[(i + 1) % p], THEMIS_XFER_COPY, buf, u,
+                                         buf, u, n);
         }
     }
     return st;
@@ -110,11 +114,12 @@ themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint
         }
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_steps(&tr, pos, p,
-                          THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH);
+        st = reduce_steps(&tr, pos, pos, p,
+                          THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH,
+                          1);
     }
     if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
-        st = gather_steps(&tr, pos, p);
+        st = gather_steps(&tr, pos, pos, p, THEMIS_BUF_OUTPUT, 1);
     }
     for (uint32_t i = 0; i < p && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; i++) {
         st = themis_xfer_tracker_add(&tr, pos[i], pos[i], THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH,
@@ -122,6 +127,345 @@ themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint
     }
     themis_xfer_tracker_free(&tr);
     free(pos);
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ rings */
+
+#define NQ 4
+
+typedef struct {
+    themis_coll_t coll;
+    uint32_t n, nchunks;
+    uint32_t *members[NQ];      /* ring q's ranks in ring order */
+    uint32_t *unit;             /* [n] scratch: the units of one stage */
+    themis_xfer_tracker_t tr;
+} rings_ctx_t;
+
+/* Stage s of chunk k of quarter q (transfer.h's nested layout: allreduce
+ * unit (q K + k) n + j is ring position j's block; otherwise unit
+ * x 4K + q K + k is rank x's piece). */
+static themis_status_t rings_stage(rings_ctx_t *c, uint32_t q, uint32_t k, uint32_t s,
+                                   uint32_t nstages)
+{
+    const uint32_t *pos = c->members[q];
+    uint32_t per = NQ * c->nchunks;
+    int all = THEMIS_COLL_ALLREDUCE == c->coll;
+    for (uint32_t j = 0; j < c->n; j++) {
+        c->unit[j] = all ? (q * c->nchunks + k) * c->n + j : pos[j] * per + q * c->nchunks + k;
+    }
+    int gather = 2 == nstages ? 1 == s : THEMIS_COLL_ALLGATHER == c->coll;
+    uint8_t buf = THEMIS_COLL_ALLGATHER == c->coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_INPUT;
+    return gather ? gather_steps(&c->tr, pos, c->unit, c->n, buf, 1)
+                  : reduce_steps(&c->tr, pos, c->unit, c->n, buf, 1);
+}
+
+/* The stages in the old programs' software-pipelined order: slot t holds
+ * stage s of chunk t - s, later stages first, quarters in order. */
+static themis_status_t rings_emit(rings_ctx_t *c)
+{
+    uint32_t ns = THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1;
+    themis_status_t st = THEMIS_OK;
+    for (uint64_t t = 0; t + 1 < (uint64_t) c->nchunks + ns && THEMIS_OK == st; t++) {
+        for (uint32_t s = ns; s-- > 0 && THEMIS_OK == st;) {
+            if (t < s || t - s >= c->nchunks) {
+                continue;
+            }
+            for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
+                st = rings_stage(c, q, (uint32_t) (t - s), s, ns);
+            }
+        }
+    }
+    return st;
+}
+
+themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles,
+                                  const int *linear_to_rank, uint32_t nchunks,
+                                  themis_xfer_sched_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (NULL == cycles || NULL == cycles->cycle[0] || NULL == cycles->cycle[1]
+        || cycles->rows < 3 || cycles->cols < 3 || 0 == nchunks
+        || (THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+            && THEMIS_COLL_ALLGATHER != coll)) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t n = (uint64_t) cycles->rows * cycles->cols;
+    uint64_t per_chunk = NQ * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1) * n * (n - 1);
+    if (per_chunk > THEMIS_XFER_RINGS_MAX_XFERS / nchunks) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    rings_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.coll = coll;
+    c.n = (uint32_t) n;
+    c.nchunks = nchunks;
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    c.unit = malloc(n * sizeof(*c.unit));
+    for (uint32_t q = 0; q < NQ; q++) {
+        c.members[q] = malloc(n * sizeof(*c.members[q]));
+    }
+    uint8_t *seen = calloc(n, 1);
+    if (NULL == c.unit || NULL == c.members[0] || NULL == c.members[1] || NULL == c.members[2]
+        || NULL == c.members[3] || NULL == seen) {
+        goto done;
+    }
+    st = THEMIS_OK;
+    for (uint32_t j = 0; j < n && NULL != linear_to_rank; j++) {
+        uint32_t r = (uint32_t) linear_to_rank[j];
+        if (linear_to_rank[j] < 0 || r >= n || seen[r]) {
+            st = THEMIS_ERR_INVALID;
+            goto done;
+        }
+        seen[r] = 1;
+    }
+    /* Ring q: cycle q / 2, backwards for odd q (plan_torus.h). */
+    for (uint32_t q = 0; q < NQ; q++) {
+        const uint32_t *cyc = cycles->cycle[q / 2];
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t node = (q & 1) ? cyc[(n - j) % n] : cyc[j];
+            c.members[q][j] = NULL != linear_to_rank ? (uint32_t) linear_to_rank[node] : node;
+        }
+    }
+    uint32_t per = NQ * nchunks;
+    themis_xfer_init(out, coll, c.n, per * c.n);
+    snprintf(out->name, sizeof(out->name), "rings %ux%u %s", cycles->rows, cycles->cols,
+             themis_coll_name(coll));
+    out->nsplit = THEMIS_COLL_ALLREDUCE == coll ? 3 : 2;
+    out->split[0] = NQ;
+    out->split[1] = nchunks;
+    out->split[2] = c.n;
+    switch (coll) {
+    case THEMIS_COLL_ALLREDUCE:   /* in place: reduce and gather in INPUT */
+        out->buf_units[THEMIS_BUF_INPUT] = out->nunits;
+        out->result_buf = THEMIS_BUF_INPUT;
+        break;
+    case THEMIS_COLL_REDUCE_SCATTER:   /* reduce in INPUT, own pieces to OUTPUT */
+        out->buf_units[THEMIS_BUF_INPUT] = out->nunits;
+        out->buf_units[THEMIS_BUF_OUTPUT] = per;
+        break;
+    case THEMIS_COLL_ALLGATHER:   /* own pieces to OUTPUT, gather there */
+        out->buf_units[THEMIS_BUF_INPUT] = per;
+        out->buf_units[THEMIS_BUF_OUTPUT] = out->nunits;
+        break;
+    }
+    st = themis_xfer_tracker_init(&c.tr, out);
+    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll; r++) {
+        st = themis_xfer_tracker_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                                     THEMIS_BUF_OUTPUT, (uint64_t) r * per, per);
+    }
+    if (THEMIS_OK == st) {
+        st = rings_emit(&c);
+    }
+    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; r++) {
+        st = themis_xfer_tracker_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT,
+                                     (uint64_t) r * per, THEMIS_BUF_OUTPUT, 0, per);
+    }
+    themis_xfer_tracker_free(&c.tr);
+done:
+    free(seen);
+    free(c.unit);
+    for (uint32_t q = 0; q < NQ; q++) {
+        free(c.members[q]);
+    }
+    if (THEMIS_OK != st) {
+        themis_xfer_free(out);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ torus2d */
+
+typedef struct {
+    themis_coll_t coll;
+    uint32_t size[2], n, nchunks, nstages;
+    const int *map;             /* node -> rank, NULL: identity */
+    uint32_t *pos, *unit;       /* [max size] scratch: one ring */
+    themis_xfer_tracker_t tr;
+} t2d_ctx_t;
+
+static uint32_t t2d_rank(const t2d_ctx_t *c, uint32_t node)
+{
+    return NULL != c->map ? (uint32_t) c->map[node] : node;
+}
+
+/* Dimension and phase of stage s of quarter q (plan_torus.h). */
+static void t2d_stage_of(const t2d_ctx_t *c, uint32_t q, uint32_t s, int *dim, int *gather)
+{
+    int a = q < 2 ? 0 : 1, b = 1 - a;
+    switch (c->coll) {
+    case THEMIS_COLL_ALLREDUCE:   /* RS A, RS B, AG B, AG A */
+        *dim = (0 == s || 3 == s) ? a : b;
+        *gather = s >= 2;
+        return;
+    case THEMIS_COLL_REDUCE_SCATTER:   /* RS A, RS B */
+        *dim = 0 == s ? a : b;
+        *gather = 0;
+        return;
+    default:   /* allgather: AG B, AG A */
+        *dim = 0 == s ? b : a;
+        *gather = 1;
+        return;
+    }
+}
+
+/* Node of coordinate j on dim and o on the other dimension. */
+static uint32_t t2d_node(const t2d_ctx_t *c, int dim, uint32_t j, uint32_t o)
+{
+    return 0 == dim ? j + c->size[0] * o : o + c->size[0] * j;
+}
+
+/* Every ring of stage s of chunk k of quarter q: one per line along dim,
+ * forward for even q, backward for odd q.  The piece's units are its
+ * leaves, leaf x = digit on A * p_B + digit on B: a ring on A moves
+ * blocks of p_B leaves, one on B single leaves of its A digit. */
+static themis_status_t t2d_stage(t2d_ctx_t *c, uint32_t q, uint32_t k, uint32_t s)
+{
+    int dim, gather, a = q < 2 ? 0 : 1;
+    t2d_stage_of(c, q, s, &dim, &gather);
+    uint32_t p = c->size[dim], lines = c->size[1 - dim], pb = c->size[1 - a];
+    uint32_t base = (q * c->nchunks + k) * c->n;
+    uint8_t buf = THEMIS_COLL_ALLREDUCE == c->coll ? THEMIS_BUF_INPUT : THEMIS_BUF_SCRATCH;
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t o = 0; o < lines && p >= 2 && THEMIS_OK == st; o++) {
+        for (uint32_t j = 0; j < p; j++) {
+            uint32_t m = (q & 1) ? p - 1 - j : j;
+            c->pos[j] = t2d_rank(c, t2d_node(c, dim, m, o));
+            c->unit[j] = dim == a ? base + m * pb : base + o * pb + m;
+        }
+        uint64_t cnt = dim == a ? pb : 1;
+        st = gather ? gather_steps(&c->tr, c->pos, c->unit, p, buf, cnt)
+                    : reduce_steps(&c->tr, c->pos, c->unit, p, buf, cnt);
+    }
+    return st;
+}
+
+/* Rank x's piece k of quarter q (unit x 4K + q K + k) <-> its leaf in
+ * SCRATCH, for every leaf (all) or the rank's own. */
+static themis_status_t t2d_leaf_copies(t2d_ctx_t *c, int in, int all)
+{
+    uint32_t per = NQ * c->nchunks;
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t r = 0; r < c->n && THEMIS_OK == st; r++) {
+        for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
+            int a = q < 2 ? 0 : 1;
+            uint32_t pb = c->size[1 - a];
+            for (uint32_t x = 0; x < c->n && THEMIS_OK == st; x++) {
+                uint32_t da = x / pb, db = x % pb;
+                uint32_t node = 0 == a ? da + c->size[0] * db : db + c->size[0] * da;
+                uint32_t owner = t2d_rank(c, node);
+                if (!all && owner != r) {
+                    continue;
+                }
+                for (uint32_t k = 0; k < c->nchunks && THEMIS_OK == st; k++) {
+                    uint64_t leaf = (uint64_t) (q * c->nchunks + k) * c->n + x;
+                    uint64_t unit = (all ? (uint64_t) owner * per : 0) + q * c->nchunks + k;
+                    uint8_t outer = in ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT;
+                    st = in ? themis_xfer_tracker_add(&c->tr, r, r, THEMIS_XFER_COPY, outer, unit,
+                                                      THEMIS_BUF_SCRATCH, leaf, 1)
+                            : themis_xfer_tracker_add(&c->tr, r, r, THEMIS_XFER_COPY,
+                                                      THEMIS_BUF_SCRATCH, leaf, outer, unit, 1);
+                }
+            }
+        }
+    }
+    return st;
+}
+
+themis_status_t themis_xfer_torus2d(themis_coll_t coll, uint32_t rows, uint32_t cols,
+                                    const int *linear_to_rank, uint32_t nchunks,
+                                    themis_xfer_sched_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (0 == rows || 0 == cols || 0 == nchunks
+        || (THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+            && THEMIS_COLL_ALLGATHER != coll)) {
+        return THEMIS_ERR_INVALID;
+    }
+    uint64_t n = (uint64_t) rows * cols, most = rows > cols ? rows : cols;
+    /* every stage moves each rank's blocks over at most max(r, c) - 1
+     * steps; leaf copies add 4 K P per rank */
+    uint64_t per_chunk = NQ * 4 * n * most + 2 * NQ * n * n;
+    if (n > UINT32_MAX / NQ || per_chunk > THEMIS_XFER_RINGS_MAX_XFERS / nchunks) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    t2d_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.coll = coll;
+    c.size[0] = cols;
+    c.size[1] = rows;
+    c.n = (uint32_t) n;
+    c.nchunks = nchunks;
+    c.nstages = THEMIS_COLL_ALLREDUCE == coll ? 4 : 2;
+    c.map = linear_to_rank;
+    themis_status_t st = THEMIS_ERR_NOMEM;
+    uint8_t *seen = calloc(n, 1);
+    c.pos = malloc(most * sizeof(*c.pos));
+    c.unit = malloc(most * sizeof(*c.unit));
+    if (NULL == seen || NULL == c.pos || NULL == c.unit) {
+        goto done;
+    }
+    st = THEMIS_OK;
+    for (uint32_t j = 0; j < n && NULL != linear_to_rank; j++) {
+        if (linear_to_rank[j] < 0 || (uint64_t) linear_to_rank[j] >= n
+            || seen[linear_to_rank[j]]) {
+            st = THEMIS_ERR_INVALID;
+            goto done;
+        }
+        seen[linear_to_rank[j]] = 1;
+    }
+    uint32_t per = NQ * nchunks;
+    themis_xfer_init(out, coll, c.n, per * c.n);
+    snprintf(out->name, sizeof(out->name), "torus2d %ux%u %s", rows, cols,
+             themis_coll_name(coll));
+    out->split[0] = NQ;
+    out->split[1] = nchunks;
+    if (THEMIS_COLL_ALLREDUCE == coll) {
+        /* in place; a piece's leaves split on A first: cols for quarters
+         * 0, 1, rows for 2, 3 (the transposed torus) */
+        out->buf_units[THEMIS_BUF_INPUT] = out->nunits;
+        out->result_buf = THEMIS_BUF_INPUT;
+        out->nsplit = 4;
+        out->split[2] = cols;
+        out->split[3] = rows;
+        out->split_alt_from = 2;
+        out->split_alt[1] = nchunks;
+        out->split_alt[2] = rows;
+        out->split_alt[3] = cols;
+    } else {
+        /* the pieces in leaf order in SCRATCH (plan_torus.h) */
+        out->nsplit = 2;
+        int ag = THEMIS_COLL_ALLGATHER == coll;
+        out->buf_units[THEMIS_BUF_INPUT] = ag ? per : out->nunits;
+        out->buf_units[THEMIS_BUF_OUTPUT] = ag ? out->nunits : per;
+        out->buf_units[THEMIS_BUF_SCRATCH] = out->nunits;
+    }
+    st = themis_xfer_tracker_init(&c.tr, out);
+    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
+        st = t2d_leaf_copies(&c, 1, THEMIS_COLL_REDUCE_SCATTER == coll);
+    }
+    /* software-pipelined, as the rings (rings_emit) */
+    for (uint64_t t = 0; t + 1 < (uint64_t) nchunks + c.nstages && THEMIS_OK == st; t++) {
+        for (uint32_t s = c.nstages; s-- > 0 && THEMIS_OK == st;) {
+            if (t < s || t - s >= nchunks) {
+                continue;
+            }
+            for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
+                st = t2d_stage(&c, q, (uint32_t) (t - s), s);
+            }
+        }
+    }
+    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
+        st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);
+    }
+    themis_xfer_tracker_free(&c.tr);
+done:
+    free(seen);
+    free(c.pos);
+    free(c.unit);
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
     }

@@ -15,6 +15,8 @@
 #include "plan_torus.h"
 #include "unit.h"
 #include "vexec.h"
+#include "xfer_ring.h"
+#include "xfer_run.h"
 
 #define CANARY 3
 #define CANARY_VALUE 0x5a5a5a5a5a5aLL
@@ -70,6 +72,25 @@ static void make_placement(int n, int permuted, int *c2r)
     }
 }
 
+/* A rows x cols request of rank r (c2r, rcounts may be NULL). */
+static themis_plan_request_t torus_request(themis_coll_t coll, uint32_t rows, uint32_t cols,
+                                           int r, const int *c2r, uint64_t count,
+                                           const uint64_t *rcounts, uint32_t in_flight)
+{
+    themis_plan_request_t req;
+    memset(&req, 0, sizeof(req));
+    req.coll = coll;
+    req.ndims = 2;
+    req.dim_size[0] = cols;
+    req.dim_size[1] = rows;
+    req.rank = r;
+    req.coord_to_rank = c2r;
+    req.count = count;
+    req.recvcounts = rcounts;
+    req.chunks_in_flight = in_flight;
+    return req;
+}
+
 /* Build, run under `seeds` interleavings and check one case; returns 0 when all good. */
 static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
 {
@@ -104,17 +125,8 @@ static int run_case(const tcase_t *tc, uint32_t seeds, char *why, size_t whylen)
                      : (THEMIS_COLL_ALLGATHER == tc->coll)      ? tc->count * (uint64_t)n
                                                                 : 0;
     for (int r = 0; r < n && 0 == rc; r++) {
-        themis_plan_request_t req;
-        memset(&req, 0, sizeof(req));
-        req.coll = tc->coll;
-        req.ndims = 2;
-        req.dim_size[0] = tc->cols;
-        req.dim_size[1] = tc->rows;
-        req.rank = r;
-        req.coord_to_rank = c2r;
-        req.count = tc->count;
-        req.recvcounts = rcounts;
-        req.chunks_in_flight = tc->chunks_in_flight;
+        themis_plan_request_t req = torus_request(tc->coll, tc->rows, tc->cols, r, c2r, tc->count,
+                                                  rcounts, tc->chunks_in_flight);
         themis_status_t st = (ALGO_RINGS == tc->algo)
                                  ? themis_program_build_rings(&req, &ham, tc->nchunks, &progs[r])
                                  : themis_program_build_torus2d(&req, tc->nchunks, &progs[r]);
@@ -305,16 +317,9 @@ static void test_neighbour_traffic(void)
         uint32_t rows = sizes[z][0], cols = sizes[z][1];
         for (int algo = 0; algo < 2; algo++) {
             for (uint32_t r = 0; r < rows * cols; r++) {
-                themis_plan_request_t req;
+                themis_plan_request_t req = torus_request(THEMIS_COLL_ALLREDUCE, rows, cols,
+                                                          (int)r, NULL, 4096, NULL, 1);
                 themis_program_t prog;
-                memset(&req, 0, sizeof(req));
-                req.coll = THEMIS_COLL_ALLREDUCE;
-                req.ndims = 2;
-                req.dim_size[0] = cols;
-                req.dim_size[1] = rows;
-                req.rank = (int)r;
-                req.count = 4096;
-                req.chunks_in_flight = 1;
                 themis_status_t st = (0 == algo) ? themis_program_build_rings(&req, NULL, 2, &prog)
                                                  : themis_program_build_torus2d(&req, 2, &prog);
                 UNIT_CHECK(THEMIS_OK == st);
@@ -353,6 +358,257 @@ static void test_neighbour_traffic(void)
     }
 }
 
+/* ------------------------------------------------------------ rings as a transfer list */
+
+/* One message of a program: direction, peer, elements, receive mode and
+ * offset (allgather's shifted by the input the compiled program keeps in
+ * front of its output). */
+typedef struct {
+    int32_t dir, peer;
+    uint64_t count, off;
+    int32_t mode;
+} msg_t;
+
+static int msg_cmp(const void *a, const void *b)
+{
+    const msg_t *x = a, *y = b;
+    if (x->dir != y->dir) {
+        return x->dir < y->dir ? -1 : 1;
+    }
+    if (x->peer != y->peer) {
+        return x->peer < y->peer ? -1 : 1;
+    }
+    if (x->off != y->off) {
+        return x->off < y->off ? -1 : 1;
+    }
+    if (x->count != y->count) {
+        return x->count < y->count ? -1 : 1;
+    }
+    return (x->mode > y->mode) - (x->mode < y->mode);
+}
+
+/* The non-empty messages of p, sorted; their number in *n.  Offsets less
+ * shift, or all 0 for shift UINT64_MAX (the pieces in another order). */
+static msg_t *messages(const themis_program_t *p, uint64_t shift, uint32_t *n)
+{
+    int offs = UINT64_MAX != shift;
+    msg_t *m = calloc(2 * (size_t)p->nsteps + 1, sizeof(*m));
+    *n = 0;
+    for (uint32_t i = 0; NULL != m && i < p->nsteps; i++) {
+        const themis_step_t *st = &p->steps[i];
+        if (st->send_peer >= 0 && st->send_count > 0) {
+            m[(*n)++] = (msg_t){0, st->send_peer, st->send_count,
+                                offs ? st->send_off - shift : 0, 0};
+        }
+        if (st->recv_peer >= 0 && st->recv_count > 0) {
+            m[(*n)++] = (msg_t){1, st->recv_peer, st->recv_count,
+                                offs ? st->recv_off - shift : 0, st->recv_mode};
+        }
+    }
+    if (NULL != m) {
+        qsort(m, *n, sizeof(*m), msg_cmp);
+    }
+    return m;
+}
+
+static void sum_f64(void *inout, const void *in, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        ((double *)inout)[i] += ((const double *)in)[i];
+    }
+}
+
+/* Doubles whose sum depends on the order of the additions. */
+static double fvalue(uint32_t r, uint64_t i)
+{
+    return (1.0 + (double)((r * 31u + i * 17u) % 97u) / 7.0) * (double)(1u << ((r + i) % 24u));
+}
+
+/* Runs progs under vexec on doubles; 0 and the outputs in out[]. */
+static int run_f64(uint32_t n, themis_program_t *progs, themis_coll_t coll, uint64_t in_n,
+                   const uint64_t *out_n, double **out, char *why, size_t len)
+{
+    themis_program_t **pp = calloc(n, sizeof(*pp));
+    double **in = calloc(n, sizeof(*in));
+    int rc = -1;
+    for (uint32_t r = 0; NULL != pp && NULL != in && r < n; r++) {
+        pp[r] = &progs[r];
+        in[r] = malloc((in_n + 1) * sizeof(double));
+        if (NULL == in[r]) {
+            goto done;
+        }
+        for (uint64_t i = 0; i < in_n; i++) {
+            in[r][i] = fvalue(r, THEMIS_COLL_ALLGATHER == coll ? r * in_n + i : i);
+        }
+        memset(out[r], 0, (out_n[r] + 1) * sizeof(double));
+    }
+    if (NULL != pp && NULL != in) {
+        rc = vexec_run((int)n, pp, (const void *const *)in, (void *const *)out, sizeof(double),
+                       sum_f64, 3, why, len);
+    }
+done:
+    for (uint32_t r = 0; NULL != in && r < n; r++) {
+        free(in[r]);
+    }
+    free(in);
+    free(pp);
+    return rc;
+}
+
+/* A row's transfer list (rings or torus2d), compiled for every rank,
+ * against the programs the row built before (plan_torus.h): the same
+ * messages (peer, elements, reduce or copy, and where the pieces keep
+ * their order the offset) on every rank, and bit-identical results on
+ * doubles whose sums depend on their order. */
+static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32_t cols,
+                          uint64_t count, uint32_t nchunks, uint32_t in_flight, int permuted)
+{
+    uint32_t n = rows * cols;
+    int *c2r = malloc(n * sizeof(int));
+    uint64_t *rcounts = malloc(n * sizeof(uint64_t)), total = 0, *out_n = malloc(n * 8);
+    themis_program_t *oldp = calloc(n, sizeof(*oldp)), *newp = calloc(n, sizeof(*newp));
+    double **o1 = calloc(n, sizeof(double *)), **o2 = calloc(n, sizeof(double *));
+    themis_ham_t ham;
+    themis_xfer_sched_t s;
+    char why[256] = "";
+    memset(&s, 0, sizeof(s));
+    memset(&ham, 0, sizeof(ham));
+    UNIT_CHECK(ALGO_TORUS2D == algo || THEMIS_OK == themis_ham_build(rows, cols, &ham, NULL, 0));
+    make_placement((int)n, permuted, c2r);
+    for (uint32_t r = 0; r < n; r++) {
+        /* reduce-scatter: uneven segments, some empty, around count / n */
+        rcounts[r] = (2 == r % 5) ? 0 : count / n + (r * 7) % 5;
+        total += rcounts[r];
+    }
+    uint64_t whole = THEMIS_COLL_ALLREDUCE == coll ? count
+                     : THEMIS_COLL_ALLGATHER == coll ? count * n : total;
+    uint64_t in_n = THEMIS_COLL_REDUCE_SCATTER == coll ? total : count;
+    UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                 ? themis_xfer_rings(coll, &ham, c2r, nchunks, &s)
+                                 : themis_xfer_torus2d(coll, rows, cols, c2r, nchunks, &s)));
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)), "%s", why);
+    for (uint32_t r = 0; r < n && !unit_case_failed; r++) {
+        themis_plan_request_t req = torus_request(coll, rows, cols, (int)r, c2r, count, rcounts,
+                                                  in_flight);
+        out_n[r] = THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts[r] : whole;
+        o1[r] = malloc((out_n[r] + 1) * sizeof(double));
+        o2[r] = malloc((out_n[r] + 1) * sizeof(double));
+        UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                     ? themis_program_build_rings(&req, &ham, nchunks, &oldp[r])
+                                     : themis_program_build_torus2d(&req, nchunks, &oldp[r])));
+        UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(&s, (int)r, whole,
+                                                     THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts
+                                                                                        : NULL,
+                                                     in_flight, &newp[r], why, sizeof(why)),
+                    "%s", why);
+        uint32_t na, nb;
+        msg_t *a = messages(&oldp[r],
+                            ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
+                                                                                 : 0, &na);
+        uint64_t shift = THEMIS_COLL_ALLGATHER == coll ? count : 0;
+        msg_t *b = messages(&newp[r],
+                            ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
+                                                                                 : shift, &nb);
+        UNIT_CHECKF(na == nb && 0 == memcmp(a, b, na * sizeof(*a)),
+                    "rank %u: %u messages before, %u now, or they differ", r, na, nb);
+        free(a);
+        free(b);
+    }
+    if (!unit_case_failed) {
+        UNIT_CHECKF(0 == run_f64(n, oldp, coll, in_n, out_n, o1, why, sizeof(why)), "old: %s",
+                    why);
+        UNIT_CHECKF(0 == run_f64(n, newp, coll, in_n, out_n, o2, why, sizeof(why)), "new: %s",
+                    why);
+    }
+    for (uint32_t r = 0; r < n && !unit_case_failed; r++) {
+        UNIT_CHECKF(0 == memcmp(o1[r], o2[r], out_n[r] * sizeof(double)),
+                    "rank %u: results differ in their bits", r);
+    }
+    if (!unit_case_failed) {
+        xfer_run_counts(&s, whole, THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts : NULL,
+                        in_flight, 2);
+    }
+    if (unit_case_failed) {
+        printf("  %s %s %ux%u count %llu chunks %u in flight %u%s\n", algo_name(algo),
+               themis_coll_name(coll), rows, cols, (unsigned long long)count, nchunks, in_flight,
+               permuted ? " permuted" : "");
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        themis_program_free(&oldp[r]);
+        themis_program_free(&newp[r]);
+        free(o1[r]);
+        free(o2[r]);
+    }
+    themis_xfer_free(&s);
+    themis_ham_free(&ham);
+    free(oldp);
+    free(newp);
+    free(o1);
+    free(o2);
+    free(c2r);
+    free(rcounts);
+    free(out_n);
+}
+
+static const uint64_t xfer_counts[] = {1, 7, 64, 97, 1031};
+static const uint32_t xfer_chunks[][2] = {{1, 1}, {2, 1}, {3, 2}}; /* nchunks, in flight */
+
+static void xfer_row_matrix(algo_t algo, const uint32_t (*sizes)[2], int nsizes)
+{
+    for (int z = 0; z < nsizes && !unit_case_failed; z++) {
+        for (int c = 0; c < 3 && !unit_case_failed; c++) {
+            for (int k = 0; k < 5 && !unit_case_failed; k++) {
+                int h = (z + k) % 3;
+                xfer_row_case(algo, (themis_coll_t)c, sizes[z][0], sizes[z][1], xfer_counts[k],
+                              xfer_chunks[h][0], xfer_chunks[h][1], (z + k) & 1);
+            }
+        }
+    }
+}
+
+static void test_xfer_rings_same_messages(void)
+{
+    static const uint32_t sizes[][2] = {{3, 3}, {4, 3}, {3, 5}, {4, 4}};
+    xfer_row_matrix(ALGO_RINGS, sizes, 4);
+}
+
+/* torus2d also on degenerate and non-square shapes (its transposed
+ * quarters split their chunks the other way round). */
+static void test_xfer_torus2d_same_messages(void)
+{
+    static const uint32_t sizes[][2] = {{1, 4}, {3, 1}, {2, 2}, {2, 3}, {3, 3}, {4, 3}, {3, 5}};
+    xfer_row_matrix(ALGO_TORUS2D, sizes, 7);
+}
+
+static void test_xfer_rings_refuses(void)
+{
+    themis_ham_t ham;
+    themis_xfer_sched_t s;
+    int dup[9] = {0, 1, 2, 3, 4, 5, 6, 7, 7};
+    UNIT_CHECK(THEMIS_OK == themis_ham_build(3, 3, &ham, NULL, 0));
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, dup, 1, &s));
+    UNIT_CHECK(0 == s.nxfers && NULL == s.xfers);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL, 0, &s));
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED
+               == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL,
+                                    THEMIS_XFER_RINGS_MAX_XFERS / 100, &s));
+    /* split levels that do not make a block's units are refused by the
+     * check and the compiler, with a message */
+    char why[160] = "";
+    themis_program_t p;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d(THEMIS_COLL_ALLREDUCE, 2, 3, NULL, 2, &s));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_check(&s, why, sizeof(why)));
+    s.split_alt[2] = 5;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_check(&s, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "split levels"), "%s", why);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_compile(&s, 0, 100, NULL, 1, &p, why, sizeof(why)));
+    s.split_alt[2] = 2;
+    s.split[1] = 3;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_xfer_check(&s, why, sizeof(why)));
+    themis_xfer_free(&s);
+    themis_ham_free(&ham);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rings_matrix);
@@ -361,5 +617,8 @@ int main(void)
     UNIT_RUN(test_rings_grown_deep_pipeline);
     UNIT_RUN(test_rings_unsupported);
     UNIT_RUN(test_neighbour_traffic);
+    UNIT_RUN(test_xfer_rings_same_messages);
+    UNIT_RUN(test_xfer_rings_refuses);
+    UNIT_RUN(test_xfer_torus2d_same_messages);
     UNIT_EXIT();
 }

@@ -30,7 +30,7 @@ static void sum_i64(void *inout, const void *in, uint64_t n)
  * interleavings and compares every rank's output with the collective
  * computed directly (int64 sums of distinct inputs).  counts: the
  * reduce-scatter's recvcounts (NULL: total split evenly). */
-static void xfer_run_counts(const themis_xfer_sched_t *s, uint64_t total, const uint64_t *counts,
+static inline void xfer_run_counts(const themis_xfer_sched_t *s, uint64_t total, const uint64_t *counts,
                             uint32_t in_flight, uint32_t seeds)
 {
     char why[256] = "";
@@ -96,7 +96,7 @@ static void xfer_run_counts(const themis_xfer_sched_t *s, uint64_t total, const 
     free(displ);
 }
 
-static void xfer_run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
+static inline void xfer_run_schedule(const themis_xfer_sched_t *s, uint64_t total, uint32_t in_flight,
                               uint32_t seeds)
 {
     xfer_run_counts(s, total, NULL, in_flight, seeds);
