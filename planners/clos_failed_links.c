@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "degree_subgraph.h"
+#include "hash.h"
 
 #define NONE UINT32_MAX
 /* An ejection chain is at most this long (recursion depth). */
@@ -433,9 +434,9 @@ static themis_status_t twins(const lr_t *g, uint32_t *twin)
         return THEMIS_ERR_NOMEM;
     }
     for (uint32_t s = 0; s < S; s++) {
-        uint64_t x = 1469598103934665603ull;
+        uint64_t x = THEMIS_FNV_OFFSET;
         for (uint32_t t = 0; t < T; t++) {
-            x = (x ^ g->ok[(size_t) t * S + s]) * 1099511628211ull;
+            x = themis_fnv1a(x, &g->ok[(size_t) t * S + s], 1);
         }
         h[s] = x;
         twin[s] = NONE;

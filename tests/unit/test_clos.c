@@ -426,8 +426,46 @@ static void test_exact_failed_links(void)
     UNIT_CHECK(1 == x.max_load && 1 == x.lower_bound && x.optimal && x.searched &&
                0 == x.spine[0] && 1 == x.spine[1]);
     themis_clos_route_free(&x);
+    themis_clos_flows_free(&f);
+    themis_clos_free(&c);
+    /* 4x3, ToRs keep spines {0,2} {0,1} {1,2} {0,1}; flows 1->3, 3->1
+     * twice, 0->2, 1->0, 2->3: 1->3 must take spine 1 (1->0 has only 0)
+     * and spine 0 (2->3 has only 1), so the optimum is 2, although each
+     * ToR side alone fits load 1 (the bound stays 1): the search proves
+     * 2; with no search steps the gap is stated, not hidden */
+    {
+        static const uint32_t fl[6][2] = {{1, 3}, {3, 1}, {0, 2}, {1, 0}, {2, 3}, {3, 1}};
+        static const uint32_t cut[4][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 2}};
+        UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, 4, 3, 3));
+        themis_clos_flows_init(&f);
+        for (uint32_t k = 0; k < 6; k++) {
+            themis_clos_flows_add(&f, &c, host(&c, fl[k][0], k % 3), host(&c, fl[k][1], k % 3));
+        }
+        for (uint32_t k = 0; k < 4; k++) {
+            c.link_failed[cut[k][0] * 3 + cut[k][1]] = 1;
+        }
+        UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &f, &x));
+        UNIT_CHECKF(2 == x.max_load && 2 == x.lower_bound && x.optimal && 0 != x.search_steps &&
+                    !x.search_limit_hit, "max %u bound %u steps %llu", x.max_load,
+                    x.lower_bound, (unsigned long long) x.search_steps);
+        themis_clos_route_free(&x);
+        UNIT_CHECK(THEMIS_OK == themis_clos_route_exact_limit(&c, &f, 0, &x));
+        UNIT_CHECKF(2 == x.max_load && 1 == x.lower_bound && !x.optimal && x.search_limit_hit &&
+                    500000 == x.gap_ppm, "max %u bound %u gap %u", x.max_load, x.lower_bound,
+                    x.gap_ppm);
+        themis_clos_route_free(&x);
+        UNIT_CHECK(THEMIS_OK == themis_clos_route_ilp(&c, &f, 20000, &r));
+        UNIT_CHECK(2 == r.max_load && r.optimal);
+        themis_clos_route_free(&r);
+        themis_clos_flows_free(&f);
+        themis_clos_free(&c);
+    }
+    UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, 3, 2, 1));
+    themis_clos_flows_init(&f);
+    themis_clos_flows_add(&f, &c, host(&c, 0, 0), host(&c, 1, 0));
+    themis_clos_flows_add(&f, &c, host(&c, 2, 0), host(&c, 1, 0));
     /* (0, 1) and (1, 0): 0 -> 1 has no usable spine left */
-    c.link_failed[2 * 2 + 0] = 0;
+    c.link_failed[0 * 2 + 1] = 1;
     c.link_failed[1 * 2 + 0] = 1;
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_clos_route_exact(&c, &f, &x));
     themis_clos_route_free(&x);
