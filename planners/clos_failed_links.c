@@ -313,30 +313,191 @@ out:
     return st;
 }
 
+/* Flows grouped by ToR pair: pair k from side pu[k] to side pv[k], pm[k]
+ * flows, po[k] spines allowed (equal for all of them).  In the search the
+ * pairs are single flows and asg (their spines, NONE when unrouted) fixes
+ * the routed ones. */
+typedef struct {
+    uint32_t n, *pu, *pv, *pm, *po;
+    const uint32_t *asg;
+    uint32_t *links, *fin, *fout, *fr;      /* [nv] */
+    uint32_t *el, *er, *mult, *xs, *lo, *hi;
+} pairs_t;
+
+static void pairs_free(pairs_t *p)
+{
+    free(p->pu);
+    free(p->pv);
+    free(p->pm);
+    free(p->po);
+    free(p->el);
+    free(p->er);
+    free(p->mult);
+    free(p->xs);
+    free(p->links);
+}
+
+/* Room for m pairs; links[x]: side x's usable links.  -1 out of memory. */
+static int pairs_alloc(const lr_t *g, pairs_t *p)
+{
+    size_t m1 = (size_t) g->m + 1, nv = g->nv;
+    memset(p, 0, sizeof(*p));
+    p->pu = malloc(m1 * sizeof(uint32_t));
+    p->pv = malloc(m1 * sizeof(uint32_t));
+    p->pm = malloc(m1 * sizeof(uint32_t));
+    p->po = malloc(m1 * sizeof(uint32_t));
+    p->el = malloc(m1 * sizeof(uint32_t));
+    p->er = malloc(m1 * sizeof(uint32_t));
+    p->mult = malloc(m1 * sizeof(uint32_t));
+    p->xs = malloc(m1 * sizeof(uint32_t));
+    p->links = calloc(nv * 6, sizeof(uint32_t));
+    if (NULL == p->pu || NULL == p->pv || NULL == p->pm || NULL == p->po || NULL == p->el ||
+        NULL == p->er || NULL == p->mult || NULL == p->xs || NULL == p->links) {
+        pairs_free(p);
+        return -1;
+    }
+    p->fin = p->links + nv;
+    p->fout = p->fin + nv;
+    p->fr = p->fout + nv;
+    p->lo = p->fr + nv;
+    p->hi = p->lo + nv;
+    for (uint32_t x = 0; x < g->nv; x++) {
+        for (uint32_t s = 0; s < g->S; s++) {
+            p->links[x] += g->ok[(size_t) tor_of(g, x) * g->S + s];
+        }
+    }
+    return 0;
+}
+
+/* The spine-split condition for load L and spine s: the flows on s form a
+ * subgraph H - with every flow that may take only s, without those that
+ * may not take s - with at most L flows at each side, the rest at most
+ * L times the side's other links.  A side with exactly L flows per link
+ * needs L flows on every spine, so H must cover such sides perfectly: a
+ * matching condition across sides that Hall's condition at one side does
+ * not see.  One degree-bounded subgraph (max flow).  1 / 0, -1. */
+static int split_fits(const lr_t *g, pairs_t *p, uint32_t s, uint32_t L)
+{
+    uint32_t T = g->T, S = g->S, m = 0;
+    memset(p->fin, 0, (size_t) g->nv * sizeof(*p->fin));
+    memset(p->fout, 0, (size_t) g->nv * sizeof(*p->fout));
+    memset(p->fr, 0, (size_t) g->nv * sizeof(*p->fr));
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint32_t u = p->pu[k], v = p->pv[k], a = (NULL != p->asg) ? p->asg[k] : NONE;
+        int in = g->ok[(size_t) u * S + s] && g->ok[(size_t) tor_of(g, v) * S + s];
+        int both = (NONE == a && in && p->po[k] > 1);
+        in = (NONE == a) ? in : (a == s);
+        uint32_t *cnt = both ? p->fr : in ? p->fin : p->fout;
+        cnt[u] += p->pm[k];
+        cnt[v] += p->pm[k];
+        if (both) {
+            p->el[m] = u;
+            p->er[m] = v - T;
+            p->mult[m++] = p->pm[k];
+        }
+    }
+    for (uint32_t x = 0; x < g->nv; x++) {
+        uint64_t on = g->ok[(size_t) tor_of(g, x) * S + s];
+        uint64_t capf = (uint64_t) L * on, capr = (uint64_t) L * (p->links[x] - on);
+        if (p->fin[x] > capf || p->fout[x] > capr) {
+            return 0;
+        }
+        uint64_t need = (uint64_t) p->fr[x] + p->fout[x];
+        p->hi[x] = (uint32_t) ((p->fr[x] < capf - p->fin[x]) ? p->fr[x] : capf - p->fin[x]);
+        p->lo[x] = (uint32_t) ((need > capr) ? need - capr : 0);
+    }
+    return themis_degree_subgraph(T, T, m, p->el, p->er, p->mult, p->lo, p->hi, p->xs);
+}
+
+/* Raises *bound (below load) while some spine's split condition fails at
+ * *bound.  THEMIS_ERR_NOMEM. */
+static themis_status_t split_bound(const lr_t *g, uint32_t load, uint32_t *bound)
+{
+    uint32_t T = g->T, S = g->S;
+    pairs_t p;
+    uint32_t *last = malloc((size_t) g->nv * sizeof(*last));
+    if (NULL == last || 0 != pairs_alloc(g, &p)) {
+        free(last);
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t x = 0; x < g->nv; x++) {
+        last[x] = NONE;
+    }
+    /* pairs by source side, destinations in first-seen order */
+    for (uint32_t u = 0; u < T; u++) {
+        uint32_t from = p.n;
+        for (uint32_t k = g->first[u]; k < g->first[u + 1]; k++) {
+            uint32_t e = g->adj[k], v = g->end[2 * e + 1];
+            if (NONE != last[v] && last[v] >= from) {
+                p.pm[last[v]]++;
+                continue;
+            }
+            last[v] = p.n;
+            p.pu[p.n] = u;
+            p.pv[p.n] = v;
+            p.pm[p.n] = 1;
+            p.po[p.n] = 0;
+            for (uint32_t s = 0; s < S; s++) {
+                p.po[p.n] += allowed(g, e, s);
+            }
+            p.n++;
+        }
+    }
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t s = 0; s < S && *bound < load;) {
+        int rc = split_fits(g, &p, s, *bound);
+        if (rc < 0) {
+            st = THEMIS_ERR_NOMEM;
+            break;
+        }
+        /* *bound infeasible: every spine again at the next load */
+        *bound += (0 == rc);
+        s = (0 == rc) ? 0 : s + 1;
+    }
+    free(last);
+    pairs_free(&p);
+    return st;
+}
+
 /* Every side can still take its unrouted flows: the spines with room at
  * side x, each counted up to its room and to the unrouted flows at x that
- * may still take it, add up to at least those flows.  Costs 2 m S steps
+ * may still take it, add up to at least those flows.  When they add up to
+ * exactly that, every spine must get that many, so a spine whose
+ * candidates do not exceed its room needs all of them: *fe, *fs is such a
+ * forced (flow, spine), the first found, or NONE.  Costs 2 m S steps
  * (from *left). */
-static int sides_fit(const lr_t *g, uint32_t L, uint64_t *left)
+static int sides_fit(const lr_t *g, uint32_t L, uint64_t *left, uint32_t *fe, uint32_t *fs)
 {
     uint64_t cost = 2ull * g->m * g->S;
     *left -= (*left >= cost) ? cost : *left;
+    *fe = NONE;
     for (uint32_t x = 0; x < g->nv; x++) {
-        uint32_t rem = 0, cap = 0;
+        uint32_t rem = 0, cap = 0, xe = NONE, xs = NONE;
         for (uint32_t k = g->first[x]; k < g->first[x + 1]; k++) {
             rem += (NONE == g->sp[g->adj[k]]);
         }
-        for (uint32_t s = 0; s < g->S && cap < rem; s++) {
+        for (uint32_t s = 0; 0 != rem && s < g->S && cap <= rem; s++) {
             uint32_t room = L - ((*load_at(g, x, s) < L) ? *load_at(g, x, s) : L), can = 0;
-            for (uint32_t k = g->first[x]; 0 != room && k < g->first[x + 1] && can < room; k++) {
+            uint32_t one = NONE;
+            for (uint32_t k = g->first[x]; 0 != room && k < g->first[x + 1] && can <= room; k++) {
                 uint32_t e = g->adj[k];
                 uint32_t y = (g->end[2 * e] == x) ? g->end[2 * e + 1] : g->end[2 * e];
-                can += (NONE == g->sp[e] && *load_at(g, y, s) < L && allowed(g, e, s));
+                if (NONE == g->sp[e] && *load_at(g, y, s) < L && allowed(g, e, s)) {
+                    one = (0 == can++) ? e : one;
+                }
             }
-            cap += can;
+            cap += (can < room) ? can : room;
+            if (0 != can && can <= room && NONE == xe) {
+                xe = one;
+                xs = s;
+            }
         }
         if (cap < rem) {
             return 0;
+        }
+        if (cap == rem && NONE == *fe && NONE != xe) {
+            *fe = xe;
+            *fs = xs;
         }
     }
     return 1;
@@ -347,9 +508,10 @@ static int sides_fit(const lr_t *g, uint32_t L, uint64_t *left)
  * its spines in id order; an unused spine is skipped when the previous
  * spine with the same usable ToRs (twin[s]) is unused too, since the two
  * are interchangeable.  1: found (g->sp), 0: none exists, 2: *left steps
- * ran out. */
+ * ran out, -1: out of memory. */
 static int search(lr_t *g, uint32_t L, const uint32_t *twin, uint32_t *used, uint32_t *un,
-                  uint32_t *st_e, uint32_t *st_next, uint64_t *left)
+                  uint32_t *st_e, uint32_t *st_next, uint32_t *st_only, pairs_t *sp,
+                  uint64_t *left)
 {
     uint32_t m = g->m, S = g->S, nun = 0, d = 0;
     g->L = L;
@@ -381,13 +543,33 @@ static int search(lr_t *g, uint32_t L, const uint32_t *twin, uint32_t *used, uin
                 bk = k;
             }
         }
-        if (0 != bc && !sides_fit(g, L, left)) {
+        uint32_t fe = NONE, fs = NONE;
+        if (0 != bc && !sides_fit(g, L, left, &fe, &fs)) {
             bc = 0;
+        }
+        /* each spine's split condition with the routed flows fixed; a max
+         * flow of m arcs per spine, charged 4 m steps each */
+        for (uint32_t s = 0; 0 != bc && s < S; s++) {
+            *left -= (*left >= 4ull * m) ? 4ull * m : *left;
+            int rc = split_fits(g, sp, s, L);
+            if (rc < 0) {
+                return -1;
+            }
+            bc = (0 == rc) ? 0 : bc;
+        }
+        if (1 < bc && NONE != fe) {
+            /* a forced spine beats any branching */
+            best = fe;
+            for (bk = 0; un[bk] != fe; bk++) {
+            }
+        } else {
+            fs = NONE;
         }
         if (0 != bc) {
             un[bk] = un[--nun];
             st_e[d] = best;
             st_next[d] = 0;
+            st_only[d] = fs;
             descend = 1;
         }
         /* try the next spine of the top flow; pop while none is left */
@@ -402,7 +584,12 @@ static int search(lr_t *g, uint32_t L, const uint32_t *twin, uint32_t *used, uin
             }
             uint32_t e = st_e[d], u = g->end[2 * e], v = g->end[2 * e + 1], s = st_next[d];
             *left -= (*left >= S) ? S : *left;
-            for (; s < S; s++) {
+            if (NONE != st_only[d]) {
+                /* forced: that spine or nothing (no twin skip needed) */
+                s = (s <= st_only[d] && *load_at(g, u, st_only[d]) < L &&
+                     *load_at(g, v, st_only[d]) < L) ? st_only[d] : S;
+            }
+            for (; NONE == st_only[d] && s < S; s++) {
                 if (*load_at(g, u, s) < L && *load_at(g, v, s) < L && allowed(g, e, s) &&
                     !(0 == used[s] && NONE != twin[s] && 0 == used[twin[s]])) {
                     break;
@@ -476,6 +663,8 @@ themis_status_t themis_clos_route_failed_links(const themis_clos_t *c,
     g.load = calloc(states, sizeof(*g.load));
     g.seen = calloc(states, sizeof(*g.seen));
     uint32_t *twin = NULL, *used = NULL, *un = NULL, *st_e = NULL, *st_next = NULL;
+    uint32_t *st_only = NULL;
+    pairs_t sp = {0};
     themis_status_t st = THEMIS_ERR_NOMEM;
     if (NULL == ok || NULL == ord || NULL == fl || NULL == nopt || NULL == best || NULL == tabu ||
         NULL == cnt ||
@@ -570,20 +759,36 @@ themis_status_t themis_clos_route_failed_links(const themis_clos_t *c,
         st = hall_bound(&g, load, &bound);
     }
     if (THEMIS_OK == st && bound < load) {
+        st = split_bound(&g, load, &bound);
+    }
+    if (THEMIS_OK == st && bound < load) {
         twin = malloc((size_t) S * sizeof(*twin));
         used = malloc((size_t) S * sizeof(*used));
         un = malloc(((size_t) m + 1) * sizeof(*un));
         st_e = malloc(((size_t) m + 1) * sizeof(*st_e));
         st_next = malloc(((size_t) m + 1) * sizeof(*st_next));
-        st = (NULL == twin || NULL == used || NULL == un || NULL == st_e || NULL == st_next)
+        st_only = malloc(((size_t) m + 1) * sizeof(*st_only));
+        st = (NULL == twin || NULL == used || NULL == un || NULL == st_e || NULL == st_next ||
+              NULL == st_only || 0 != pairs_alloc(&g, &sp))
                  ? THEMIS_ERR_NOMEM
                  : twins(&g, twin);
+        /* the search's split pairs: single flows, routed ones fixed */
+        for (uint32_t e = 0; THEMIS_OK == st && e < m; e++) {
+            sp.pu[e] = g.end[2 * e];
+            sp.pv[e] = g.end[2 * e + 1];
+            sp.pm[e] = 1;
+            sp.po[e] = nopt[e];
+        }
+        sp.n = m;
+        sp.asg = g.sp;
         uint64_t steps = step_limit;
         while (THEMIS_OK == st && bound < load) {
-            int rc = search(&g, load - 1, twin, used, un, st_e, st_next, &steps);
+            int rc = search(&g, load - 1, twin, used, un, st_e, st_next, st_only, &sp, &steps);
             if (1 == rc) {
                 load--;
                 memcpy(best, g.sp, (size_t) m * sizeof(*best));
+            } else if (rc < 0) {
+                st = THEMIS_ERR_NOMEM;
             } else if (0 == rc) {
                 bound = load;
             } else {
@@ -617,5 +822,7 @@ out:
     free(un);
     free(st_e);
     free(st_next);
+    free(st_only);
+    pairs_free(&sp);
     return st;
 }

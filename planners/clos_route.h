@@ -41,13 +41,21 @@
  *             flow); feasibility only grows with L, so a binary search on
  *             L in [1, D] finds the optimum, and lower_bound is that L
  *             (L - 1 was proven infeasible).
- *             Other patterns of failed links: THEMIS_ERR_UNSUPPORTED.  The
- *             problem is then NP-hard in general (a partial Latin square
- *             completes iff its Clos instance - rows as source ToRs,
- *             columns as destination ToRs, symbols as spines, a filled cell
- *             failing its symbol's cable at its row and its column, an
- *             empty cell a flow - has max load 1; Colbourn 1984), which is
- *             what the ILP is for.
+ *             Any other pattern of failed links: certified, not guaranteed
+ *             (clos_failed_links.h).  The problem is then NP-hard in
+ *             general: a partial Latin square completes iff its Clos
+ *             instance - rows as source ToRs, columns as destination ToRs,
+ *             symbols as spines, a filled cell failing its symbol's cable
+ *             at its row and its column, an empty cell a flow - has max
+ *             load 1 (Colbourn 1984: completion is NP-complete), so no
+ *             polynomial method is optimal on every pattern unless P = NP.
+ *             exact computes a bound (ToR bound, Hall's condition per ToR
+ *             side), routes in polynomial time (ejection chains, a
+ *             min-conflicts repair) and, when that misses the bound,
+ *             searches with a step limit; optimal is set only when the
+ *             load meets a proven bound, else the result carries the gap
+ *             (lower_bound < max_load, gap_ppm, search_limit_hit) and the
+ *             ILP is the way to go further.
  *   ilp       clos_ilp.h (GLPK: the CLI and the tests, not the component).
  *   ecmp      each flow on a uniform random usable spine (what hashing
  *             does), over `draws` draws of a fixed-seed PRNG (splitmix64):
