@@ -18,6 +18,9 @@
 #define NONE UINT32_MAX
 /* An ejection chain is at most this long (recursion depth). */
 #define CHAIN_DEPTH 4096u
+/* Chain steps one flow may spend: room for an alternating path through
+ * every (side, spine) state a few times over. */
+#define CHAIN_STEPS(g) (4ull * (g)->nv * (g)->S + 256)
 
 typedef struct {
     uint32_t T, S, m, nv, L;
@@ -116,7 +119,8 @@ static int chain(lr_t *g, uint32_t x, uint32_t c, uint32_t depth)
 
 /* Flow e onto a spine at max load L: directly (the least loaded spine with
  * room at both ends, lowest id on ties), else by an ejection chain from
- * either end.  0 when neither works within the budget. */
+ * either end.  0 when neither works within g->budget chain steps (set by
+ * the caller, spent here). */
 static int insert(lr_t *g, uint32_t e)
 {
     uint32_t u = g->end[2 * e], v = g->end[2 * e + 1], best = NONE, bl = UINT32_MAX;
@@ -131,7 +135,6 @@ static int insert(lr_t *g, uint32_t e)
         put(g, e, best);
         return 1;
     }
-    g->budget = 4ull * g->nv * g->S + 256;
     for (int side = 0; side < 2; side++) {
         uint32_t has = side ? v : u, over = side ? u : v;
         for (uint32_t s = 0; s < g->S; s++) {
@@ -165,18 +168,25 @@ static uint32_t draw(uint64_t *x, uint32_t n)
  * no chain places goes onto the allowed spine that evicts the fewest
  * flows (ties drawn), never straight back to the spine it was last
  * evicted from (tabu[]); one flow over L at either end is evicted
- * (drawn) and queued.  Stops when the queue is empty or after `kicks`
- * evictions; *left: flows still unplaced, moved to q[0 .. *left).  q
- * holds m + 1 entries (a ring). */
+ * (drawn) and queued.  Stops when the queue is empty, after `kicks`
+ * evictions or after `work` steps (chain steps and spine scans); *left:
+ * flows still unplaced, moved to q[0 .. *left).  q holds m + 1 entries
+ * (a ring). */
 static void repair(lr_t *g, uint32_t *q, uint32_t *left, uint32_t *tabu, uint64_t kicks,
-                   uint64_t *rng)
+                   uint64_t work, uint64_t *rng)
 {
     uint32_t cap = g->m + 1, head = 0, n = *left, L = g->L;
-    while (0 != n && 0 != kicks) {
+    while (0 != n && 0 != kicks && 0 != work) {
         uint32_t e = q[head];
         head = (head + 1) % cap;
         n--;
-        if (insert(g, e)) {
+        uint64_t give = (CHAIN_STEPS(g) < work) ? CHAIN_STEPS(g) : work;
+        g->budget = give;
+        int placed = insert(g, e);
+        /* every attempt costs at least a scan of the spines */
+        work -= give - g->budget;
+        work -= (work >= g->S) ? g->S : work;
+        if (placed) {
             continue;
         }
         kicks--;
@@ -735,6 +745,7 @@ themis_status_t themis_clos_route_failed_links(const themis_clos_t *c,
             before = left;
             uint32_t keep = 0;
             for (uint32_t k = 0; k < left; k++) {
+                g.budget = CHAIN_STEPS(&g);
                 if (!insert(&g, ord[k])) {
                     ord[keep++] = ord[k];
                 }
@@ -745,7 +756,7 @@ themis_status_t themis_clos_route_failed_links(const themis_clos_t *c,
             for (uint32_t e = 0; e < m; e++) {
                 tabu[e] = NONE;
             }
-            repair(&g, ord, &left, tabu, 50ull * m + 1000, &rng);
+            repair(&g, ord, &left, tabu, 50ull * m + 1000, 64ull * (m + g.nv) * S, &rng);
         }
         if (0 == left) {
             break;
