@@ -346,6 +346,20 @@ static void test_ilp_agrees_with_exact(void)
     }
 }
 
+/* exact and the ILP (20 s limit) on one instance: the same status; 1 when
+ * both routed.  *above: exact's max load is above the ToR bound. */
+static int exact_and_ilp(themis_clos_t *c, themis_clos_flows_t *f, uint32_t trial,
+                         themis_clos_route_t *x, themis_clos_route_t *r, int *above)
+{
+    uint32_t tor_bound = 0;
+    themis_status_t sb = themis_clos_lower_bound(c, f, &tor_bound, NULL, NULL);
+    themis_status_t sx = themis_clos_route_exact(c, f, x);
+    themis_status_t si = themis_clos_route_ilp(c, f, 20000, r);
+    UNIT_CHECKF(sx == si, "trial %u: exact %d ilp %d", trial, (int) sx, (int) si);
+    *above = (THEMIS_OK == sb && THEMIS_OK == sx && x->max_load > tor_bound);
+    return THEMIS_OK == sx && THEMIS_OK == si;
+}
+
 /* Fails the cables of a random block X x F of the Clos: |X| ToRs from
  * 1 .. xmax, |F| spines from 1 .. fmax. */
 static void fail_block(themis_clos_t *c, uint32_t xmax, uint32_t fmax)
@@ -392,6 +406,21 @@ static void crowd_block(themis_clos_t *c, themis_clos_flows_t *f)
     random_flows(c, rnd(T), f);
 }
 
+/* 4 ToRs x S spines, S hosts each: flows fl[0 .. n) (ToR pairs), and
+ * the cables cut[0 .. 4) (ToR, spine) down. */
+static void hand_case(themis_clos_t *c, themis_clos_flows_t *f, uint32_t S,
+                      const uint32_t (*fl)[2], uint32_t n, const uint32_t (*cut)[2])
+{
+    UNIT_CHECK(THEMIS_OK == themis_clos_init(c, 4, S, S));
+    themis_clos_flows_init(f);
+    for (uint32_t k = 0; k < n; k++) {
+        themis_clos_flows_add(f, c, host(c, fl[k][0], k % S), host(c, fl[k][1], k % S));
+    }
+    for (uint32_t k = 0; k < 4; k++) {
+        c->link_failed[cut[k][0] * S + cut[k][1]] = 1;
+    }
+}
+
 static void test_exact_failed_links(void)
 {
     themis_clos_t c;
@@ -436,14 +465,7 @@ static void test_exact_failed_links(void)
     {
         static const uint32_t fl[6][2] = {{1, 3}, {3, 1}, {0, 2}, {1, 0}, {2, 3}, {3, 1}};
         static const uint32_t cut[4][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 2}};
-        UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, 4, 3, 3));
-        themis_clos_flows_init(&f);
-        for (uint32_t k = 0; k < 6; k++) {
-            themis_clos_flows_add(&f, &c, host(&c, fl[k][0], k % 3), host(&c, fl[k][1], k % 3));
-        }
-        for (uint32_t k = 0; k < 4; k++) {
-            c.link_failed[cut[k][0] * 3 + cut[k][1]] = 1;
-        }
+        hand_case(&c, &f, 3, fl, 6, cut);
         UNIT_CHECK(THEMIS_OK == themis_clos_route_exact_limit(&c, &f, 0, &x));
         UNIT_CHECKF(2 == x.max_load && 2 == x.lower_bound && x.optimal && 0 == x.search_steps,
                     "max %u bound %u steps %llu", x.max_load, x.lower_bound,
@@ -463,14 +485,7 @@ static void test_exact_failed_links(void)
         static const uint32_t fl[10][2] = {{0, 2}, {1, 3}, {2, 1}, {3, 0}, {0, 3},
                                            {1, 2}, {2, 0}, {3, 1}, {0, 3}, {3, 0}};
         static const uint32_t cut[4][2] = {{0, 1}, {1, 0}, {2, 3}, {3, 2}};
-        UNIT_CHECK(THEMIS_OK == themis_clos_init(&c, 4, 4, 4));
-        themis_clos_flows_init(&f);
-        for (uint32_t k = 0; k < 10; k++) {
-            themis_clos_flows_add(&f, &c, host(&c, fl[k][0], k % 4), host(&c, fl[k][1], k % 4));
-        }
-        for (uint32_t k = 0; k < 4; k++) {
-            c.link_failed[cut[k][0] * 4 + cut[k][1]] = 1;
-        }
+        hand_case(&c, &f, 4, fl, 10, cut);
         UNIT_CHECK(THEMIS_OK == themis_clos_route_exact(&c, &f, &x));
         UNIT_CHECKF(2 == x.max_load && 2 == x.lower_bound && x.optimal && 0 != x.search_steps &&
                     !x.search_limit_hit, "max %u bound %u steps %llu", x.max_load,
@@ -530,17 +545,13 @@ static void test_exact_failed_links(void)
             crowd_block(&c, &f);
             break;
         }
-        uint32_t tor_bound = 0;
-        themis_status_t sb = themis_clos_lower_bound(&c, &f, &tor_bound, NULL, NULL);
-        themis_status_t sx = themis_clos_route_exact(&c, &f, &x);
-        themis_status_t si = themis_clos_route_ilp(&c, &f, 20000, &r);
-        UNIT_CHECKF(sx == si, "trial %u: exact %d ilp %d", trial, (int) sx, (int) si);
-        if (THEMIS_OK == sx && THEMIS_OK == si) {
+        int above = 0;
+        if (exact_and_ilp(&c, &f, trial, &x, &r, &above)) {
             UNIT_CHECKF(r.optimal && r.max_load == x.max_load && x.optimal &&
                         x.lower_bound == x.max_load,
                         "trial %u (%ux%u): ilp %u (optimal %d) exact %u bound %u", trial, T, S,
                         r.max_load, r.optimal, x.max_load, x.lower_bound);
-            above_tor_bound += (THEMIS_OK == sb && x.max_load > tor_bound);
+            above_tor_bound += above;
         }
         themis_clos_route_free(&x);
         themis_clos_route_free(&r);
@@ -611,12 +622,8 @@ static void test_exact_any_failed_links(void)
             themis_clos_fail_top_spines(&c, rnd(2));
             fail_random(&c, pct[trial % 5]);
         }
-        uint32_t tor_bound = 0;
-        themis_status_t sb = themis_clos_lower_bound(&c, &f, &tor_bound, NULL, NULL);
-        themis_status_t sx = themis_clos_route_exact(&c, &f, &x);
-        themis_status_t si = themis_clos_route_ilp(&c, &f, 20000, &r);
-        UNIT_CHECKF(sx == si, "trial %u: exact %d ilp %d", trial, (int) sx, (int) si);
-        if (THEMIS_OK == sx && THEMIS_OK == si) {
+        int above = 0;
+        if (exact_and_ilp(&c, &f, trial, &x, &r, &above)) {
             compared += r.optimal;
             /* exact's bound is a bound, its claim a fact */
             UNIT_CHECKF(r.optimal && x.lower_bound <= r.max_load && x.max_load >= r.max_load &&
@@ -632,7 +639,7 @@ static void test_exact_any_failed_links(void)
             unproven += !x.optimal;
             searched += x.searched;
             by_search += (0 != x.search_steps);
-            above_tor += (THEMIS_OK == sb && x.max_load > tor_bound);
+            above_tor += above;
             if (0 != x.search_steps) {
                 UNIT_CHECK(THEMIS_OK == themis_clos_route_exact_limit(&c, &f, 0, &h));
                 UNIT_CHECKF(!h.optimal && h.lower_bound < h.max_load && 0 != h.gap_ppm &&
