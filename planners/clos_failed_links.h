@@ -12,11 +12,15 @@
  * clos_route.h), so no polynomial method can be optimal on every pattern;
  * what this offers instead is certification:
  *
- *   1. bound: the ToR bound (a ToR's flows over its usable links) and, per
+ *   1. bound: the ToR bound (a ToR's flows over its usable links); per
  *      ToR side, Hall's condition for its flows alone: a b-matching of its
  *      flows onto the spines each may use, L per spine (one maximum flow,
- *      degree_subgraph.h).  It catches flows that share few spines, e.g.
- *      many senders that lost different cables all sending to one ToR.
+ *      degree_subgraph.h), which catches flows that share few spines, e.g.
+ *      senders that lost different cables all sending to one ToR; per
+ *      spine s, the split condition: the flows on s form a subgraph with
+ *      at most L at each side while the rest fit L times the other links
+ *      (one degree-bounded subgraph), which sees across sides: a side with
+ *      exactly L flows per link needs L on every spine.
  *   2. construction, polynomial: flows most constrained first, each onto
  *      an allowed spine with room at both ends, else by an ejection chain
  *      (König's alternating path, generalised: the flow goes where its
@@ -26,11 +30,13 @@
  *      step budget per flow).  A flow that cannot be placed at L waits for
  *      L + 1.  Meeting the bound proves the result optimal.
  *   3. otherwise an exact search decides L - 1: depth first, the flow with
- *      the fewest choices next, spines in id order, spines with the same
- *      usable ToRs and no flows yet tried once; every spine check is one
- *      step.  Success lowers the load and repeats; exhaustion proves L
- *      optimal; the step limit stops it with the gap stated (load above
- *      bound, not proven).
+ *      the fewest choices next (a spine a tight side forces first), spines
+ *      in id order, spines with the same usable ToRs and no flows yet
+ *      tried once; every node checks the sides' capacity and each spine's
+ *      split condition with the routed flows fixed; steps count spine
+ *      checks and max-flow arcs.  Success lowers the load and repeats;
+ *      exhaustion proves L optimal; the step limit stops it with the gap
+ *      stated (load above bound, not proven).
  * Everything is integer and ordered by ids: the same input gives the same
  * routing on every machine.
  */
@@ -39,7 +45,7 @@
 
 #include "clos.h"
 
-/* The exact search's default limit, in spine checks (about 0.1-0.5 s). */
+/* The exact search's default limit in steps (well under a second). */
 #define THEMIS_CLOS_SEARCH_STEPS 100000000ull
 
 typedef struct {
