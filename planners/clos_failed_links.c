@@ -18,9 +18,9 @@
 #define NONE UINT32_MAX
 /* An ejection chain is at most this long (recursion depth). */
 #define CHAIN_DEPTH 4096u
-/* Chain steps one flow may spend: room for an alternating path through
- * every (side, spine) state a few times over. */
-#define CHAIN_STEPS(g) (4ull * (g)->nv * (g)->S + 256)
+/* Chain steps one flow may spend (a step per flow and spine looked at):
+ * an alternating path through every (side, spine) state, and then some. */
+#define CHAIN_STEPS(g) (16ull * (g)->nv * (g)->S + 1024)
 
 typedef struct {
     uint32_t T, S, m, nv, L;
@@ -78,11 +78,21 @@ static void new_stamp(lr_t *g)
 static int chain(lr_t *g, uint32_t x, uint32_t c, uint32_t depth)
 {
     for (int pass = 0; pass < 2; pass++) {
+        /* a step per flow looked at, S per flow whose spines are tried */
+        uint32_t deg = g->first[x + 1] - g->first[x];
+        if (g->budget < deg) {
+            return 0;
+        }
+        g->budget -= deg;
         for (uint32_t k = g->first[x]; k < g->first[x + 1]; k++) {
             uint32_t e = g->adj[k];
             if (g->sp[e] != c) {
                 continue;
             }
+            if (g->budget < g->S) {
+                return 0;
+            }
+            g->budget -= g->S;
             uint32_t y = (g->end[2 * e] == x) ? g->end[2 * e + 1] : g->end[2 * e];
             for (uint32_t d = 0; d < g->S; d++) {
                 if (d == c || *load_at(g, x, d) >= g->L || !allowed(g, e, d)) {
@@ -94,10 +104,6 @@ static int chain(lr_t *g, uint32_t x, uint32_t c, uint32_t depth)
                 if ((0 == pass) != room || (1 == pass && g->seen[st] == g->stamp)) {
                     continue;
                 }
-                if (0 == g->budget) {
-                    return 0;
-                }
-                g->budget--;
                 take(g, e);
                 put(g, e, d);
                 if (room) {
