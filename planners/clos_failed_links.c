@@ -19,8 +19,11 @@
 /* An ejection chain is at most this long (recursion depth). */
 #define CHAIN_DEPTH 4096u
 /* Chain steps one flow may spend (a step per flow and spine looked at):
- * an alternating path through every (side, spine) state, and then some. */
-#define CHAIN_STEPS(g) (16ull * (g)->nv * (g)->S + 1024)
+ * an alternating path through every (side, spine) state, and then some,
+ * up to 2^22 on the largest Clos. */
+#define CHAIN_STEPS(g) \
+    ((16ull * (g)->nv * (g)->S + 1024 < (1ull << 22)) ? 16ull * (g)->nv * (g)->S + 1024 \
+                                                       : (1ull << 22))
 
 typedef struct {
     uint32_t T, S, m, nv, L;
