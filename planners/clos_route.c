@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "clos_failed_links.h"
 #include "degree_subgraph.h"
 
 static uint64_t now_ns(void)
@@ -663,6 +664,13 @@ out:
 themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
                                         themis_clos_route_t *r)
 {
+    return themis_clos_route_exact_limit(c, f, THEMIS_CLOS_SEARCH_STEPS, r);
+}
+
+themis_status_t themis_clos_route_exact_limit(const themis_clos_t *c,
+                                              const themis_clos_flows_t *f, uint64_t step_limit,
+                                              themis_clos_route_t *r)
+{
     /* freeable on every return */
     memset(r, 0, sizeof(*r));
     uint32_t T = c->ntors, fsp[THEMIS_CLOS_MAX_SPINES], hsp[THEMIS_CLOS_MAX_SPINES], nf, nh;
@@ -670,10 +678,8 @@ themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clo
     if (NULL == in_x) {
         return THEMIS_ERR_NOMEM;
     }
-    if (0 != failed_block(c, in_x, fsp, &nf, hsp, &nh)) {
-        free(in_x);
-        return THEMIS_ERR_UNSUPPORTED;
-    }
+    int block = (0 == failed_block(c, in_x, fsp, &nf, hsp, &nh));
+    themis_clos_links_result_t lr = {0};
     themis_status_t st = route_start(f, THEMIS_CLOS_EXACT, r);
     uint32_t *idx = malloc(((size_t) f->n + 1) * sizeof(*idx)), n = 0, opt = 0;
     if (THEMIS_OK != st || NULL == idx) {
@@ -688,7 +694,15 @@ themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clo
             idx[n++] = i;
         }
     }
-    if (0 == nf) {
+    if (!block) {
+        /* not one block: bound, ejection chains, bounded search */
+        st = themis_clos_route_failed_links(c, f, idx, n, step_limit, r->spine, &lr);
+        opt = lr.bound;
+        r->searched = 1;
+        r->heuristic_load = lr.heuristic;
+        r->search_steps = lr.steps;
+        r->search_limit_hit = lr.limit_hit;
+    } else if (0 == nf) {
         /* ceil(D / S) on the S working spines; nothing crosses when
          * none works, which the evaluation reports */
         st = (0 == nh) ? THEMIS_OK : colour_onto(c, f, idx, n, hsp, nh, r->spine);
@@ -703,9 +717,14 @@ themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clo
     }
     st = finish(c, f, r);
     if (THEMIS_OK == st && opt > r->lower_bound) {
-        /* exact_split proved that opt - 1 is infeasible */
+        /* exact_split proved that opt - 1 is infeasible, or the failed-link
+         * router's bound or search did */
         r->lower_bound = opt;
         r->optimal = (r->max_load == opt);
+    }
+    if (THEMIS_OK == st && r->max_load > r->lower_bound) {
+        r->gap_ppm = (uint32_t) ((uint64_t) (r->max_load - r->lower_bound) * 1000000u /
+                                 r->max_load);
     }
     return st;
 }

@@ -41,13 +41,21 @@
  *             flow); feasibility only grows with L, so a binary search on
  *             L in [1, D] finds the optimum, and lower_bound is that L
  *             (L - 1 was proven infeasible).
- *             Other patterns of failed links: THEMIS_ERR_UNSUPPORTED.  The
- *             problem is then NP-hard in general (a partial Latin square
- *             completes iff its Clos instance - rows as source ToRs,
- *             columns as destination ToRs, symbols as spines, a filled cell
- *             failing its symbol's cable at its row and its column, an
- *             empty cell a flow - has max load 1; Colbourn 1984), which is
- *             what the ILP is for.
+ *             Any other pattern of failed links: certified, not guaranteed
+ *             (clos_failed_links.h).  The problem is then NP-hard in
+ *             general: a partial Latin square completes iff its Clos
+ *             instance - rows as source ToRs, columns as destination ToRs,
+ *             symbols as spines, a filled cell failing its symbol's cable
+ *             at its row and its column, an empty cell a flow - has max
+ *             load 1 (Colbourn 1984: completion is NP-complete), so no
+ *             polynomial method is optimal on every pattern unless P = NP.
+ *             exact computes a bound (ToR bound, Hall's condition per ToR
+ *             side), routes in polynomial time (ejection chains, a
+ *             min-conflicts repair) and, when that misses the bound,
+ *             searches with a step limit; optimal is set only when the
+ *             load meets a proven bound, else the result carries the gap
+ *             (lower_bound < max_load, gap_ppm, search_limit_hit) and the
+ *             ILP is the way to go further.
  *   ilp       clos_ilp.h (GLPK: the CLI and the tests, not the component).
  *   ecmp      each flow on a uniform random usable spine (what hashing
  *             does), over `draws` draws of a fixed-seed PRNG (splitmix64):
@@ -88,9 +96,14 @@ typedef struct {
     uint32_t slowest_share_ppm; /* slowest_bps / link_bps in millionths, rounded down */
     uint64_t run_ns;
     uint32_t components;        /* parallel: connected components */
-    /* ilp */
+    /* ilp, exact */
     int optimal;                /* max_load is proven optimal */
     uint32_t gap_ppm;           /* (max_load - lower_bound) / max_load, millionths */
+    /* exact around failed links that are not one block */
+    int searched;               /* the failed-link router ran */
+    uint32_t heuristic_load;    /* its construction's max load */
+    uint64_t search_steps;      /* its exact search's steps */
+    int search_limit_hit;       /* the search stopped at its limit: maybe not optimal */
     /* ecmp */
     uint32_t draws;
     uint64_t seed;
@@ -109,10 +122,16 @@ themis_status_t themis_clos_route_greedy(const themis_clos_t *c, const themis_cl
 /* nthreads >= 1 (1: the components one after the other). */
 themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_clos_flows_t *f,
                                            uint32_t nthreads, themis_clos_route_t *r);
-/* THEMIS_ERR_UNSUPPORTED when the failed links are not one block X x F
- * (see exact above; the ILP's case). */
+/* exact with the search limit THEMIS_CLOS_SEARCH_STEPS; r->optimal says
+ * whether max_load is proven (always, without failed links or with one
+ * block of them). */
 themis_status_t themis_clos_route_exact(const themis_clos_t *c, const themis_clos_flows_t *f,
                                         themis_clos_route_t *r);
+/* step_limit: the failed-link search's limit (clos_failed_links.h); 0
+ * returns the construction, certified only when it meets the bound. */
+themis_status_t themis_clos_route_exact_limit(const themis_clos_t *c,
+                                              const themis_clos_flows_t *f, uint64_t step_limit,
+                                              themis_clos_route_t *r);
 /* draws >= 1. */
 themis_status_t themis_clos_route_ecmp(const themis_clos_t *c, const themis_clos_flows_t *f,
                                        uint32_t draws, uint64_t seed, themis_clos_route_t *r);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "clos.h"
+#include "clos_failed_links.h"
 #include "clos_ilp.h"
 #include "clos_route.h"
 #include "msccl.h"
@@ -209,7 +210,7 @@ static void print_ppm(const char *name, uint64_t ppm)
 
 static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_t algo,
                      uint32_t draws, uint64_t seed, uint32_t time_limit_ms, uint32_t threads,
-                     const char *json_path)
+                     uint32_t search_steps, const char *json_path)
 {
     themis_clos_route_t r;
     themis_status_t st;
@@ -222,7 +223,7 @@ static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_
         st = themis_clos_route_parallel(c, f, threads, &r);
         break;
     case THEMIS_CLOS_EXACT:
-        st = themis_clos_route_exact(c, f, &r);
+        st = themis_clos_route_exact_limit(c, f, search_steps, &r);
         break;
     case THEMIS_CLOS_ILP:
         st = themis_clos_route_ilp(c, f, time_limit_ms, &r);
@@ -230,13 +231,6 @@ static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_
     default:
         st = themis_clos_route_ecmp(c, f, draws, seed, &r);
         break;
-    }
-    if (THEMIS_ERR_UNSUPPORTED == st && THEMIS_CLOS_EXACT == algo) {
-        fprintf(stderr, "themis-plan route: --algo exact: the failed links are not one block "
-                "(a set of ToRs that each lost their cables to the same set of spines); "
-                "routing around other patterns is NP-hard in general: use --algo ilp\n");
-        themis_clos_route_free(&r);
-        return EXIT_USAGE;
     }
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan route: %s: %s\n", themis_clos_algo_name(algo),
@@ -255,6 +249,16 @@ static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_
         printf("ilp: optimal=%d bound=%u value=%u", r.optimal, r.lower_bound, r.max_load);
         print_ppm(" gap", r.gap_ppm);
         printf(" time_limit_ms=%u\n", time_limit_ms);
+    }
+    if (THEMIS_CLOS_EXACT == algo && r.searched) {
+        /* failed links that are not one block: certified, not guaranteed */
+        printf("exact: failed links not one block: construction %u, search steps %" PRIu64
+               " of %u\n", r.heuristic_load, r.search_steps, search_steps);
+        if (!r.optimal) {
+            printf("exact: load %u, bound %u, not proven optimal (search limit reached; "
+                   "--search-steps or --algo ilp may close the gap)\n", r.max_load,
+                   r.lower_bound);
+        }
     }
     if (THEMIS_CLOS_ECMP == algo) {
         printf("ecmp: draws=%u seed=%" PRIu64 " mean_max_load=%" PRIu64 ".%03" PRIu64
@@ -305,6 +309,7 @@ int themis_plan_cmd_route(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},
         {"time-limit", required_argument, NULL, 't'},
         {"threads", required_argument, NULL, 'T'},
+        {"search-steps", required_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -312,12 +317,13 @@ int themis_plan_cmd_route(int argc, char **argv)
     const char *sched = NULL, *sched_hosts = NULL;
     uint32_t hpt = ROUTE_DEFAULT_HOSTS_PER_TOR, failed = 0, draws = ROUTE_DEFAULT_DRAWS;
     uint32_t tlim = ROUTE_DEFAULT_TIME_LIMIT_MS, threads = ROUTE_DEFAULT_THREADS, seed32 = 1;
+    uint32_t steps = (uint32_t) THEMIS_CLOS_SEARCH_STEPS;
     uint64_t bw = 0;
     int tor_aware = 0, c;
     themis_clos_algo_t algo = THEMIS_CLOS_GREEDY;
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:S:o:aF:L:A:j:d:s:t:T:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:S:o:aF:L:A:j:d:s:t:T:X:h", longopts, NULL))) {
         switch (c) {
         case 'c':
             clos_spec = optarg;
@@ -397,6 +403,13 @@ int themis_plan_cmd_route(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'X':
+            if (0 != parse_u32(optarg, 0, UINT32_MAX, &steps)) {
+                fprintf(stderr, "themis-plan route: --search-steps: '%s' is not 0 .. %u\n",
+                        optarg, UINT32_MAX);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             printf("usage: themis-plan route --clos TxS (--pairs DIR | --ring H,H,... "
                    "[--tor-aware]\n"
@@ -404,6 +417,7 @@ int themis_plan_cmd_route(int argc, char **argv)
                    "         [--failed-spines F] [--failed-links T-S+T-S] [--hosts-per-tor H]\n"
                    "         [--bw B] [--algo greedy|parallel|exact|ilp|ecmp] [--json FILE]\n"
                    "         [--draws N] [--seed S] [--time-limit MS] [--threads N]\n"
+                   "         [--search-steps N]\n"
                    "  One spine per flow on a 2-layer Clos of T ToRs and S spines, node ids as\n"
                    "  in the routing paper's traffic files (ToRs 0.., spines T.., hosts T+S..,\n"
                    "  H per ToR, default %u; links --bw, default 100Gb).  --pairs: every *.txt\n"
@@ -413,12 +427,16 @@ int themis_plan_cmd_route(int argc, char **argv)
                    "  rank i on --hosts H_i.  --failed-spines F fails\n"
                    "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
                    "  --threads (default %u); exact: the optimum by edge colouring and a\n"
-                   "  max-flow (failed links: one block, ToRs x spines); ilp: GLPK within\n"
+                   "  max-flow (failed links: one block, ToRs x spines); other failed-link\n"
+                   "  patterns (NP-hard in general): a bound, a construction and a search of\n"
+                   "  at most --search-steps (default %u), optimal when proven, else the\n"
+                   "  gap is printed (\"load L, bound B, not proven optimal\"); ilp: GLPK within\n"
                    "  --time-limit ms (default %u); ecmp: --draws\n"
                    "  (default %u) random choices from --seed (default 1).  --json: the spine\n"
                    "  per flow.  Last line: max_load=X optimum=Y slowest_flow_share=Z run_ms=T\n",
                    ROUTE_DEFAULT_HOSTS_PER_TOR, ROUTE_DEFAULT_THREADS,
-                   ROUTE_DEFAULT_TIME_LIMIT_MS, ROUTE_DEFAULT_DRAWS);
+                   (uint32_t) THEMIS_CLOS_SEARCH_STEPS, ROUTE_DEFAULT_TIME_LIMIT_MS,
+                   ROUTE_DEFAULT_DRAWS);
             return 0;
         default:
             return EXIT_USAGE;
@@ -498,7 +516,7 @@ int themis_plan_cmd_route(int argc, char **argv)
         free(hosts);
     }
     if (0 == rc) {
-        rc = route_run(&clos, &f, algo, draws, seed32, tlim, threads, json);
+        rc = route_run(&clos, &f, algo, draws, seed32, tlim, threads, steps, json);
     }
     themis_clos_flows_free(&f);
     themis_clos_free(&clos);
