@@ -31,19 +31,40 @@
 /* coll_themis_direct_max's default, where the caller gives no dim_algo */
 #define GRAPH_COST_DIRECT_MAX 8
 
+/* s at in->bytes (units of it), replaying *order where it holds (order
+ * NULL: simulated alone). */
 static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer_sched_t *s,
-                                uint64_t units, themis_time_t *time)
+                                uint64_t units, themis_link_order_t *order, themis_time_t *time)
 {
-    themis_link_sim_t sim;
+    themis_link_order_t own;
     char why[160];
     uint64_t unit_bytes = in->bytes / units;
-    themis_status_t st = themis_link_sim(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes, &sim,
-                                         why, sizeof(why));
-    if (THEMIS_OK == st) {
-        *time = sim.total_ps;
+    memset(&own, 0, sizeof(own));
+    themis_status_t st = themis_link_sim_total(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes,
+                                               NULL != order ? order : &own, time, why,
+                                               sizeof(why));
+    themis_link_order_free(&own);
+    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
+}
+
+/* The order kept for a row's own schedule s (the same pointer through the
+ * table's build), NULL without a cache. */
+static themis_link_order_t *xfer_order(themis_algo_rep_cache_t *c, const themis_xfer_sched_t *s)
+{
+    if (NULL == c) {
+        return NULL;
     }
-    themis_link_sim_free(&sim);
-    return THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED;
+    for (int i = 0; i < c->xn; ++i) {
+        if (c->xs[i] == s) {
+            return &c->xorder[i];
+        }
+    }
+    const int slot = c->xnext;
+    themis_link_order_free(&c->xorder[slot]);
+    c->xs[slot] = s;
+    c->xnext = (slot + 1) % THEMIS_ALGO_REP_CACHE;
+    c->xn += c->xn < THEMIS_ALGO_REP_CACHE;
+    return &c->xorder[slot];
 }
 
 /* Every rank's program of the row for `count` elements per rank (the
@@ -53,7 +74,8 @@ static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer
 static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_algo_input_t *in,
                                     const themis_algo_cost_params_t *params, uint32_t p,
                                     uint64_t count, themis_algo_rep_cache_t *cache,
-                                    themis_xfer_sched_t *own, const themis_xfer_sched_t **out)
+                                    themis_xfer_sched_t *own, const themis_xfer_sched_t **out,
+                                    themis_link_order_t **order)
 {
     themis_program_t *progs = calloc(p, sizeof(*progs));
     uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
@@ -95,6 +117,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (int i = 0; THEMIS_OK == st && NULL != cache && i < cache->n; ++i) {
         if (cache->key[i] == key) {
             *out = &cache->s[i];
+            *order = &cache->order[i];
             goto done;
         }
     }
@@ -109,12 +132,14 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     if (THEMIS_OK == st && NULL != cache) {
         const int slot = cache->next;
         themis_xfer_free(&cache->s[slot]);
+        themis_link_order_free(&cache->order[slot]);
         cache->s[slot] = *own;
         cache->key[slot] = key;
         memset(own, 0, sizeof(*own));
         cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
         cache->n += cache->n < THEMIS_ALGO_REP_CACHE;
         *out = &cache->s[slot];
+        *order = &cache->order[slot];
     }
 done:
     for (uint32_t r = 0; r < p; ++r) {
@@ -129,6 +154,8 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
 {
     for (int i = 0; i < THEMIS_ALGO_REP_CACHE; ++i) {
         themis_xfer_free(&c->s[i]);
+        themis_link_order_free(&c->order[i]);
+        themis_link_order_free(&c->xorder[i]);
     }
     memset(c, 0, sizeof(*c));
 }
@@ -156,7 +183,9 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         char why[160];
         memset(&tmp, 0, sizeof(tmp));
         const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
-        themis_status_t st = NULL != s ? simulate(in, s, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        themis_status_t st = NULL == s       ? THEMIS_ERR_UNSUPPORTED
+                             : s == &tmp     ? simulate(in, s, s->nunits, NULL, time)
+                                             : simulate(in, s, s->nunits, xfer_order(cache, s), time);
         themis_xfer_free(&tmp);
         return st;
     }
@@ -179,10 +208,12 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     uint64_t units = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
     themis_xfer_sched_t own;
     const themis_xfer_sched_t *s = NULL;
+    themis_link_order_t *order = NULL;
     memset(&own, 0, sizeof(own));
-    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s);
+    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s,
+                                      &order);
     if (THEMIS_OK == st) {
-        st = simulate(in, s, units, time);
+        st = simulate(in, s, units, order, time);
     }
     themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);

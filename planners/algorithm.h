@@ -26,6 +26,7 @@
 
 #include "algo_cost.h"
 #include "graph.h"
+#include "link_sim.h"
 #include "plan.h"
 #include "transfer.h"
 
@@ -142,12 +143,19 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time);
 /* Transfer schedules of a row's representative calls, kept across the
  * cost table's classes: a class whose programs are the ones of an earlier
- * class (hashed) simulates that schedule without converting again. */
+ * class (hashed) simulates that schedule without converting again.  With
+ * each schedule (those too of rows that run one, which keep it in their
+ * state for the table's build) the order its last simulation served it
+ * in: another class replays it where it holds (themis_link_sim_total). */
 #define THEMIS_ALGO_REP_CACHE 4
 typedef struct {
     int n, next;
     uint64_t key[THEMIS_ALGO_REP_CACHE];
     themis_xfer_sched_t s[THEMIS_ALGO_REP_CACHE];
+    themis_link_order_t order[THEMIS_ALGO_REP_CACHE];
+    int xn, xnext;
+    const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
+    themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
 } themis_algo_rep_cache_t;
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,

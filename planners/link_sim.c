@@ -62,6 +62,8 @@ typedef struct {
     event_t *ev;
     uint32_t nev, cap_ev;
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
+    themis_link_order_t *rec;   /* where to record the service order, or NULL */
+    uint32_t cap_seq;
     char *why;
     size_t len;
 } sim_t;
@@ -105,6 +107,30 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
         i = (i - 1) / 2;
     }
     sm->ev[i] = e;
+    return THEMIS_OK;
+}
+
+/* Service starts, in the order they happen (themis_link_sim_total). */
+#define LOCAL 0x80000000u
+static themis_status_t record(sim_t *sm, uint32_t entry)
+{
+    themis_link_order_t *o = sm->rec;
+    if (NULL == o) {
+        return THEMIS_OK;
+    }
+    if (o->nseq == sm->cap_seq) {
+        if (sm->cap_seq > UINT32_MAX / 4) {
+            return fail(sm, THEMIS_ERR_NOMEM, "too many services");
+        }
+        uint32_t cap = (0 == sm->cap_seq) ? 1024 : 2 * sm->cap_seq;
+        uint32_t *n = realloc(o->seq, (size_t) cap * sizeof(*n));
+        if (NULL == n) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+        o->seq = n;
+        sm->cap_seq = cap;
+    }
+    o->seq[o->nseq++] = entry;
     return THEMIS_OK;
 }
 
@@ -357,6 +383,10 @@ static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
     if (sm->hop[i] == sm->nhops[i]) {
         if (0 == sm->nhops[i]) {
             out->start_ps[i] = t;
+            themis_status_t st = record(sm, i | LOCAL);
+            if (THEMIS_OK != st) {
+                return st;
+            }
         }
         out->finish_ps[i] = t;
         if (t > out->total_ps) {
@@ -443,6 +473,10 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
     }
     if (0 == sm->hop[i]) {
         sm->out->start_ps[i] = t;
+    }
+    st = record(sm, i);
+    if (THEMIS_OK != st) {
+        return st;
     }
     ls->serving = i;
     ls->begin = t;
@@ -553,14 +587,15 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
     return themis_link_sim_duplex(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, out, why, len);
 }
 
-themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
-                                       uint64_t unit_bytes, uint32_t duplex_ppm,
-                                       themis_link_sim_t *out, char *why, size_t len)
+static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                               uint64_t unit_bytes, uint32_t duplex_ppm, themis_link_order_t *rec,
+                               themis_link_sim_t *out, char *why, size_t len)
 {
     char dummy[8];
     sim_t sm;
     memset(out, 0, sizeof(*out));
     memset(&sm, 0, sizeof(sm));
+    sm.rec = rec;
     sm.g = g;
     sm.s = s;
     sm.out = out;
@@ -611,6 +646,17 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
     if (THEMIS_OK == st) {
         busiest(out);
     }
+    if (THEMIS_OK == st && NULL != rec) {
+        /* the routes stay with the order */
+        rec->nxfers = s->nxfers;
+        rec->nlinks = g->nlinks;
+        rec->route_first = sm.route_first;
+        rec->nhops = sm.nhops;
+        rec->route = sm.route;
+        rec->slot = sm.slot;
+        rec->nslots = sm.nslots;
+        sm.route_first = sm.nhops = sm.route = sm.slot = NULL;
+    }
     free(sm.bytes);
     free(sm.route_first);
     free(sm.nhops);
@@ -622,6 +668,130 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
     free(sm.slot);
     free(sm.links);
     free(sm.ev);
+    return st;
+}
+
+themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t unit_bytes, uint32_t duplex_ppm,
+                                       themis_link_sim_t *out, char *why, size_t len)
+{
+    return sim_run(g, s, unit_bytes, duplex_ppm, NULL, out, why, len);
+}
+
+void themis_link_order_free(themis_link_order_t *o)
+{
+    if (NULL != o) {
+        free(o->seq);
+        free(o->route_first);
+        free(o->nhops);
+        free(o->route);
+        free(o->slot);
+        memset(o, 0, sizeof(*o));
+    }
+}
+
+/* o replayed at unit_bytes: 1 with *total where every link's transfers
+ * reach it in o's order (then the simulation serves them so, and this is
+ * its timing), 0 where one does not (or a size or time would overflow:
+ * the simulation says so), -1 out of memory. */
+static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                  const themis_link_order_t *o, themis_time_t *total)
+{
+    const size_t nx = (size_t) s->nxfers + 1, ns = (size_t) o->nslots + 1;
+    uint32_t *hop = calloc(nx, sizeof(*hop));
+    themis_time_t *arr = calloc(nx, sizeof(*arr));      /* where the transfer is, when */
+    themis_time_t *link_free = calloc(ns, sizeof(*link_free));
+    themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
+    uint32_t *last = malloc(ns * sizeof(*last));
+    themis_time_t end = 0;
+    int ok = NULL != hop && NULL != arr && NULL != link_free && NULL != last_ready
+                     && NULL != last
+                 ? 1
+                 : -1;
+
+    for (size_t k = 0; 1 == ok && k < ns; ++k) {
+        last[k] = NONE;
+    }
+    for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
+        const uint32_t i = o->seq[q] & ~LOCAL;
+        const themis_xfer_t *x = &s->xfers[i];
+        themis_time_t ready = arr[i];
+        if (0 == hop[i]) {
+            ready = 0;
+            for (uint32_t k = 0; k < x->ndeps; ++k) {
+                const themis_time_t f = arr[s->deps[x->dep_first + k]];
+                ready = f > ready ? f : ready;
+            }
+        }
+        if (0 != (o->seq[q] & LOCAL)) {
+            arr[i] = ready;
+            end = ready > end ? ready : end;
+            continue;
+        }
+        const uint32_t l = o->route[o->route_first[i] + hop[i]], k = o->slot[l];
+        if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
+            ok = 0;     /* reaches the link before the one served before it */
+            break;
+        }
+        last[k] = i;
+        last_ready[k] = ready;
+        const themis_link_t *lk = &g->links[l];
+        if (x->count > UINT64_MAX / unit_bytes) {
+            ok = 0;
+            break;
+        }
+        unsigned __int128 bits = (unsigned __int128) (x->count * unit_bytes) * 8000000000000ULL;
+        unsigned __int128 fin = (bits + lk->bw_bps - 1) / lk->bw_bps
+                                + (ready > link_free[k] ? ready : link_free[k]);
+        if (fin + lk->lat_ps > UINT64_MAX) {
+            ok = 0;
+            break;
+        }
+        link_free[k] = (themis_time_t) fin;
+        arr[i] = (themis_time_t) fin + lk->lat_ps;
+        if (++hop[i] == o->nhops[i]) {
+            end = arr[i] > end ? arr[i] : end;
+        }
+    }
+    if (1 == ok) {
+        *total = end;
+    }
+    free(hop);
+    free(arr);
+    free(link_free);
+    free(last_ready);
+    free(last);
+    return ok;
+}
+
+themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                      uint64_t unit_bytes, themis_link_order_t *order,
+                                      themis_time_t *total, char *why, size_t len)
+{
+    if (NULL != order->seq && order->nxfers == s->nxfers && order->nlinks == g->nlinks
+        && 0 != unit_bytes) {
+        int r = replay(g, s, unit_bytes, order, total);
+        if (r < 0) {
+            return THEMIS_ERR_NOMEM;
+        }
+        if (1 == r) {
+            order->replays++;
+            return THEMIS_OK;
+        }
+    }
+    const uint64_t replays = order->replays, sims = order->sims;
+    themis_link_sim_t sim;
+    themis_link_order_free(order);
+    themis_status_t st = sim_run(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, order, &sim, why,
+                                 len);
+    if (THEMIS_OK == st) {
+        *total = sim.total_ps;
+    } else {
+        themis_link_order_free(order);
+    }
+    order->replays = replays;
+    order->sims = sims + 1;
+    themis_link_sim_free(&sim);
     return st;
 }
 
