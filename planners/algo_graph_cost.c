@@ -106,6 +106,26 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     req.count = THEMIS_COLL_REDUCE_SCATTER == in->coll ? 0 : count;
     req.recvcounts = recvcounts;
     req.chunks_in_flight = params->chunks_in_flight;
+    /* A row whose programs do not depend on in->bytes: the same inputs,
+     * the same programs (no need to build them to find out). */
+    uint64_t input_key = 0;
+    if (0 != (a->flags & THEMIS_ALGO_FLAG_SIZE_FREE)) {
+        const uint64_t parts[] = {in->coll, count, params->themis_chunks, params->torus_chunks,
+                                  params->chunks_in_flight, params->policy, params->scheduler,
+                                  params->latency};
+        input_key = THEMIS_FNV_OFFSET;
+        for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
+            input_key = themis_fnv1a_u64(input_key, parts[i]);
+        }
+        input_key += 0 == input_key;
+    }
+    for (int i = 0; 0 != input_key && NULL != cache && i < cache->n; ++i) {
+        if (cache->input_key[i] == input_key) {
+            *out = &cache->s[i];
+            *order = &cache->order[i];
+            goto done;
+        }
+    }
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
         req.rank = (int) r;
         st = a->build(&rin, &req, &progs[r]);
@@ -118,6 +138,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         if (cache->key[i] == key) {
             *out = &cache->s[i];
             *order = &cache->order[i];
+            cache->input_key[i] = 0 != input_key ? input_key : cache->input_key[i];
             goto done;
         }
     }
@@ -135,6 +156,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         themis_link_order_free(&cache->order[slot]);
         cache->s[slot] = *own;
         cache->key[slot] = key;
+        cache->input_key[slot] = input_key;
         memset(own, 0, sizeof(*own));
         cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
         cache->n += cache->n < THEMIS_ALGO_REP_CACHE;

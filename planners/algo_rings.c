@@ -101,4 +101,5 @@ const themis_algorithm_t themis_algorithm_rings = {
     .cost = rings_cost,
     .build = rings_build,
     .state_free = rings_state_free,
+    .flags = THEMIS_ALGO_FLAG_SIZE_FREE,
 };

@@ -102,4 +102,5 @@ const themis_algorithm_t themis_algorithm_torus2d = {
     .cost = torus2d_cost,
     .build = torus2d_build,
     .state_free = NULL,
+    .flags = THEMIS_ALGO_FLAG_SIZE_FREE,
 };

@@ -81,6 +81,10 @@ typedef struct {
 /* Its programs' chunks carry dimension orders (themis_program_t.ops'
  * chunk, the scheduler's orders): the trace records them. */
 #define THEMIS_ALGO_FLAG_DIM_ORDERS 2u
+/* Its build reads the request, in->params and its state, not in->bytes:
+ * the cost table builds its representative programs once for all the
+ * message-size classes that size calls alike. */
+#define THEMIS_ALGO_FLAG_SIZE_FREE 4u
 
 typedef struct {
     const char *name;
@@ -151,6 +155,8 @@ themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
 typedef struct {
     int n, next;
     uint64_t key[THEMIS_ALGO_REP_CACHE];
+    /* THEMIS_ALGO_FLAG_SIZE_FREE rows: the inputs' key (0: none) */
+    uint64_t input_key[THEMIS_ALGO_REP_CACHE];
     themis_xfer_sched_t s[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t order[THEMIS_ALGO_REP_CACHE];
     int xn, xnext;
