@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Link-level simulation (link_sim.h): one event heap for the whole run,
- * one waiting heap per link that some route uses.  Routes are computed
- * once per destination (themis_graph_routes_to), so a schedule costs
- * O(destinations x (nodes + links)) for routing and O(events log events)
- * for the run.
+ * Link-level simulation (link_sim.h): one event heap for the whole run
+ * (at the full rate one event per hop, run_fifo; with a duplex rate also
+ * a waiting heap per link that some route uses, run_duplex).  Routes are
+ * computed once per destination (themis_graph_routes_to), so a schedule
+ * costs O(destinations x (nodes + links)) for routing and O(events log
+ * events) for the run.
  */
 #include "link_sim.h"
 
@@ -383,10 +384,6 @@ static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
     if (sm->hop[i] == sm->nhops[i]) {
         if (0 == sm->nhops[i]) {
             out->start_ps[i] = t;
-            themis_status_t st = record(sm, i | LOCAL);
-            if (THEMIS_OK != st) {
-                return st;
-            }
         }
         out->finish_ps[i] = t;
         if (t > out->total_ps) {
@@ -474,16 +471,9 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
     if (0 == sm->hop[i]) {
         sm->out->start_ps[i] = t;
     }
-    st = record(sm, i);
-    if (THEMIS_OK != st) {
-        return st;
-    }
     ls->serving = i;
     ls->begin = t;
     sm->out->link_bytes[l] += sm->bytes[i];
-    if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm) {
-        return ev_push(sm, end, EV_FREED, l);
-    }
     ls->work = (themis_time_t) serve;
     ls->since = t;
     ls->rate_ppm = 0;           /* no finish time yet: retime sets one */
@@ -517,7 +507,8 @@ static themis_status_t freed(sim_t *sm, uint32_t l, themis_time_t t)
     return st;
 }
 
-static themis_status_t run(sim_t *sm)
+/* With a duplex rate (run_fifo at the full rate). */
+static themis_status_t run_duplex(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
     themis_status_t st = THEMIS_OK;
@@ -529,7 +520,7 @@ static themis_status_t run(sim_t *sm)
         sm->links[k].serving = NONE;
         sm->links[k].rev = NONE;
     }
-    for (uint32_t l = 0; THEMIS_LINK_SIM_FULL_PPM != sm->duplex_ppm && l < sm->g->nlinks; l++) {
+    for (uint32_t l = 0; l < sm->g->nlinks; l++) {
         const themis_link_t *lk = &sm->g->links[l];
         uint32_t r = NONE != sm->slot[l] ? themis_graph_link(sm->g, lk->dst, lk->src) : NONE;
         if (NONE != r && NONE != sm->slot[r]) {
@@ -545,8 +536,7 @@ static themis_status_t run(sim_t *sm)
         event_t e = ev_pop(sm);
         switch (e.cls) {
         case EV_FREED:
-            if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm
-                || e.gen == sm->links[sm->slot[e.id]].gen) {
+            if (e.gen == sm->links[sm->slot[e.id]].gen) {
                 st = freed(sm, e.id, e.t);
             }
             break;
@@ -561,6 +551,84 @@ static themis_status_t run(sim_t *sm)
     for (uint32_t k = 0; k < sm->nslots; k++) {
         free(sm->links[k].w);
     }
+    return st;
+}
+
+/* At the full rate a link serves its transfers in the order they reach it
+ * (ties to the lower index: a free link takes the first that waits, and a
+ * choice sees every arrival of its time), so each service can be timed
+ * when its transfer reaches the link, once every transfer that reaches it
+ * at that time is known: events at one time take completions (which
+ * release dependents at that time) before arrivals at a link, those in
+ * index order.  One event per hop instead of an arrival, a choice and a
+ * release; the same times as run(). */
+enum { EV_DONE = 0, EV_HOP = 1 };
+
+static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
+{
+    return ev_push(sm, t, sm->hop[i] == sm->nhops[i] ? EV_DONE : EV_HOP, i);
+}
+
+static themis_status_t run_fifo(sim_t *sm)
+{
+    const themis_xfer_sched_t *s = sm->s;
+    themis_link_sim_t *out = sm->out;
+    themis_time_t *free_at = calloc((size_t) sm->nslots + 1, sizeof(*free_at));
+    themis_status_t st = NULL != free_at ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+
+    for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
+        if (0 == s->xfers[i].ndeps) {
+            st = push_ready(sm, 0, i);
+        }
+    }
+    while (THEMIS_OK == st && sm->nev > 0) {
+        const event_t e = ev_pop(sm);
+        const uint32_t i = e.id;
+        if (EV_DONE == e.cls) {
+            if (0 == sm->nhops[i]) {
+                out->start_ps[i] = e.t;
+                st = record(sm, i | LOCAL);
+            }
+            out->finish_ps[i] = e.t;
+            out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
+            for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
+                const uint32_t d = sm->dependents[k];
+                if (0 == --sm->pending[d]) {
+                    st = push_ready(sm, e.t, d);
+                }
+            }
+            continue;
+        }
+        const uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
+        const themis_link_t *lk = &sm->g->links[l];
+        themis_time_t *fa = &free_at[sm->slot[l]];
+        const themis_time_t begin = e.t > *fa ? e.t : *fa;
+        unsigned __int128 bits = (unsigned __int128) sm->bytes[i] * 8000000000000ULL;
+        unsigned __int128 serve = (bits + lk->bw_bps - 1) / lk->bw_bps;
+        themis_time_t at = 0;
+        if (serve > UINT64_MAX) {
+            st = fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
+            break;
+        }
+        st = add_t(sm, begin, (themis_time_t) serve, fa);
+        if (THEMIS_OK == st) {
+            st = add_t(sm, *fa, lk->lat_ps, &at);
+        }
+        if (THEMIS_OK == st) {
+            st = record(sm, i);
+        }
+        if (THEMIS_OK != st) {
+            break;
+        }
+        if (0 == sm->hop[i]) {
+            out->start_ps[i] = begin;
+        }
+        out->link_bytes[l] += sm->bytes[i];
+        out->link_busy_ps[l] += (themis_time_t) serve;
+        sm->hop[i]++;
+        st = push_ready(sm, at, i);
+    }
+    free(free_at);
     return st;
 }
 
@@ -641,7 +709,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
         st = build_dependents(&sm);
     }
     if (THEMIS_OK == st) {
-        st = run(&sm);
+        st = THEMIS_LINK_SIM_FULL_PPM == duplex_ppm ? run_fifo(&sm) : run_duplex(&sm);
     }
     if (THEMIS_OK == st) {
         busiest(out);
