@@ -21,12 +21,14 @@
 /* Event classes in the order they are taken at equal times (link_sim.h). */
 enum { EV_FREED = 0, EV_ARRIVE = 1, EV_CHOOSE = 2 };
 
+/* Taken in (t, cls, id) order, cls and id one key. */
 typedef struct {
     themis_time_t t;
-    uint32_t cls;
-    uint32_t id;        /* link for FREED and CHOOSE, transfer for ARRIVE */
+    uint64_t key;       /* cls << 32 | id: link for FREED and CHOOSE, transfer for ARRIVE */
     uint32_t gen;       /* FREED: the link's gen when pushed (stale if it moved on) */
 } event_t;
+#define EV_CLS(e) ((uint32_t) ((e).key >> 32))
+#define EV_ID(e) ((uint32_t) (e).key)
 
 typedef struct {
     themis_time_t ready;
@@ -80,14 +82,12 @@ static themis_status_t fail(sim_t *sm, themis_status_t st, const char *fmt, ...)
 
 static int ev_less(const event_t *a, const event_t *b)
 {
-    if (a->t != b->t) {
-        return a->t < b->t;
-    }
-    if (a->cls != b->cls) {
-        return a->cls < b->cls;
-    }
-    return a->id < b->id;
+    return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
+
+/* A 4-ary heap: half the levels of a binary one, siblings adjacent in
+ * memory (the event queue is most of a simulation's time). */
+#define EV_ARITY 4u
 
 static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
                                    uint32_t gen)
@@ -101,11 +101,11 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
         sm->ev = n;
         sm->cap_ev = cap;
     }
-    event_t e = {t, cls, id, gen};
+    event_t e = {t, (uint64_t) cls << 32 | id, gen};
     uint32_t i = sm->nev++;
-    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / 2])) {
-        sm->ev[i] = sm->ev[(i - 1) / 2];
-        i = (i - 1) / 2;
+    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / EV_ARITY])) {
+        sm->ev[i] = sm->ev[(i - 1) / EV_ARITY];
+        i = (i - 1) / EV_ARITY;
     }
     sm->ev[i] = e;
     return THEMIS_OK;
@@ -146,12 +146,13 @@ static event_t ev_pop(sim_t *sm)
     event_t last = sm->ev[--sm->nev];
     uint32_t i = 0;
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = EV_ARITY * i + 1;
         if (c >= sm->nev) {
             break;
         }
-        if (c + 1 < sm->nev && ev_less(&sm->ev[c + 1], &sm->ev[c])) {
-            c++;
+        const uint32_t end = c + EV_ARITY < sm->nev ? c + EV_ARITY : sm->nev;
+        for (uint32_t j = c + 1; j < end; ++j) {
+            c = ev_less(&sm->ev[j], &sm->ev[c]) ? j : c;
         }
         if (!ev_less(&sm->ev[c], &last)) {
             break;
@@ -534,17 +535,17 @@ static themis_status_t run_duplex(sim_t *sm)
     }
     while (THEMIS_OK == st && sm->nev > 0) {
         event_t e = ev_pop(sm);
-        switch (e.cls) {
+        switch (EV_CLS(e)) {
         case EV_FREED:
-            if (e.gen == sm->links[sm->slot[e.id]].gen) {
-                st = freed(sm, e.id, e.t);
+            if (e.gen == sm->links[sm->slot[EV_ID(e)]].gen) {
+                st = freed(sm, EV_ID(e), e.t);
             }
             break;
         case EV_ARRIVE:
-            st = arrive(sm, e.id, e.t);
+            st = arrive(sm, EV_ID(e), e.t);
             break;
         default:
-            st = choose(sm, e.id, e.t);
+            st = choose(sm, EV_ID(e), e.t);
             break;
         }
     }
@@ -583,8 +584,8 @@ static themis_status_t run_fifo(sim_t *sm)
     }
     while (THEMIS_OK == st && sm->nev > 0) {
         const event_t e = ev_pop(sm);
-        const uint32_t i = e.id;
-        if (EV_DONE == e.cls) {
+        const uint32_t i = EV_ID(e);
+        if (EV_DONE == EV_CLS(e)) {
             if (0 == sm->nhops[i]) {
                 out->start_ps[i] = e.t;
                 st = record(sm, i | LOCAL);
