@@ -34,16 +34,20 @@
 /* s at in->bytes (units of it), replaying *order where it holds (order
  * NULL: simulated alone). */
 static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer_sched_t *s,
-                                uint64_t units, themis_link_order_t *order, themis_time_t *time)
+                                uint64_t units, themis_link_order_t *order, themis_time_t *time,
+                                char *why, size_t len)
 {
     themis_link_order_t own;
-    char why[160];
     uint64_t unit_bytes = in->bytes / units;
     memset(&own, 0, sizeof(own));
     themis_status_t st = themis_link_sim_total(in->graph, s, 0 == unit_bytes ? 1 : unit_bytes,
-                                               NULL != order ? order : &own, time, why,
-                                               sizeof(why));
+                                               NULL != order ? order : &own, time, why, len);
     themis_link_order_free(&own);
+    if (THEMIS_OK != st && 0 < len) {
+        char sim_why[160];
+        snprintf(sim_why, sizeof(sim_why), "%s", why);
+        snprintf(why, len, "the link simulator cannot run it on coll_themis_graph: %s", sim_why);
+    }
     return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
 }
 
@@ -75,14 +79,13 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
                                     const themis_algo_cost_params_t *params, uint32_t p,
                                     uint64_t count, themis_algo_rep_cache_t *cache,
                                     themis_xfer_sched_t *own, const themis_xfer_sched_t **out,
-                                    themis_link_order_t **order)
+                                    themis_link_order_t **order, char *why, size_t len)
 {
     themis_program_t *progs = calloc(p, sizeof(*progs));
     uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
     themis_algo_input_t rin = *in;
     themis_plan_request_t req;
     themis_status_t st = THEMIS_OK;
-    char why[160];
 
     if (NULL == progs || NULL == recvcounts) {
         free(progs);
@@ -90,6 +93,8 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         return THEMIS_ERR_NOMEM;
     }
     rin.params = params;
+    rin.why = why;
+    rin.why_len = len;
     memset(&req, 0, sizeof(req));
     req.coll = in->coll;
     req.ndims = in->topo->ndims;
@@ -129,6 +134,9 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
         req.rank = (int) r;
         st = a->build(&rin, &req, &progs[r]);
+        if (THEMIS_OK != st && '\0' == why[0]) {
+            snprintf(why, len, "building rank %u's program: %s", r, themis_status_string(st));
+        }
     }
     uint64_t key = themis_fnv1a_u64(themis_fnv1a_u64(THEMIS_FNV_OFFSET, in->coll), count);
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
@@ -147,7 +155,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         st = themis_xfer_from_programs(in->coll, p, progs,
                                        THEMIS_COLL_ALLGATHER == in->coll ? count : whole,
                                        THEMIS_COLL_REDUCE_SCATTER == in->coll ? count : whole,
-                                       own, why, sizeof(why));
+                                       own, why, len);
         *out = own;
     }
     if (THEMIS_OK == st && NULL != cache) {
@@ -185,29 +193,37 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time)
 {
-    return themis_algo_graph_cost_cached(index, in, NULL, time);
+    char why[8];
+    return themis_algo_graph_cost_cached(index, in, NULL, time, why, sizeof(why));
 }
 
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
-                                              themis_time_t *time)
+                                              themis_time_t *time, char *why, size_t len)
 {
     const themis_algorithm_t *a = themis_algorithm_get(index);
     uint64_t p = themis_topology_npus(in->topo);
 
-    if (NULL == a || NULL == in->graph || in->graph->nnodes != p || 0 == p
-        || p > THEMIS_GRAPH_COST_MAX_RANKS) {
+    why[0] = '\0';
+    if (NULL == a || NULL == in->graph) {
+        snprintf(why, len, "no coll_themis_graph to simulate it on");
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    if (in->graph->nnodes != p || 0 == p || p > THEMIS_GRAPH_COST_MAX_RANKS) {
+        snprintf(why, len, "the link simulator costs %llu ranks on a graph of %u nodes (1 to %u "
+                 "ranks, one per node)", (unsigned long long) p, in->graph->nnodes,
+                 THEMIS_GRAPH_COST_MAX_RANKS);
         return THEMIS_ERR_UNSUPPORTED;
     }
     if (NULL != a->xfer) {
         /* A row that runs a transfer schedule: that schedule, as it is. */
         themis_xfer_sched_t tmp;
-        char why[160];
         memset(&tmp, 0, sizeof(tmp));
-        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
-        themis_status_t st = NULL == s       ? THEMIS_ERR_UNSUPPORTED
-                             : s == &tmp     ? simulate(in, s, s->nunits, NULL, time)
-                                             : simulate(in, s, s->nunits, xfer_order(cache, s), time);
+        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, len);
+        themis_status_t st =
+            NULL == s   ? THEMIS_ERR_UNSUPPORTED
+            : s == &tmp ? simulate(in, s, s->nunits, NULL, time, why, len)
+                        : simulate(in, s, s->nunits, xfer_order(cache, s), time, why, len);
         themis_xfer_free(&tmp);
         return st;
     }
@@ -218,6 +234,8 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         chunks = (uint32_t) (GRAPH_COST_MAX_ELEMS / per_chunk);
     }
     if (0 == chunks) {
+        snprintf(why, len, "a representative call of %u elements has no chunk of one element "
+                 "per rank", GRAPH_COST_MAX_ELEMS);
         return THEMIS_ERR_UNSUPPORTED;
     }
     themis_algo_cost_params_t params = *in->params;
@@ -233,9 +251,9 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     themis_link_order_t *order = NULL;
     memset(&own, 0, sizeof(own));
     themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s,
-                                      &order);
+                                      &order, why, len);
     if (THEMIS_OK == st) {
-        st = simulate(in, s, units, order, time);
+        st = simulate(in, s, units, order, time, why, len);
     }
     themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);

@@ -163,9 +163,10 @@ typedef struct {
     const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
 } themis_algo_rep_cache_t;
+/* The same with the cache, and why where the row cannot be simulated. */
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
-                                              themis_time_t *time);
+                                              themis_time_t *time, char *why, size_t len);
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
 /* Every rank's program is built to cost a row on a graph: beyond this
  * many ranks that would take longer than the calls it decides. */
