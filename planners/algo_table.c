@@ -53,7 +53,6 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
     for (int a = 0; a < n; ++a) {
         const themis_algorithm_t *row = themis_algorithm_get(a);
         themis_algo_input_t rin = *in;
-        rin.elems = 0;
         rin.state = NULL != in->states ? &in->states[a] : NULL;
         for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
             t->status[a][k] = THEMIS_ERR_UNSUPPORTED;
@@ -76,7 +75,6 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
         char why[sizeof(t->why[a])] = "";
         int timed = 0;
         memset(&cache, 0, sizeof(cache));
-        rin.elems = 0;
         rin.state = NULL != in->states ? &in->states[a] : NULL;
         rin.params = &params;
         for (int k = 0; applies[a] && k < THEMIS_ALGO_TABLE_CLASSES; ++k) {

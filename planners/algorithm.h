@@ -57,9 +57,6 @@ typedef struct {
     /* Each dimension's RS/AG algorithm as the caller plans them, or NULL
      * (themis_dim_algo_for with the default direct_max). */
     const themis_dim_algo_t *dim_algo;
-    /* Elements of the full vector (as bytes), 0: not known.  Rows whose
-     * units must divide the vector (tacos) apply only where they do. */
-    uint64_t elems;
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;

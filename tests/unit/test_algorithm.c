@@ -242,8 +242,7 @@ static void test_plan_serves_call(void)
             call_request(colls[c], elems[i], 5, counts, &req, &total);
             fixed_params((void *) &chunks, total * 4, &p);
             themis_algo_input_t in = {.topo = &t, .coll = colls[c], .bytes = total * 4,
-                                      .params = &p, .graph = &g, .states = states,
-                                      .elems = total};
+                                      .params = &p, .graph = &g, .states = states};
             UNIT_CHECKF(THEMIS_OK == themis_algorithm_plan(THEMIS_ALGO_AUTO, &in, &table,
                                                            fixed_params, (void *) &chunks, &req,
                                                            &ch, &prog),
@@ -274,7 +273,7 @@ static void test_plan_serves_call(void)
                 UNIT_CHECK(!ch.substituted && treepack == ch.index);
                 themis_program_free(&prog);
                 int tacos = themis_algorithm_index("tacos");
-                in.elems = total = 17;
+                total = 17;
                 in.bytes = 17 * 4;
                 req.count = 17;
                 UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(tacos, &in, &table, fixed_params,
