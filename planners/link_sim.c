@@ -111,6 +111,25 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
     return THEMIS_OK;
 }
 
+/* Room in *v (n used of *cap) for one more. */
+static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
+{
+    if (n < *cap) {
+        return THEMIS_OK;
+    }
+    if (*cap > UINT32_MAX / 2) {
+        return fail(sm, THEMIS_ERR_NOMEM, "routes or services beyond 2^31 entries");
+    }
+    uint32_t c = (0 == *cap) ? 1024 : 2 * *cap;
+    uint32_t *r = realloc(*v, (size_t) c * sizeof(*r));
+    if (NULL == r) {
+        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    *v = r;
+    *cap = c;
+    return THEMIS_OK;
+}
+
 /* Service starts, in the order they happen (themis_link_sim_total). */
 #define LOCAL 0x80000000u
 static themis_status_t record(sim_t *sm, uint32_t entry)
@@ -119,20 +138,11 @@ static themis_status_t record(sim_t *sm, uint32_t entry)
     if (NULL == o) {
         return THEMIS_OK;
     }
-    if (o->nseq == sm->cap_seq) {
-        if (sm->cap_seq > UINT32_MAX / 4) {
-            return fail(sm, THEMIS_ERR_NOMEM, "too many services");
-        }
-        uint32_t cap = (0 == sm->cap_seq) ? 1024 : 2 * sm->cap_seq;
-        uint32_t *n = realloc(o->seq, (size_t) cap * sizeof(*n));
-        if (NULL == n) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        o->seq = n;
-        sm->cap_seq = cap;
+    themis_status_t st = room(sm, &o->seq, o->nseq, &sm->cap_seq);
+    if (THEMIS_OK == st) {
+        o->seq[o->nseq++] = entry;
     }
-    o->seq[o->nseq++] = entry;
-    return THEMIS_OK;
+    return st;
 }
 
 static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id)
@@ -262,17 +272,9 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
 /* Link l as the next hop of transfer i's route. */
 static themis_status_t push_hop(sim_t *sm, uint32_t i, uint32_t l)
 {
-    if (sm->nroute == sm->cap_route) {
-        if (sm->cap_route > UINT32_MAX / 2) {
-            return fail(sm, THEMIS_ERR_NOMEM, "routes too long");
-        }
-        uint32_t cap = (0 == sm->cap_route) ? 1024 : 2 * sm->cap_route;
-        uint32_t *r = realloc(sm->route, (size_t) cap * sizeof(*r));
-        if (NULL == r) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        sm->route = r;
-        sm->cap_route = cap;
+    themis_status_t st = room(sm, &sm->route, sm->nroute, &sm->cap_route);
+    if (THEMIS_OK != st) {
+        return st;
     }
     sm->route[sm->nroute++] = l;
     sm->nhops[i]++;
