@@ -37,7 +37,8 @@ build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
 }
 build_at "$before" "$tmp/bench_before"
 build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE
-sizes=1048576,16777216
+# the first size is the first call (its program), the others new sizes
+sizes=1048576,16777216,268435456,4096
 one() {   # GRAPH SHAPE COLL REPS_NOW REPS_BASE
     echo "== $1 $3, sizes $sizes"
     "$bench" "$1" "$2" "$3" "$sizes" "$4" | sed 's/^/  now:  /'

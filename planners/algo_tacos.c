@@ -165,6 +165,20 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
 
     memset(&tmp, 0, sizeof(tmp));
     themis_status_t st = tacos_get(in, &tmp, &s, &slot);
+    if (THEMIS_OK == st && NULL != slot
+        && (!slot->deps.valid || slot->deps.rank != (uint32_t) req->rank)) {
+        /* This rank's first program from the schedules the cost table
+         * synthesized: what compiling reads of each, for every group of
+         * the collective at once, so that a new size of any group
+         * compiles from it. */
+        tacos_state_t *first = (tacos_state_t *) *in->state + (size_t) in->coll * TACOS_GROUPS;
+        for (int g = 0; THEMIS_OK == st && g < TACOS_GROUPS; ++g) {
+            if (0 != first[g].s.nxfers) {
+                st = themis_xfer_rank_deps_make(&first[g].s, (uint32_t) req->rank,
+                                                &first[g].deps);
+            }
+        }
+    }
     if (THEMIS_OK == st) {
         themis_xfer_rank_deps_t own;
         memset(&own, 0, sizeof(own));

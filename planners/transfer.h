@@ -164,6 +164,10 @@ typedef struct {
     uint32_t *anc;
 } themis_xfer_rank_deps_t;
 void themis_xfer_rank_deps_free(themis_xfer_rank_deps_t *d);
+/* d made for (s, rank) unless it is already: THEMIS_ERR_NOMEM, else
+ * THEMIS_OK. */
+themis_status_t themis_xfer_rank_deps_make(const themis_xfer_sched_t *s, uint32_t rank,
+                                           themis_xfer_rank_deps_t *d);
 /* themis_xfer_compile with deps: made for (s, rank) when it was made for
  * another rank (or never), else taken as it is (the caller keeps one per
  * schedule). */

@@ -355,6 +355,12 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
     return 0;
 }
 
+themis_status_t themis_xfer_rank_deps_make(const themis_xfer_sched_t *s, uint32_t rank,
+                                           themis_xfer_rank_deps_t *d)
+{
+    return 0 == rank_deps(s, rank, d) ? THEMIS_OK : THEMIS_ERR_NOMEM;
+}
+
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
                                     const uint64_t *counts, uint32_t chunks_in_flight,
                                     themis_program_t *out, char *why, size_t len)
