@@ -160,8 +160,9 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
 typedef struct {
     int valid;
     uint32_t rank, nxfers, ndeps;   /* what it was made for */
-    uint32_t *first, *n;            /* [nxfers]: the rank's transfers' lists in anc */
-    uint32_t *anc;
+    uint32_t nmine, *mine;          /* the rank's transfers, in order (its ops) */
+    uint32_t *first, *n;            /* [nmine]: each one's list in anc */
+    uint32_t *anc;                  /* ops (positions in mine) */
 } themis_xfer_rank_deps_t;
 void themis_xfer_rank_deps_free(themis_xfer_rank_deps_t *d);
 /* d made for (s, rank) unless it is already: THEMIS_ERR_NOMEM, else

@@ -236,6 +236,7 @@ static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const 
 
 void themis_xfer_rank_deps_free(themis_xfer_rank_deps_t *d)
 {
+    free(d->mine);
     free(d->first);
     free(d->n);
     free(d->anc);
@@ -269,16 +270,17 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
     /* the walk: (transfer, next dependency) frames */
     uint32_t *stack = malloc(2 * ((size_t) nx + 1) * sizeof(*stack));
     size_t cap = 1024, n = 0;
-    d->first = malloc(((size_t) nx + 1) * sizeof(*d->first));
-    d->n = calloc((size_t) nx + 1, sizeof(*d->n));
+    d->mine = malloc(((size_t) nmine + 1) * sizeof(*d->mine));
+    d->first = malloc(((size_t) nmine + 1) * sizeof(*d->first));
+    d->n = calloc((size_t) nmine + 1, sizeof(*d->n));
     d->anc = malloc(cap * sizeof(*d->anc));
-    int rc = NULL != bits && NULL != seen && NULL != visited && NULL != stack && NULL != d->first && NULL != d->n
+    int rc = NULL != bits && NULL != seen && NULL != visited && NULL != stack && NULL != d->mine
+                     && NULL != d->first && NULL != d->n
                      && NULL != d->anc
                  ? 0
                  : -1;
     for (uint32_t i = 0; 0 == rc && i < nx; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
-        d->first[i] = (uint32_t) n;
         if (UINT32_MAX == idx[i]) {
             uint64_t *b = bits + (size_t) i * words;
             for (uint32_t k = 0; k < x->ndeps; ++k) {
@@ -294,6 +296,8 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
             }
             continue;
         }
+        d->mine[idx[i]] = i;
+        d->first[idx[i]] = (uint32_t) n;
         memset(seen, 0, words * sizeof(*seen));
         size_t top = 0;
         stack[top++] = i;
@@ -318,7 +322,7 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
                         cap *= 2;
                     }
                     if (0 == rc) {
-                        d->anc[n++] = dep;
+                        d->anc[n++] = idx[dep];
                     }
                 }
                 continue;
@@ -337,7 +341,7 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
                 stack[top++] = 0;
             }
         }
-        d->n[i] = (uint32_t) (n - d->first[i]);
+        d->n[idx[i]] = (uint32_t) (n - d->first[idx[i]]);
     }
     free(idx);
     free(bits);
@@ -350,6 +354,7 @@ static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_ra
     }
     d->valid = 1;
     d->rank = rank;
+    d->nmine = nmine;
     d->nxfers = nx;
     d->ndeps = s->ndeps;
     return 0;
@@ -380,7 +385,7 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
 {
     themis_program_t *p = out;
     units_t m;
-    uint32_t me = (uint32_t) rank, *op_of = NULL, *qid = NULL, *qfill = NULL;
+    uint32_t me = (uint32_t) rank, *qid = NULL, *qfill = NULL;
     uint64_t *off = NULL, *at = NULL;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
@@ -427,23 +432,20 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
     }
 
     /* Ops of this rank, one per transfer it takes part in. */
-    op_of = malloc(((size_t) s->nxfers + 1) * sizeof(*op_of));
     qid = calloc(2 * (size_t) s->nranks + 1, sizeof(*qid));
     qfill = calloc(2 * (size_t) s->nranks + 1, sizeof(*qfill));
-    if (NULL == op_of || NULL == qid || NULL == qfill || 0 != rank_deps(s, me, deps)) {
+    if (NULL == qid || NULL == qfill || 0 != rank_deps(s, me, deps)) {
         goto out;
     }
-    /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive. */
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
+    /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive.  Op o is
+     * the rank's o-th transfer (deps->mine). */
+    for (uint32_t o = 0; o < deps->nmine; ++o) {
+        const uint32_t i = deps->mine[o];
         const themis_xfer_t *x = &s->xfers[i];
-        op_of[i] = UINT32_MAX;
-        if (!involves(x, me)) {
-            continue;
-        }
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
-        op_of[i] = p->nops++;
-        p->nop_deps += deps->n[i];
+        p->nops++;
+        p->nop_deps += deps->n[o];
         p->nsteps += transfer_runs(&m, i);
         qfill[key]++;
     }
@@ -471,12 +473,9 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
     }
 
     uint32_t nd = 0, ns = 0;
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
+    for (uint32_t o = 0; o < deps->nmine; ++o) {
+        const uint32_t i = deps->mine[o];
         const themis_xfer_t *x = &s->xfers[i];
-        if (UINT32_MAX == op_of[i]) {
-            continue;
-        }
-        uint32_t o = op_of[i];
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         themis_op_t *op = &p->ops[o];
@@ -486,9 +485,9 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
         op->chunk = i;
         op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
         op->dep_first = nd;
-        op->ndeps = deps->n[i];
-        for (uint32_t a = 0; a < deps->n[i]; ++a) {
-            p->op_deps[nd++] = op_of[deps->anc[deps->first[i] + a]];
+        op->ndeps = deps->n[o];
+        for (uint32_t a = 0; a < deps->n[o]; ++a) {
+            p->op_deps[nd++] = deps->anc[deps->first[o] + a];
         }
         p->queue_ops[qfill[key]++] = o;
 
@@ -543,7 +542,6 @@ out:
     free(off);
     free(at);
     units_free(&m);
-    free(op_of);
     free(qid);
     free(qfill);
     if (THEMIS_OK != st) {
