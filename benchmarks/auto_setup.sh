@@ -2,39 +2,56 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# What `auto` costs on a graph, beside what it cost before the cost table,
-# in one run: benchmarks/bench_auto of this tree (the cost table built
-# once per communicator, then a lookup and one rank's program per new
-# size) and the same program built with -DBENCH_BASELINE against the
-# planners of BASE (default c7233bc: every plan-cache miss costs every row
-# at its size on the graph, without row states).  Process CPU time,
-# medians (the machine is shared).  Run it one at a time machine-wide:
+# What `auto` costs on a graph, beside what it cost before, in one run:
+# benchmarks/bench_auto of this tree (the cost table built once per
+# communicator, then a lookup and one rank's program per new size), the
+# same source built against the planners of BEFORE (default 205eea5: the
+# cost table before the setup work of issue 21), and built with
+# -DBENCH_BASELINE against the planners of BASE (default c7233bc: every
+# plan-cache miss costs every row at its size on the graph, without row
+# states).  Process CPU time, medians (the machine is shared).  Run it one
+# at a time machine-wide:
 #   flock /tmp/themis-mpi.lock nice -n 5 benchmarks/auto_setup.sh
-# usage: auto_setup.sh [BASE [REPS]]   (THEMIS_BUILD_DIR: the build tree; REPS
-# for the 64-rank runs, default 3)
+# usage: auto_setup.sh [BEFORE [BASE [REPS]]]   (THEMIS_BUILD_DIR: the build
+# tree; REPS for the 64-rank runs, default 3)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${THEMIS_BUILD_DIR:-$top}
-base=${1:-c7233bc}
-reps=${2:-3}
+before=${1:-205eea5}
+base=${2:-c7233bc}
+reps=${3:-3}
 bench="$build/benchmarks/bench_auto"
 [ -x "$bench" ] || { echo "build $bench first (make benchmarks/bench_auto)"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$top" archive "$base" planners | tar -x -C "$tmp"
-srcs=$(ls "$tmp"/planners/*.c | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
-# shellcheck disable=SC2086
-gcc -O2 -std=gnu11 -w -DBENCH_BASELINE -I"$tmp/planners" $(pkg-config --cflags json-c libxml-2.0) \
-    -o "$tmp/bench_base" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
-sizes=1048576,16777216
+build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
+    local rev=$1 out=$2 srcs
+    shift 2
+    mkdir -p "$tmp/$rev"
+    git -C "$top" archive "$rev" planners | tar -x -C "$tmp/$rev"
+    srcs=$(ls "$tmp/$rev"/planners/*.c | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
+    # shellcheck disable=SC2086
+    gcc -O2 -std=gnu11 -w "$@" -I"$tmp/$rev/planners" $(pkg-config --cflags json-c libxml-2.0) \
+        -o "$out" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
+}
+build_at "$before" "$tmp/bench_before"
+build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE
+# the first size is the first call (its program), the others new sizes
+# (of three TACOS synthesis groups); BASE's misses at the first two only
+# (a miss at 256 MiB takes 40 s at 64 ranks)
+sizes=1048576,16777216,268435456,4096
+base_sizes=1048576,16777216
 one() {   # GRAPH SHAPE COLL REPS_NOW REPS_BASE
     echo "== $1 $3, sizes $sizes"
     "$bench" "$1" "$2" "$3" "$sizes" "$4" | sed 's/^/  now:  /'
-    "$tmp/bench_base" "$1" "$2" "$3" "$sizes" "$5" | sed "s/^/  $base: /"
+    "$tmp/bench_before" "$1" "$2" "$3" "$sizes" "$4" | sed "s/^/  $before: /"
+    "$tmp/bench_base" "$1" "$2" "$3" "$base_sizes" "$5" | sed "s/^/  $base: /"
 }
+uptime
 for coll in allreduce reduce_scatter allgather; do
     one torus2d:8x8 8x8 "$coll" "$reps" "$reps"
 done
 # 256 ranks: one collective, one run each (the old miss takes minutes)
 one torus2d:16x16 16x16 allreduce 1 1
+uptime

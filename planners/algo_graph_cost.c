@@ -39,19 +39,61 @@ uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks)
     return chunks > most ? (uint32_t) most : (0 == chunks ? 1 : chunks);
 }
 
+/* s's time on g for a call of `bytes` bytes in `units` units, replaying
+ * *order where it holds (order NULL: simulated alone). */
+static themis_status_t sched_time(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                  uint64_t bytes, uint64_t units, themis_link_order_t *order,
+                                  themis_time_t *time, char *why, size_t len)
+{
+    themis_link_order_t own;
+    uint64_t unit_bytes = 0 == units ? 0 : bytes / units;
+    memset(&own, 0, sizeof(own));
+    themis_status_t st = themis_link_sim_total(g, s, 0 == unit_bytes ? 1 : unit_bytes,
+                                               NULL != order ? order : &own, time, why, len);
+    themis_link_order_free(&own);
+    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
+}
+
 themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                        uint64_t bytes, uint64_t units, themis_time_t *time)
 {
-    themis_link_sim_t sim;
     char why[160];
-    uint64_t unit_bytes = 0 == units ? 0 : bytes / units;
-    themis_status_t st = themis_link_sim(g, s, 0 == unit_bytes ? 1 : unit_bytes, &sim, why,
-                                         sizeof(why));
-    if (THEMIS_OK == st) {
-        *time = sim.total_ps;
+    return sched_time(g, s, bytes, units, NULL, time, why, sizeof(why));
+}
+
+/* s at in->bytes (units of it), replaying *order where it holds; the
+ * simulator's reason said as the row's. */
+static themis_status_t simulate(const themis_algo_input_t *in, const themis_xfer_sched_t *s,
+                                uint64_t units, themis_link_order_t *order, themis_time_t *time,
+                                char *why, size_t len)
+{
+    themis_status_t st = sched_time(in->graph, s, in->bytes, units, order, time, why, len);
+    if (THEMIS_OK != st && THEMIS_ERR_NOMEM != st && 0 < len) {
+        char sim_why[160];
+        snprintf(sim_why, sizeof(sim_why), "%s", why);
+        snprintf(why, len, "the link simulator cannot run it on coll_themis_graph: %s", sim_why);
     }
-    themis_link_sim_free(&sim);
-    return THEMIS_OK == st || THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_UNSUPPORTED;
+    return st;
+}
+
+/* The order kept for a row's own schedule s (the same pointer through the
+ * table's build), NULL without a cache. */
+static themis_link_order_t *xfer_order(themis_algo_rep_cache_t *c, const themis_xfer_sched_t *s)
+{
+    if (NULL == c) {
+        return NULL;
+    }
+    for (int i = 0; i < c->xn; ++i) {
+        if (c->xs[i] == s) {
+            return &c->xorder[i];
+        }
+    }
+    const int slot = c->xnext;
+    themis_link_order_free(&c->xorder[slot]);
+    c->xs[slot] = s;
+    c->xnext = (slot + 1) % THEMIS_ALGO_REP_CACHE;
+    c->xn += c->xn < THEMIS_ALGO_REP_CACHE;
+    return &c->xorder[slot];
 }
 
 /* Every rank's program of the row for `count` elements per rank (the
@@ -61,14 +103,14 @@ themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfe
 static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_algo_input_t *in,
                                     const themis_algo_cost_params_t *params, uint32_t p,
                                     uint64_t count, themis_algo_rep_cache_t *cache,
-                                    themis_xfer_sched_t *own, const themis_xfer_sched_t **out)
+                                    themis_xfer_sched_t *own, const themis_xfer_sched_t **out,
+                                    themis_link_order_t **order, char *why, size_t len)
 {
     themis_program_t *progs = calloc(p, sizeof(*progs));
     uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
     themis_algo_input_t rin = *in;
     themis_plan_request_t req;
     themis_status_t st = THEMIS_OK;
-    char why[160];
 
     if (NULL == progs || NULL == recvcounts) {
         free(progs);
@@ -76,6 +118,8 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         return THEMIS_ERR_NOMEM;
     }
     rin.params = params;
+    rin.why = why;
+    rin.why_len = len;
     memset(&req, 0, sizeof(req));
     req.coll = in->coll;
     req.ndims = in->topo->ndims;
@@ -95,6 +139,9 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
         req.rank = (int) r;
         st = a->build(&rin, &req, &progs[r]);
+        if (THEMIS_OK != st && '\0' == why[0]) {
+            snprintf(why, len, "building rank %u's program: %s", r, themis_status_string(st));
+        }
     }
     uint64_t key = themis_fnv1a_u64(themis_fnv1a_u64(THEMIS_FNV_OFFSET, in->coll), count);
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
@@ -103,6 +150,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (int i = 0; THEMIS_OK == st && NULL != cache && i < cache->n; ++i) {
         if (cache->key[i] == key) {
             *out = &cache->s[i];
+            *order = &cache->order[i];
             goto done;
         }
     }
@@ -111,18 +159,20 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         st = themis_xfer_from_programs(in->coll, p, progs,
                                        THEMIS_COLL_ALLGATHER == in->coll ? count : whole,
                                        THEMIS_COLL_REDUCE_SCATTER == in->coll ? count : whole,
-                                       own, why, sizeof(why));
+                                       own, why, len);
         *out = own;
     }
     if (THEMIS_OK == st && NULL != cache) {
         const int slot = cache->next;
         themis_xfer_free(&cache->s[slot]);
+        themis_link_order_free(&cache->order[slot]);
         cache->s[slot] = *own;
         cache->key[slot] = key;
         memset(own, 0, sizeof(*own));
         cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
         cache->n += cache->n < THEMIS_ALGO_REP_CACHE;
         *out = &cache->s[slot];
+        *order = &cache->order[slot];
     }
 done:
     for (uint32_t r = 0; r < p; ++r) {
@@ -137,6 +187,8 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
 {
     for (int i = 0; i < THEMIS_ALGO_REP_CACHE; ++i) {
         themis_xfer_free(&c->s[i]);
+        themis_link_order_free(&c->order[i]);
+        themis_link_order_free(&c->xorder[i]);
     }
     memset(c, 0, sizeof(*c));
 }
@@ -144,27 +196,37 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
                                        themis_time_t *time)
 {
-    return themis_algo_graph_cost_cached(index, in, NULL, time);
+    char why[8];
+    return themis_algo_graph_cost_cached(index, in, NULL, time, why, sizeof(why));
 }
 
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
-                                              themis_time_t *time)
+                                              themis_time_t *time, char *why, size_t len)
 {
     const themis_algorithm_t *a = themis_algorithm_get(index);
     uint64_t p = themis_topology_npus(in->topo);
 
-    if (NULL == a || NULL == in->graph || in->graph->nnodes != p || 0 == p
-        || p > THEMIS_GRAPH_COST_MAX_RANKS) {
+    why[0] = '\0';
+    if (NULL == a || NULL == in->graph) {
+        snprintf(why, len, "no coll_themis_graph to simulate it on");
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    if (in->graph->nnodes != p || 0 == p || p > THEMIS_GRAPH_COST_MAX_RANKS) {
+        snprintf(why, len, "the link simulator costs %llu ranks on a graph of %u nodes (1 to %u "
+                 "ranks, one per node)", (unsigned long long) p, in->graph->nnodes,
+                 THEMIS_GRAPH_COST_MAX_RANKS);
         return THEMIS_ERR_UNSUPPORTED;
     }
     if (NULL != a->xfer) {
         /* A row that runs a transfer schedule: that schedule, as it is. */
         themis_xfer_sched_t tmp;
-        char why[160];
         memset(&tmp, 0, sizeof(tmp));
-        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, sizeof(why));
-        themis_status_t st = NULL != s ? themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time) : THEMIS_ERR_UNSUPPORTED;
+        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, len);
+        themis_status_t st =
+            NULL == s   ? THEMIS_ERR_UNSUPPORTED
+            : s == &tmp ? simulate(in, s, s->nunits, NULL, time, why, len)
+                        : simulate(in, s, s->nunits, xfer_order(cache, s), time, why, len);
         themis_xfer_free(&tmp);
         return st;
     }
@@ -175,6 +237,8 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         chunks = (uint32_t) (GRAPH_COST_MAX_ELEMS / per_chunk);
     }
     if (0 == chunks) {
+        snprintf(why, len, "a representative call of %u elements has no chunk of one element "
+                 "per rank", GRAPH_COST_MAX_ELEMS);
         return THEMIS_ERR_UNSUPPORTED;
     }
     themis_algo_cost_params_t params = *in->params;
@@ -187,10 +251,12 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     uint64_t units = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
     themis_xfer_sched_t own;
     const themis_xfer_sched_t *s = NULL;
+    themis_link_order_t *order = NULL;
     memset(&own, 0, sizeof(own));
-    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s);
+    themis_status_t st = row_schedule(a, in, &params, (uint32_t) p, count, cache, &own, &s,
+                                      &order, why, len);
     if (THEMIS_OK == st) {
-        st = themis_xfer_graph_cost(in->graph, s, in->bytes, units, time);
+        st = simulate(in, s, units, order, time, why, len);
     }
     themis_xfer_free(&own);
     return THEMIS_ERR_NOMEM == st ? st : (THEMIS_OK == st ? THEMIS_OK : THEMIS_ERR_UNSUPPORTED);

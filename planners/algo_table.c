@@ -35,9 +35,10 @@ int themis_algo_table_class_of(uint64_t bytes)
 /* The time model every row is ranked by: the link simulator on a graph,
  * else the row's own. */
 static themis_status_t row_cost(int a, const themis_algo_input_t *in,
-                                themis_algo_rep_cache_t *cache, themis_time_t *time)
+                                themis_algo_rep_cache_t *cache, themis_time_t *time, char *why,
+                                size_t len)
 {
-    return NULL != in->graph ? themis_algo_graph_cost_cached(a, in, cache, time)
+    return NULL != in->graph ? themis_algo_graph_cost_cached(a, in, cache, time, why, len)
                              : themis_algorithm_get(a)->cost(in, time);
 }
 
@@ -52,7 +53,6 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
     for (int a = 0; a < n; ++a) {
         const themis_algorithm_t *row = themis_algorithm_get(a);
         themis_algo_input_t rin = *in;
-        rin.elems = 0;
         rin.state = NULL != in->states ? &in->states[a] : NULL;
         for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
             t->status[a][k] = THEMIS_ERR_UNSUPPORTED;
@@ -68,18 +68,24 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
     t->built = 1;
     /* Row 0 alone runs without costing (nothing to rank it against). */
     for (int a = 0; 0 < others && a < n; ++a) {
+        const themis_algorithm_t *row = themis_algorithm_get(a);
         themis_algo_input_t rin = *in;
         themis_algo_cost_params_t params;
         themis_algo_rep_cache_t cache;
+        char why[sizeof(t->why[a])] = "";
         int timed = 0;
         memset(&cache, 0, sizeof(cache));
-        rin.elems = 0;
         rin.state = NULL != in->states ? &in->states[a] : NULL;
         rin.params = &params;
         for (int k = 0; applies[a] && k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
             rin.bytes = themis_algo_table_class_bytes(k);
             fn(ctx, rin.bytes, &params);
-            t->status[a][k] = row_cost(a, &rin, &cache, &t->time[a][k]);
+            char class_why[sizeof(why)] = "";
+            t->status[a][k] = row_cost(a, &rin, &cache, &t->time[a][k], class_why,
+                                       sizeof(class_why));
+            if ('\0' == why[0]) {
+                snprintf(why, sizeof(why), "%s", class_why);
+            }
             if (THEMIS_ERR_NOMEM == t->status[a][k]) {
                 themis_algo_rep_cache_free(&cache);
                 return THEMIS_ERR_NOMEM;
@@ -88,9 +94,18 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
         }
         themis_algo_rep_cache_free(&cache);
         if (applies[a] && 0 == timed) {
+            /* the row's or the simulator's own reason (the first class's),
+             * listed under the row's name: without its own prefix */
+            const size_t name_len = strlen(row->name);
+            const char *text = why;
+            if (0 == strncmp(text, row->name, name_len) && ':' == text[name_len]
+                && ' ' == text[name_len + 1]) {
+                text += name_len + 2;
+            }
             snprintf(t->why[a], sizeof(t->why[a]), "%s",
-                     NULL != in->graph ? "the link simulator cannot run it on coll_themis_graph"
-                                       : "its model does not cost it on this shape");
+                     '\0' != text[0]    ? text
+                     : NULL != in->graph ? "the link simulator cannot run it on coll_themis_graph"
+                                         : "its model does not cost it on this shape");
         }
         t->costed |= 0 != a && 0 < timed;
     }

@@ -39,6 +39,9 @@
 typedef struct {
     uint64_t key;               /* graph hash, collective, chunk bytes */
     themis_xfer_sched_t s;      /* nxfers 0: none */
+    /* What compiling s for this rank reads of all of it: a new message
+     * size of the group compiles from it. */
+    themis_xfer_rank_deps_t deps;
 } tacos_state_t;
 #define TACOS_GROUP 4
 #define TACOS_GROUPS ((THEMIS_ALGO_TABLE_CLASSES + TACOS_GROUP - 1) / TACOS_GROUP)
@@ -65,9 +68,10 @@ static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
 }
 
 /* The schedule for in: from the state when it matches, else synthesized
- * (into the state when there is one, else into *tmp). */
+ * (into the state when there is one, else into *tmp); *slot: the state's
+ * entry that holds it, or NULL. */
 static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
-                                 const themis_xfer_sched_t **out)
+                                 const themis_xfer_sched_t **out, tacos_state_t **slot)
 {
     themis_graph_t own;
     const themis_graph_t *g = in->graph;
@@ -81,6 +85,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
     char why[160];
 
     memset(&own, 0, sizeof(own));
+    *slot = NULL;
     if (NULL == g) {
         rc = themis_graph_from_topology(in->topo, 0, &own);
         g = &own;
@@ -100,6 +105,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
     }
     if (THEMIS_OK == rc && NULL != st && 0 != st->s.nxfers && key == st->key) {
         *out = &st->s;
+        *slot = st;
     } else if (THEMIS_OK == rc) {
         rc = themis_tacos_synthesize(g, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
                                      THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
@@ -108,10 +114,12 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         }
         if (THEMIS_OK == rc && NULL != st) {
             themis_xfer_free(&st->s);
+            themis_xfer_rank_deps_free(&st->deps);
             st->s = *tmp;
             st->key = key;
             memset(tmp, 0, sizeof(*tmp));
             *out = &st->s;
+            *slot = st;
         } else {
             *out = tmp;
         }
@@ -124,12 +132,13 @@ static themis_status_t tacos_cost(const themis_algo_input_t *in, themis_time_t *
 {
     themis_xfer_sched_t tmp;
     const themis_xfer_sched_t *s = NULL;
+    tacos_state_t *slot;
 
     if (NULL == in->graph) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     memset(&tmp, 0, sizeof(tmp));
-    themis_status_t st = tacos_get(in, &tmp, &s);
+    themis_status_t st = tacos_get(in, &tmp, &s, &slot);
     if (THEMIS_OK == st) {
         st = themis_xfer_graph_cost(in->graph, s, in->bytes, s->nunits, time);
     }
@@ -142,15 +151,35 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
 {
     themis_xfer_sched_t tmp;
     const themis_xfer_sched_t *s = NULL;
+    tacos_state_t *slot;
     uint64_t total = themis_request_elements(req, (uint32_t) themis_topology_npus(in->topo));
     char why[200];
 
     memset(&tmp, 0, sizeof(tmp));
-    themis_status_t st = tacos_get(in, &tmp, &s);
+    themis_status_t st = tacos_get(in, &tmp, &s, &slot);
+    if (THEMIS_OK == st && NULL != slot
+        && (!slot->deps.valid || slot->deps.rank != (uint32_t) req->rank)) {
+        /* This rank's first program from the schedules the cost table
+         * synthesized: what compiling reads of each, for every group of
+         * the collective at once, so that a new size of any group
+         * compiles from it. */
+        tacos_state_t *first = (tacos_state_t *) *in->state + (size_t) in->coll * TACOS_GROUPS;
+        for (int g = 0; THEMIS_OK == st && g < TACOS_GROUPS; ++g) {
+            if (0 != first[g].s.nxfers) {
+                st = themis_xfer_rank_deps_make(&first[g].s, (uint32_t) req->rank,
+                                                &first[g].deps);
+            }
+        }
+    }
     if (THEMIS_OK == st) {
-        st = themis_xfer_compile(s, req->rank, total,
-                                 THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts : NULL,
-                                 req->chunks_in_flight, out, why, sizeof(why));
+        themis_xfer_rank_deps_t own;
+        memset(&own, 0, sizeof(own));
+        st = themis_xfer_compile_with(s, req->rank, total,
+                                      THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts
+                                                                             : NULL,
+                                      req->chunks_in_flight, NULL != slot ? &slot->deps : &own,
+                                      out, why, sizeof(why));
+        themis_xfer_rank_deps_free(&own);
         if (THEMIS_OK != st && NULL != in->why) {
             snprintf(in->why, in->why_len, "%s: %s", s->name, why);
         }
@@ -163,10 +192,11 @@ static const themis_xfer_sched_t *tacos_xfer(const themis_algo_input_t *in,
                                              themis_xfer_sched_t *tmp, char *why, size_t len)
 {
     const themis_xfer_sched_t *s = NULL;
+    tacos_state_t *slot;
     themis_algo_input_t rin = *in;
     rin.why = why;
     rin.why_len = len;
-    return THEMIS_OK == tacos_get(&rin, tmp, &s) ? s : NULL;
+    return THEMIS_OK == tacos_get(&rin, tmp, &s, &slot) ? s : NULL;
 }
 
 static void tacos_state_free(void *state)
@@ -174,6 +204,7 @@ static void tacos_state_free(void *state)
     tacos_state_t *st = state;
     for (int c = 0; NULL != st && c < TACOS_SLOTS; ++c) {
         themis_xfer_free(&st[c].s);
+        themis_xfer_rank_deps_free(&st[c].deps);
     }
     free(state);
 }

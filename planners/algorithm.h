@@ -26,6 +26,7 @@
 
 #include "algo_cost.h"
 #include "graph.h"
+#include "link_sim.h"
 #include "plan.h"
 #include "transfer.h"
 
@@ -56,9 +57,6 @@ typedef struct {
     /* Each dimension's RS/AG algorithm as the caller plans them, or NULL
      * (themis_dim_algo_for with the default direct_max). */
     const themis_dim_algo_t *dim_algo;
-    /* Elements of the full vector (as bytes), 0: not known.  Rows whose
-     * units must divide the vector (tacos) apply only where they do. */
-    uint64_t elems;
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;
@@ -155,16 +153,24 @@ themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfe
 uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks);
 /* Transfer schedules of a row's representative calls, kept across the
  * cost table's classes: a class whose programs are the ones of an earlier
- * class (hashed) simulates that schedule without converting again. */
+ * class (hashed) simulates that schedule without converting again.  With
+ * each schedule (those too of rows that run one, which keep it in their
+ * state for the table's build) the order its last simulation served it
+ * in: another class replays it where it holds (themis_link_sim_total). */
 #define THEMIS_ALGO_REP_CACHE 4
 typedef struct {
     int n, next;
     uint64_t key[THEMIS_ALGO_REP_CACHE];
     themis_xfer_sched_t s[THEMIS_ALGO_REP_CACHE];
+    themis_link_order_t order[THEMIS_ALGO_REP_CACHE];
+    int xn, xnext;
+    const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
+    themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
 } themis_algo_rep_cache_t;
+/* The same with the cache, and why where the row cannot be simulated. */
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
-                                              themis_time_t *time);
+                                              themis_time_t *time, char *why, size_t len);
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
 /* Every rank's program is built to cost a row on a graph: beyond this
  * many ranks that would take longer than the calls it decides. */

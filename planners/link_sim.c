@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Link-level simulation (link_sim.h): one event heap for the whole run,
- * one waiting heap per link that some route uses.  Routes are computed
- * once per destination (themis_graph_routes_to), so a schedule costs
- * O(destinations x (nodes + links)) for routing and O(events log events)
- * for the run.
+ * Link-level simulation (link_sim.h): one event heap for the whole run
+ * (at the full rate one event per hop, run_fifo; with a duplex rate also
+ * a waiting heap per link that some route uses, run_duplex).  Routes are
+ * computed once per destination (themis_graph_routes_to), so a schedule
+ * costs O(destinations x (nodes + links)) for routing and O(events log
+ * events) for the run.
  */
 #include "link_sim.h"
 
@@ -20,12 +21,14 @@
 /* Event classes in the order they are taken at equal times (link_sim.h). */
 enum { EV_FREED = 0, EV_ARRIVE = 1, EV_CHOOSE = 2 };
 
+/* Taken in (t, cls, id) order, cls and id one key. */
 typedef struct {
     themis_time_t t;
-    uint32_t cls;
-    uint32_t id;        /* link for FREED and CHOOSE, transfer for ARRIVE */
+    uint64_t key;       /* cls << 32 | id: link for FREED and CHOOSE, transfer for ARRIVE */
     uint32_t gen;       /* FREED: the link's gen when pushed (stale if it moved on) */
 } event_t;
+#define EV_CLS(e) ((uint32_t) ((e).key >> 32))
+#define EV_ID(e) ((uint32_t) (e).key)
 
 typedef struct {
     themis_time_t ready;
@@ -62,6 +65,8 @@ typedef struct {
     event_t *ev;
     uint32_t nev, cap_ev;
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
+    themis_link_order_t *rec;   /* where to record the service order, or NULL */
+    uint32_t cap_seq;
     char *why;
     size_t len;
 } sim_t;
@@ -77,14 +82,12 @@ static themis_status_t fail(sim_t *sm, themis_status_t st, const char *fmt, ...)
 
 static int ev_less(const event_t *a, const event_t *b)
 {
-    if (a->t != b->t) {
-        return a->t < b->t;
-    }
-    if (a->cls != b->cls) {
-        return a->cls < b->cls;
-    }
-    return a->id < b->id;
+    return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
+
+/* A 4-ary heap: half the levels of a binary one, siblings adjacent in
+ * memory (the event queue is most of a simulation's time). */
+#define EV_ARITY 4u
 
 static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
                                    uint32_t gen)
@@ -98,14 +101,48 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
         sm->ev = n;
         sm->cap_ev = cap;
     }
-    event_t e = {t, cls, id, gen};
+    event_t e = {t, (uint64_t) cls << 32 | id, gen};
     uint32_t i = sm->nev++;
-    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / 2])) {
-        sm->ev[i] = sm->ev[(i - 1) / 2];
-        i = (i - 1) / 2;
+    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / EV_ARITY])) {
+        sm->ev[i] = sm->ev[(i - 1) / EV_ARITY];
+        i = (i - 1) / EV_ARITY;
     }
     sm->ev[i] = e;
     return THEMIS_OK;
+}
+
+/* Room in *v (n used of *cap) for one more. */
+static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
+{
+    if (n < *cap) {
+        return THEMIS_OK;
+    }
+    if (*cap > UINT32_MAX / 2) {
+        return fail(sm, THEMIS_ERR_NOMEM, "routes or services beyond 2^31 entries");
+    }
+    uint32_t c = (0 == *cap) ? 1024 : 2 * *cap;
+    uint32_t *r = realloc(*v, (size_t) c * sizeof(*r));
+    if (NULL == r) {
+        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    }
+    *v = r;
+    *cap = c;
+    return THEMIS_OK;
+}
+
+/* Service starts, in the order they happen (themis_link_sim_total). */
+#define LOCAL 0x80000000u
+static themis_status_t record(sim_t *sm, uint32_t entry)
+{
+    themis_link_order_t *o = sm->rec;
+    if (NULL == o) {
+        return THEMIS_OK;
+    }
+    themis_status_t st = room(sm, &o->seq, o->nseq, &sm->cap_seq);
+    if (THEMIS_OK == st) {
+        o->seq[o->nseq++] = entry;
+    }
+    return st;
 }
 
 static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id)
@@ -119,12 +156,13 @@ static event_t ev_pop(sim_t *sm)
     event_t last = sm->ev[--sm->nev];
     uint32_t i = 0;
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = EV_ARITY * i + 1;
         if (c >= sm->nev) {
             break;
         }
-        if (c + 1 < sm->nev && ev_less(&sm->ev[c + 1], &sm->ev[c])) {
-            c++;
+        const uint32_t end = c + EV_ARITY < sm->nev ? c + EV_ARITY : sm->nev;
+        for (uint32_t j = c + 1; j < end; ++j) {
+            c = ev_less(&sm->ev[j], &sm->ev[c]) ? j : c;
         }
         if (!ev_less(&sm->ev[c], &last)) {
             break;
@@ -234,17 +272,9 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
 /* Link l as the next hop of transfer i's route. */
 static themis_status_t push_hop(sim_t *sm, uint32_t i, uint32_t l)
 {
-    if (sm->nroute == sm->cap_route) {
-        if (sm->cap_route > UINT32_MAX / 2) {
-            return fail(sm, THEMIS_ERR_NOMEM, "routes too long");
-        }
-        uint32_t cap = (0 == sm->cap_route) ? 1024 : 2 * sm->cap_route;
-        uint32_t *r = realloc(sm->route, (size_t) cap * sizeof(*r));
-        if (NULL == r) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        sm->route = r;
-        sm->cap_route = cap;
+    themis_status_t st = room(sm, &sm->route, sm->nroute, &sm->cap_route);
+    if (THEMIS_OK != st) {
+        return st;
     }
     sm->route[sm->nroute++] = l;
     sm->nhops[i]++;
@@ -447,9 +477,6 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
     ls->serving = i;
     ls->begin = t;
     sm->out->link_bytes[l] += sm->bytes[i];
-    if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm) {
-        return ev_push(sm, end, EV_FREED, l);
-    }
     ls->work = (themis_time_t) serve;
     ls->since = t;
     ls->rate_ppm = 0;           /* no finish time yet: retime sets one */
@@ -483,7 +510,8 @@ static themis_status_t freed(sim_t *sm, uint32_t l, themis_time_t t)
     return st;
 }
 
-static themis_status_t run(sim_t *sm)
+/* With a duplex rate (run_fifo at the full rate). */
+static themis_status_t run_duplex(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
     themis_status_t st = THEMIS_OK;
@@ -495,7 +523,7 @@ static themis_status_t run(sim_t *sm)
         sm->links[k].serving = NONE;
         sm->links[k].rev = NONE;
     }
-    for (uint32_t l = 0; THEMIS_LINK_SIM_FULL_PPM != sm->duplex_ppm && l < sm->g->nlinks; l++) {
+    for (uint32_t l = 0; l < sm->g->nlinks; l++) {
         const themis_link_t *lk = &sm->g->links[l];
         uint32_t r = NONE != sm->slot[l] ? themis_graph_link(sm->g, lk->dst, lk->src) : NONE;
         if (NONE != r && NONE != sm->slot[r]) {
@@ -509,24 +537,101 @@ static themis_status_t run(sim_t *sm)
     }
     while (THEMIS_OK == st && sm->nev > 0) {
         event_t e = ev_pop(sm);
-        switch (e.cls) {
+        switch (EV_CLS(e)) {
         case EV_FREED:
-            if (THEMIS_LINK_SIM_FULL_PPM == sm->duplex_ppm
-                || e.gen == sm->links[sm->slot[e.id]].gen) {
-                st = freed(sm, e.id, e.t);
+            if (e.gen == sm->links[sm->slot[EV_ID(e)]].gen) {
+                st = freed(sm, EV_ID(e), e.t);
             }
             break;
         case EV_ARRIVE:
-            st = arrive(sm, e.id, e.t);
+            st = arrive(sm, EV_ID(e), e.t);
             break;
         default:
-            st = choose(sm, e.id, e.t);
+            st = choose(sm, EV_ID(e), e.t);
             break;
         }
     }
     for (uint32_t k = 0; k < sm->nslots; k++) {
         free(sm->links[k].w);
     }
+    return st;
+}
+
+/* At the full rate a link serves its transfers in the order they reach it
+ * (ties to the lower index: a free link takes the first that waits, and a
+ * choice sees every arrival of its time), so each service can be timed
+ * when its transfer reaches the link, once every transfer that reaches it
+ * at that time is known: events at one time take completions (which
+ * release dependents at that time) before arrivals at a link, those in
+ * index order.  One event per hop instead of an arrival, a choice and a
+ * release; the same times as run(). */
+enum { EV_DONE = 0, EV_HOP = 1 };
+
+static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
+{
+    return ev_push(sm, t, sm->hop[i] == sm->nhops[i] ? EV_DONE : EV_HOP, i);
+}
+
+static themis_status_t run_fifo(sim_t *sm)
+{
+    const themis_xfer_sched_t *s = sm->s;
+    themis_link_sim_t *out = sm->out;
+    themis_time_t *free_at = calloc((size_t) sm->nslots + 1, sizeof(*free_at));
+    themis_status_t st = NULL != free_at ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+
+    for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
+        if (0 == s->xfers[i].ndeps) {
+            st = push_ready(sm, 0, i);
+        }
+    }
+    while (THEMIS_OK == st && sm->nev > 0) {
+        const event_t e = ev_pop(sm);
+        const uint32_t i = EV_ID(e);
+        if (EV_DONE == EV_CLS(e)) {
+            if (0 == sm->nhops[i]) {
+                out->start_ps[i] = e.t;
+                st = record(sm, i | LOCAL);
+            }
+            out->finish_ps[i] = e.t;
+            out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
+            for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
+                const uint32_t d = sm->dependents[k];
+                if (0 == --sm->pending[d]) {
+                    st = push_ready(sm, e.t, d);
+                }
+            }
+            continue;
+        }
+        const uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
+        const themis_link_t *lk = &sm->g->links[l];
+        themis_time_t *fa = &free_at[sm->slot[l]];
+        const themis_time_t begin = e.t > *fa ? e.t : *fa;
+        unsigned __int128 bits = (unsigned __int128) sm->bytes[i] * 8000000000000ULL;
+        unsigned __int128 serve = (bits + lk->bw_bps - 1) / lk->bw_bps;
+        themis_time_t at = 0;
+        if (serve > UINT64_MAX) {
+            st = fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
+            break;
+        }
+        st = add_t(sm, begin, (themis_time_t) serve, fa);
+        if (THEMIS_OK == st) {
+            st = add_t(sm, *fa, lk->lat_ps, &at);
+        }
+        if (THEMIS_OK == st) {
+            st = record(sm, i);
+        }
+        if (THEMIS_OK != st) {
+            break;
+        }
+        if (0 == sm->hop[i]) {
+            out->start_ps[i] = begin;
+        }
+        out->link_bytes[l] += sm->bytes[i];
+        out->link_busy_ps[l] += (themis_time_t) serve;
+        sm->hop[i]++;
+        st = push_ready(sm, at, i);
+    }
+    free(free_at);
     return st;
 }
 
@@ -553,14 +658,15 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
     return themis_link_sim_duplex(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, out, why, len);
 }
 
-themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
-                                       uint64_t unit_bytes, uint32_t duplex_ppm,
-                                       themis_link_sim_t *out, char *why, size_t len)
+static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                               uint64_t unit_bytes, uint32_t duplex_ppm, themis_link_order_t *rec,
+                               themis_link_sim_t *out, char *why, size_t len)
 {
     char dummy[8];
     sim_t sm;
     memset(out, 0, sizeof(*out));
     memset(&sm, 0, sizeof(sm));
+    sm.rec = rec;
     sm.g = g;
     sm.s = s;
     sm.out = out;
@@ -606,10 +712,21 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
         st = build_dependents(&sm);
     }
     if (THEMIS_OK == st) {
-        st = run(&sm);
+        st = THEMIS_LINK_SIM_FULL_PPM == duplex_ppm ? run_fifo(&sm) : run_duplex(&sm);
     }
     if (THEMIS_OK == st) {
         busiest(out);
+    }
+    if (THEMIS_OK == st && NULL != rec) {
+        /* the routes stay with the order */
+        rec->nxfers = s->nxfers;
+        rec->nlinks = g->nlinks;
+        rec->route_first = sm.route_first;
+        rec->nhops = sm.nhops;
+        rec->route = sm.route;
+        rec->slot = sm.slot;
+        rec->nslots = sm.nslots;
+        sm.route_first = sm.nhops = sm.route = sm.slot = NULL;
     }
     free(sm.bytes);
     free(sm.route_first);
@@ -622,6 +739,130 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
     free(sm.slot);
     free(sm.links);
     free(sm.ev);
+    return st;
+}
+
+themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                       uint64_t unit_bytes, uint32_t duplex_ppm,
+                                       themis_link_sim_t *out, char *why, size_t len)
+{
+    return sim_run(g, s, unit_bytes, duplex_ppm, NULL, out, why, len);
+}
+
+void themis_link_order_free(themis_link_order_t *o)
+{
+    if (NULL != o) {
+        free(o->seq);
+        free(o->route_first);
+        free(o->nhops);
+        free(o->route);
+        free(o->slot);
+        memset(o, 0, sizeof(*o));
+    }
+}
+
+/* o replayed at unit_bytes: 1 with *total where every link's transfers
+ * reach it in o's order (then the simulation serves them so, and this is
+ * its timing), 0 where one does not (or a size or time would overflow:
+ * the simulation says so), -1 out of memory. */
+static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                  const themis_link_order_t *o, themis_time_t *total)
+{
+    const size_t nx = (size_t) s->nxfers + 1, ns = (size_t) o->nslots + 1;
+    uint32_t *hop = calloc(nx, sizeof(*hop));
+    themis_time_t *arr = calloc(nx, sizeof(*arr));      /* where the transfer is, when */
+    themis_time_t *link_free = calloc(ns, sizeof(*link_free));
+    themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
+    uint32_t *last = malloc(ns * sizeof(*last));
+    themis_time_t end = 0;
+    int ok = NULL != hop && NULL != arr && NULL != link_free && NULL != last_ready
+                     && NULL != last
+                 ? 1
+                 : -1;
+
+    for (size_t k = 0; 1 == ok && k < ns; ++k) {
+        last[k] = NONE;
+    }
+    for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
+        const uint32_t i = o->seq[q] & ~LOCAL;
+        const themis_xfer_t *x = &s->xfers[i];
+        themis_time_t ready = arr[i];
+        if (0 == hop[i]) {
+            ready = 0;
+            for (uint32_t k = 0; k < x->ndeps; ++k) {
+                const themis_time_t f = arr[s->deps[x->dep_first + k]];
+                ready = f > ready ? f : ready;
+            }
+        }
+        if (0 != (o->seq[q] & LOCAL)) {
+            arr[i] = ready;
+            end = ready > end ? ready : end;
+            continue;
+        }
+        const uint32_t l = o->route[o->route_first[i] + hop[i]], k = o->slot[l];
+        if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
+            ok = 0;     /* reaches the link before the one served before it */
+            break;
+        }
+        last[k] = i;
+        last_ready[k] = ready;
+        const themis_link_t *lk = &g->links[l];
+        if (x->count > UINT64_MAX / unit_bytes) {
+            ok = 0;
+            break;
+        }
+        unsigned __int128 bits = (unsigned __int128) (x->count * unit_bytes) * 8000000000000ULL;
+        unsigned __int128 fin = (bits + lk->bw_bps - 1) / lk->bw_bps
+                                + (ready > link_free[k] ? ready : link_free[k]);
+        if (fin + lk->lat_ps > UINT64_MAX) {
+            ok = 0;
+            break;
+        }
+        link_free[k] = (themis_time_t) fin;
+        arr[i] = (themis_time_t) fin + lk->lat_ps;
+        if (++hop[i] == o->nhops[i]) {
+            end = arr[i] > end ? arr[i] : end;
+        }
+    }
+    if (1 == ok) {
+        *total = end;
+    }
+    free(hop);
+    free(arr);
+    free(link_free);
+    free(last_ready);
+    free(last);
+    return ok;
+}
+
+themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                      uint64_t unit_bytes, themis_link_order_t *order,
+                                      themis_time_t *total, char *why, size_t len)
+{
+    if (NULL != order->seq && order->nxfers == s->nxfers && order->nlinks == g->nlinks
+        && 0 != unit_bytes) {
+        int r = replay(g, s, unit_bytes, order, total);
+        if (r < 0) {
+            return THEMIS_ERR_NOMEM;
+        }
+        if (1 == r) {
+            order->replays++;
+            return THEMIS_OK;
+        }
+    }
+    const uint64_t replays = order->replays, sims = order->sims;
+    themis_link_sim_t sim;
+    themis_link_order_free(order);
+    themis_status_t st = sim_run(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, order, &sim, why,
+                                 len);
+    if (THEMIS_OK == st) {
+        *total = sim.total_ps;
+    } else {
+        themis_link_order_free(order);
+    }
+    order->replays = replays;
+    order->sims = sims + 1;
+    themis_link_sim_free(&sim);
     return st;
 }
 

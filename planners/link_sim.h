@@ -69,6 +69,36 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
                                        uint64_t unit_bytes, uint32_t duplex_ppm,
                                        themis_link_sim_t *out, char *why, size_t len);
 
+/* How one simulation of a schedule served it: each link's transfers in
+ * the order it took them (as one list of service starts in time order)
+ * and the routes.  A link serves its transfers in the order they reach
+ * it (ties to the lower index), so where the transfers reach every link
+ * in the same order at another unit size, the simulation there is this
+ * order replayed: each service starts when its transfer is there and the
+ * link has finished the one before, with no event queue.  The cost table
+ * times each schedule at every message-size class this way. */
+typedef struct {
+    uint32_t nxfers, nlinks;
+    uint32_t nseq;
+    uint32_t *seq;          /* [nseq] a service start's transfer; LOCAL bit: a local one */
+    uint32_t *route_first;  /* [nxfers] into route */
+    uint32_t *nhops;        /* [nxfers] */
+    uint32_t *route;        /* links */
+    uint32_t *slot;         /* [nlinks] a link's index among those used, or UINT32_MAX */
+    uint32_t nslots;
+    uint64_t replays, sims; /* how often each path ran (tests, benchmarks) */
+} themis_link_order_t;
+
+/* s's simulated time on g at unit_bytes, themis_link_sim's total_ps
+ * (exactly): order replayed where it holds at unit_bytes (checked link by
+ * link), else simulated, recording the order for the next call.  order
+ * starts zeroed and serves one (g, s) pair only; free it with
+ * themis_link_order_free.  Errors as themis_link_sim. */
+themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                      uint64_t unit_bytes, themis_link_order_t *order,
+                                      themis_time_t *total, char *why, size_t len);
+void themis_link_order_free(themis_link_order_t *o);
+
 /* Sorts s's transfers by their simulated start times on g (ties keep the
  * list order).  Programs serve each peer's queue in list order
  * (themis_xfer_compile), so a list in another order makes a rank hold a

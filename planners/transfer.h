@@ -168,4 +168,30 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
                                     const uint64_t *counts, uint32_t chunks_in_flight,
                                     struct themis_program *out, char *why, size_t len);
 
+/* What compiling reads of the whole schedule for one rank, independent of
+ * the call's counts: each of the rank's transfers' dependencies on the
+ * rank, through the other ranks' transfers (every transfer's ancestors:
+ * most of a compile).  A row keeps it with its schedule, so that a new
+ * message size compiles from it.  One schedule per value; zeroed to
+ * start, freed with themis_xfer_rank_deps_free. */
+typedef struct {
+    int valid;
+    uint32_t rank, nxfers, ndeps;   /* what it was made for */
+    uint32_t nmine, *mine;          /* the rank's transfers, in order (its ops) */
+    uint32_t *first, *n;            /* [nmine]: each one's list in anc */
+    uint32_t *anc;                  /* ops (positions in mine) */
+} themis_xfer_rank_deps_t;
+void themis_xfer_rank_deps_free(themis_xfer_rank_deps_t *d);
+/* d made for (s, rank) unless it is already: THEMIS_ERR_NOMEM, else
+ * THEMIS_OK. */
+themis_status_t themis_xfer_rank_deps_make(const themis_xfer_sched_t *s, uint32_t rank,
+                                           themis_xfer_rank_deps_t *d);
+/* themis_xfer_compile with deps: made for (s, rank) when it was made for
+ * another rank (or never), else taken as it is (the caller keeps one per
+ * schedule). */
+themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank, uint64_t total,
+                                         const uint64_t *counts, uint32_t chunks_in_flight,
+                                         themis_xfer_rank_deps_t *deps,
+                                         struct themis_program *out, char *why, size_t len);
+
 #endif

@@ -24,74 +24,9 @@
 #include "plan.h"
 #include "plan_builder.h"
 
-typedef struct {
-    uint32_t *first, *n;        /* per transfer: its local ancestors in anc[] */
-    uint32_t *anc;
-    size_t nanc, cap;
-} local_deps_t;
-
-static int anc_push(local_deps_t *l, uint32_t v)
-{
-    if (l->nanc == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 256;
-        uint32_t *n = realloc(l->anc, cap * sizeof(*n));
-        if (NULL == n) {
-            return -1;
-        }
-        l->anc = n;
-        l->cap = cap;
-    }
-    l->anc[l->nanc++] = v;
-    return 0;
-}
-
 static int involves(const themis_xfer_t *x, uint32_t rank)
 {
     return x->src == rank || x->dst == rank;
-}
-
-/* For every transfer, the transfers of `rank` it must wait for: its own
- * dependencies on this rank, and for the others their local ancestors.
- * mark[] dedupes within one transfer. */
-static int local_deps(const themis_xfer_sched_t *s, uint32_t rank, local_deps_t *l)
-{
-    uint32_t *mark = malloc(((size_t) s->nxfers + 1) * sizeof(*mark));
-    l->first = malloc(((size_t) s->nxfers + 1) * sizeof(*l->first));
-    l->n = malloc(((size_t) s->nxfers + 1) * sizeof(*l->n));
-    if (NULL == mark || NULL == l->first || NULL == l->n) {
-        free(mark);
-        return -1;
-    }
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
-        mark[i] = UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
-        const themis_xfer_t *x = &s->xfers[i];
-        size_t start = l->nanc;
-        for (uint32_t k = 0; k < x->ndeps; ++k) {
-            uint32_t d = s->deps[x->dep_first + k];
-            if (involves(&s->xfers[d], rank)) {
-                if (mark[d] != i && 0 != anc_push(l, d)) {
-                    free(mark);
-                    return -1;
-                }
-                mark[d] = i;
-                continue;
-            }
-            for (uint32_t a = 0; a < l->n[d]; ++a) {
-                uint32_t v = l->anc[l->first[d] + a];
-                if (mark[v] != i && 0 != anc_push(l, v)) {
-                    free(mark);
-                    return -1;
-                }
-                mark[v] = i;
-            }
-        }
-        l->first[i] = (uint32_t) start;
-        l->n[i] = (uint32_t) (l->nanc - start);
-    }
-    free(mark);
-    return 0;
 }
 
 #define WHY(st, ...) (snprintf(why, len, __VA_ARGS__), (st))
@@ -330,14 +265,158 @@ static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const 
     return n;
 }
 
+void themis_xfer_rank_deps_free(themis_xfer_rank_deps_t *d)
+{
+    free(d->mine);
+    free(d->first);
+    free(d->n);
+    free(d->anc);
+    memset(d, 0, sizeof(*d));
+}
+
+/* deps for (s, rank): kept where they were made for them, else made.
+ * Each of the rank's transfers lists the rank's transfers it waits for
+ * as local_deps() would (its dependencies in order, another rank's
+ * transfer standing for its own list, first occurrences kept), found by
+ * walking back from it.  A bitset per other rank's transfer of the rank's
+ * transfers it waits for lets the walk skip what adds nothing new, so
+ * the cost is the rank's lists, not every transfer's. */
+static int rank_deps(const themis_xfer_sched_t *s, uint32_t rank, themis_xfer_rank_deps_t *d)
+{
+    if (d->valid && d->rank == rank && d->nxfers == s->nxfers && d->ndeps == s->ndeps) {
+        return 0;
+    }
+    themis_xfer_rank_deps_free(d);
+    const uint32_t nx = s->nxfers;
+    uint32_t nmine = 0;
+    uint32_t *idx = malloc(((size_t) nx + 1) * sizeof(*idx));
+    for (uint32_t i = 0; NULL != idx && i < nx; ++i) {
+        idx[i] = involves(&s->xfers[i], rank) ? nmine++ : UINT32_MAX;
+    }
+    const size_t words = ((size_t) nmine + 63) / 64 + 1;
+    uint64_t *bits = NULL != idx ? calloc((size_t) nx * words + 1, sizeof(*bits)) : NULL;
+    uint64_t *seen = calloc(words, sizeof(*seen));
+    /* visited[t] == i + 1: t added nothing new to i's list, or all of it */
+    uint32_t *visited = calloc((size_t) nx + 1, sizeof(*visited));
+    /* the walk: (transfer, next dependency) frames */
+    uint32_t *stack = malloc(2 * ((size_t) nx + 1) * sizeof(*stack));
+    size_t cap = 1024, n = 0;
+    d->mine = malloc(((size_t) nmine + 1) * sizeof(*d->mine));
+    d->first = malloc(((size_t) nmine + 1) * sizeof(*d->first));
+    d->n = calloc((size_t) nmine + 1, sizeof(*d->n));
+    d->anc = malloc(cap * sizeof(*d->anc));
+    int rc = NULL != bits && NULL != seen && NULL != visited && NULL != stack && NULL != d->mine
+                     && NULL != d->first && NULL != d->n
+                     && NULL != d->anc
+                 ? 0
+                 : -1;
+    for (uint32_t i = 0; 0 == rc && i < nx; ++i) {
+        const themis_xfer_t *x = &s->xfers[i];
+        if (UINT32_MAX == idx[i]) {
+            uint64_t *b = bits + (size_t) i * words;
+            for (uint32_t k = 0; k < x->ndeps; ++k) {
+                const uint32_t dep = s->deps[x->dep_first + k];
+                if (UINT32_MAX != idx[dep]) {
+                    b[idx[dep] / 64] |= 1ull << (idx[dep] % 64);
+                } else {
+                    const uint64_t *db = bits + (size_t) dep * words;
+                    for (size_t w = 0; w < words; ++w) {
+                        b[w] |= db[w];
+                    }
+                }
+            }
+            continue;
+        }
+        d->mine[idx[i]] = i;
+        d->first[idx[i]] = (uint32_t) n;
+        memset(seen, 0, words * sizeof(*seen));
+        size_t top = 0;
+        stack[top++] = i;
+        stack[top++] = 0;
+        while (0 == rc && top > 0) {
+            const themis_xfer_t *y = &s->xfers[stack[top - 2]];
+            const uint32_t k = stack[top - 1];
+            if (k == y->ndeps) {
+                top -= 2;
+                continue;
+            }
+            stack[top - 1] = k + 1;
+            const uint32_t dep = s->deps[y->dep_first + k];
+            if (UINT32_MAX != idx[dep]) {
+                const uint64_t bit = 1ull << (idx[dep] % 64);
+                if (0 == (seen[idx[dep] / 64] & bit)) {
+                    seen[idx[dep] / 64] |= bit;
+                    if (n == cap) {
+                        uint32_t *a = realloc(d->anc, 2 * cap * sizeof(*a));
+                        rc = NULL != a ? 0 : -1;
+                        d->anc = NULL != a ? a : d->anc;
+                        cap *= 2;
+                    }
+                    if (0 == rc) {
+                        d->anc[n++] = idx[dep];
+                    }
+                }
+                continue;
+            }
+            if (i + 1 == visited[dep]) {
+                continue;
+            }
+            visited[dep] = i + 1;
+            const uint64_t *db = bits + (size_t) dep * words;
+            int news = 0;
+            for (size_t w = 0; w < words && !news; ++w) {
+                news = 0 != (db[w] & ~seen[w]);
+            }
+            if (news) {
+                stack[top++] = dep;
+                stack[top++] = 0;
+            }
+        }
+        d->n[idx[i]] = (uint32_t) (n - d->first[idx[i]]);
+    }
+    free(idx);
+    free(bits);
+    free(seen);
+    free(visited);
+    free(stack);
+    if (0 != rc) {
+        themis_xfer_rank_deps_free(d);
+        return -1;
+    }
+    d->valid = 1;
+    d->rank = rank;
+    d->nmine = nmine;
+    d->nxfers = nx;
+    d->ndeps = s->ndeps;
+    return 0;
+}
+
+themis_status_t themis_xfer_rank_deps_make(const themis_xfer_sched_t *s, uint32_t rank,
+                                           themis_xfer_rank_deps_t *d)
+{
+    return 0 == rank_deps(s, rank, d) ? THEMIS_OK : THEMIS_ERR_NOMEM;
+}
+
 themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
                                     const uint64_t *counts, uint32_t chunks_in_flight,
                                     themis_program_t *out, char *why, size_t len)
 {
+    themis_xfer_rank_deps_t deps;
+    memset(&deps, 0, sizeof(deps));
+    themis_status_t st = themis_xfer_compile_with(s, rank, total, counts, chunks_in_flight, &deps,
+                                                  out, why, len);
+    themis_xfer_rank_deps_free(&deps);
+    return st;
+}
+
+themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank, uint64_t total,
+                                         const uint64_t *counts, uint32_t chunks_in_flight,
+                                         themis_xfer_rank_deps_t *deps, themis_program_t *out,
+                                         char *why, size_t len)
+{
     themis_program_t *p = out;
-    local_deps_t l = {0};
     units_t m;
-    uint32_t me = (uint32_t) rank, *op_of = NULL, *qid = NULL, *qfill = NULL;
+    uint32_t me = (uint32_t) rank, *qid = NULL, *qfill = NULL;
     uint64_t *off = NULL, *at = NULL;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
@@ -384,23 +463,20 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
     }
 
     /* Ops of this rank, one per transfer it takes part in. */
-    op_of = malloc(((size_t) s->nxfers + 1) * sizeof(*op_of));
     qid = calloc(2 * (size_t) s->nranks + 1, sizeof(*qid));
     qfill = calloc(2 * (size_t) s->nranks + 1, sizeof(*qfill));
-    if (NULL == op_of || NULL == qid || NULL == qfill || 0 != local_deps(s, me, &l)) {
+    if (NULL == qid || NULL == qfill || 0 != rank_deps(s, me, deps)) {
         goto out;
     }
-    /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive. */
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
+    /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive.  Op o is
+     * the rank's o-th transfer (deps->mine). */
+    for (uint32_t o = 0; o < deps->nmine; ++o) {
+        const uint32_t i = deps->mine[o];
         const themis_xfer_t *x = &s->xfers[i];
-        op_of[i] = UINT32_MAX;
-        if (!involves(x, me)) {
-            continue;
-        }
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
-        op_of[i] = p->nops++;
-        p->nop_deps += l.n[i];
+        p->nops++;
+        p->nop_deps += deps->n[o];
         p->nsteps += transfer_runs(&m, i);
         qfill[key]++;
     }
@@ -428,12 +504,9 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
     }
 
     uint32_t nd = 0, ns = 0;
-    for (uint32_t i = 0; i < s->nxfers; ++i) {
+    for (uint32_t o = 0; o < deps->nmine; ++o) {
+        const uint32_t i = deps->mine[o];
         const themis_xfer_t *x = &s->xfers[i];
-        if (UINT32_MAX == op_of[i]) {
-            continue;
-        }
-        uint32_t o = op_of[i];
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         themis_op_t *op = &p->ops[o];
@@ -443,9 +516,9 @@ themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint
         op->chunk = i;
         op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
         op->dep_first = nd;
-        op->ndeps = l.n[i];
-        for (uint32_t a = 0; a < l.n[i]; ++a) {
-            p->op_deps[nd++] = op_of[l.anc[l.first[i] + a]];
+        op->ndeps = deps->n[o];
+        for (uint32_t a = 0; a < deps->n[o]; ++a) {
+            p->op_deps[nd++] = deps->anc[deps->first[o] + a];
         }
         p->queue_ops[qfill[key]++] = o;
 
@@ -506,12 +579,8 @@ out:
     free(off);
     free(at);
     units_free(&m);
-    free(op_of);
     free(qid);
     free(qfill);
-    free(l.first);
-    free(l.n);
-    free(l.anc);
     if (THEMIS_OK != st) {
         themis_program_free(p);
         if (THEMIS_ERR_NOMEM == st) {

@@ -162,7 +162,7 @@ static int compare_size(const opts_t *o, const themis_graph_t *g, themis_coll_t 
                             (uint32_t) o->cif, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS,
                             THEMIS_LATENCY_OVERLAPPED, &params, NULL);
     themis_algo_input_t in = {.topo = t, .coll = coll, .bytes = call_bytes, .params = &params,
-                              .graph = g, .dim_algo = dim_algo, .elems = total,
+                              .graph = g, .dim_algo = dim_algo,
                               .states = states};
     themis_status_t st = themis_algorithm_plan(THEMIS_ALGO_AUTO, &in, table, class_params,
                                                (void *) o, &req, &ch, &prog);

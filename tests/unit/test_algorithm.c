@@ -242,8 +242,7 @@ static void test_plan_serves_call(void)
             call_request(colls[c], elems[i], 5, counts, &req, &total);
             fixed_params((void *) &chunks, total * 4, &p);
             themis_algo_input_t in = {.topo = &t, .coll = colls[c], .bytes = total * 4,
-                                      .params = &p, .graph = &g, .states = states,
-                                      .elems = total};
+                                      .params = &p, .graph = &g, .states = states};
             UNIT_CHECKF(THEMIS_OK == themis_algorithm_plan(THEMIS_ALGO_AUTO, &in, &table,
                                                            fixed_params, (void *) &chunks, &req,
                                                            &ch, &prog),
@@ -274,7 +273,7 @@ static void test_plan_serves_call(void)
                 UNIT_CHECK(!ch.substituted && treepack == ch.index);
                 themis_program_free(&prog);
                 int tacos = themis_algorithm_index("tacos");
-                in.elems = total = 17;
+                total = 17;
                 in.bytes = 17 * 4;
                 req.count = 17;
                 UNIT_CHECK(THEMIS_OK == themis_algorithm_plan(tacos, &in, &table, fixed_params,
@@ -319,6 +318,36 @@ static void test_plan_serves_call(void)
     themis_graph_free(&g);
 }
 
+/* Where the link simulator cannot cost a row at all, the table (and so
+ * the component's `auto` line) says why: the simulator's own reason or
+ * the row's, not a generic sentence. */
+static void test_table_says_why(void)
+{
+    themis_topology_t t = unit_topology("biring:2:100Gb:1us_biring:2:100Gb:1us");
+    themis_graph_t g;
+    themis_parse_error_t e;
+    themis_algo_table_t table;
+    void *states[THEMIS_MAX_ALGORITHMS] = {NULL};
+    uint32_t chunks = 4;
+    /* rank 0 is a source only: nothing reaches it */
+    UNIT_CHECK(THEMIS_OK == themis_graph_parse("nodes 4\n0 1 100Gb 1us\n1 2 100Gb 1us both\n"
+                                               "2 3 100Gb 1us both\n", &g, &e));
+    themis_algo_input_t in = {.topo = &t, .coll = THEMIS_COLL_ALLREDUCE, .graph = &g,
+                              .states = states};
+    UNIT_CHECK(THEMIS_OK == themis_algo_table_build(&in, fixed_params, &chunks, &table));
+    const int themis = themis_algorithm_index("themis"), tacos = themis_algorithm_index("tacos");
+    UNIT_CHECKF(NULL != strstr(table.why[themis], "no route"), "themis: %s", table.why[themis]);
+    UNIT_CHECKF(NULL != strstr(table.why[tacos], "no path")
+                    && 0 != strncmp(table.why[tacos], "tacos: ", 7),
+                "tacos: %s", table.why[tacos]);
+    for (int a = 0; a < themis_nalgorithms(); ++a) {
+        if (NULL != states[a]) {
+            themis_algorithm_get(a)->state_free(states[a]);
+        }
+    }
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rows_well_formed);
@@ -327,5 +356,6 @@ int main(void)
     UNIT_RUN(test_build_through_table);
     UNIT_RUN(test_auto_on_graph);
     UNIT_RUN(test_plan_serves_call);
+    UNIT_RUN(test_table_says_why);
     UNIT_EXIT();
 }

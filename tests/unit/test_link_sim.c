@@ -490,6 +490,66 @@ static void test_ring_p3(void)
     themis_graph_free(&g);
 }
 
+/* themis_link_sim_total equals themis_link_sim at every unit size: the
+ * recorded service order replayed where it holds, simulated afresh where
+ * the transfers reach a link in another order. */
+static void test_total_replay(void)
+{
+    /* A (0 -> 2) reaches link 1 -> 2 after a fast hop with a long latency,
+     * B (1 -> 2) after C (3 -> 1) on a slow one with a short latency:
+     * small units B first, large ones A first. */
+    themis_graph_t g = graph("0 1 80Gb 10us\n1 2 8Gb 1us\n3 1 8Gb 1us\n");
+    themis_xfer_sched_t s;
+    themis_link_order_t order;
+    char why[160];
+    static const uint32_t c[] = {1};
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 4, 1);
+    add(&s, 0, 2, NULL, 0);
+    add(&s, 3, 1, NULL, 0);
+    add(&s, 1, 2, c, 1);
+    memset(&order, 0, sizeof(order));
+    static const uint64_t units[] = {1000, 2000, 100000, 200000, 1000};
+    for (size_t k = 0; k < sizeof(units) / sizeof(units[0]); ++k) {
+        themis_link_sim_t r;
+        themis_time_t total = 0;
+        UNIT_CHECKF(THEMIS_OK == themis_link_sim_total(&g, &s, units[k], &order, &total, why,
+                                                       sizeof(why)), "%s", why);
+        UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, units[k], &r, why, sizeof(why)));
+        UNIT_CHECKF(r.total_ps == total, "unit %llu: %llu, simulated %llu",
+                    (unsigned long long) units[k], (unsigned long long) total,
+                    (unsigned long long) r.total_ps);
+        themis_link_sim_free(&r);
+    }
+    /* simulated at 1000, 100000 and 1000 again; replayed at the others */
+    UNIT_CHECKF(3 == order.sims && 2 == order.replays, "%llu simulations, %llu replays",
+                (unsigned long long) order.sims, (unsigned long long) order.replays);
+    themis_link_order_free(&order);
+    themis_xfer_free(&s);
+
+    /* a ring on p3.16xlarge (two-hop routes) at unit sizes 1 to 10^8:
+     * the same totals, mostly replayed */
+    themis_graph_t p3;
+    themis_parse_error_t e;
+    UNIT_CHECK(THEMIS_OK == themis_graph_load("p3.16xlarge", NULL, &p3, &e));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_ring(THEMIS_COLL_ALLREDUCE, 8, NULL, &s));
+    for (uint64_t u = 1; u <= 100000000; u *= 10) {
+        themis_link_sim_t r;
+        themis_time_t total = 0;
+        UNIT_CHECK(THEMIS_OK == themis_link_sim_total(&p3, &s, u, &order, &total, why,
+                                                      sizeof(why)));
+        UNIT_CHECK(THEMIS_OK == themis_link_sim(&p3, &s, u, &r, why, sizeof(why))
+                   && r.total_ps == total);
+        themis_link_sim_free(&r);
+    }
+    UNIT_CHECKF(9 == order.sims + order.replays && order.replays >= 6,
+                "%llu simulations, %llu replays", (unsigned long long) order.sims,
+                (unsigned long long) order.replays);
+    themis_link_order_free(&order);
+    themis_xfer_free(&s);
+    themis_graph_free(&p3);
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_one_link);
@@ -501,5 +561,6 @@ int main(void)
     UNIT_RUN(test_ring_shape);
     UNIT_RUN(test_ring_time);
     UNIT_RUN(test_ring_p3);
+    UNIT_RUN(test_total_replay);
     UNIT_EXIT();
 }

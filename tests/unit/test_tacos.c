@@ -544,16 +544,14 @@ static void test_row(void)
     static const uint64_t uneven[9] = {3, 0, 1, 2, 5, 1, 1, 0, 4};
     for (int c = 0; c < 3; c++) {
         themis_algo_input_t in = {.topo = &t, .coll = (themis_coll_t) c, .bytes = 18 * 8,
-                                  .params = &params, .state = &state, .graph = &g, .elems = 18,
+                                  .params = &params, .state = &state, .graph = &g,
                                   .why = why, .why_len = sizeof(why)};
         row_computes(a, &in, 0 == c ? 18 : 2, even);
         row_computes(a, &in, 0 == c ? 11 : 1, uneven);
         row_computes(a, &in, 0 == c ? 5 : 1, even);
         themis_algo_choice_t ch;
-        in.elems = 10;
         UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch));
         UNIT_CHECK(a == ch.index && !ch.substituted);
-        in.elems = 18;
         in.graph = NULL;
         themis_time_t tm;
         UNIT_CHECK(THEMIS_OK == themis_algorithm_choose(a, &in, &ch) && a == ch.index);

@@ -506,6 +506,33 @@ static void test_any_count(void)
     }
 }
 
+/* What compiling reads of the schedule for a rank, kept across calls
+ * (themis_xfer_compile_with): the same programs as compiling afresh, for
+ * other counts and, made again, for another rank. */
+static void test_rank_deps_reused(void)
+{
+    themis_xfer_sched_t s;
+    themis_xfer_rank_deps_t deps;
+    char why[128];
+    tree_allreduce(&s, 7, 3);
+    memset(&deps, 0, sizeof(deps));
+    for (int r = 0; r < 7; r += 3) {
+        for (uint64_t total = 1; total <= 40; total += 13) {
+            themis_program_t a, b;
+            UNIT_CHECK(THEMIS_OK == themis_xfer_compile(&s, r, total, NULL, 2, &a, why,
+                                                        sizeof(why)));
+            UNIT_CHECK(THEMIS_OK == themis_xfer_compile_with(&s, r, total, NULL, 2, &deps, &b,
+                                                             why, sizeof(why)));
+            UNIT_CHECK(deps.valid && (uint32_t) r == deps.rank);
+            UNIT_CHECK(themis_program_hash(&a) == themis_program_hash(&b) && 0 < a.nop_deps);
+            themis_program_free(&a);
+            themis_program_free(&b);
+        }
+    }
+    themis_xfer_rank_deps_free(&deps);
+    themis_xfer_free(&s);
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -520,5 +547,6 @@ int main(void)
     UNIT_RUN(test_uneven_scratch);
     UNIT_RUN(test_any_count);
     UNIT_RUN(test_parked_unit);
+    UNIT_RUN(test_rank_deps_reused);
     UNIT_EXIT();
 }

@@ -252,7 +252,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
                               .xsched = xs,
                               .graph = graph_for(comm, nranks, no_graph, sizeof(no_graph)),
                               .no_graph = '\0' != no_graph[0] ? no_graph : NULL,
-                              .dim_algo = m->dim_algo, .elems = elems};
+                              .dim_algo = m->dim_algo};
     const themis_algorithm_t *asked = themis_algorithm_get(requested);
     if (cfg->schedule_set[coll] && NULL == in.xsched
         && (NULL != asked ? 0 != (asked->flags & THEMIS_ALGO_FLAG_GIVEN) : NULL == in.graph)) {
