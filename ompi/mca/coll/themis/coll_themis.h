@@ -561,8 +561,8 @@ typedef struct {
     struct mca_coll_themis_request_t *persist;
 } mca_coll_themis_call_t;
 
-/* A call decided and planned (mca_coll_themis_call_plan): everything a
- * run needs besides the contents of the buffers. */
+/* A call decided and planned (mca_coll_themis_call): everything a run
+ * needs besides the contents of the buffers. */
 typedef struct {
     bool empty;                         /* 0 bytes: nothing to run */
     uint64_t total;                     /* elements of the full vector, user's type */
@@ -575,26 +575,40 @@ typedef struct {
     uint64_t *counts;                   /* reduce-scatter: [comm size], owned */
 } mca_coll_themis_planned_t;
 
-/* The decision and the plan of a call on a set-up module (m->state READY):
- * OMPI_SUCCESS with *p filled (free with mca_coll_themis_planned_free),
- * OMPI_ERR_NOT_SUPPORTED with *why when the previous component is to run
- * it (alike on every rank), or an error. */
-int mca_coll_themis_call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                              const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
-                              const char **why);
+/*
+ * The path every collective shares: setup on the first call (not for a
+ * nonblocking one), then the decision and plan, then the run - or, for a
+ * persistent init, the request (mca_coll_themis_persistent_create).
+ * Returns the call's result, or sets *fallback (logged and counted) when
+ * the previous component is to serve it.
+ */
+int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, bool *fallback);
+
+/* An entry point's body: while setup runs its own collectives
+ * (re-entrancy) or when the shared path declines, the saved previous
+ * function serves the call. */
+#define MCA_COLL_THEMIS_ENTRY(m, comm, call, prev_call)                       \
+    do {                                                                      \
+        bool fallback_ = (m)->in_setup;                                       \
+        int rc_ = OMPI_SUCCESS;                                               \
+        if (!fallback_) {                                                     \
+            rc_ = mca_coll_themis_call((m), (comm), &(call), &fallback_);     \
+        }                                                                     \
+        return fallback_ ? (prev_call) : rc_;                                 \
+    } while (0)
+
+/* The persistent request of a planned init (coll_themis_persistent.c):
+ * takes *p; the request goes to *c->request. */
+int mca_coll_themis_persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                                      const mca_coll_themis_call_t *c,
+                                      mca_coll_themis_planned_t *p);
+
 /* Runs (blocking), starts (nonblocking) or starts again (c->persist) a
  * planned call on the buffers of c. */
 int mca_coll_themis_call_run(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
                              const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p);
 void mca_coll_themis_planned_free(mca_coll_themis_planned_t *p);
-/* Bytes of the call's full vector. */
-uint64_t mca_coll_themis_call_bytes(const mca_coll_themis_call_t *c, ompi_communicator_t *comm);
-/* A fallback: counted, traced and logged once (by rank 0). */
-void mca_coll_themis_log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
-                                  uint64_t bytes, const char *why);
-/* Runs setup on the first call; whether the themis path exists.  *rc
- * carries a setup error back. */
-bool mca_coll_themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm, int *rc);
 
 /* A nonblocking call on the themis path (coll_themis_nbc.c); a persistent
  * request (coll_themis_persistent.c) is one that is started again. */

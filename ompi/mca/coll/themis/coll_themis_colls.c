@@ -216,7 +216,9 @@ static int stage_in(const mca_coll_themis_elems_t *el, ompi_datatype_t *dtype, c
     return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, *buf, (char *) src);
 }
 
-bool mca_coll_themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm, int *rc)
+/* Runs setup on the first call and tells whether the themis path exists.
+ * *rc carries a setup error back to the caller. */
+static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm, int *rc)
 {
     *rc = OMPI_SUCCESS;
     if (MCA_COLL_THEMIS_STATE_NEW == m->state) {
@@ -234,8 +236,8 @@ static bool below_min_bytes(const mca_coll_themis_module_t *m, ompi_communicator
     return bytes < d.min_bytes;
 }
 
-void mca_coll_themis_log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
-                                  uint64_t bytes, const char *why)
+static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t coll,
+                         uint64_t bytes, const char *why)
 {
     mca_coll_themis_count_fallback(coll);
     if (mca_coll_themis_trace_on()) {
@@ -659,12 +661,8 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return run_program(m, comm, c, p, input, output, MPI_BYTE, rsize, &fin);
 }
 
-/*
- * The decision every collective shares once set up: the decision's
- * threshold, empty calls, the op, then the collective's own plan.  Only
- * what MPI makes equal across ranks decides a fallback.
- */
-uint64_t mca_coll_themis_call_bytes(const mca_coll_themis_call_t *c, ompi_communicator_t *comm)
+/* Bytes of the call's full vector. */
+static uint64_t call_bytes(const mca_coll_themis_call_t *c, ompi_communicator_t *comm)
 {
     size_t size = 0;
 
@@ -672,9 +670,15 @@ uint64_t mca_coll_themis_call_bytes(const mca_coll_themis_call_t *c, ompi_commun
     return call_elements(c, ompi_comm_size(comm)) * size;
 }
 
-int mca_coll_themis_call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                              const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
-                              const char **why)
+/*
+ * The decision every collective shares once set up: the decision's
+ * threshold, empty calls, the op, then the collective's own plan.  Only
+ * what MPI makes equal across ranks decides a fallback.  OMPI_SUCCESS with
+ * *p filled, OMPI_ERR_NOT_SUPPORTED with *why (fall back), or an error.
+ */
+static int call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                     const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
+                     const char **why)
 {
     const int nranks = ompi_comm_size(comm);
     size_t size = 0;
@@ -744,34 +748,32 @@ int mca_coll_themis_call_run(mca_coll_themis_module_t *m, ompi_communicator_t *c
     }
 }
 
-/*
- * The path every collective shares: setup on the first call, then the
- * decision and plan, then the run.  Returns the call's result, or sets
- * *fallback (logged and counted) when the previous component is to run
- * it.
- */
-static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                       const mca_coll_themis_call_t *c, bool *fallback)
+int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, bool *fallback)
 {
+    const bool persistent = c->id >= 2 * MCA_COLL_THEMIS_NBLOCKING;
     mca_coll_themis_planned_t p;
     const char *why = NULL;
     size_t size = 0;
     int rc;
 
     *fallback = false;
-    if (NULL != c->request && MCA_COLL_THEMIS_STATE_NEW == m->state) {
+    if (NULL != c->request && !persistent && MCA_COLL_THEMIS_STATE_NEW == m->state) {
         /* Setup runs blocking collectives, and Open MPI calls nonblocking
          * ones from inside progress (communicator ids): blocking there
          * deadlocks under MPI_THREAD_MULTIPLE.  Every rank makes the same
          * calls, so every rank is still NEW here. */
         why = "not set up yet: a communicator is set up by its first blocking call";
-    } else if (!mca_coll_themis_ready(m, comm, &rc)) {
+    } else if (!themis_ready(m, comm, &rc)) {
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
         why = "not set up on this communicator";
     } else {
-        rc = mca_coll_themis_call_plan(m, comm, c, &p, &why);
+        rc = call_plan(m, comm, c, &p, &why);
+        if (OMPI_SUCCESS == rc && persistent) {
+            return mca_coll_themis_persistent_create(m, comm, c, &p);
+        }
         if (OMPI_SUCCESS == rc) {
             ompi_datatype_type_size(c->dtype, &size);
             rc = p.empty ? empty_call(m, comm, c, size) : mca_coll_themis_call_run(m, comm, c, &p);
@@ -782,24 +784,12 @@ static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
             return rc;
         }
     }
-    mca_coll_themis_log_fallback(comm, c->id, mca_coll_themis_call_bytes(c, comm), why);
+    log_fallback(comm, c->id, call_bytes(c, comm), why);
     *fallback = true;
     return OMPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ entry points */
-
-/* While setup runs its own collectives (re-entrancy) or when the shared
- * path declines, the saved previous function runs the call. */
-#define THEMIS_ENTRY(m, comm, call, prev_call)                                \
-    do {                                                                      \
-        bool fallback_ = (m)->in_setup;                                       \
-        int rc_ = OMPI_SUCCESS;                                               \
-        if (!fallback_) {                                                     \
-            rc_ = themis_call((m), (comm), &(call), &fallback_);             \
-        }                                                                     \
-        return fallback_ ? (prev_call) : rc_;                                 \
-    } while (0)
 
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
@@ -808,10 +798,11 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLREDUCE];
-    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
-                             .count = count};
-    THEMIS_ENTRY(m, comm, c, p->fn.allreduce(sbuf, rbuf, count, dtype, op, comm, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLREDUCE,
+                                      .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = dtype, .op = op, .count = count};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allreduce(sbuf, rbuf, count, dtype, op, comm, p->module));
 }
 
 int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -824,8 +815,8 @@ int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcou
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcounts = rcounts};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, p->module));
 }
 
 int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -838,8 +829,9 @@ int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcount = rcount};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm,
+                                                     p->module));
 }
 
 int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -849,11 +841,13 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLGATHER];
-    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
-                             .scount = scount, .sdtype = sdtype};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLGATHER,
+                                      .coll = THEMIS_COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = rdtype, .count = rcount, .scount = scount,
+                                      .sdtype = sdtype};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                          p->module));
 }
 
 /* The nonblocking forms take the same path and decisions; a themis-path
@@ -865,11 +859,11 @@ int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLREDUCE];
-    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
-                             .count = count, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE,
+                                      .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = dtype, .op = op, .count = count, .request = request};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
 }
 
 int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -882,9 +876,9 @@ int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rco
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcounts = rcounts, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, request,
-                                       p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, request,
+                                                p->module));
 }
 
 int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -899,9 +893,9 @@ int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcou
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcount = rcount, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request,
-                                             p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request,
+                                                      p->module));
 }
 
 int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -911,10 +905,11 @@ int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatyp
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLGATHER];
-    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
-                             .scount = scount, .sdtype = sdtype, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
-                                  p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLGATHER,
+                                      .coll = THEMIS_COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = rdtype, .count = rcount, .scount = scount,
+                                      .sdtype = sdtype, .request = request};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                           request, p->module));
 }

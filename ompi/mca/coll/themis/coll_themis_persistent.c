@@ -87,11 +87,10 @@ static int persistent_start(size_t count, ompi_request_t **requests)
     return OMPI_SUCCESS;
 }
 
-/* The request of a planned call: arguments copied, plan pinned, the
- * private communicator made. */
-static int persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                             const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
-                             ompi_request_t **request)
+/* Arguments copied, plan pinned, the private communicator made. */
+int mca_coll_themis_persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                                      const mca_coll_themis_call_t *c,
+                                      mca_coll_themis_planned_t *p)
 {
     persistent_request_t *req = OBJ_NEW(persistent_request_t);
     mca_coll_themis_request_t *r;
@@ -114,6 +113,17 @@ static int persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *c
     req->call.persist = r;
     req->planned = *p;   /* takes p->counts */
     req->rcounts = NULL;
+    if (!p->empty) {
+        /* Collective: first, before anything that can fail on one rank. */
+        snprintf(name, sizeof(name), "coll/themis persistent %s of %.30s",
+                 mca_coll_themis_coll_name(c->id), comm->c_name);
+        rc = mca_coll_themis_private_comm(m->p2p_comm, name, &r->p2p_comm, &r->p2p_index,
+                                          &r->tag_ub);
+        if (OMPI_SUCCESS != rc) {
+            mca_coll_themis_request_release(r);
+            return rc;
+        }
+    }
     if (NULL != c->rcounts) {
         const size_t n = (size_t) ompi_comm_size(comm);
         req->rcounts = malloc(sizeof(int) * n);
@@ -137,60 +147,15 @@ static int persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *c
             req->layout = *p->layout;
             req->planned.prog = &req->prog;
             req->planned.layout = &req->layout;
-            snprintf(name, sizeof(name), "coll/themis persistent %s of %.30s",
-                     mca_coll_themis_coll_name(c->id), comm->c_name);
-            rc = mca_coll_themis_private_comm(m->p2p_comm, name, &r->p2p_comm, &r->p2p_index,
-                                              &r->tag_ub);
         }
         if (OMPI_SUCCESS != rc) {
             mca_coll_themis_request_release(r);
             return rc;
         }
     }
-    *request = &r->super.super;
+    *c->request = &r->super.super;
     return OMPI_SUCCESS;
 }
-
-/* The themis request for a persistent call, or *fallback (logged and
- * counted) when the previous component is to serve it. */
-static int persistent_init(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                           const mca_coll_themis_call_t *c, bool *fallback)
-{
-    mca_coll_themis_planned_t p;
-    const char *why = NULL;
-    int rc = OMPI_SUCCESS;
-
-    *fallback = false;
-    if (!mca_coll_themis_ready(m, comm, &rc)) {
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        why = "not set up on this communicator";
-    } else {
-        rc = mca_coll_themis_call_plan(m, comm, c, &p, &why);
-        if (OMPI_SUCCESS == rc) {
-            return persistent_create(m, comm, c, &p, c->request);
-        }
-        if (OMPI_ERR_NOT_SUPPORTED != rc) {
-            return rc;
-        }
-    }
-    mca_coll_themis_log_fallback(comm, c->id, mca_coll_themis_call_bytes(c, comm), why);
-    *fallback = true;
-    return OMPI_SUCCESS;
-}
-
-/* While setup runs its own collectives (re-entrancy) or when init
- * declines, the saved previous function makes the request. */
-#define PERSISTENT_ENTRY(m, comm, call, prev_call)                           \
-    do {                                                                     \
-        bool fallback_ = (m)->in_setup;                                      \
-        int rc_ = OMPI_SUCCESS;                                              \
-        if (!fallback_) {                                                    \
-            rc_ = persistent_init((m), (comm), &(call), &fallback_);        \
-        }                                                                    \
-        return fallback_ ? (prev_call) : rc_;                                \
-    } while (0)
 
 int mca_coll_themis_allreduce_init(const void *sbuf, void *rbuf, int count,
                                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
@@ -203,9 +168,9 @@ int mca_coll_themis_allreduce_init(const void *sbuf, void *rbuf, int count,
                                       .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
                                       .dtype = dtype, .op = op, .count = count,
                                       .request = request};
-    PERSISTENT_ENTRY(m, comm, c,
-                     p->fn.allreduce_init(sbuf, rbuf, count, dtype, op, comm, info, request,
-                                          p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allreduce_init(sbuf, rbuf, count, dtype, op, comm, info, request,
+                                               p->module));
 }
 
 int mca_coll_themis_reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts,
@@ -220,9 +185,9 @@ int mca_coll_themis_reduce_scatter_init(const void *sbuf, void *rbuf, const int 
                                       .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf,
                                       .rbuf = rbuf, .dtype = dtype, .op = op,
                                       .rcounts = rcounts, .request = request};
-    PERSISTENT_ENTRY(m, comm, c,
-                     p->fn.reduce_scatter_init(sbuf, rbuf, rcounts, dtype, op, comm, info,
-                                               request, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter_init(sbuf, rbuf, rcounts, dtype, op, comm, info,
+                                                    request, p->module));
 }
 
 int mca_coll_themis_reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount,
@@ -239,9 +204,9 @@ int mca_coll_themis_reduce_scatter_block_init(const void *sbuf, void *rbuf, int 
                                       .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf,
                                       .rbuf = rbuf, .dtype = dtype, .op = op, .rcount = rcount,
                                       .request = request};
-    PERSISTENT_ENTRY(m, comm, c,
-                     p->fn.reduce_scatter_block_init(sbuf, rbuf, rcount, dtype, op, comm, info,
-                                                     request, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter_block_init(sbuf, rbuf, rcount, dtype, op, comm, info,
+                                                          request, p->module));
 }
 
 int mca_coll_themis_allgather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -255,7 +220,7 @@ int mca_coll_themis_allgather_init(const void *sbuf, int scount, struct ompi_dat
                                       .coll = THEMIS_COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
                                       .dtype = rdtype, .count = rcount, .scount = scount,
                                       .sdtype = sdtype, .request = request};
-    PERSISTENT_ENTRY(m, comm, c,
-                     p->fn.allgather_init(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, info,
-                                          request, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allgather_init(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                               info, request, p->module));
 }
