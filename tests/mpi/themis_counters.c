@@ -10,7 +10,8 @@
 
 static const char *const coll_names[TC_NCOLLS] = {
     "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
-    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather"
+    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather",
+    "pallreduce", "preduce_scatter", "preduce_scatter_block", "pallgather"
 };
 
 typedef struct {

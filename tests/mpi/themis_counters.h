@@ -22,7 +22,11 @@ typedef enum {
     TC_IREDUCE_SCATTER = 5,
     TC_IREDUCE_SCATTER_BLOCK = 6,
     TC_IALLGATHER = 7,
-    TC_NCOLLS = 8
+    TC_PALLREDUCE = 8,          /* the persistent forms: TC_<coll> + 2 x TC_NBLOCKING */
+    TC_PREDUCE_SCATTER = 9,
+    TC_PREDUCE_SCATTER_BLOCK = 10,
+    TC_PALLGATHER = 11,
+    TC_NCOLLS = 12
 } tc_coll_t;
 #define TC_NBLOCKING 4
 

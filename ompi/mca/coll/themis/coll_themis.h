@@ -73,8 +73,8 @@ BEGIN_C_DECLS
 /* Info key that marks the private communicators of this component. */
 #define MCA_COLL_THEMIS_PRIVATE_INFO_KEY "ompi_comm_coll_themis_private"
 
-/* The four collectives and their nonblocking forms, for the saved
- * previous functions, counters and log messages. */
+/* The four collectives, their nonblocking and their persistent forms,
+ * for the saved previous functions, counters and log messages. */
 typedef enum {
     MCA_COLL_THEMIS_ALLREDUCE = 0,
     MCA_COLL_THEMIS_REDUCE_SCATTER = 1,
@@ -84,10 +84,15 @@ typedef enum {
     MCA_COLL_THEMIS_IREDUCE_SCATTER = 5,
     MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK = 6,
     MCA_COLL_THEMIS_IALLGATHER = 7,
-    MCA_COLL_THEMIS_NCOLLS = 8
+    MCA_COLL_THEMIS_PALLREDUCE = 8,     /* MPI_Allreduce_init ... */
+    MCA_COLL_THEMIS_PREDUCE_SCATTER = 9,
+    MCA_COLL_THEMIS_PREDUCE_SCATTER_BLOCK = 10,
+    MCA_COLL_THEMIS_PALLGATHER = 11,
+    MCA_COLL_THEMIS_NCOLLS = 12
 } mca_coll_themis_coll_id_t;
 
-/* Blocking collectives come first; I<coll> is <coll> + this. */
+/* Blocking collectives come first; I<coll> is <coll> + this, P<coll>
+ * <coll> + twice this. */
 #define MCA_COLL_THEMIS_NBLOCKING 4
 
 /* The blocking collective of a (nonblocking) one. */
@@ -290,6 +295,10 @@ typedef union {
     mca_coll_base_module_ireduce_scatter_fn_t ireduce_scatter;
     mca_coll_base_module_ireduce_scatter_block_fn_t ireduce_scatter_block;
     mca_coll_base_module_iallgather_fn_t iallgather;
+    mca_coll_base_module_allreduce_init_fn_t allreduce_init;
+    mca_coll_base_module_reduce_scatter_init_fn_t reduce_scatter_init;
+    mca_coll_base_module_reduce_scatter_block_init_fn_t reduce_scatter_block_init;
+    mca_coll_base_module_allgather_init_fn_t allgather_init;
 } mca_coll_themis_fn_t;
 
 typedef struct {
@@ -343,6 +352,12 @@ int mca_coll_themis_init_query(bool enable_progress_threads, bool enable_mpi_thr
 mca_coll_base_module_t *mca_coll_themis_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
 int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm);
+/* A duplicate of comm for the engine's point-to-point, named after name,
+ * that coll/themis stays off; its index and MPI_TAG_UB.  Collective over
+ * comm.  Free with mca_coll_themis_private_comm_free. */
+int mca_coll_themis_private_comm(ompi_communicator_t *comm, const char *name,
+                                 ompi_communicator_t **dup, uint32_t *index, int *tag_ub);
+void mca_coll_themis_private_comm_free(ompi_communicator_t **dup, uint32_t index);
 
 /* parameters */
 int mca_coll_themis_params_register(void);
@@ -507,7 +522,96 @@ typedef struct {
 /* Returns the call's result (rc, or a failure to unstage). */
 int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc);
 
-/* A nonblocking call on the themis path (coll_themis_nbc.c). */
+/* ------------------------------------------------- the shared call path */
+
+struct mca_coll_themis_request_t;
+
+/* How a reduction's data reaches the engine (coll_themis_colls.c). */
+typedef enum {
+    MCA_COLL_THEMIS_STAGE_NONE = 0,
+    MCA_COLL_THEMIS_STAGE_PACK = 1,
+    MCA_COLL_THEMIS_STAGE_LAYOUT = 2
+} mca_coll_themis_stage_t;
+
+typedef struct {
+    ompi_datatype_t *dtype;     /* what the engine works with */
+    uint64_t factor;            /* engine elements per user element */
+    size_t elem_size;           /* bytes of one engine element */
+    ptrdiff_t shift;            /* data offset from the user's pointer */
+    mca_coll_themis_stage_t stage;
+} mca_coll_themis_elems_t;
+
+/* A call as the shared path sees it: the arguments of whichever
+ * collective, indexed by the collective. */
+typedef struct {
+    mca_coll_themis_coll_id_t id;       /* blocking, nonblocking or persistent */
+    themis_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    ompi_datatype_t *dtype;             /* allgather: the receive type */
+    ompi_op_t *op;                      /* allgather: NULL */
+    int count;                          /* allreduce count, allgather rcount */
+    const int *rcounts;                 /* reduce_scatter; NULL: every rank rcount */
+    int rcount;                         /* reduce_scatter_block */
+    int scount;                         /* allgather */
+    ompi_datatype_t *sdtype;            /* allgather */
+    /* Nonblocking and persistent: where the request goes; else NULL. */
+    ompi_request_t **request;
+    /* A start of a persistent request: the request that runs it. */
+    struct mca_coll_themis_request_t *persist;
+} mca_coll_themis_call_t;
+
+/* A call decided and planned (mca_coll_themis_call): everything a run
+ * needs besides the contents of the buffers. */
+typedef struct {
+    bool empty;                         /* 0 bytes: nothing to run */
+    uint64_t total;                     /* elements of the full vector, user's type */
+    uint64_t bytes;
+    const themis_program_t *prog;       /* a plan cache entry's, or a pinned copy */
+    const mca_coll_themis_engine_layout_t *layout;
+    mca_coll_themis_plan_choice_t choice;
+    mca_coll_themis_elems_t el;         /* reductions */
+    mca_coll_themis_blocks_t blocks;
+    uint64_t *counts;                   /* reduce-scatter: [comm size], owned */
+} mca_coll_themis_planned_t;
+
+/*
+ * The path every collective shares: setup on the first call (not for a
+ * nonblocking one), then the decision and plan, then the run - or, for a
+ * persistent init, the request (mca_coll_themis_persistent_create).
+ * Returns the call's result, or sets *fallback (logged and counted) when
+ * the previous component is to serve it.
+ */
+int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, bool *fallback);
+
+/* An entry point's body: while setup runs its own collectives
+ * (re-entrancy) or when the shared path declines, the saved previous
+ * function serves the call. */
+#define MCA_COLL_THEMIS_ENTRY(m, comm, call, prev_call)                       \
+    do {                                                                      \
+        bool fallback_ = (m)->in_setup;                                       \
+        int rc_ = OMPI_SUCCESS;                                               \
+        if (!fallback_) {                                                     \
+            rc_ = mca_coll_themis_call((m), (comm), &(call), &fallback_);     \
+        }                                                                     \
+        return fallback_ ? (prev_call) : rc_;                                 \
+    } while (0)
+
+/* The persistent request of a planned init (coll_themis_persistent.c):
+ * takes *p; the request goes to *c->request. */
+int mca_coll_themis_persistent_create(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                                      const mca_coll_themis_call_t *c,
+                                      mca_coll_themis_planned_t *p);
+
+/* Runs (blocking), starts (nonblocking) or starts again (c->persist) a
+ * planned call on the buffers of c. */
+int mca_coll_themis_call_run(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                             const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p);
+void mca_coll_themis_planned_free(mca_coll_themis_planned_t *p);
+
+/* A nonblocking call on the themis path (coll_themis_nbc.c); a persistent
+ * request (coll_themis_persistent.c) is one that is started again. */
 typedef struct mca_coll_themis_request_t {
     ompi_coll_base_nbc_request_t super;
     struct mca_coll_themis_request_t *next;   /* outstanding calls */
@@ -519,6 +623,12 @@ typedef struct mca_coll_themis_request_t {
     ompi_datatype_t *dtypes[2];         /* retained: engine's and user's */
     ompi_op_t *op;                      /* retained, or NULL */
     uint32_t lane;
+    /* Persistent: scratch and pin stay from start to start, messages go
+     * over the request's own private communicator (no lane). */
+    bool persistent;
+    ompi_communicator_t *p2p_comm;      /* persistent: its own, else NULL */
+    uint32_t p2p_index;
+    int tag_ub;
     bool done;                          /* completed (under the list lock) */
     bool freed;                         /* MPI_Request_free while active */
     mca_coll_themis_finish_t fin;
@@ -529,11 +639,23 @@ OBJ_CLASS_DECLARATION(mca_coll_themis_request_t);
 /* A request for a call on comm, not started.  NULL without memory. */
 mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t *m,
                                                        ompi_communicator_t *comm);
+/* The same for an object of a subclass, allocated by the caller. */
+void mca_coll_themis_request_init(mca_coll_themis_request_t *req, mca_coll_themis_module_t *m,
+                                  ompi_communicator_t *comm);
 /* Starts req's engine on args (its scratch and lane are the request's;
  * args->prog and layout must come from mca_coll_themis_plan_get) and hands
  * it to progress.  On error (nothing was sent) req is released. */
 int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
                                   const mca_coll_themis_engine_args_t *args);
+/* The two halves of a start: what req holds for the call (its types and
+ * op retained, the plan pinned; args->prog is the plan cache's), done once
+ * for a persistent request; and the launch (lane unless persistent,
+ * engine, progress list), each start.  Launch does not release req on
+ * error. */
+int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
+                                 const mca_coll_themis_engine_args_t *args);
+int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
+                                   const mca_coll_themis_engine_args_t *args);
 /* A request complete at once with rc (a call without messages). */
 void mca_coll_themis_request_complete_now(mca_coll_themis_request_t *req, int rc);
 /* Releases a request that was never started. */
@@ -593,6 +715,28 @@ int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatyp
                                void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                struct ompi_communicator_t *comm, ompi_request_t **request,
                                mca_coll_base_module_t *module);
+
+/* persistent collectives (coll_themis_persistent.c) */
+int mca_coll_themis_allreduce_init(const void *sbuf, void *rbuf, int count,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                   ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_themis_reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts,
+                                        struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                        struct ompi_communicator_t *comm,
+                                        struct ompi_info_t *info, ompi_request_t **request,
+                                        mca_coll_base_module_t *module);
+int mca_coll_themis_reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount,
+                                              struct ompi_datatype_t *dtype,
+                                              struct ompi_op_t *op,
+                                              struct ompi_communicator_t *comm,
+                                              struct ompi_info_t *info,
+                                              ompi_request_t **request,
+                                              mca_coll_base_module_t *module);
+int mca_coll_themis_allgather_init(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                   void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                   struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                   ompi_request_t **request, mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -46,33 +46,6 @@
 
 #include "coll_themis.h"
 
-typedef enum { STAGE_NONE = 0, STAGE_PACK = 1, STAGE_LAYOUT = 2 } elems_stage_t;
-
-typedef struct {
-    ompi_datatype_t *dtype;     /* what the engine works with */
-    uint64_t factor;            /* engine elements per user element */
-    size_t elem_size;           /* bytes of one engine element */
-    ptrdiff_t shift;            /* data offset from the user's pointer */
-    elems_stage_t stage;
-} themis_elems_t;
-
-/* A call as the shared path sees it: the arguments of whichever
- * collective, indexed by the collective. */
-typedef struct {
-    mca_coll_themis_coll_id_t id;       /* blocking or nonblocking */
-    themis_coll_t coll;
-    const void *sbuf;
-    void *rbuf;
-    ompi_datatype_t *dtype;             /* allgather: the receive type */
-    ompi_op_t *op;                      /* allgather: NULL */
-    int count;                          /* allreduce count, allgather rcount */
-    const int *rcounts;                 /* reduce_scatter; NULL: every rank rcount */
-    int rcount;                         /* reduce_scatter_block */
-    int scount;                         /* allgather */
-    ompi_datatype_t *sdtype;            /* allgather */
-    ompi_request_t **request;           /* nonblocking: where the request goes; else NULL */
-} themis_call_t;
-
 #define VERBOSE_CALL 20
 
 /*
@@ -103,7 +76,7 @@ static bool contiguous(ompi_datatype_t *dtype, uint64_t count)
 /* Returns NULL when the data can run, else why not (the answer depends
  * on the type signature and the op only). */
 static const char *reduction_elements(ompi_datatype_t *dtype, uint64_t count, ompi_op_t *op,
-                                      themis_elems_t *out)
+                                      mca_coll_themis_elems_t *out)
 {
     size_t size = 0;
     const bool contig = contiguous(dtype, count);
@@ -114,7 +87,7 @@ static const char *reduction_elements(ompi_datatype_t *dtype, uint64_t count, om
         out->dtype = dtype;
         out->factor = 1;
         out->elem_size = size;
-        out->stage = contig ? STAGE_NONE : STAGE_LAYOUT;
+        out->stage = contig ? MCA_COLL_THEMIS_STAGE_NONE : MCA_COLL_THEMIS_STAGE_LAYOUT;
         return NULL;
     }
     ompi_datatype_t *base = ompi_datatype_get_single_predefined_type_from_args(dtype);
@@ -131,7 +104,7 @@ static const char *reduction_elements(ompi_datatype_t *dtype, uint64_t count, om
     out->dtype = base;
     out->factor = size / bsize;
     out->elem_size = bsize;
-    out->stage = contig ? STAGE_NONE : STAGE_PACK;
+    out->stage = contig ? MCA_COLL_THEMIS_STAGE_NONE : MCA_COLL_THEMIS_STAGE_PACK;
     out->shift = contig ? true_lb : 0;
     return NULL;
 }
@@ -212,10 +185,10 @@ static int span_bytes(ompi_datatype_t *dtype, uint64_t count, size_t *bytes)
     return OMPI_SUCCESS;
 }
 
-/* A reduction's data in staging (el->stage != STAGE_NONE): copies `count`
+/* A reduction's data in staging (el->stage != MCA_COLL_THEMIS_STAGE_NONE): copies `count`
  * user elements from `src` into *stage and returns the engine's buffer
  * pointer for them in *buf. */
-static int stage_in(const themis_elems_t *el, ompi_datatype_t *dtype, const void *src,
+static int stage_in(const mca_coll_themis_elems_t *el, ompi_datatype_t *dtype, const void *src,
                     uint64_t count, char **stage, char **buf)
 {
     ptrdiff_t true_lb = 0, true_extent = 0;
@@ -224,7 +197,7 @@ static int stage_in(const themis_elems_t *el, ompi_datatype_t *dtype, const void
 
     *stage = NULL;
     ompi_datatype_type_size(dtype, &size);
-    if (STAGE_PACK == el->stage) {   /* only non-contiguous data is staged */
+    if (MCA_COLL_THEMIS_STAGE_PACK == el->stage) {   /* only non-contiguous data is staged */
         if (__builtin_mul_overflow((size_t) count, size, &bytes)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
@@ -282,7 +255,7 @@ static void log_fallback(ompi_communicator_t *comm, mca_coll_themis_coll_id_t co
 /* A call of 0 bytes at or above min_bytes: done, without a program (a
  * nonblocking one gets a request complete at once). */
 static int empty_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                      const themis_call_t *c, size_t dtype_size)
+                      const mca_coll_themis_call_t *c, size_t dtype_size)
 {
     const mca_coll_themis_coll_id_t coll = c->id;
 
@@ -395,34 +368,32 @@ int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc)
     return OMPI_SUCCESS;
 }
 
-/* A nonblocking call: the engine runs from progress, fin goes with the
- * request (its staging included). */
+/* A nonblocking call, or a start of a persistent one: the engine runs
+ * from progress, fin goes with the request (its staging included). */
 static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const themis_call_t *c, const mca_coll_themis_blocks_t *blocks,
-                         mca_coll_themis_engine_args_t *args, mca_coll_themis_finish_t *fin,
-                         const char **why)
+                         const mca_coll_themis_call_t *c, mca_coll_themis_engine_args_t *args,
+                         mca_coll_themis_finish_t *fin)
 {
-    mca_coll_themis_request_t *req;
+    mca_coll_themis_request_t *req = c->persist;
     int rc;
 
-    if (NULL != blocks && mca_coll_themis_blocks_segmented(blocks, args->prog,
-                                                           ompi_comm_size(comm))) {
-        /* Segments run one after another, each a program of its own: the
-         * blocking path's business (coll_themis_segment.c). */
-        *why = "nonblocking call larger than coll_themis_scratch_max";
-        fin->trace = false;
-        free(fin->op_ns);
-        free(fin->stage[0]);
-        free(fin->stage[1]);
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
-    req = mca_coll_themis_request_new(m, comm);
     if (NULL == req) {
-        return mca_coll_themis_call_finish(fin, OMPI_ERR_OUT_OF_RESOURCE);
+        req = mca_coll_themis_request_new(m, comm);
+        if (NULL == req) {
+            return mca_coll_themis_call_finish(fin, OMPI_ERR_OUT_OF_RESOURCE);
+        }
     }
     req->fin = *fin;
     req->fin.t.choice = &req->fin.choice;
     req->fin.t.prog = &req->fin.prog;
+    if (NULL != c->persist) {
+        /* The request's own communicator, scratch and pinned program. */
+        rc = mca_coll_themis_request_launch(req, args);
+        if (OMPI_SUCCESS != rc) {
+            (void) mca_coll_themis_call_finish(&req->fin, rc);
+        }
+        return rc;
+    }
     rc = mca_coll_themis_request_start(req, args);   /* releases req on error */
     if (OMPI_SUCCESS == rc) {
         *c->request = &req->super.super;
@@ -430,21 +401,18 @@ static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return rc;
 }
 
-/* blocks: NULL for allreduce; for reduce-scatter and allgather the call's
- * counts, so that a large one can run in segments (its buffers and types
- * are the ones given here).  fin holds the call's staging (or none); it
- * is finished here, or handed to the request of a nonblocking call. */
+/* p->blocks: for reduce-scatter and allgather the call's counts, so that
+ * a large one can run in segments (its buffers and types are the ones
+ * given here).  fin holds the call's staging (or none); it is finished
+ * here, or handed to the request of a nonblocking or persistent call. */
 static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                       const themis_call_t *c, const themis_program_t *prog,
-                       const mca_coll_themis_engine_layout_t *layout,
-                       const mca_coll_themis_plan_choice_t *choice,
-                       const mca_coll_themis_blocks_t *blocks, const void *input,
-                       void *output, ompi_datatype_t *dtype, uint64_t bytes,
-                       size_t dtype_size, mca_coll_themis_finish_t *fin, const char **why)
+                       const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p,
+                       const void *input, void *output, ompi_datatype_t *dtype,
+                       size_t dtype_size, mca_coll_themis_finish_t *fin)
 {
     mca_coll_themis_engine_args_t args = {
-        .prog = prog,
-        .layout = layout,
+        .prog = p->prog,
+        .layout = p->layout,
         .input = input,
         .output = output,
         .dtype = dtype,
@@ -459,35 +427,31 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     fin->module = m;
     fin->comm = comm;
     fin->coll = c->id;
-    fin->bytes = bytes;
+    fin->bytes = p->bytes;
     fin->dtype_size = dtype_size;
-    fin->choice = *choice;
-    fin->prog = *prog;
+    fin->choice = p->choice;
+    fin->prog = *p->prog;
     fin->trace = mca_coll_themis_trace_on();
-    fin->t = (mca_coll_themis_trace_call_t){.comm = comm, .coll = c->id, .bytes = bytes,
+    fin->t = (mca_coll_themis_trace_call_t){.comm = comm, .coll = c->id, .bytes = p->bytes,
                                              .dtype_size = dtype_size, .module = m,
                                              .prog = &fin->prog, .choice = &fin->choice};
     if (fin->trace) {
         /* Without memory for the times the record lists no ops. */
-        fin->op_ns = calloc(2 * (size_t) prog->nops + 1, sizeof(uint64_t));
+        fin->op_ns = calloc(2 * (size_t) p->prog->nops + 1, sizeof(uint64_t));
         ompi_datatype_type_size(dtype, &fin->t.elem_size);
         fin->t.op_ns = fin->op_ns;
         fin->t.start_ns = mca_coll_themis_trace_now_ns();
     }
     args.op_ns = fin->op_ns;
-    if (NULL != c->request) {
-        return start_program(m, comm, c, blocks, &args, fin, why);
+    if (NULL != c->request || NULL != c->persist) {
+        return start_program(m, comm, c, &args, fin);
     }
 
     /* Blocking: start and wait on the same engine, in a lane like any
      * call (nonblocking ones may be outstanding on the communicator). */
     args.lane = mca_coll_themis_lane_acquire(m);
     args.nlanes = m->nlanes;
-    if (NULL == blocks) {
-        rc = mca_coll_themis_engine_run(&args);
-    } else {
-        rc = mca_coll_themis_run_blocks(m, comm, blocks, &args, &segments);
-    }
+    rc = mca_coll_themis_run_blocks(m, comm, &p->blocks, &args, &segments);
     mca_coll_themis_lane_release(m, args.lane);
     if (segments > 1) {
         fin->t.op_ns = NULL;   /* the segments ran other programs: no op times */
@@ -496,15 +460,12 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 }
 
 /* A reduction reading `count_in` elements at `in` and writing `count_out`
- * at `out` (the user's type), through staging when el says so. */
+ * at `out` (the user's type), through staging when p->el says so. */
 static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const themis_call_t *c, const themis_program_t *prog,
-                         const mca_coll_themis_engine_layout_t *layout,
-                         const mca_coll_themis_plan_choice_t *choice, const themis_elems_t *el,
-                         const mca_coll_themis_blocks_t *blocks, const void *in,
-                         uint64_t count_in, void *out, uint64_t count_out, uint64_t bytes,
-                         const char **why)
+                         const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p,
+                         const void *in, uint64_t count_in, void *out, uint64_t count_out)
 {
+    const mca_coll_themis_elems_t *el = &p->el;
     mca_coll_themis_finish_t fin;
     char *stage = NULL, *buf = NULL;
     size_t dtype_size = 0;
@@ -512,10 +473,9 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 
     memset(&fin, 0, sizeof(fin));
     ompi_datatype_type_size(c->dtype, &dtype_size);
-    if (STAGE_NONE == el->stage) {
-        return run_program(m, comm, c, prog, layout, choice, blocks,
-                           (const char *) in + el->shift, (char *) out + el->shift, el->dtype,
-                           bytes, dtype_size, &fin, why);
+    if (MCA_COLL_THEMIS_STAGE_NONE == el->stage) {
+        return run_program(m, comm, c, p, (const char *) in + el->shift,
+                           (char *) out + el->shift, el->dtype, dtype_size, &fin);
     }
     /* The engine reads its input only before it writes its output, so the
      * staged data can be both (as with MPI_IN_PLACE). */
@@ -525,15 +485,14 @@ static int run_reduction(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         return rc;
     }
     fin.stage[0] = stage;
-    fin.unstage = STAGE_PACK == el->stage ? MCA_COLL_THEMIS_UNSTAGE_UNPACK
-                                          : MCA_COLL_THEMIS_UNSTAGE_COPY;
+    fin.unstage = MCA_COLL_THEMIS_STAGE_PACK == el->stage ? MCA_COLL_THEMIS_UNSTAGE_UNPACK
+                                                          : MCA_COLL_THEMIS_UNSTAGE_COPY;
     fin.dtype = c->dtype;
     fin.out = out;
     fin.count = count_out;
     fin.buf = buf;
     fin.nbytes = (size_t) count_out * dtype_size;
-    return run_program(m, comm, c, prog, layout, choice, blocks, buf, buf, el->dtype, bytes,
-                       dtype_size, &fin, why);
+    return run_program(m, comm, c, p, buf, buf, el->dtype, dtype_size, &fin);
 }
 
 /* Why no row serves the call, kept past the call's choice (which is
@@ -544,7 +503,7 @@ static const char *refusal(const mca_coll_themis_plan_choice_t *choice)
 }
 
 /* Element count of the full vector, in the user's type. */
-static uint64_t call_elements(const themis_call_t *c, int nranks)
+static uint64_t call_elements(const mca_coll_themis_call_t *c, int nranks)
 {
     uint64_t total = 0;
     switch (mca_coll_themis_blocking_id(c->id)) {
@@ -562,99 +521,76 @@ static uint64_t call_elements(const themis_call_t *c, int nranks)
     }
 }
 
-static int run_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const themis_call_t *c, uint64_t bytes, const char **why)
+static int plan_allreduce(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                          const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
+                          const char **why)
 {
-    const themis_program_t *prog;
-    const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice = {.algo = 0};
-    themis_elems_t el;
     ptrdiff_t extent = 0;
     int rc;
 
-    *why = reduction_elements(c->dtype, (uint64_t) c->count, c->op, &el);
+    *why = reduction_elements(c->dtype, (uint64_t) c->count, c->op, &p->el);
     if (NULL != *why) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE, (uint64_t) c->count * el.factor,
-                                  NULL, el.elem_size, &prog, &layout, &choice);
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLREDUCE,
+                                  (uint64_t) c->count * p->el.factor, NULL, p->el.elem_size,
+                                  &p->prog, &p->layout, &p->choice);
     if (OMPI_SUCCESS != rc) {
-        *why = refusal(&choice);
+        *why = refusal(&p->choice);
         return rc;
     }
-    ompi_datatype_type_extent(el.dtype, &extent);
-    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLREDUCE,
-                                             .count = (uint64_t) c->count * el.factor,
-                                             .elem_size = el.elem_size,
-                                             .extent = (size_t) extent};
-    return run_reduction(m, comm, c, prog, layout, &choice, &el, &blocks,
-                         MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, (uint64_t) c->count,
-                         c->rbuf, (uint64_t) c->count, bytes, why);
+    ompi_datatype_type_extent(p->el.dtype, &extent);
+    p->blocks = (mca_coll_themis_blocks_t){.coll = THEMIS_COLL_ALLREDUCE,
+                                           .count = (uint64_t) c->count * p->el.factor,
+                                           .elem_size = p->el.elem_size,
+                                           .extent = (size_t) extent};
+    return OMPI_SUCCESS;
 }
 
 /* Both reduce-scatters. */
-static int run_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                              const themis_call_t *c, uint64_t total, uint64_t bytes,
-                              const char **why)
+static int plan_reduce_scatter(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                               const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
+                               const char **why)
 {
-    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
-    const themis_program_t *prog;
-    const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice = {.algo = 0};
-    themis_elems_t el;
+    const int nranks = ompi_comm_size(comm);
     ptrdiff_t extent = 0;
-    uint64_t *counts;
     int rc;
 
-    *why = reduction_elements(c->dtype, total, c->op, &el);
+    *why = reduction_elements(c->dtype, p->total, c->op, &p->el);
     if (NULL != *why) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    counts = malloc(sizeof(uint64_t) * (size_t) nranks);
-    if (NULL == counts) {
+    p->counts = malloc(sizeof(uint64_t) * (size_t) nranks);
+    if (NULL == p->counts) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     for (int r = 0; r < nranks; ++r) {
-        counts[r] = (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[r]) * el.factor;
+        p->counts[r] = (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[r]) * p->el.factor;
     }
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, total * el.factor, counts,
-                                  el.elem_size, &prog, &layout, &choice);
-    if (OMPI_SUCCESS == rc) {
-        ompi_datatype_type_extent(el.dtype, &extent);
-        const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_REDUCE_SCATTER,
-                                                 .counts = counts, .elem_size = el.elem_size,
-                                                 .extent = (size_t) extent};
-        rc = run_reduction(m, comm, c, prog, layout, &choice, &el, &blocks,
-                           MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf, total, c->rbuf,
-                           (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]), bytes,
-                           why);
-    } else {
-        *why = refusal(&choice);
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_REDUCE_SCATTER, p->total * p->el.factor,
+                                  p->counts, p->el.elem_size, &p->prog, &p->layout, &p->choice);
+    if (OMPI_SUCCESS != rc) {
+        *why = refusal(&p->choice);
+        return rc;
     }
-    free(counts);
-    return rc;
+    ompi_datatype_type_extent(p->el.dtype, &extent);
+    p->blocks = (mca_coll_themis_blocks_t){.coll = THEMIS_COLL_REDUCE_SCATTER,
+                                           .counts = p->counts, .elem_size = p->el.elem_size,
+                                           .extent = (size_t) extent};
+    return OMPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- allgather */
 
-/* Layouts may differ between ranks (MPI matches signatures only):
- * non-contiguous sides are packed here, so every rank runs the same
- * program on contiguous bytes. */
-static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const themis_call_t *c, uint64_t bytes, const char **why)
+static int plan_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                          const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
+                          const char **why)
 {
-    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
-    const bool in_place = MPI_IN_PLACE == c->sbuf;
-    const uint64_t block = bytes / (uint64_t) nranks;
-    const themis_program_t *prog;
-    const mca_coll_themis_engine_layout_t *layout;
-    mca_coll_themis_plan_choice_t choice = {.algo = 0};
-    ptrdiff_t r_extent = 0;
-    size_t ssize = 0, rsize = 0;
-    char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
+    const uint64_t block = p->bytes / (uint64_t) ompi_comm_size(comm);
+    size_t ssize = 0;
     int rc;
 
-    if (!in_place) {
+    if (MPI_IN_PLACE != c->sbuf) {
         ompi_datatype_type_size(c->sdtype, &ssize);
         if ((uint64_t) c->scount * ssize != block) {
             /* An erroneous program; falling back on this rank alone would
@@ -666,35 +602,50 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
             return MPI_ERR_TRUNCATE;
         }
     }
-    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &prog,
-                                  &layout, &choice);
+    rc = mca_coll_themis_plan_get(m, comm, THEMIS_COLL_ALLGATHER, block, NULL, 1, &p->prog,
+                                  &p->layout, &p->choice);
     if (OMPI_SUCCESS != rc) {
-        *why = refusal(&choice);
+        *why = refusal(&p->choice);
         return rc;
     }
+    p->blocks = (mca_coll_themis_blocks_t){.coll = THEMIS_COLL_ALLGATHER, .count = block,
+                                           .elem_size = 1, .extent = 1};
+    return OMPI_SUCCESS;
+}
+
+/* Layouts may differ between ranks (MPI matches signatures only):
+ * non-contiguous sides are packed here, so every rank runs the same
+ * program on contiguous bytes. */
+static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p)
+{
+    const int nranks = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    const uint64_t block = p->blocks.count;
+    ptrdiff_t r_extent = 0;
+    size_t rsize = 0;
+    char *in_stage = NULL, *out_stage = NULL, *input = NULL, *output = NULL;
+    int rc;
+
     ompi_datatype_type_extent(c->dtype, &r_extent);
     ompi_datatype_type_size(c->dtype, &rsize);
     rc = flat_bytes(c->rbuf, c->dtype, (uint64_t) c->count * (uint64_t) nranks,
-                        (size_t) bytes, false, &out_stage, &output);
-    if (OMPI_SUCCESS == rc && in_place) {
+                    (size_t) p->bytes, false, &out_stage, &output);
+    if (OMPI_SUCCESS == rc && MPI_IN_PLACE == c->sbuf) {
         if (NULL == out_stage) {
             input = output + (size_t) me * block;
         } else {
-            rc = flat_bytes((char *) c->rbuf + (ptrdiff_t) me * c->count * r_extent,
-                                c->dtype, (uint64_t) c->count, (size_t) block, true, &in_stage,
-                                &input);
+            rc = flat_bytes((char *) c->rbuf + (ptrdiff_t) me * c->count * r_extent, c->dtype,
+                            (uint64_t) c->count, (size_t) block, true, &in_stage, &input);
         }
     } else if (OMPI_SUCCESS == rc) {
         rc = flat_bytes((void *) c->sbuf, c->sdtype, (uint64_t) c->scount, (size_t) block,
-                            true, &in_stage, &input);
+                        true, &in_stage, &input);
     }
     if (OMPI_SUCCESS != rc) {
         free(in_stage);
         free(out_stage);
         return rc;
     }
-    const mca_coll_themis_blocks_t blocks = {.coll = THEMIS_COLL_ALLGATHER, .count = block,
-                                             .elem_size = 1, .extent = 1};
     mca_coll_themis_finish_t fin;
     memset(&fin, 0, sizeof(fin));
     fin.stage[0] = in_stage;
@@ -705,34 +656,109 @@ static int run_allgather(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         fin.out = c->rbuf;
         fin.count = (uint64_t) c->count * (uint64_t) nranks;
         fin.buf = out_stage;
-        fin.nbytes = (size_t) bytes;
+        fin.nbytes = (size_t) p->bytes;
     }
-    rc = run_program(m, comm, c, prog, layout, &choice, &blocks, input, output, MPI_BYTE, bytes,
-                     rsize, &fin, why);
-    return rc;
+    return run_program(m, comm, c, p, input, output, MPI_BYTE, rsize, &fin);
+}
+
+/* Bytes of the call's full vector. */
+static uint64_t call_bytes(const mca_coll_themis_call_t *c, ompi_communicator_t *comm)
+{
+    size_t size = 0;
+
+    ompi_datatype_type_size(c->dtype, &size);
+    return call_elements(c, ompi_comm_size(comm)) * size;
 }
 
 /*
- * The path every collective shares: setup on the first call, the
- * decision's threshold, empty calls, the op, then the collective's own
- * body.  Returns the call's result, or sets *fallback (logged and counted)
- * when the previous component is to run it.  Only what MPI makes equal
- * across ranks decides a fallback.
+ * The decision every collective shares once set up: the decision's
+ * threshold, empty calls, the op, then the collective's own plan.  Only
+ * what MPI makes equal across ranks decides a fallback.  OMPI_SUCCESS with
+ * *p filled, OMPI_ERR_NOT_SUPPORTED with *why (fall back), or an error.
  */
-static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                       const themis_call_t *c, bool *fallback)
+static int call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                     const mca_coll_themis_call_t *c, mca_coll_themis_planned_t *p,
+                     const char **why)
 {
     const int nranks = ompi_comm_size(comm);
-    const uint64_t total = call_elements(c, nranks);
+    size_t size = 0;
+    int rc;
+
+    memset(p, 0, sizeof(*p));
+    ompi_datatype_type_size(c->dtype, &size);
+    p->total = call_elements(c, nranks);
+    p->bytes = p->total * size;
+    if (below_min_bytes(m, comm, c->coll, p->bytes)) {
+        *why = "below coll_themis_min_bytes";
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (0 == p->bytes) {
+        p->empty = true;
+        return OMPI_SUCCESS;
+    }
+    if (NULL != c->op && !ompi_op_is_commute(c->op)) {
+        *why = "non-commutative op";
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    switch (mca_coll_themis_blocking_id(c->id)) {
+    case MCA_COLL_THEMIS_ALLREDUCE:
+        rc = plan_allreduce(m, comm, c, p, why);
+        break;
+    case MCA_COLL_THEMIS_ALLGATHER:
+        rc = plan_allgather(m, comm, c, p, why);
+        break;
+    default:
+        rc = plan_reduce_scatter(m, comm, c, p, why);
+        break;
+    }
+    if (OMPI_SUCCESS == rc && NULL != c->request
+        && mca_coll_themis_blocks_segmented(&p->blocks, p->prog, nranks)) {
+        /* Segments run one after another, each a program of its own: the
+         * blocking path's business (coll_themis_segment.c). */
+        *why = "nonblocking or persistent call larger than coll_themis_scratch_max";
+        rc = OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_themis_planned_free(p);
+    }
+    return rc;
+}
+
+void mca_coll_themis_planned_free(mca_coll_themis_planned_t *p)
+{
+    free(p->counts);
+    p->counts = NULL;
+}
+
+int mca_coll_themis_call_run(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                             const mca_coll_themis_call_t *c, const mca_coll_themis_planned_t *p)
+{
+    const int me = ompi_comm_rank(comm);
+    const void *in = MPI_IN_PLACE == c->sbuf ? c->rbuf : c->sbuf;
+
+    switch (mca_coll_themis_blocking_id(c->id)) {
+    case MCA_COLL_THEMIS_ALLREDUCE:
+        return run_reduction(m, comm, c, p, in, (uint64_t) c->count, c->rbuf,
+                             (uint64_t) c->count);
+    case MCA_COLL_THEMIS_ALLGATHER:
+        return run_allgather(m, comm, c, p);
+    default:
+        return run_reduction(m, comm, c, p, in, p->total, c->rbuf,
+                             (uint64_t) (NULL == c->rcounts ? c->rcount : c->rcounts[me]));
+    }
+}
+
+int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, bool *fallback)
+{
+    const bool persistent = c->id >= 2 * MCA_COLL_THEMIS_NBLOCKING;
+    mca_coll_themis_planned_t p;
     const char *why = NULL;
     size_t size = 0;
-    uint64_t bytes;
     int rc;
 
     *fallback = false;
-    ompi_datatype_type_size(c->dtype, &size);
-    bytes = total * size;
-    if (NULL != c->request && MCA_COLL_THEMIS_STATE_NEW == m->state) {
+    if (NULL != c->request && !persistent && MCA_COLL_THEMIS_STATE_NEW == m->state) {
         /* Setup runs blocking collectives, and Open MPI calls nonblocking
          * ones from inside progress (communicator ids): blocking there
          * deadlocks under MPI_THREAD_MULTIPLE.  Every rank makes the same
@@ -743,46 +769,27 @@ static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
             return rc;
         }
         why = "not set up on this communicator";
-    } else if (below_min_bytes(m, comm, c->coll, bytes)) {
-        why = "below coll_themis_min_bytes";
-    } else if (0 == bytes) {
-        return empty_call(m, comm, c, size);
-    } else if (NULL != c->op && !ompi_op_is_commute(c->op)) {
-        why = "non-commutative op";
     } else {
-        switch (mca_coll_themis_blocking_id(c->id)) {
-        case MCA_COLL_THEMIS_ALLREDUCE:
-            rc = run_allreduce(m, comm, c, bytes, &why);
-            break;
-        case MCA_COLL_THEMIS_ALLGATHER:
-            rc = run_allgather(m, comm, c, bytes, &why);
-            break;
-        default:
-            rc = run_reduce_scatter(m, comm, c, total, bytes, &why);
-            break;
+        rc = call_plan(m, comm, c, &p, &why);
+        if (OMPI_SUCCESS == rc && persistent) {
+            return mca_coll_themis_persistent_create(m, comm, c, &p);
+        }
+        if (OMPI_SUCCESS == rc) {
+            ompi_datatype_type_size(c->dtype, &size);
+            rc = p.empty ? empty_call(m, comm, c, size) : mca_coll_themis_call_run(m, comm, c, &p);
+            mca_coll_themis_planned_free(&p);
+            return rc;
         }
         if (OMPI_ERR_NOT_SUPPORTED != rc) {
             return rc;
         }
     }
-    log_fallback(comm, c->id, bytes, why);
+    log_fallback(comm, c->id, call_bytes(c, comm), why);
     *fallback = true;
     return OMPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ entry points */
-
-/* While setup runs its own collectives (re-entrancy) or when the shared
- * path declines, the saved previous function runs the call. */
-#define THEMIS_ENTRY(m, comm, call, prev_call)                                \
-    do {                                                                      \
-        bool fallback_ = (m)->in_setup;                                       \
-        int rc_ = OMPI_SUCCESS;                                               \
-        if (!fallback_) {                                                     \
-            rc_ = themis_call((m), (comm), &(call), &fallback_);             \
-        }                                                                     \
-        return fallback_ ? (prev_call) : rc_;                                 \
-    } while (0)
 
 int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
@@ -791,10 +798,11 @@ int mca_coll_themis_allreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLREDUCE];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_ALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
-                             .count = count};
-    THEMIS_ENTRY(m, comm, c, p->fn.allreduce(sbuf, rbuf, count, dtype, op, comm, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLREDUCE,
+                                      .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = dtype, .op = op, .count = count};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allreduce(sbuf, rbuf, count, dtype, op, comm, p->module));
 }
 
 int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -804,11 +812,11 @@ int mca_coll_themis_reduce_scatter(const void *sbuf, void *rbuf, const int *rcou
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_REDUCE_SCATTER];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER,
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcounts = rcounts};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, p->module));
 }
 
 int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -818,11 +826,12 @@ int mca_coll_themis_reduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK,
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcount = rcount};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm,
+                                                     p->module));
 }
 
 int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -832,11 +841,13 @@ int mca_coll_themis_allgather(const void *sbuf, int scount, struct ompi_datatype
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_ALLGATHER];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_ALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
-                             .scount = scount, .sdtype = sdtype};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_ALLGATHER,
+                                      .coll = THEMIS_COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = rdtype, .count = rcount, .scount = scount,
+                                      .sdtype = sdtype};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                          p->module));
 }
 
 /* The nonblocking forms take the same path and decisions; a themis-path
@@ -848,11 +859,11 @@ int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLREDUCE];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE, .coll = THEMIS_COLL_ALLREDUCE,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = dtype, .op = op,
-                             .count = count, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE,
+                                      .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = dtype, .op = op, .count = count, .request = request};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
 }
 
 int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -862,12 +873,12 @@ int mca_coll_themis_ireduce_scatter(const void *sbuf, void *rbuf, const int *rco
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IREDUCE_SCATTER];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER,
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcounts = rcounts, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, request,
-                                       p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, request,
+                                                p->module));
 }
 
 int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -879,12 +890,12 @@ int mca_coll_themis_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcou
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK,
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK,
                              .coll = THEMIS_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
                              .dtype = dtype, .op = op, .rcount = rcount, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request,
-                                             p->module));
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request,
+                                                      p->module));
 }
 
 int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -894,10 +905,11 @@ int mca_coll_themis_iallgather(const void *sbuf, int scount, struct ompi_datatyp
 {
     mca_coll_themis_module_t *m = (mca_coll_themis_module_t *) module;
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLGATHER];
-    const themis_call_t c = {.id = MCA_COLL_THEMIS_IALLGATHER, .coll = THEMIS_COLL_ALLGATHER,
-                             .sbuf = sbuf, .rbuf = rbuf, .dtype = rdtype, .count = rcount,
-                             .scount = scount, .sdtype = sdtype, .request = request};
-    THEMIS_ENTRY(m, comm, c,
-                 p->fn.iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
-                                  p->module));
+    const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLGATHER,
+                                      .coll = THEMIS_COLL_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                                      .dtype = rdtype, .count = rcount, .scount = scount,
+                                      .sdtype = sdtype, .request = request};
+    MCA_COLL_THEMIS_ENTRY(m, comm, c,
+                          p->fn.iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                           request, p->module));
 }

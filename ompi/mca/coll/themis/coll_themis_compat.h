@@ -13,12 +13,11 @@
  *     caller's buffer;
  *   - a communicator's c_contextid became a 128-bit extended id: the index
  *     into ompi_mpi_communicators is c_index (ompi_comm_get_local_cid).
- * What 5.0 added that needs nothing here: the module's persistent
- * entry points (coll_<coll>_init) stay NULL, so the selection keeps the
- * lower-priority component's (coll/libnbc) - MPI_Allreduce_init and the
- * other persistent collectives do not run on the themis path (their
- * schedule has to be progressed by MPI_Test/MPI_Wait, which the engine
- * cannot do yet), and coll_module_disable, which 4.1 already had.
+ * What needs nothing here: the persistent entry points (coll_<coll>_init,
+ * coll_themis_persistent.c) have the same slots and signatures in both -
+ * MPI-4's MPI_Allreduce_init ... in 5.0, the pcollreq extension's
+ * MPIX_Allreduce_init ... in 4.1 - and coll_module_disable, which 4.1
+ * already had.
  */
 #ifndef MCA_COLL_THEMIS_COMPAT_H
 #define MCA_COLL_THEMIS_COMPAT_H

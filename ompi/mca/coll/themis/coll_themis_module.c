@@ -53,6 +53,10 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     m->super.coll_ireduce_scatter = mca_coll_themis_ireduce_scatter;
     m->super.coll_ireduce_scatter_block = mca_coll_themis_ireduce_scatter_block;
     m->super.coll_iallgather = mca_coll_themis_iallgather;
+    m->super.coll_allreduce_init = mca_coll_themis_allreduce_init;
+    m->super.coll_reduce_scatter_init = mca_coll_themis_reduce_scatter_init;
+    m->super.coll_reduce_scatter_block_init = mca_coll_themis_reduce_scatter_block_init;
+    m->super.coll_allgather_init = mca_coll_themis_allgather_init;
     m->seq = 0;
     m->nlanes = 0;
     memset(m->lane_busy, 0, sizeof(m->lane_busy));
@@ -91,16 +95,33 @@ static const struct {
          offsetof(mca_coll_base_comm_coll_t, coll_ireduce_scatter_block_module)},
     [MCA_COLL_THEMIS_IALLGATHER] = {offsetof(mca_coll_base_comm_coll_t, coll_iallgather),
                                     offsetof(mca_coll_base_comm_coll_t, coll_iallgather_module)},
+    [MCA_COLL_THEMIS_PALLREDUCE] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_allreduce_init),
+         offsetof(mca_coll_base_comm_coll_t, coll_allreduce_init_module)},
+    [MCA_COLL_THEMIS_PREDUCE_SCATTER] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_init),
+         offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_init_module)},
+    [MCA_COLL_THEMIS_PREDUCE_SCATTER_BLOCK] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_block_init),
+         offsetof(mca_coll_base_comm_coll_t, coll_reduce_scatter_block_init_module)},
+    [MCA_COLL_THEMIS_PALLGATHER] =
+        {offsetof(mca_coll_base_comm_coll_t, coll_allgather_init),
+         offsetof(mca_coll_base_comm_coll_t, coll_allgather_init_module)},
 };
 
-/* Our function for a nonblocking collective, in the module's table. */
+/* Our function for a nonblocking or persistent collective, in the
+ * module's table. */
 static void **own_fn(mca_coll_themis_module_t *m, int coll)
 {
-    static const size_t slot[MCA_COLL_THEMIS_NBLOCKING] = {
+    static const size_t slot[MCA_COLL_THEMIS_NCOLLS - MCA_COLL_THEMIS_NBLOCKING] = {
         offsetof(mca_coll_base_module_t, coll_iallreduce),
         offsetof(mca_coll_base_module_t, coll_ireduce_scatter),
         offsetof(mca_coll_base_module_t, coll_ireduce_scatter_block),
-        offsetof(mca_coll_base_module_t, coll_iallgather)};
+        offsetof(mca_coll_base_module_t, coll_iallgather),
+        offsetof(mca_coll_base_module_t, coll_allreduce_init),
+        offsetof(mca_coll_base_module_t, coll_reduce_scatter_init),
+        offsetof(mca_coll_base_module_t, coll_reduce_scatter_block_init),
+        offsetof(mca_coll_base_module_t, coll_allgather_init)};
     return (void **) ((char *) &m->super + slot[coll - MCA_COLL_THEMIS_NBLOCKING]);
 }
 
@@ -127,8 +148,9 @@ static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_comm
         memcpy(&m->prev[i].module, table + prev_slot[i].module, sizeof(void *));
         if (i >= MCA_COLL_THEMIS_NBLOCKING
             && (NULL == m->prev[i].fn.any || NULL == m->prev[i].module)) {
-            /* No nonblocking form below us (coll/libnbc left out): we do
-             * not offer it either (the table is copied after enable). */
+            /* No nonblocking or persistent form below us (coll/libnbc
+             * left out): we do not offer it either (the table is copied
+             * after enable). */
             m->prev[i].fn.any = NULL;
             m->prev[i].module = NULL;
             *own_fn(m, i) = NULL;
@@ -161,17 +183,7 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
 {
     release_prev(m);
 
-    if (NULL != m->p2p_comm) {
-        /* At MPI_Finalize Open MPI releases leftover communicators in
-         * context-id order, so the private one may already be gone when
-         * its parent is destroyed: free it only while its slot still
-         * holds it (nothing creates communicators during finalize). */
-        if (opal_pointer_array_get_item(&ompi_mpi_communicators, (int) m->p2p_cid)
-            == (void *) m->p2p_comm) {
-            ompi_comm_free(&m->p2p_comm);
-        }
-        m->p2p_comm = NULL;
-    }
+    mca_coll_themis_private_comm_free(&m->p2p_comm, m->p2p_cid);
     mca_coll_themis_plan_cache_clear(&m->cache);
     mca_coll_themis_engine_scratch_release(&m->scratch);
     free(m->coord_to_rank);
@@ -274,7 +286,8 @@ static void drop_unit_dims(mca_coll_themis_shape_t *s, uint64_t *bw, themis_time
     s->ndims = out;
 }
 
-static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
+int mca_coll_themis_private_comm(ompi_communicator_t *comm, const char *name,
+                                 ompi_communicator_t **dup, uint32_t *index, int *tag_ub)
 {
     opal_info_t *info = OBJ_NEW(opal_info_t);
     void *attr = NULL;
@@ -287,22 +300,45 @@ static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *com
      * selection) and mark it so that comm_query refuses it regardless. */
     opal_info_set(info, "ompi_comm_coll_preference", "^themis");
     opal_info_set(info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY, "true");
-    rc = ompi_comm_dup_with_info(comm, info, &m->p2p_comm);
+    rc = ompi_comm_dup_with_info(comm, info, dup);
     OBJ_RELEASE(info);
     if (OMPI_SUCCESS != rc) {
-        m->p2p_comm = NULL;
+        *dup = NULL;
         return rc;
     }
-    m->p2p_cid = mca_coll_themis_comm_index(m->p2p_comm);
-    snprintf(m->p2p_comm->c_name, MPI_MAX_OBJECT_NAME, "coll/themis p2p of %.40s", comm->c_name);
+    *index = mca_coll_themis_comm_index(*dup);
+    snprintf((*dup)->c_name, MPI_MAX_OBJECT_NAME, "%s", name);
 
-    rc = PMPI_Comm_get_attr(m->p2p_comm, MPI_TAG_UB, &attr, &flag);
+    rc = PMPI_Comm_get_attr(*dup, MPI_TAG_UB, &attr, &flag);
     if (MPI_SUCCESS == rc && flag && NULL != attr) {
-        m->tag_ub = *(int *) attr;
+        *tag_ub = *(int *) attr;
     } else {
-        m->tag_ub = mca_pml.pml_max_tag;
+        *tag_ub = mca_pml.pml_max_tag;
     }
     return OMPI_SUCCESS;
+}
+
+void mca_coll_themis_private_comm_free(ompi_communicator_t **dup, uint32_t index)
+{
+    if (NULL == *dup) {
+        return;
+    }
+    /* At MPI_Finalize Open MPI releases leftover communicators in
+     * context-id order, so a private one may already be gone when its
+     * owner lets go: free it only while its slot still holds it (nothing
+     * creates communicators during finalize). */
+    if (opal_pointer_array_get_item(&ompi_mpi_communicators, (int) index) == (void *) *dup) {
+        ompi_comm_free(dup);
+    }
+    *dup = NULL;
+}
+
+static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+
+    snprintf(name, sizeof(name), "coll/themis p2p of %.40s", comm->c_name);
+    return mca_coll_themis_private_comm(comm, name, &m->p2p_comm, &m->p2p_cid, &m->tag_ub);
 }
 
 /* Identity maps need no table; otherwise linear coordinate index ->

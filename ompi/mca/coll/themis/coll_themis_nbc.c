@@ -25,6 +25,11 @@
  * largest power of two up to MCA_COLL_THEMIS_MAX_LANES that leaves each
  * lane at least 2^16 tags (256 lanes of 2^23 tags with ob1's tag_ub).
  *
+ * Persistent requests (coll_themis_persistent.c) take no lane: MPI orders
+ * their init calls but not their starts, so each has a private
+ * communicator of its own instead; between starts they keep their scratch
+ * and pin.
+ *
  * Pins: the plan cache may replace an entry while a call runs its
  * program.  A call pins the entry; freeing a pinned entry hands its arrays
  * to the pin, and the last call to finish frees them.
@@ -170,9 +175,15 @@ mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t 
 {
     mca_coll_themis_request_t *req = OBJ_NEW(mca_coll_themis_request_t);
 
-    if (NULL == req) {
-        return NULL;
+    if (NULL != req) {
+        mca_coll_themis_request_init(req, m, comm);
     }
+    return req;
+}
+
+void mca_coll_themis_request_init(mca_coll_themis_request_t *req, mca_coll_themis_module_t *m,
+                                  ompi_communicator_t *comm)
+{
     OMPI_REQUEST_INIT(&req->super.super, false);
     req->super.super.req_type = OMPI_REQUEST_COLL;
     req->super.super.req_state = OMPI_REQUEST_ACTIVE;
@@ -190,10 +201,13 @@ mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t 
     req->dtypes[0] = req->dtypes[1] = NULL;
     req->op = NULL;
     req->lane = UINT32_MAX;
+    req->persistent = false;
+    req->p2p_comm = NULL;
+    req->p2p_index = 0;
+    req->tag_ub = 0;
     req->done = false;
     req->freed = false;
     memset(&req->fin, 0, sizeof(req->fin));
-    return req;
 }
 
 /* Everything the request holds, and the request. */
@@ -217,6 +231,7 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
     free(req->fin.stage[0]);
     free(req->fin.stage[1]);
     free(req->fin.op_ns);
+    mca_coll_themis_private_comm_free(&req->p2p_comm, req->p2p_index);
     OBJ_RELEASE(req->comm);
     OMPI_REQUEST_FINI(&req->super.super);
     OBJ_RELEASE(req);
@@ -248,10 +263,13 @@ static int finish(mca_coll_themis_request_t *req, int rc)
 {
     mca_coll_themis_engine_free(req->engine);
     req->engine = NULL;
+    rc = mca_coll_themis_call_finish(&req->fin, rc);
+    if (req->persistent) {
+        return rc;   /* scratch and pin serve the next start */
+    }
     mca_coll_themis_engine_scratch_release(&req->scratch);
     mca_coll_themis_lane_release(req->module, req->lane);
     req->lane = UINT32_MAX;
-    rc = mca_coll_themis_call_finish(&req->fin, rc);
     pin_put(req->pin);
     req->pin = NULL;
     return rc;
@@ -295,10 +313,9 @@ static int nbc_progress(void)
     return count;
 }
 
-int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
-                                  const mca_coll_themis_engine_args_t *args)
+int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
+                                 const mca_coll_themis_engine_args_t *args)
 {
-    mca_coll_themis_engine_args_t a = *args;
     int rc;
 
     req->dtypes[0] = args->dtype;
@@ -315,18 +332,38 @@ int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
     rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
     progress_registered = OPAL_SUCCESS == rc;
     pthread_mutex_unlock(&nbc_lock);
-    req->pin = pin_get(args->prog);
-    if (OPAL_SUCCESS != rc || NULL == req->pin) {
-        mca_coll_themis_request_release(req);
-        return OPAL_SUCCESS != rc ? rc : OMPI_ERR_OUT_OF_RESOURCE;
+    if (OPAL_SUCCESS != rc) {
+        return rc;
     }
-    req->lane = mca_coll_themis_lane_acquire(req->module);
-    a.lane = req->lane;
-    a.nlanes = req->module->nlanes;
+    req->pin = pin_get(args->prog);
+    return NULL == req->pin ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
+                                   const mca_coll_themis_engine_args_t *args)
+{
+    mca_coll_themis_engine_args_t a = *args;
+    int rc;
+
+    if (req->persistent) {
+        a.p2p_comm = req->p2p_comm;
+        a.tag_ub = req->tag_ub;
+        a.lane = 0;
+        a.nlanes = 0;
+    } else {
+        req->lane = mca_coll_themis_lane_acquire(req->module);
+        a.lane = req->lane;
+        a.nlanes = req->module->nlanes;
+    }
     a.scratch = &req->scratch;
+    req->done = false;
     rc = mca_coll_themis_engine_start(&a, &req->engine);
     if (OMPI_SUCCESS != rc) {
-        mca_coll_themis_request_release(req);
+        req->done = true;
+        if (!req->persistent) {
+            mca_coll_themis_lane_release(req->module, req->lane);
+            req->lane = UINT32_MAX;
+        }
         return rc;
     }
 
@@ -336,6 +373,20 @@ int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
     __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&nbc_lock);
     return OMPI_SUCCESS;
+}
+
+int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
+                                  const mca_coll_themis_engine_args_t *args)
+{
+    int rc = mca_coll_themis_request_hold(req, args);
+
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_themis_request_launch(req, args);
+    }
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_themis_request_release(req);
+    }
+    return rc;
 }
 
 static int nbc_req_free(ompi_request_t **request)

@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * MPI_T performance variables coll_themis_<coll>_calls (the themis path
- * ran; <coll> is also a nonblocking one, iallreduce ...) and coll_themis_<coll>_fallbacks (a user call went to the previous
+ * ran; <coll> is also a nonblocking one, iallreduce ..., or a persistent
+ * one, pallreduce ..., counted per start) and coll_themis_<coll>_fallbacks
+ * (a user call, or a persistent request at init, went to the previous
  * component).  Of the calls, coll_themis_<coll>_<algorithm>_calls ran
  * each row of the algorithm table (algorithm.h), and
  * coll_themis_<coll>_substitutions ran another algorithm than the one
@@ -29,7 +31,8 @@ static unsigned long long themis_tiny;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
-    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather"};
+    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather",
+    "pallreduce", "preduce_scatter", "preduce_scatter_block", "pallgather"};
 
 const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll)
 {
@@ -75,9 +78,16 @@ int mca_coll_themis_pvars_register(void)
     char name[64], desc[320];
 
     for (int i = 0; i < MCA_COLL_THEMIS_NCOLLS; ++i) {
+        const bool persistent = i >= 2 * MCA_COLL_THEMIS_NBLOCKING;
+        const char *blocking = coll_names[i % MCA_COLL_THEMIS_NBLOCKING];
         snprintf(name, sizeof(name), "%s_calls", coll_names[i]);
-        snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself (nonblocking: "
-                 "counted when complete)", coll_names[i]);
+        if (persistent) {
+            snprintf(desc, sizeof(desc), "Starts of persistent MPI_%s_init requests that "
+                     "coll/themis ran itself (counted when complete)", blocking);
+        } else {
+            snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself "
+                     "(nonblocking: counted when complete)", coll_names[i]);
+        }
         (void) mca_base_component_pvar_register(
             comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
             MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
@@ -85,10 +95,15 @@ int mca_coll_themis_pvars_register(void)
             NULL, &themis_calls[i]);
 
         snprintf(name, sizeof(name), "%s_fallbacks", coll_names[i]);
-        snprintf(desc, sizeof(desc),
-                 "MPI_%s calls that coll/themis handed to the previous component (small, "
-                 "non-commutative, non-contiguous, unsupported, or stepped aside)",
-                 coll_names[i]);
+        if (persistent) {
+            snprintf(desc, sizeof(desc), "MPI_%s_init requests that coll/themis handed to "
+                     "the previous component at init (their starts run there)", blocking);
+        } else {
+            snprintf(desc, sizeof(desc),
+                     "MPI_%s calls that coll/themis handed to the previous component (small, "
+                     "non-commutative, non-contiguous, unsupported, or stepped aside)",
+                     coll_names[i]);
+        }
         (void) mca_base_component_pvar_register(
             comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
             MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
