@@ -146,7 +146,7 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     const themis_algorithm_t *a = themis_algorithm_get(index);
     uint64_t p = themis_topology_npus(in->topo);
 
-    if (NULL == a || NULL == in->graph || in->graph->nnodes != p || 0 == p
+    if (NULL == a || NULL == in->graph || in->graph->nranks != p || 0 == p
         || p > THEMIS_GRAPH_COST_MAX_RANKS) {
         return THEMIS_ERR_UNSUPPORTED;
     }

@@ -205,9 +205,9 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
     if (0 == unit_bytes) {
         return fail(sm, THEMIS_ERR_INVALID, "unit size 0");
     }
-    if (s->nranks > sm->g->nnodes) {
-        return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u nodes",
-                    s->nranks, sm->g->nnodes);
+    if (s->nranks > sm->g->nranks) {
+        return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u",
+                    s->nranks, sm->g->nranks);
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];

@@ -3,7 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * Link-level simulation of a transfer schedule (transfer.h) on a graph
- * (graph.h).  Ranks are the graph's nodes (rank r = node r).
+ * (graph.h).  Rank r is the graph's node r (r < nranks); a transfer
+ * between ranks on different hosts crosses their NICs and switches as the
+ * route goes (rank -> NIC -> switch -> NIC -> rank), so transfers that
+ * share a NIC or a switch port queue for that link.
  *
  * Model, integer ps throughout:
  *   - a transfer of b = count x unit_bytes bytes is ready when every

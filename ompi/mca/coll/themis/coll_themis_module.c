@@ -586,7 +586,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                             cfg->probe ? " (probed rates)" : "");
     }
     if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)
-        && (uint32_t) size == c->graph.nnodes) {
+        && (uint32_t) size == c->graph.nranks) {
         log_packing(comm);
     }
     const mca_coll_themis_shape_decl_t *decl = mca_coll_themis_declared_shape((uint64_t) size);
