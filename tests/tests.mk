@@ -56,6 +56,8 @@ tests_unit_test_graph_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_cluster
 tests_unit_test_cluster_SOURCES = tests/unit/test_cluster.c tests/unit/unit.h
 tests_unit_test_cluster_LDADD = $(UNIT_LDADD)
+tests_unit_test_cluster_CPPFLAGS = $(AM_CPPFLAGS) \
+    -DTHEMIS_EXAMPLES=\"$(abs_top_srcdir)/docs/examples\"
 
 check_PROGRAMS += tests/unit/test_link_sim
 tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h

@@ -119,8 +119,12 @@ static void print_summary(const themis_graph_t *g)
         fmt_bw(hib, sizeof(hib), hi);
     }
     /* a comment, so that the whole output parses back */
-    printf("# nodes=%u links=%u failed_nodes=%u failed_links=%u min_bw=%s max_bw=%s\n",
+    printf("# nodes=%u links=%u failed_nodes=%u failed_links=%u min_bw=%s max_bw=%s",
            g->nnodes, g->nlinks, failed_nodes, failed_links, lob, hib);
+    if (g->nranks != g->nnodes || 0 != g->nhosts) {
+        printf(" ranks=%u hosts=%u", g->nranks, g->nhosts);
+    }
+    printf("\n");
 }
 
 /* "SRC DST n1 n2 ... DST" for every ordered pair of working nodes, by
@@ -194,7 +198,10 @@ int themis_plan_cmd_graph(int argc, char **argv)
                    "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
                    "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
                    "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
-                   "  (planners/graph.h).  --bw/--lat/--degree set what the spec leaves out.\n"
+                   "  (planners/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
+                   "  leafspine:HxR rail:HxR, options ,nics= ,intra= ,ibw= ,ilat= ,pcie= ,bw=\n"
+                   "  ,ubw= ,lat= ,leaves= ,spines= (docs/cluster.md; the comment then adds\n"
+                   "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
                    "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
                    "  pair of working nodes, 'SRC DST -' when unreachable.\n");
             return 0;
@@ -431,16 +438,17 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     if (THEMIS_OK != st) {
         return load_error("xfer", spec, st, &e);
     }
-    uint32_t *order = NULL, p = g.nnodes;
+    uint32_t *order = NULL, p = g.nranks;
     rc = 0;
     if (NULL != order_text) {
         rc = parse_order(order_text, &order, &p);
     }
     themis_xfer_sched_t s;
     memset(&s, 0, sizeof(s));
-    if (0 == rc && (p > g.nnodes || p > THEMIS_XFER_RING_MAX_RANKS)) {
-        fprintf(stderr, "themis-plan xfer: %u ranks, but the graph has %u nodes (the ring "
-                "takes at most %u)\n", p, g.nnodes, THEMIS_XFER_RING_MAX_RANKS);
+    if (0 == rc && (p > g.nranks || p > THEMIS_XFER_RING_MAX_RANKS)) {
+        fprintf(stderr, "themis-plan xfer: %u ranks, but the graph has %u %s (the ring "
+                "takes at most %u)\n", p, g.nranks, g.nranks == g.nnodes ? "nodes" : "ranks",
+                THEMIS_XFER_RING_MAX_RANKS);
         rc = EXIT_USAGE;
     }
     if (0 == rc && direct) {

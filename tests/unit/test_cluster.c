@@ -305,6 +305,26 @@ static void test_link_sim_switch(void)
     themis_graph_free(&g);
 }
 
+/* docs/examples' cluster files are the specs their comments name. */
+static void test_examples(void)
+{
+    static const char *const files[][2] = {
+        {"cluster_4x4_2nic.graph", "cluster:4x4,nics=2"},
+        {"cluster_leafspine_8x2.graph", "leafspine:8x2,leaves=4,spines=2"},
+        {"cluster_rail_4x4.graph", "rail:4x4,spines=1"},
+        {"cluster_2x4_nvswitch.graph", "cluster:2x4,intra=switch,ibw=300GiB/s"},
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", THEMIS_EXAMPLES, files[i][0]);
+        themis_graph_t f = load(path), s = load(files[i][1]);
+        UNIT_CHECKF(0 != f.nnodes && themis_graph_hash(&f) == themis_graph_hash(&s), "%s",
+                    files[i][0]);
+        themis_graph_free(&f);
+        themis_graph_free(&s);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_round_trip_every_generator);
@@ -313,5 +333,6 @@ int main(void)
     UNIT_RUN(test_dims);
     UNIT_RUN(test_unwind);
     UNIT_RUN(test_link_sim_switch);
+    UNIT_RUN(test_examples);
     UNIT_EXIT();
 }

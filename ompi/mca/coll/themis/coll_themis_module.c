@@ -19,6 +19,7 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "coll_themis.h"
+#include "cluster.h"
 #include "treepack.h"
 
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -458,6 +459,18 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     } else {
         for (int i = 0; i < shape.ndims; ++i) {
             shape.level[i] = (mca_coll_themis_level_t) agree[AGREE_LEVEL0 + i];
+        }
+    }
+    /* Declared dims the graph's placement does not cut along hosts: the
+     * programs are planned for one network, `auto` simulates another. */
+    if (shape.declared && (uint64_t) size == c->graph.nranks && is_rank0(comm)) {
+        char disagree[256];
+        if (!themis_graph_dims_agree(&c->graph, shape.size, shape.ndims, disagree,
+                                     sizeof(disagree))
+            && !topic_shown("dims-graph")) {
+            opal_output(0, "coll:themis: %s: warning: coll_themis_%s: `auto` simulates every "
+                        "algorithm on the graph, but plans for these dims (said once)",
+                        comm->c_name, disagree);
         }
     }
     /* Shapes were declared, none for this size: automatic, said once. */
