@@ -152,15 +152,7 @@ static themis_status_t generate(const cluster_t *c, themis_graph_t *g, char *why
             st = add_both(g, s, spine0 + t, c->ubw, c->lat);
         }
     }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(g, why, len);
-    } else {
-        snprintf(why, len, "out of memory");
-    }
-    if (THEMIS_OK != st) {
-        themis_graph_free(g);
-    }
-    return st;
+    return themis_graph_build_end(g, st, why, len);
 }
 
 /* An unsigned decimal in 1 .. max from s[0 .. len). */
@@ -386,12 +378,7 @@ static themis_status_t copy_graph(const themis_graph_t *g, themis_graph_t *out, 
             out->links[i].failed = g->links[i].failed;
         }
     }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(out, why, len);
-    } else {
-        snprintf(why, len, "out of memory");
-    }
-    return st;
+    return themis_graph_build_end(out, st, why, len);
 }
 
 /* Connected parts of the working non-rank nodes: part[v] numbered by
@@ -579,11 +566,7 @@ themis_status_t themis_graph_unwind(const themis_graph_t *g, uint32_t degree,
     }
     memset(out, 0, sizeof(*out));
     if (g->nranks == g->nnodes) {
-        themis_status_t st = copy_graph(g, out, why, len);
-        if (THEMIS_OK != st) {
-            themis_graph_free(out);
-        }
-        return st;
+        return copy_graph(g, out, why, len);
     }
     uint32_t *part = malloc((size_t) g->nnodes * sizeof(*part));
     uint32_t *next = malloc((size_t) g->nnodes * sizeof(*next));
@@ -612,17 +595,13 @@ themis_status_t themis_graph_unwind(const themis_graph_t *g, uint32_t degree,
     for (uint32_t p = 0; THEMIS_OK == st && p < nparts; p++) {
         st = unwind_part(g, part, p, degree, out, next, users, why, len);
     }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(out, why, len);
-    } else if (THEMIS_ERR_NOMEM == st) {
-        snprintf(why, len, "out of memory");
-    }
     free(part);
     free(next);
     free(users);
-    if (THEMIS_OK != st) {
-        themis_graph_free(out);
+    if (THEMIS_ERR_NOMEM == st || THEMIS_OK == st) {
+        return themis_graph_build_end(out, st, why, len);
     }
+    themis_graph_free(out);
     return st;
 }
 

@@ -329,6 +329,20 @@ themis_status_t themis_graph_finish(themis_graph_t *g, char *why, size_t len)
                      NULL != why ? len : sizeof(dummy));
 }
 
+themis_status_t themis_graph_build_end(themis_graph_t *g, themis_status_t st, char *why,
+                                       size_t len)
+{
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(g, why, len);
+    } else {
+        snprintf(why, len, "out of memory");
+    }
+    if (THEMIS_OK != st) {
+        themis_graph_free(g);
+    }
+    return st;
+}
+
 void themis_graph_free(themis_graph_t *g)
 {
     if (NULL != g) {
@@ -1137,15 +1151,7 @@ static themis_status_t topology_graph(const themis_topology_t *t, uint32_t degre
         dim_links(&t->dims[i], degree, &pat, &d, &bw);
         st = gen_dim(g, sizes, t->ndims, i, pat, d, 1, bw, t->dims[i].step_latency);
     }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(g, why, len);
-    } else {
-        snprintf(why, len, "out of memory");
-    }
-    if (THEMIS_OK != st) {
-        themis_graph_free(g);
-    }
-    return st;
+    return themis_graph_build_end(g, st, why, len);
 }
 
 themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t degree,

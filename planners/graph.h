@@ -135,6 +135,11 @@ themis_status_t themis_graph_set_node(themis_graph_t *g, uint32_t v, themis_node
  * rank, a placement that leaves a rank without a host, a host node
  * without one, a host without ranks.  Call again after adding links. */
 themis_status_t themis_graph_finish(themis_graph_t *g, char *why, size_t len);
+/* A generator's last step: finishes g when st is THEMIS_OK (else why says
+ * out of memory, the one error adding nodes and links can have left),
+ * frees g on any error. */
+themis_status_t themis_graph_build_end(themis_graph_t *g, themis_status_t st, char *why,
+                                       size_t len);
 void themis_graph_free(themis_graph_t *g);
 
 /* The file format; on success g is finished.  On error g is empty. */

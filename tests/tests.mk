@@ -50,17 +50,17 @@ tests_unit_test_chunking_SOURCES = tests/unit/test_chunking.c tests/unit/unit.h
 tests_unit_test_chunking_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_graph
-tests_unit_test_graph_SOURCES = tests/unit/test_graph.c tests/unit/unit.h
+tests_unit_test_graph_SOURCES = tests/unit/test_graph.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_graph_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_cluster
-tests_unit_test_cluster_SOURCES = tests/unit/test_cluster.c tests/unit/unit.h
+tests_unit_test_cluster_SOURCES = tests/unit/test_cluster.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_cluster_LDADD = $(UNIT_LDADD)
 tests_unit_test_cluster_CPPFLAGS = $(AM_CPPFLAGS) \
     -DTHEMIS_EXAMPLES=\"$(abs_top_srcdir)/docs/examples\"
 
 check_PROGRAMS += tests/unit/test_link_sim
-tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h
+tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_msccl

@@ -13,34 +13,12 @@
 #include <stdlib.h>
 
 #include "cluster.h"
+#include "graph_util.h"
 #include "link_sim.h"
 #include "unit.h"
 
 #define GB 1000000000ULL
 #define US 1000000ULL
-
-static themis_graph_t load(const char *spec)
-{
-    themis_graph_t g;
-    themis_parse_error_t e;
-    if (THEMIS_OK != themis_graph_load(spec, NULL, &g, &e)) {
-        printf("  cannot load '%s': %d:%d: %s\n", spec, e.line, e.column, e.message);
-    }
-    return g;
-}
-
-static char *written(const themis_graph_t *g)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (NULL == f) {
-        return NULL;
-    }
-    themis_graph_write(g, f);
-    fclose(f);
-    return buf;
-}
 
 static void test_round_trip_every_generator(void)
 {
@@ -244,17 +222,6 @@ static void test_unwind(void)
     themis_graph_free(&g);
 }
 
-static void add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst)
-{
-    themis_xfer_t x;
-    memset(&x, 0, sizeof(x));
-    x.src = src;
-    x.dst = dst;
-    x.kind = THEMIS_XFER_COPY;
-    x.count = 1;
-    themis_xfer_add(s, &x, NULL, 0, NULL);
-}
-
 /* 1000-byte units: 1 us on an 8 Gb/s link, each link 500 ns. */
 static void test_link_sim_switch(void)
 {
@@ -268,9 +235,9 @@ static void test_link_sim_switch(void)
     /* 0 -> 1 and 2 -> 1 meet at the switch's port to 1: 3 us, then 4 us;
      * 0 -> 3 shares 0's port with 0 -> 1: 1 us behind it */
     themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 4, 1);
-    add(&s, 0, 1);
-    add(&s, 2, 1);
-    add(&s, 0, 3);
+    add(&s, 0, 1, NULL, 0);
+    add(&s, 2, 1, NULL, 0);
+    add(&s, 0, 3, NULL, 0);
     UNIT_CHECKF(THEMIS_OK == themis_link_sim(&g, &s, 1000, &r, why, sizeof(why)), "%s", why);
     UNIT_CHECK(3 * US == r.finish_ps[0] && 4 * US == r.finish_ps[1] && 4 * US == r.finish_ps[2]
                && 4 * US == r.total_ps && 2000 == r.link_bytes[themis_graph_link(&g, 0, 4)]);
@@ -283,9 +250,9 @@ static void test_link_sim_switch(void)
      * NIC links: 6 us, then 1 us later; 0 -> 1 stays in the host */
     g = load("cluster:2x2,bw=8Gb/s,pcie=8Gb/s,ibw=8Gb/s,lat=500ns,ilat=500ns");
     themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 4, 1);
-    add(&s, 0, 2);
-    add(&s, 1, 3);
-    add(&s, 0, 1);
+    add(&s, 0, 2, NULL, 0);
+    add(&s, 1, 3, NULL, 0);
+    add(&s, 0, 1, NULL, 0);
     UNIT_CHECKF(THEMIS_OK == themis_link_sim(&g, &s, 1000, &r, why, sizeof(why)), "%s", why);
     UNIT_CHECKF(6 * US == r.finish_ps[0] && 7 * US == r.finish_ps[1]
                 && 1500000 == r.finish_ps[2] && 7 * US == r.total_ps
@@ -297,7 +264,7 @@ static void test_link_sim_switch(void)
     /* a schedule of more ranks than the graph's (switches are not ranks) */
     themis_xfer_free(&s);
     themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 5, 1);
-    add(&s, 0, 4);
+    add(&s, 0, 4, NULL, 0);
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim(&g, &s, 1000, &r, why, sizeof(why))
                && NULL != strstr(why, "5 ranks, the graph 4"));
     themis_link_sim_free(&r);
