@@ -62,6 +62,7 @@ typedef struct {
     event_t *ev;
     uint32_t nev, cap_ev;
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
+    const uint32_t *via;        /* [nxfers] waypoints or NULL (themis_link_sim_via) */
     char *why;
     size_t len;
 } sim_t;
@@ -254,6 +255,29 @@ static themis_status_t push_hop(sim_t *sm, uint32_t i, uint32_t l)
     return THEMIS_OK;
 }
 
+/* Transfer i's route by its waypoint: the graph's route to it, then on
+ * (leg: nnodes entries of scratch). */
+static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
+{
+    const themis_xfer_t *x = &sm->s->xfers[i];
+    uint32_t w = sm->via[i], ends[3] = {x->src, w, x->dst};
+    for (int k = 0; k < 2; k++) {
+        uint32_t nh = 0;
+        if (w >= sm->g->nnodes
+            || THEMIS_OK != themis_graph_route(sm->g, ends[k], ends[k + 1], leg, &nh)) {
+            return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route by "
+                        "node %u over working links", i, x->src, x->dst, w);
+        }
+        for (uint32_t h = 0; h < nh; h++) {
+            themis_status_t st = push_hop(sm, i, leg[h]);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
 /* Every transfer's route, destination by destination. */
 static themis_status_t build_routes(sim_t *sm)
 {
@@ -263,11 +287,13 @@ static themis_status_t build_routes(sim_t *sm)
     uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
     uint32_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));
     uint32_t *next = malloc((size_t) n * sizeof(*next));
+    uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (NULL == first || NULL == by_dst || NULL == next) {
+    if (NULL == first || NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
         free(first);
         free(by_dst);
         free(next);
+        free(leg);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
@@ -295,6 +321,10 @@ static themis_status_t build_routes(sim_t *sm)
             if (x->src == x->dst) {
                 continue;
             }
+            if (NULL != sm->via && NONE != sm->via[i]) {
+                st = via_route(sm, i, leg);
+                continue;
+            }
             if (!routed) {
                 st = themis_graph_routes_to(g, v, next);
                 if (THEMIS_OK != st) {
@@ -316,6 +346,7 @@ static themis_status_t build_routes(sim_t *sm)
     free(first);
     free(by_dst);
     free(next);
+    free(leg);
     return st;
 }
 
@@ -557,6 +588,14 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
                                        uint64_t unit_bytes, uint32_t duplex_ppm,
                                        themis_link_sim_t *out, char *why, size_t len)
 {
+    return themis_link_sim_via(g, s, unit_bytes, duplex_ppm, NULL, out, why, len);
+}
+
+themis_status_t themis_link_sim_via(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t unit_bytes, uint32_t duplex_ppm,
+                                    const uint32_t *via, themis_link_sim_t *out, char *why,
+                                    size_t len)
+{
     char dummy[8];
     sim_t sm;
     memset(out, 0, sizeof(*out));
@@ -567,6 +606,7 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
     sm.why = (NULL != why) ? why : dummy;
     sm.len = (NULL != why) ? len : sizeof(dummy);
     sm.duplex_ppm = duplex_ppm;
+    sm.via = via;
     if (0 < sm.len) {
         sm.why[0] = '\0';
     }

@@ -72,6 +72,18 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
                                        uint64_t unit_bytes, uint32_t duplex_ppm,
                                        themis_link_sim_t *out, char *why, size_t len);
 
+/* The same with waypoints: transfer i goes by node via[i] (the graph's
+ * route to it, then the route on to its destination), or by the graph's
+ * route where via[i] is THEMIS_LINK_SIM_NO_VIA; via NULL: none.  A spine
+ * per flow on a leaf-spine Clos, planned or ECMP (cluster_clos.h), is
+ * simulated this way.  THEMIS_ERR_INVALID when a waypoint is out of range
+ * or cannot be reached or left. */
+#define THEMIS_LINK_SIM_NO_VIA UINT32_MAX
+themis_status_t themis_link_sim_via(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t unit_bytes, uint32_t duplex_ppm,
+                                    const uint32_t *via, themis_link_sim_t *out, char *why,
+                                    size_t len);
+
 /* Sorts s's transfers by their simulated start times on g (ties keep the
  * list order).  Programs serve each peer's queue in list order
  * (themis_xfer_compile), so a list in another order makes a rank hold a

@@ -133,7 +133,7 @@ static int simulate(const char *path, const char *spec, const themis_graph_opts_
                 "%s\n", s.nranks, g.nranks, g.nranks == g.nnodes ? "nodes" : "ranks");
         rc = EXIT_USAGE;
     } else {
-        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm);
+        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm, NULL);
     }
     themis_graph_free(&g);
     themis_xfer_free(&s);

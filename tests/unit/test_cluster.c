@@ -8,11 +8,13 @@
  * docs/cluster.md promises, declarations are checked, dims derived from a
  * placement equal the declared ones, the unwinding of a star is switch:N,
  * and the link simulator's times through a switch and through NICs match
- * hand-computed ones.
+ * hand-computed ones, by the graph's routes and by the Clos planner's
+ * spines (cluster_clos.h).
  */
 #include <stdlib.h>
 
 #include "cluster.h"
+#include "cluster_clos.h"
 #include "graph_util.h"
 #include "link_sim.h"
 #include "unit.h"
@@ -272,6 +274,61 @@ static void test_link_sim_switch(void)
     themis_graph_free(&g);
 }
 
+/* A leaf-spine of 4 hosts of one rank under 2 leaves (ranks 0-3, NICs
+ * 4-7, leaves 8, 9, spines 10, 11), every link 8 Gb/s and 500 ns: 0 -> 2
+ * and 1 -> 3 both cross leaf 8 -> 9; by the graph's routes both take
+ * spine 10 and queue on 8 -> 10 (9 us, then 10 us: six links of 1.5 us,
+ * one more us behind); by the Clos planner's spines, one each (9 us). */
+static void test_clos_routes(void)
+{
+    themis_graph_t g = load("leafspine:4x1,leaves=2,spines=2,bw=8Gb/s,pcie=8Gb/s,lat=500ns");
+    themis_xfer_sched_t s;
+    themis_link_sim_t r;
+    themis_clos_route_t cr;
+    char why[200];
+    uint32_t via[2] = {THEMIS_LINK_SIM_NO_VIA, 11};
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 4, 1);
+    add(&s, 0, 2, NULL, 0);
+    add(&s, 1, 3, NULL, 0);
+    UNIT_CHECKF(THEMIS_OK == themis_link_sim(&g, &s, 1000, &r, why, sizeof(why)), "%s", why);
+    UNIT_CHECK(9 * US == r.finish_ps[0] && 10 * US == r.finish_ps[1]
+               && 2000 == r.link_bytes[themis_graph_link(&g, 8, 10)]);
+    themis_link_sim_free(&r);
+    UNIT_CHECKF(THEMIS_OK == themis_link_sim_via(&g, &s, 1000, THEMIS_LINK_SIM_FULL_PPM, via, &r,
+                                                 why, sizeof(why)), "%s", why);
+    UNIT_CHECK(9 * US == r.finish_ps[0] && 9 * US == r.finish_ps[1]
+               && 1000 == r.link_bytes[themis_graph_link(&g, 11, 9)]);
+    themis_link_sim_free(&r);
+    /* the planner's spines: one flow each, 10 and 11 */
+    via[0] = via[1] = 0;
+    UNIT_CHECKF(THEMIS_OK == themis_clos_graph_via(&g, &s, THEMIS_CLOS_EXACT, 1, via, &cr, why,
+                                                   sizeof(why)), "%s", why);
+    UNIT_CHECK(2 == cr.nflows && 1 == cr.max_load && via[0] != via[1]
+               && (10 == via[0] || 11 == via[0]) && (10 == via[1] || 11 == via[1]));
+    themis_clos_route_free(&cr);
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_via(&g, &s, 1000, THEMIS_LINK_SIM_FULL_PPM, via, &r,
+                                                why, sizeof(why)) && 9 * US == r.total_ps);
+    themis_link_sim_free(&r);
+    /* a waypoint that is not a node */
+    via[1] = 99;
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim_via(&g, &s, 1000, THEMIS_LINK_SIM_FULL_PPM,
+                                                         via, &r, why, sizeof(why))
+               && NULL != strstr(why, "no route by node 99"));
+    themis_link_sim_free(&r);
+    themis_xfer_free(&s);
+    themis_graph_free(&g);
+    /* not a leaf-spine: one switch */
+    g = load("cluster:2x2");
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 4, 1);
+    add(&s, 0, 2, NULL, 0);
+    UNIT_CHECK(THEMIS_ERR_INVALID == themis_clos_graph_via(&g, &s, THEMIS_CLOS_GREEDY, 1, via, &cr,
+                                                           why, sizeof(why))
+               && NULL != strstr(why, "not a leaf-spine"));
+    themis_clos_route_free(&cr);
+    themis_xfer_free(&s);
+    themis_graph_free(&g);
+}
+
 /* docs/examples' cluster files are the specs their comments name. */
 static void test_examples(void)
 {
@@ -300,6 +357,7 @@ int main(void)
     UNIT_RUN(test_dims);
     UNIT_RUN(test_unwind);
     UNIT_RUN(test_link_sim_switch);
+    UNIT_RUN(test_clos_routes);
     UNIT_RUN(test_examples);
     UNIT_EXIT();
 }
