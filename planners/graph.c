@@ -120,7 +120,7 @@ static themis_status_t check_nodes(themis_graph_t *g, uint32_t *bad, char *why, 
     for (uint32_t v = 0; v < n; v++) {
         int rank = (NULL == g->kind || THEMIS_NODE_RANK == g->kind[v]);
         if (rank && nranks != v) {
-            *bad = v;
+            *bad = nranks;      /* the declared node before it */
             snprintf(why, len, "node %u is a rank after %s node %u: ranks come first", v,
                      kind_names[g->kind[nranks]], nranks);
             return THEMIS_ERR_INVALID;
@@ -688,6 +688,7 @@ typedef struct {
     uint32_t nfails, cap_fails;
     uint64_t declared;          /* 0: no "nodes" line */
     int *decl_line;             /* [THEMIS_GRAPH_MAX_NODES] line declaring a node, or NULL */
+    int first_decl, first_host; /* lines of the first declaration, the first with a host */
     uint32_t max_id;
     pos_t max_at;               /* where max_id first appeared */
     int any_id;
@@ -786,6 +787,8 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t
             return THEMIS_ERR_PARSE;
         }
         ps->decl_line[v] = line;
+        ps->first_decl = 0 == ps->first_decl ? line : ps->first_decl;
+        ps->first_host = (0 == ps->first_host && 4 == n) ? line : ps->first_host;
         if (THEMIS_OK != themis_graph_set_node(ps->g, v, (themis_node_kind_t) kind,
                                                (uint32_t) host)) {
             set_err(err, line, t[0].col, "out of memory");
@@ -926,8 +929,12 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
     themis_status_t st = finish_at(g, &bad, &bad_node, why, sizeof(why));
     if (THEMIS_OK != st) {
         pos_t at = (UINT32_MAX != bad) ? ps->link_pos[bad] : (pos_t) {0, 0};
-        if (UINT32_MAX != bad_node && NULL != ps->decl_line && 0 != ps->decl_line[bad_node]) {
-            at.line = ps->decl_line[bad_node];
+        if (UINT32_MAX == bad && 0 != ps->first_decl) {
+            /* a node error: its declaration, else where the placement
+             * (a rank without a host, a host without a rank) begins */
+            at.line = (UINT32_MAX != bad_node && 0 != ps->decl_line[bad_node])
+                          ? ps->decl_line[bad_node]
+                          : 0 != ps->first_host ? ps->first_host : ps->first_decl;
             at.col = 1;
         }
         set_err(err, at.line, at.col, "%s", why);

@@ -105,8 +105,8 @@ static void expect_error(const char *text, const char *needle)
     themis_graph_t g;
     themis_parse_error_t e;
     themis_status_t st = themis_graph_parse(text, &g, &e);
-    UNIT_CHECKF(THEMIS_OK != st && NULL != strstr(e.message, needle), "'%s': %s", text,
-                e.message);
+    UNIT_CHECKF(THEMIS_OK != st && NULL != strstr(e.message, needle) && e.line >= 1
+                && e.column >= 1, "'%s': %d:%d: %s", text, e.line, e.column, e.message);
 }
 
 static void test_declarations(void)
@@ -132,6 +132,7 @@ static void test_declarations(void)
     expect_error("nodes 3\nswitch 1\n0 1 1Gb 1us both\n1 2 1Gb 1us both\n", "ranks come first");
     expect_error("rank 0-1 host 1\n0 1 1Gb 1us\n", "host 0 has no rank");
     expect_error("rank 0 host 0\n0 1 1Gb 1us\n", "rank 1 has no host");
+    expect_error("nodes 3\nrank 1-2 host 0\n", "rank 0 has no host");
     expect_error("host 2\n0 1 1Gb 1us\n1 2 1Gb 1us\n", "names no host");
     expect_error("switch 1\nnic 1\n0 1 1Gb 1us\n", "declared twice");
     expect_error("switch 3-1\n", "backwards");
