@@ -212,9 +212,9 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         snprintf(why, len, "no coll_themis_graph to simulate it on");
         return THEMIS_ERR_UNSUPPORTED;
     }
-    if (in->graph->nnodes != p || 0 == p || p > THEMIS_GRAPH_COST_MAX_RANKS) {
-        snprintf(why, len, "the link simulator costs %llu ranks on a graph of %u nodes (1 to %u "
-                 "ranks, one per node)", (unsigned long long) p, in->graph->nnodes,
+    if (in->graph->nranks != p || 0 == p || p > THEMIS_GRAPH_COST_MAX_RANKS) {
+        snprintf(why, len, "the link simulator costs %llu ranks on a graph of %u ranks (1 to %u "
+                 "ranks, one per rank node)", (unsigned long long) p, in->graph->nranks,
                  THEMIS_GRAPH_COST_MAX_RANKS);
         return THEMIS_ERR_UNSUPPORTED;
     }

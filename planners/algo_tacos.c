@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "graph.h"
 #include "hash.h"
 #include "plan_builder.h"
@@ -56,7 +57,7 @@ static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
         return 0;
     }
     if (NULL != in->graph) {
-        for (uint32_t v = 0; v < in->graph->nnodes; ++v) {
+        for (uint32_t v = 0; v < in->graph->nranks; ++v) {
             if (in->graph->node_failed[v]) {
                 snprintf(why, len, "coll_themis_graph has failed node %u: give its working "
                          "part (themis-plan synth --write-graph)", v);
@@ -73,7 +74,7 @@ static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
 static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
                                  const themis_xfer_sched_t **out, tacos_state_t **slot)
 {
-    themis_graph_t own;
+    themis_graph_t own, ranks;
     const themis_graph_t *g = in->graph;
     uint64_t p = themis_topology_npus(in->topo);
     const int group = themis_algo_table_class_of(in->bytes) / TACOS_GROUP;
@@ -86,11 +87,12 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
 
     memset(&own, 0, sizeof(own));
     *slot = NULL;
+    memset(&ranks, 0, sizeof(ranks));
     if (NULL == g) {
         rc = themis_graph_from_topology(in->topo, 0, &own);
         g = &own;
     }
-    if (THEMIS_OK == rc && g->nnodes != p) {
+    if (THEMIS_OK == rc && g->nranks != p) {
         rc = THEMIS_ERR_UNSUPPORTED;
     }
     uint64_t key = themis_fnv1a_u64(themis_fnv1a_u64(themis_graph_hash(g), in->coll),
@@ -107,8 +109,12 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         *out = &st->s;
         *slot = st;
     } else if (THEMIS_OK == rc) {
-        rc = themis_tacos_synthesize(g, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
-                                     THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
+        /* TACOS' nodes are ranks: switches unwound (cluster.h) */
+        rc = themis_graph_unwind(g, 0, &ranks, why, sizeof(why));
+        if (THEMIS_OK == rc) {
+            rc = themis_tacos_synthesize(&ranks, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
+                                         THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
+        }
         if (THEMIS_OK != rc && NULL != in->why) {
             snprintf(in->why, in->why_len, "tacos: %s", why);
         }
@@ -125,6 +131,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         }
     }
     themis_graph_free(&own);
+    themis_graph_free(&ranks);
     return THEMIS_ERR_NOMEM == rc || THEMIS_OK == rc ? rc : THEMIS_ERR_UNSUPPORTED;
 }
 

@@ -76,9 +76,9 @@ static int treepack_applies(const themis_algo_input_t *in, char *why, size_t len
                  NULL != in->no_graph ? in->no_graph : "set coll_themis_graph");
         return 0;
     }
-    if ((uint64_t) in->graph->nnodes != npus) {
-        snprintf(why, len, "the graph has %u nodes, the communicator %llu ranks",
-                 in->graph->nnodes, (unsigned long long) npus);
+    if ((uint64_t) in->graph->nranks != npus) {
+        snprintf(why, len, "the graph has %u ranks, the communicator %llu",
+                 in->graph->nranks, (unsigned long long) npus);
         return 0;
     }
     if (THEMIS_OK != themis_tp_from_graph(in->graph, &g, why, len)) {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cluster.h"
 #include "hash.h"
 
 /* Graph files hold up to THEMIS_GRAPH_MAX_LINKS lines of ~30 bytes. */
@@ -71,7 +72,116 @@ themis_status_t themis_graph_init(themis_graph_t *g, uint32_t nnodes)
         return THEMIS_ERR_NOMEM;
     }
     g->nnodes = nnodes;
+    g->nranks = nnodes;
     return THEMIS_OK;
+}
+
+themis_status_t themis_graph_set_node(themis_graph_t *g, uint32_t v, themis_node_kind_t kind,
+                                      uint32_t host)
+{
+    if (v >= g->nnodes || (unsigned) kind > THEMIS_NODE_SWITCH
+        || (THEMIS_GRAPH_NO_HOST != host && host >= THEMIS_GRAPH_MAX_NODES)) {
+        return THEMIS_ERR_INVALID;
+    }
+    if (NULL == g->kind && THEMIS_NODE_RANK != kind) {
+        g->kind = calloc(g->nnodes, 1);
+        if (NULL == g->kind) {
+            return THEMIS_ERR_NOMEM;
+        }
+    }
+    if (NULL == g->host && THEMIS_GRAPH_NO_HOST != host) {
+        g->host = malloc((size_t) g->nnodes * sizeof(*g->host));
+        if (NULL == g->host) {
+            return THEMIS_ERR_NOMEM;
+        }
+        for (uint32_t i = 0; i < g->nnodes; i++) {
+            g->host[i] = THEMIS_GRAPH_NO_HOST;
+        }
+    }
+    if (NULL != g->kind) {
+        g->kind[v] = (uint8_t) kind;
+    }
+    if (NULL != g->host) {
+        g->host[v] = host;
+    }
+    return THEMIS_OK;
+}
+
+static const char *const kind_names[] = {"rank", "host", "nic", "switch"};
+
+/* Ranks first, every rank placed or none, hosts 0 .. nhosts-1 each with
+ * a rank; sets nranks and nhosts and drops arrays that say nothing (all
+ * ranks, no host), so that equal graphs are equal in memory and hash.
+ * *bad: the node a message is about. */
+static themis_status_t check_nodes(themis_graph_t *g, uint32_t *bad, char *why, size_t len)
+{
+    uint32_t n = g->nnodes, nranks = 0, maxhost = 0;
+    int any_host = 0, any_other = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        int rank = (NULL == g->kind || THEMIS_NODE_RANK == g->kind[v]);
+        if (rank && nranks != v) {
+            *bad = nranks;      /* the declared node before it */
+            snprintf(why, len, "node %u is a rank after %s node %u: ranks come first", v,
+                     kind_names[g->kind[nranks]], nranks);
+            return THEMIS_ERR_INVALID;
+        }
+        nranks += rank ? 1 : 0;
+        any_other |= !rank;
+        if (NULL != g->host && THEMIS_GRAPH_NO_HOST != g->host[v]) {
+            any_host = 1;
+            maxhost = g->host[v] > maxhost ? g->host[v] : maxhost;
+        }
+    }
+    if (0 == nranks) {
+        *bad = 0;
+        snprintf(why, len, "no rank (ranks are the nodes not declared otherwise)");
+        return THEMIS_ERR_INVALID;
+    }
+    for (uint32_t v = 0; v < n && NULL != g->kind; v++) {
+        if (THEMIS_NODE_HOST == g->kind[v]
+            && (NULL == g->host || THEMIS_GRAPH_NO_HOST == g->host[v])) {
+            *bad = v;
+            snprintf(why, len, "host node %u names no host", v);
+            return THEMIS_ERR_INVALID;
+        }
+    }
+    if (!any_other) {
+        free(g->kind);
+        g->kind = NULL;
+    }
+    if (!any_host) {
+        free(g->host);
+        g->host = NULL;
+    }
+    g->nranks = nranks;
+    g->nhosts = any_host ? maxhost + 1 : 0;
+    if (!any_host) {
+        return THEMIS_OK;
+    }
+    uint8_t *seen = calloc((size_t) maxhost + 1, 1);
+    if (NULL == seen) {
+        snprintf(why, len, "out of memory");
+        return THEMIS_ERR_NOMEM;
+    }
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t v = 0; v < nranks && THEMIS_OK == st; v++) {
+        if (THEMIS_GRAPH_NO_HOST == g->host[v]) {
+            *bad = v;
+            snprintf(why, len, "rank %u has no host (other nodes are placed on hosts)", v);
+            st = THEMIS_ERR_INVALID;
+        } else {
+            seen[g->host[v]] = 1;
+        }
+    }
+    for (uint32_t h = 0; h <= maxhost && THEMIS_OK == st; h++) {
+        if (!seen[h]) {
+            *bad = UINT32_MAX;
+            snprintf(why, len, "host %u has no rank (hosts are 0 .. %u)", h, maxhost);
+            st = THEMIS_ERR_INVALID;
+        }
+    }
+    free(seen);
+    return st;
 }
 
 themis_status_t themis_graph_add_link(themis_graph_t *g, uint32_t src, uint32_t dst,
@@ -142,7 +252,8 @@ static themis_status_t build_side(const themis_graph_t *g, int incoming, uint32_
 
 /* themis_graph_finish, telling which link is wrong (*bad) for messages
  * with a position. */
-static themis_status_t finish_at(themis_graph_t *g, uint32_t *bad, char *why, size_t len)
+static themis_status_t finish_at(themis_graph_t *g, uint32_t *bad, uint32_t *bad_node, char *why,
+                                 size_t len)
 {
     char dummy[8];
     if (NULL == why) {
@@ -151,6 +262,13 @@ static themis_status_t finish_at(themis_graph_t *g, uint32_t *bad, char *why, si
     }
     *bad = UINT32_MAX;
     free_adjacency(g);
+    if (NULL != bad_node) {
+        *bad_node = UINT32_MAX;
+        themis_status_t st = check_nodes(g, bad_node, why, len);
+        if (THEMIS_OK != st) {
+            return st;
+        }
+    }
     for (uint32_t i = 0; i < g->nlinks; i++) {
         const themis_link_t *l = &g->links[i];
         if (l->src >= g->nnodes || l->dst >= g->nnodes) {
@@ -205,8 +323,24 @@ static themis_status_t finish_at(themis_graph_t *g, uint32_t *bad, char *why, si
 
 themis_status_t themis_graph_finish(themis_graph_t *g, char *why, size_t len)
 {
-    uint32_t bad;
-    return finish_at(g, &bad, why, len);
+    uint32_t bad, bad_node;
+    char dummy[8];
+    return finish_at(g, &bad, &bad_node, NULL != why ? why : dummy,
+                     NULL != why ? len : sizeof(dummy));
+}
+
+themis_status_t themis_graph_build_end(themis_graph_t *g, themis_status_t st, char *why,
+                                       size_t len)
+{
+    if (THEMIS_OK == st) {
+        st = themis_graph_finish(g, why, len);
+    } else {
+        snprintf(why, len, "out of memory");
+    }
+    if (THEMIS_OK != st) {
+        themis_graph_free(g);
+    }
+    return st;
 }
 
 void themis_graph_free(themis_graph_t *g)
@@ -214,6 +348,8 @@ void themis_graph_free(themis_graph_t *g)
     if (NULL != g) {
         free(g->links);
         free(g->node_failed);
+        free(g->kind);
+        free(g->host);
         free_adjacency(g);
         memset(g, 0, sizeof(*g));
     }
@@ -342,10 +478,27 @@ static void fmt_unit(char *buf, size_t len, uint64_t v, const char *const *units
     snprintf(buf, len, "%llu%s", (unsigned long long) v, units[u]);
 }
 
+/* Bits per second in the largest exact decimal unit, or binary bytes
+ * per second (300GiB/s) where that is shorter: as a person writes it. */
 static void fmt_bw(char *buf, size_t len, uint64_t bps)
 {
-    static const char *const units[] = {"b", "Kb", "Mb", "Gb", "Tb"};
-    fmt_unit(buf, len, bps, units, 5);
+    static const char *const units[] = {"b/s", "Kb/s", "Mb/s", "Gb/s", "Tb/s"};
+    static const char *const bin[] = {"TiB/s", "GiB/s", "MiB/s", "KiB/s"};
+    char dec[32];
+    fmt_unit(dec, sizeof(dec), bps, units, 5);
+    for (int i = 0; i < 4; i++) {
+        uint64_t m = 8ULL << (10 * (4 - i));
+        char b[32];
+        if (0 != bps && 0 == bps % m) {
+            snprintf(b, sizeof(b), "%llu%s", (unsigned long long) (bps / m), bin[i]);
+            if (strlen(b) < strlen(dec)) {
+                snprintf(buf, len, "%s", b);
+                return;
+            }
+            break;
+        }
+    }
+    snprintf(buf, len, "%s", dec);
 }
 
 static void fmt_lat(char *buf, size_t len, themis_time_t ps)
@@ -354,9 +507,39 @@ static void fmt_lat(char *buf, size_t len, themis_time_t ps)
     fmt_unit(buf, len, ps, units, 5);
 }
 
+/* Node v's kind and host, with the defaults of an undeclared node. */
+static uint32_t node_kind(const themis_graph_t *g, uint32_t v)
+{
+    return NULL != g->kind ? g->kind[v] : THEMIS_NODE_RANK;
+}
+
+static uint32_t node_host(const themis_graph_t *g, uint32_t v)
+{
+    return NULL != g->host ? g->host[v] : THEMIS_GRAPH_NO_HOST;
+}
+
 int themis_graph_write(const themis_graph_t *g, FILE *f)
 {
     fprintf(f, "nodes %u\n", g->nnodes);
+    /* Declarations: runs of nodes of one kind on one host, undeclared
+     * ranks (no host) left out. */
+    for (uint32_t v = 0; v < g->nnodes;) {
+        uint32_t k = node_kind(g, v), h = node_host(g, v), e = v;
+        while (e + 1 < g->nnodes && node_kind(g, e + 1) == k && node_host(g, e + 1) == h) {
+            e++;
+        }
+        if (THEMIS_NODE_RANK != k || THEMIS_GRAPH_NO_HOST != h) {
+            fprintf(f, "%s %u", kind_names[k], v);
+            if (e != v) {
+                fprintf(f, "-%u", e);
+            }
+            if (THEMIS_GRAPH_NO_HOST != h) {
+                fprintf(f, " host %u", h);
+            }
+            fprintf(f, "\n");
+        }
+        v = e + 1;
+    }
     for (uint32_t i = 0; i < g->nlinks; i++) {
         const themis_link_t *a = &g->links[i];
         char bw[32], lat[32];
@@ -400,7 +583,13 @@ uint64_t themis_graph_hash(const themis_graph_t *g)
         h = themis_fnv1a_u64(h, l->lat_ps);
         h = themis_fnv1a_u64(h, l->failed);
     }
-    return themis_fnv1a(h, g->node_failed, g->nnodes);
+    h = themis_fnv1a(h, g->node_failed, g->nnodes);
+    if (NULL != g->kind || NULL != g->host) {
+        for (uint32_t v = 0; v < g->nnodes; v++) {
+            h = themis_fnv1a_u64(h, ((uint64_t) node_kind(g, v) << 32) | node_host(g, v));
+        }
+    }
+    return h;
 }
 
 /* ------------------------------------------------------------ file format */
@@ -498,6 +687,8 @@ typedef struct {
     fail_link_t *fails;
     uint32_t nfails, cap_fails;
     uint64_t declared;          /* 0: no "nodes" line */
+    int *decl_line;             /* [THEMIS_GRAPH_MAX_NODES] line declaring a node, or NULL */
+    int first_decl, first_host; /* lines of the first declaration, the first with a host */
     uint32_t max_id;
     pos_t max_at;               /* where max_id first appeared */
     int any_id;
@@ -548,11 +739,75 @@ static themis_status_t add_parsed_link(parse_state_t *ps, uint32_t a, uint32_t b
     return THEMIS_OK;
 }
 
+/* "KIND K[-L] [host H]". */
+static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t *t, int n,
+                                  int line, themis_parse_error_t *err)
+{
+    char shown[SHOW_MAX + 1];
+    uint32_t a, b;
+    uint64_t host = THEMIS_GRAPH_NO_HOST;
+    if (n < 2 || 3 == n || n > 4 || (4 == n && !tok_is(&t[2], "host"))) {
+        int k = n < 2 ? 0 : 3 == n ? 2 : n > 4 ? 4 : 2;
+        set_err(err, line, n < 2 ? t[0].col + (int) t[0].len : t[k].col,
+                "expected '%s K' or '%s K-L', then optionally 'host H'", kind_names[kind],
+                kind_names[kind]);
+        return THEMIS_ERR_PARSE;
+    }
+    const char *dash = memchr(t[1].p, '-', t[1].len);
+    gtok_t lo = t[1], hi = t[1];
+    if (NULL != dash) {
+        lo.len = (size_t) (dash - t[1].p);
+        hi.p = dash + 1;
+        hi.len = t[1].len - lo.len - 1;
+        hi.col = t[1].col + (int) lo.len + 1;
+    }
+    if (THEMIS_OK != use_id(ps, &lo, line, &a, err) || THEMIS_OK != use_id(ps, &hi, line, &b, err)) {
+        return THEMIS_ERR_PARSE;
+    }
+    if (b < a) {
+        set_err(err, line, t[1].col, "node range '%s' runs backwards",
+                show(t[1].p, t[1].len, shown));
+        return THEMIS_ERR_PARSE;
+    }
+    if (4 == n && THEMIS_OK != parse_uint(&t[3], line, THEMIS_GRAPH_MAX_NODES - 1, "host", &host,
+                                          err)) {
+        return THEMIS_ERR_PARSE;
+    }
+    if (NULL == ps->decl_line) {
+        ps->decl_line = calloc(THEMIS_GRAPH_MAX_NODES, sizeof(int));
+        if (NULL == ps->decl_line) {
+            set_err(err, line, t[0].col, "out of memory");
+            return THEMIS_ERR_NOMEM;
+        }
+    }
+    for (uint32_t v = a; v <= b; v++) {
+        if (0 != ps->decl_line[v]) {
+            set_err(err, line, t[1].col, "node %u declared twice (first at line %d)", v,
+                    ps->decl_line[v]);
+            return THEMIS_ERR_PARSE;
+        }
+        ps->decl_line[v] = line;
+        ps->first_decl = 0 == ps->first_decl ? line : ps->first_decl;
+        ps->first_host = (0 == ps->first_host && 4 == n) ? line : ps->first_host;
+        if (THEMIS_OK != themis_graph_set_node(ps->g, v, (themis_node_kind_t) kind,
+                                               (uint32_t) host)) {
+            set_err(err, line, t[0].col, "out of memory");
+            return THEMIS_ERR_NOMEM;
+        }
+    }
+    return THEMIS_OK;
+}
+
 static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int line,
                                   themis_parse_error_t *err)
 {
     char shown[SHOW_MAX + 1];
     uint32_t a, b;
+    for (uint32_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
+        if (tok_is(&t[0], kind_names[k])) {
+            return parse_decl(ps, k, t, n, line, err);
+        }
+    }
     if (tok_is(&t[0], "nodes")) {
         uint64_t v = 0;
         if (n != 2) {
@@ -626,7 +881,8 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
     }
     if (!isdigit((unsigned char) t[0].p[0])) {
         set_err(err, line, t[0].col,
-                "unexpected '%s' (expected nodes, fail, or a link SRC DST BW LAT [both])",
+                "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, or a link "
+                "SRC DST BW LAT [both])",
                 show(t[0].p, t[0].len, shown));
         return THEMIS_ERR_PARSE;
     }
@@ -664,15 +920,23 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
 {
     themis_graph_t *g = ps->g;
     char why[128];
-    uint32_t bad;
+    uint32_t bad, bad_node;
     if (0 == ps->declared && !ps->any_id) {
         set_err(err, 1, 1, "empty graph (expected 'nodes N' or links SRC DST BW LAT)");
         return THEMIS_ERR_PARSE;
     }
     g->nnodes = (uint32_t) (0 != ps->declared ? ps->declared : (uint64_t) ps->max_id + 1);
-    themis_status_t st = finish_at(g, &bad, why, sizeof(why));
+    themis_status_t st = finish_at(g, &bad, &bad_node, why, sizeof(why));
     if (THEMIS_OK != st) {
         pos_t at = (UINT32_MAX != bad) ? ps->link_pos[bad] : (pos_t) {0, 0};
+        if (UINT32_MAX == bad && 0 != ps->first_decl) {
+            /* a node error: its declaration, else where the placement
+             * (a rank without a host, a host without a rank) begins */
+            at.line = (UINT32_MAX != bad_node && 0 != ps->decl_line[bad_node])
+                          ? ps->decl_line[bad_node]
+                          : 0 != ps->first_host ? ps->first_host : ps->first_decl;
+            at.col = 1;
+        }
         set_err(err, at.line, at.col, "%s", why);
         return st;
     }
@@ -726,6 +990,7 @@ themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
     }
     free(ps.link_pos);
     free(ps.fails);
+    free(ps.decl_line);
     if (THEMIS_OK != st) {
         themis_graph_free(g);
     }
@@ -893,15 +1158,7 @@ static themis_status_t topology_graph(const themis_topology_t *t, uint32_t degre
         dim_links(&t->dims[i], degree, &pat, &d, &bw);
         st = gen_dim(g, sizes, t->ndims, i, pat, d, 1, bw, t->dims[i].step_latency);
     }
-    if (THEMIS_OK == st) {
-        st = themis_graph_finish(g, why, len);
-    } else {
-        snprintf(why, len, "out of memory");
-    }
-    if (THEMIS_OK != st) {
-        themis_graph_free(g);
-    }
-    return st;
+    return themis_graph_build_end(g, st, why, len);
 }
 
 themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t degree,
@@ -1349,6 +1606,9 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
     }
     const char *s = spec_or_path;
     size_t name_len = strcspn(s, ":,");
+    if (themis_cluster_is_spec(s, name_len)) {
+        return themis_cluster_load(s, &def, g, err);
+    }
     if (spec_lookup(s, name_len) < 0) {
         char *text = NULL;
         if (0 != def.bw_bps || 0 != def.bw2_bps || UINT64_MAX != def.lat_ps || 0 != def.degree) {
@@ -1358,7 +1618,8 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
         themis_status_t st = themis_read_text_file(s, MAX_FILE_BYTES, "graph file", &text, err);
         if (THEMIS_ERR_IO == st && NULL != strchr(s, ':')) {
             set_err(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
-                    "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge)",
+                    "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge cluster leafspine "
+                    "rail)",
                     show(s, name_len, shown));
             return THEMIS_ERR_PARSE;
         }

@@ -2,14 +2,21 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * A network as a directed graph: nodes are ranks, each link has its own
- * bandwidth (bit/s, as everywhere in planners/) and latency (ps).  Failed
- * nodes and links stay in the graph, masked, so that indices never move.
+ * A network as a directed graph: nodes are ranks, hosts (a host's own
+ * fabric as one node, e.g. an NVSwitch), NICs and switches; each link has
+ * its own bandwidth (bit/s, as everywhere in planners/) and latency (ps);
+ * ranks and NICs may be placed on hosts.  Ranks are nodes 0 .. nranks-1
+ * (rank r = node r), every other node comes after them.  Failed nodes and
+ * links stay in the graph, masked, so that indices never move.  The file
+ * format and the cluster generators are in docs/cluster.md.
  *
  * File format, one item per line, '#' starts a comment:
  *     nodes N                 optional; otherwise 1 + the largest node id
- *     SRC DST BW LAT          a directed link, e.g. "0 1 100Gb 500ns"
+ *     SRC DST BW LAT          a directed link, e.g. "0 1 100Gb/s 500ns"
  *     SRC DST BW LAT both     the same link in both directions
+ *     KIND K[-L] [host H]     nodes K..L are rank, host, nic or switch
+ *                             nodes (undeclared ones are ranks), on host
+ *                             H (a host node must name its host)
  *     fail node K
  *     fail link SRC DST
  * BW and LAT take the units of themis_parse_bandwidth / _latency.  Errors
@@ -27,6 +34,8 @@
  *                                    dimension as its kind's links
  *   p3.16xlarge p3.8xlarge           optimal-message-scheduling-for-
  *                                    aggregation.txt; bw = one NVLink
+ *   cluster:HxR leafspine:HxR rail:HxR   hosts of ranks, NICs, switches
+ *                                    (cluster.h, docs/cluster.md)
  * Node i of a mesh or torus sits at x + W*y (+ W*H*z); a dimension of size
  * 2 has one link each way, a dimension of size 1 none.  Anything whose
  * name (before the first ':' or ',') is not a spec name is read as a file.
@@ -70,8 +79,25 @@ typedef struct {
     uint8_t failed;
 } themis_link_t;
 
+typedef enum {
+    THEMIS_NODE_RANK = 0,
+    THEMIS_NODE_HOST,       /* a host's internal fabric (PCIe root, NVSwitch) */
+    THEMIS_NODE_NIC,
+    THEMIS_NODE_SWITCH
+} themis_node_kind_t;
+
+/* A node on no host (switches, and every node of a graph without a
+ * placement). */
+#define THEMIS_GRAPH_NO_HOST UINT32_MAX
+
 typedef struct {
     uint32_t nnodes;
+    /* Set by themis_graph_finish: nodes 0 .. nranks-1 are the ranks;
+     * nhosts hosts 0 .. nhosts-1, each with at least one rank (0: no
+     * placement). */
+    uint32_t nranks, nhosts;
+    uint8_t *kind;              /* [nnodes] themis_node_kind_t; NULL: all ranks */
+    uint32_t *host;             /* [nnodes] host or THEMIS_GRAPH_NO_HOST; NULL: none */
     uint32_t nlinks, cap_links;
     themis_link_t *links;       /* in file / generator order */
     uint8_t *node_failed;       /* [nnodes] */
@@ -98,10 +124,22 @@ themis_status_t themis_graph_init(themis_graph_t *g, uint32_t nnodes);
  * node out of range, THEMIS_GRAPH_MAX_LINKS reached; THEMIS_ERR_NOMEM. */
 themis_status_t themis_graph_add_link(themis_graph_t *g, uint32_t src, uint32_t dst,
                                       uint64_t bw_bps, themis_time_t lat_ps);
-/* Builds the adjacency; THEMIS_ERR_INVALID for a link to itself, a
- * duplicate (src, dst), a zero bandwidth, a latency above
- * THEMIS_GRAPH_MAX_LAT_PS.  Call again after adding links. */
+/* Node v's kind and host (THEMIS_GRAPH_NO_HOST for none); before
+ * themis_graph_finish.  THEMIS_ERR_INVALID for a node or kind out of
+ * range; THEMIS_ERR_NOMEM. */
+themis_status_t themis_graph_set_node(themis_graph_t *g, uint32_t v, themis_node_kind_t kind,
+                                      uint32_t host);
+/* Builds the adjacency and counts ranks and hosts; THEMIS_ERR_INVALID for
+ * a link to itself, a duplicate (src, dst), a zero bandwidth, a latency
+ * above THEMIS_GRAPH_MAX_LAT_PS, a rank after another kind of node, no
+ * rank, a placement that leaves a rank without a host, a host node
+ * without one, a host without ranks.  Call again after adding links. */
 themis_status_t themis_graph_finish(themis_graph_t *g, char *why, size_t len);
+/* A generator's last step: finishes g when st is THEMIS_OK (else why says
+ * out of memory, the one error adding nodes and links can have left),
+ * frees g on any error. */
+themis_status_t themis_graph_build_end(themis_graph_t *g, themis_status_t st, char *why,
+                                       size_t len);
 void themis_graph_free(themis_graph_t *g);
 
 /* The file format; on success g is finished.  On error g is empty. */
@@ -119,7 +157,9 @@ themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t 
 /* The file format; parses back to the same graph (same links in the same
  * order, same failures, same hash).  Returns 0, or -1 on a write error. */
 int themis_graph_write(const themis_graph_t *g, FILE *f);
-/* FNV-1a (hash.h) of the nodes, the links in order and the failures. */
+/* FNV-1a (hash.h) of the nodes, the links in order and the failures;
+ * kinds and hosts where some node is not a rank or has a host (a graph of
+ * ranks only hashes as before they existed). */
 uint64_t themis_graph_hash(const themis_graph_t *g);
 /* A link or node is working when neither it nor (for a link) its ends
  * failed. */

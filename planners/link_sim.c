@@ -67,6 +67,7 @@ typedef struct {
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
     themis_link_order_t *rec;   /* where to record the service order, or NULL */
     uint32_t cap_seq;
+    const uint32_t *via;        /* [nxfers] waypoints or NULL (themis_link_sim_via) */
     char *why;
     size_t len;
 } sim_t;
@@ -243,9 +244,9 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
     if (0 == unit_bytes) {
         return fail(sm, THEMIS_ERR_INVALID, "unit size 0");
     }
-    if (s->nranks > sm->g->nnodes) {
-        return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u nodes",
-                    s->nranks, sm->g->nnodes);
+    if (s->nranks > sm->g->nranks) {
+        return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u",
+                    s->nranks, sm->g->nranks);
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];
@@ -284,6 +285,29 @@ static themis_status_t push_hop(sim_t *sm, uint32_t i, uint32_t l)
     return THEMIS_OK;
 }
 
+/* Transfer i's route by its waypoint: the graph's route to it, then on
+ * (leg: nnodes entries of scratch). */
+static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
+{
+    const themis_xfer_t *x = &sm->s->xfers[i];
+    uint32_t w = sm->via[i], ends[3] = {x->src, w, x->dst};
+    for (int k = 0; k < 2; k++) {
+        uint32_t nh = 0;
+        if (w >= sm->g->nnodes
+            || THEMIS_OK != themis_graph_route(sm->g, ends[k], ends[k + 1], leg, &nh)) {
+            return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route by "
+                        "node %u over working links", i, x->src, x->dst, w);
+        }
+        for (uint32_t h = 0; h < nh; h++) {
+            themis_status_t st = push_hop(sm, i, leg[h]);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
 /* Every transfer's route, destination by destination. */
 static themis_status_t build_routes(sim_t *sm)
 {
@@ -293,11 +317,13 @@ static themis_status_t build_routes(sim_t *sm)
     uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
     uint32_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));
     uint32_t *next = malloc((size_t) n * sizeof(*next));
+    uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (NULL == first || NULL == by_dst || NULL == next) {
+    if (NULL == first || NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
         free(first);
         free(by_dst);
         free(next);
+        free(leg);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
@@ -325,6 +351,10 @@ static themis_status_t build_routes(sim_t *sm)
             if (x->src == x->dst) {
                 continue;
             }
+            if (NULL != sm->via && NONE != sm->via[i]) {
+                st = via_route(sm, i, leg);
+                continue;
+            }
             if (!routed) {
                 st = themis_graph_routes_to(g, v, next);
                 if (THEMIS_OK != st) {
@@ -346,6 +376,7 @@ static themis_status_t build_routes(sim_t *sm)
     free(first);
     free(by_dst);
     free(next);
+    free(leg);
     return st;
 }
 
@@ -660,7 +691,7 @@ themis_status_t themis_link_sim(const themis_graph_t *g, const themis_xfer_sched
 
 static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                uint64_t unit_bytes, uint32_t duplex_ppm, themis_link_order_t *rec,
-                               themis_link_sim_t *out, char *why, size_t len)
+                               const uint32_t *via, themis_link_sim_t *out, char *why, size_t len)
 {
     char dummy[8];
     sim_t sm;
@@ -673,6 +704,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     sm.why = (NULL != why) ? why : dummy;
     sm.len = (NULL != why) ? len : sizeof(dummy);
     sm.duplex_ppm = duplex_ppm;
+    sm.via = via;
     if (0 < sm.len) {
         sm.why[0] = '\0';
     }
@@ -746,7 +778,15 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
                                        uint64_t unit_bytes, uint32_t duplex_ppm,
                                        themis_link_sim_t *out, char *why, size_t len)
 {
-    return sim_run(g, s, unit_bytes, duplex_ppm, NULL, out, why, len);
+    return sim_run(g, s, unit_bytes, duplex_ppm, NULL, NULL, out, why, len);
+}
+
+themis_status_t themis_link_sim_via(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t unit_bytes, uint32_t duplex_ppm,
+                                    const uint32_t *via, themis_link_sim_t *out, char *why,
+                                    size_t len)
+{
+    return sim_run(g, s, unit_bytes, duplex_ppm, NULL, via, out, why, len);
 }
 
 void themis_link_order_free(themis_link_order_t *o)
@@ -853,7 +893,7 @@ themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer
     const uint64_t replays = order->replays, sims = order->sims;
     themis_link_sim_t sim;
     themis_link_order_free(order);
-    themis_status_t st = sim_run(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, order, &sim, why,
+    themis_status_t st = sim_run(g, s, unit_bytes, THEMIS_LINK_SIM_FULL_PPM, order, NULL, &sim, why,
                                  len);
     if (THEMIS_OK == st) {
         *total = sim.total_ps;

@@ -3,7 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * Link-level simulation of a transfer schedule (transfer.h) on a graph
- * (graph.h).  Ranks are the graph's nodes (rank r = node r).
+ * (graph.h).  Rank r is the graph's node r (r < nranks); a transfer
+ * between ranks on different hosts crosses their NICs and switches as the
+ * route goes (rank -> NIC -> switch -> NIC -> rank), so transfers that
+ * share a NIC or a switch port queue for that link.
  *
  * Model, integer ps throughout:
  *   - a transfer of b = count x unit_bytes bytes is ready when every
@@ -98,6 +101,18 @@ themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer
                                       uint64_t unit_bytes, themis_link_order_t *order,
                                       themis_time_t *total, char *why, size_t len);
 void themis_link_order_free(themis_link_order_t *o);
+
+/* The same with waypoints: transfer i goes by node via[i] (the graph's
+ * route to it, then the route on to its destination), or by the graph's
+ * route where via[i] is THEMIS_LINK_SIM_NO_VIA; via NULL: none.  A spine
+ * per flow on a leaf-spine Clos, planned or ECMP (cluster_clos.h), is
+ * simulated this way.  THEMIS_ERR_INVALID when a waypoint is out of range
+ * or cannot be reached or left. */
+#define THEMIS_LINK_SIM_NO_VIA UINT32_MAX
+themis_status_t themis_link_sim_via(const themis_graph_t *g, const themis_xfer_sched_t *s,
+                                    uint64_t unit_bytes, uint32_t duplex_ppm,
+                                    const uint32_t *via, themis_link_sim_t *out, char *why,
+                                    size_t len);
 
 /* Sorts s's transfers by their simulated start times on g (ties keep the
  * list order).  Programs serve each peer's queue in list order

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "hamiltonian.h"
 
 uint64_t themis_tp_gcd(uint64_t a, uint64_t b)
@@ -123,6 +124,16 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
                                      char *why, size_t len)
 {
     memset(out, 0, sizeof(*out));
+    if (NULL != g && g->nranks != g->nnodes) {
+        /* Trees span ranks: the switches unwound as TACOS does (cluster.h). */
+        themis_graph_t ranks;
+        themis_status_t st = themis_graph_unwind(g, 0, &ranks, why, len);
+        if (THEMIS_OK == st) {
+            st = themis_tp_from_graph(&ranks, out, why, len);
+        }
+        themis_graph_free(&ranks);
+        return st;
+    }
     if (NULL == g || 0 == g->nnodes || g->nnodes > THEMIS_TP_MAX_NODES) {
         snprintf(why, len, "a graph of 1 to %u nodes is needed", THEMIS_TP_MAX_NODES);
         return THEMIS_ERR_INVALID;

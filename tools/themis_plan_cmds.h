@@ -37,11 +37,12 @@ int themis_plan_cmd_rules(int argc, char **argv);
 int themis_plan_cmd_graph(int argc, char **argv);
 int themis_plan_cmd_xfer(int argc, char **argv);
 /* Simulates s on g for a whole vector of `bytes` with the duplex rate
- * (link_sim.h; THEMIS_LINK_SIM_FULL_PPM: none) and prints the xfer
+ * (link_sim.h; THEMIS_LINK_SIM_FULL_PPM: none), by waypoints via (NULL:
+ * the graph's routes, themis_link_sim_via) and prints the xfer
  * summary (last line collective_us=...); an exit status. */
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
-                                uint32_t duplex_ppm);
+                                uint32_t duplex_ppm, const uint32_t *via);
 /* --duplex F: a fraction 0 < F <= 1 with up to 6 decimals into *ppm; 0,
  * or EXIT_USAGE after a message. */
 int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm);

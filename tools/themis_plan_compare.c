@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "algorithm.h"
+#include "cluster.h"
 #include "graph.h"
 #include "themis_plan_cmds.h"
 #include "topology.h"
@@ -38,8 +39,10 @@ static void usage(FILE *f)
             "  vector: allreduce vector, reduce-scatter input, allgather output), or why it\n"
             "  cannot serve that call, and the algorithm auto runs; the 'auto:' line is the\n"
             "  one the component logs at coll_themis_verbose 10.  The communicator has one\n"
-            "  rank per graph node, shaped SHAPE (coll_themis_dims, innermost first, e.g.\n"
-            "  4x4; default: one dimension), switch dimensions at B and L (defaults: one\n"
+            "  rank per rank node of the graph, shaped SHAPE (coll_themis_dims, innermost\n"
+            "  first, e.g. 4x4; default: the graph's, ranks per host x hosts, else one\n"
+            "  dimension; a SHAPE that disagrees is warned about), switch dimensions at B\n"
+            "  and L (defaults: one\n"
             "  node's, 100Gb and 600ns, as coll_themis_dim_bandwidths/latencies).  E:\n"
             "  bytes per element (default 4; allgather plans bytes, as the component);\n"
             "  reduce-scatter blocks are S / E / ranks elements, the first ranks one more\n"
@@ -301,8 +304,12 @@ int themis_plan_cmd_compare(int argc, char **argv)
     if (NULL != dims_arg) {
         rc = parse_dims(dims_arg, &topo);
     } else {
-        topo.ndims = 1;
-        topo.dims[0].size = g.nnodes;
+        /* The graph's own: hosts x ranks per host (cluster.h). */
+        uint32_t sizes[THEMIS_MAX_DIMS];
+        topo.ndims = themis_graph_dims(&g, sizes, NULL, 0);
+        for (int i = 0; i < topo.ndims; ++i) {
+            topo.dims[i].size = sizes[i];
+        }
     }
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
     for (int i = 0; 0 == rc && i < topo.ndims; ++i) {
@@ -311,14 +318,25 @@ int themis_plan_cmd_compare(int argc, char **argv)
         topo.dims[i].step_latency = lat;
         dim_algo[i] = themis_dim_algo_for(THEMIS_DIM_SWITCH, topo.dims[i].size, 8);
     }
-    if (0 == rc && themis_topology_npus(&topo) != g.nnodes) {
-        fprintf(stderr, "themis-plan compare: --dims %s has %" PRIu64 " ranks, the graph %u "
-                "nodes\n", dims_arg, themis_topology_npus(&topo), g.nnodes);
+    if (0 == rc && themis_topology_npus(&topo) != g.nranks) {
+        fprintf(stderr, "themis-plan compare: --dims %s has %" PRIu64 " ranks, the graph %u\n",
+                dims_arg, themis_topology_npus(&topo), g.nranks);
         rc = EXIT_USAGE;
     }
-    if (0 == rc && g.nnodes > THEMIS_GRAPH_COST_MAX_RANKS) {
-        fprintf(stderr, "themis-plan compare: the graph has %u nodes: the component ranks on "
-                "graphs of up to %u\n", g.nnodes, THEMIS_GRAPH_COST_MAX_RANKS);
+    if (0 == rc && NULL != dims_arg) {
+        uint32_t sizes[THEMIS_MAX_DIMS];
+        char why[256];
+        for (int i = 0; i < topo.ndims; ++i) {
+            sizes[i] = topo.dims[i].size;
+        }
+        if (!themis_graph_dims_agree(&g, sizes, topo.ndims, why, sizeof(why))) {
+            fprintf(stderr, "themis-plan compare: warning: --%s: the programs are planned for "
+                    "these dims, the times simulated on the graph\n", why);
+        }
+    }
+    if (0 == rc && g.nranks > THEMIS_GRAPH_COST_MAX_RANKS) {
+        fprintf(stderr, "themis-plan compare: the graph has %u ranks: the component ranks on "
+                "graphs of up to %u\n", g.nranks, THEMIS_GRAPH_COST_MAX_RANKS);
         rc = EXIT_USAGE;
     }
     void *states[THEMIS_MAX_ALGORITHMS] = {NULL};

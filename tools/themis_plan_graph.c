@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster_clos.h"
 #include "graph.h"
 #include "link_sim.h"
 #include "msccl.h"
@@ -119,8 +120,12 @@ static void print_summary(const themis_graph_t *g)
         fmt_bw(hib, sizeof(hib), hi);
     }
     /* a comment, so that the whole output parses back */
-    printf("# nodes=%u links=%u failed_nodes=%u failed_links=%u min_bw=%s max_bw=%s\n",
+    printf("# nodes=%u links=%u failed_nodes=%u failed_links=%u min_bw=%s max_bw=%s",
            g->nnodes, g->nlinks, failed_nodes, failed_links, lob, hib);
+    if (g->nranks != g->nnodes || 0 != g->nhosts) {
+        printf(" ranks=%u hosts=%u", g->nranks, g->nhosts);
+    }
+    printf("\n");
 }
 
 /* "SRC DST n1 n2 ... DST" for every ordered pair of working nodes, by
@@ -194,7 +199,10 @@ int themis_plan_cmd_graph(int argc, char **argv)
                    "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
                    "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
                    "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
-                   "  (planners/graph.h).  --bw/--lat/--degree set what the spec leaves out.\n"
+                   "  (planners/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
+                   "  leafspine:HxR rail:HxR, options ,nics= ,intra= ,ibw= ,ilat= ,pcie= ,bw=\n"
+                   "  ,ubw= ,lat= ,leaves= ,spines= (docs/cluster.md; the comment then adds\n"
+                   "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
                    "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
                    "  pair of working nodes, 'SRC DST -' when unreachable.\n");
             return 0;
@@ -281,7 +289,7 @@ int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm)
 
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
-                                uint32_t duplex_ppm)
+                                uint32_t duplex_ppm, const uint32_t *via)
 {
     themis_link_sim_t r;
     char why[256];
@@ -292,8 +300,8 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                 cmd, bytes, s->nunits);
         return EXIT_USAGE;
     }
-    themis_status_t st = themis_link_sim_duplex(g, s, bytes / s->nunits, duplex_ppm, &r, why,
-                                                sizeof(why));
+    themis_status_t st = themis_link_sim_via(g, s, bytes / s->nunits, duplex_ppm, via, &r, why,
+                                             sizeof(why));
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan %s: %s\n", cmd, why);
         rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
@@ -328,11 +336,16 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         {"msccl", required_argument, NULL, 'm'},
         {"xy", required_argument, NULL, 'x'},
         {"duplex", required_argument, NULL, 'D'},
+        {"spines", required_argument, NULL, 'S'},
+        {"seed", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
     themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    themis_clos_algo_t spines = THEMIS_CLOS_GREEDY;
+    int have_spines = 0;
+    uint64_t seed = 1;
     const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
     uint64_t bytes = 0;
     int have_coll = 0, have_bytes = 0, c, rc;
@@ -340,8 +353,27 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     themis_graph_opts_default(&o);
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:D:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:D:S:E:h", longopts, NULL))) {
         switch (c) {
+        case 'S':
+            if (THEMIS_OK != themis_clos_algo_parse(optarg, &spines) || THEMIS_CLOS_ILP == spines) {
+                fprintf(stderr, "themis-plan xfer: --spines: '%s' is not greedy, parallel, exact "
+                        "or ecmp\n", optarg);
+                return EXIT_USAGE;
+            }
+            have_spines = 1;
+            break;
+        case 'E': {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (0 != errno || end == optarg || '\0' != *end || '-' == optarg[0]) {
+                fprintf(stderr, "themis-plan xfer: --seed: '%s' is not an integer\n", optarg);
+                return EXIT_USAGE;
+            }
+            seed = v;
+            break;
+        }
         case 'm':
             msccl_out = optarg;
             break;
@@ -406,7 +438,12 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                    "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
                    "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n"
                    "  --duplex F: a link whose reverse also sends runs at F of its rate\n"
-                   "  (TCP over one connection both ways; default 1).\n");
+                   "  (TCP over one connection both ways; default 1).  --spines ALGO on a\n"
+                   "  leaf-spine graph (leafspine:HxR, docs/cluster.md): each rank pair across\n"
+                   "  leaves is a Clos flow routed by ALGO (greedy, parallel, exact, or ecmp:\n"
+                   "  one draw of --seed N, default 1) and its transfers go by that spine\n"
+                   "  (planners/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
+                   "  lower_bound=B' comes first.\n");
             return 0;
         default:
             return EXIT_USAGE;
@@ -431,16 +468,17 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     if (THEMIS_OK != st) {
         return load_error("xfer", spec, st, &e);
     }
-    uint32_t *order = NULL, p = g.nnodes;
+    uint32_t *order = NULL, p = g.nranks;
     rc = 0;
     if (NULL != order_text) {
         rc = parse_order(order_text, &order, &p);
     }
     themis_xfer_sched_t s;
     memset(&s, 0, sizeof(s));
-    if (0 == rc && (p > g.nnodes || p > THEMIS_XFER_RING_MAX_RANKS)) {
-        fprintf(stderr, "themis-plan xfer: %u ranks, but the graph has %u nodes (the ring "
-                "takes at most %u)\n", p, g.nnodes, THEMIS_XFER_RING_MAX_RANKS);
+    if (0 == rc && (p > g.nranks || p > THEMIS_XFER_RING_MAX_RANKS)) {
+        fprintf(stderr, "themis-plan xfer: %u ranks, but the graph has %u %s (the ring "
+                "takes at most %u)\n", p, g.nranks, g.nranks == g.nnodes ? "nodes" : "ranks",
+                THEMIS_XFER_RING_MAX_RANKS);
         rc = EXIT_USAGE;
     }
     if (0 == rc && direct) {
@@ -465,9 +503,28 @@ int themis_plan_cmd_xfer(int argc, char **argv)
             rc = EXIT_RUNTIME;
         }
     }
-    if (0 == rc) {
-        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes, duplex_ppm);
+    uint32_t *via = NULL;
+    if (0 == rc && have_spines) {
+        themis_clos_route_t r;
+        char why[256];
+        memset(&r, 0, sizeof(r));
+        via = malloc(((size_t) s.nxfers + 1) * sizeof(*via));
+        st = NULL == via ? THEMIS_ERR_NOMEM
+                         : themis_clos_graph_via(&g, &s, spines, seed, via, &r, why, sizeof(why));
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan xfer: --spines: %s\n",
+                    THEMIS_ERR_NOMEM == st ? "out of memory" : why);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        } else {
+            printf("spines: %s max_load=%u lower_bound=%u\n", themis_clos_algo_name(spines),
+                   r.max_load, r.lower_bound);
+        }
+        themis_clos_route_free(&r);
     }
+    if (0 == rc) {
+        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes, duplex_ppm, via);
+    }
+    free(via);
     themis_xfer_free(&s);
     free(order);
     themis_graph_free(&g);

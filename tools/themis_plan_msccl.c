@@ -128,12 +128,12 @@ static int simulate(const char *path, const char *spec, const themis_graph_opts_
         themis_xfer_free(&s);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    if (g.nnodes != s.nranks) {
+    if (g.nranks != s.nranks) {
         fprintf(stderr, "themis-plan msccl simulate: the schedule has %u ranks, the graph %u "
-                "nodes\n", s.nranks, g.nnodes);
+                "%s\n", s.nranks, g.nranks, g.nranks == g.nnodes ? "nodes" : "ranks");
         rc = EXIT_USAGE;
     } else {
-        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm);
+        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm, NULL);
     }
     themis_graph_free(&g);
     themis_xfer_free(&s);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cluster.h"
 #include "cut_bound.h"
 #include "graph.h"
 #include "link_sim.h"
@@ -394,6 +395,20 @@ int themis_plan_cmd_synth(int argc, char **argv)
         fprintf(stderr, "themis-plan synth: %s: %s (line %d, column %d)\n", spec, e.message,
                 e.line, e.column);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (g.nranks != g.nnodes) {
+        /* TACOS' nodes are ranks: the switches unwound (cluster.h). */
+        themis_graph_t ranks;
+        char why[160];
+        st = themis_graph_unwind(&g, 0, &ranks, why, sizeof(why));
+        themis_graph_free(&g);
+        if (THEMIS_OK != st) {
+            fprintf(stderr, "themis-plan synth: %s: %s\n", spec, why);
+            return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+        printf("unwound: %u ranks, %u links (switches as TACOS Sec. IV-D)\n", ranks.nnodes,
+               ranks.nlinks);
+        g = ranks;
     }
     rc = synth(&g, &a);
     themis_graph_free(&g);

@@ -283,7 +283,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
                     printf("schedule: %u units, %u transfers\n", s.nunits, s.nxfers);
                     int r = themis_plan_link_sim_report("treepack", &graph, &s,
                                                         bytes / s.nunits * s.nunits,
-                                                        THEMIS_LINK_SIM_FULL_PPM);
+                                                        THEMIS_LINK_SIM_FULL_PPM, NULL);
                     rc = 0 != r ? r : rc;
                     themis_xfer_free(&s);
                 } else {

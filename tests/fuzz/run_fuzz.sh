@@ -73,7 +73,7 @@ for t in "${targets[@]}"; do
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
-        srcs=("$top"/planners/{graph,topology,hash,themis_types}.c)
+        srcs=("$top"/planners/{graph,cluster,topology,hash,themis_types}.c)
     fi
     # MSCCL files that cost memory (many gpus x chunks) are larger than
     # the 4 KB the other formats need: the seeds must fit.

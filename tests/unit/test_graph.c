@@ -10,21 +10,10 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "graph_util.h"
 #include "unit.h"
 
 #define GB 1000000000ULL
-
-/* A spec's graph (a test's own input: an error is printed and leaves the
- * graph empty, which the checks then catch). */
-static themis_graph_t load(const char *spec)
-{
-    themis_graph_t g;
-    themis_parse_error_t e;
-    if (THEMIS_OK != themis_graph_load(spec, NULL, &g, &e)) {
-        printf("  cannot load %s: %d:%d: %s\n", spec, e.line, e.column, e.message);
-    }
-    return g;
-}
 
 static uint64_t link_bw(const themis_graph_t *g, uint32_t a, uint32_t b)
 {
@@ -420,23 +409,6 @@ static void test_spec_errors(void)
 }
 
 /* Text of themis_graph_write (caller frees). */
-static char *written(const themis_graph_t *g)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (NULL == f) {
-        return NULL;
-    }
-    int rc = themis_graph_write(g, f);
-    fclose(f);
-    if (0 != rc) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static void test_round_trip(void)
 {
     static const char *specs[] = {

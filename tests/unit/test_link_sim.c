@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 
+#include "graph_util.h"
 #include "link_sim.h"
 #include "unit.h"
 #include "xfer_ring.h"
@@ -25,18 +26,6 @@ static themis_graph_t graph(const char *text)
         printf("  cannot parse graph: %d:%d: %s\n", e.line, e.column, e.message);
     }
     return g;
-}
-
-static void add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, const uint32_t *deps,
-                uint32_t ndeps)
-{
-    themis_xfer_t x;
-    memset(&x, 0, sizeof(x));
-    x.src = src;
-    x.dst = dst;
-    x.kind = THEMIS_XFER_COPY;
-    x.count = 1;
-    themis_xfer_add(s, &x, deps, ndeps, NULL);
 }
 
 /* 1000-byte units: 1 us on an 8 Gb/s link. */

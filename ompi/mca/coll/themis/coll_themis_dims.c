@@ -43,6 +43,7 @@
 #include "ompi/proc/proc.h"
 
 #include "coll_themis.h"
+#include "cluster.h"
 
 static const char *const level_names[] = {"socket", "node", "network"};
 
@@ -164,6 +165,18 @@ const mca_coll_themis_shape_decl_t *mca_coll_themis_declared_shape(uint64_t comm
     for (int i = 0; i < cfg->nshapes; ++i) {
         if (cfg->shapes[i].comm_size == comm_size) {
             return &cfg->shapes[i];
+        }
+    }
+    /* Else coll_themis_graph's placement of its ranks on hosts: ranks per
+     * host x hosts (cluster.h), as themis-plan compare plans them. */
+    static __thread mca_coll_themis_shape_decl_t from_graph;
+    const themis_graph_t *g = &mca_coll_themis_component.graph;
+    char why[8];
+    if (0 != g->nhosts && g->nranks == comm_size) {
+        from_graph.comm_size = comm_size;
+        from_graph.ndims = themis_graph_dims(g, from_graph.dims, why, sizeof(why));
+        if ('\0' == why[0]) {
+            return &from_graph;
         }
     }
     return NULL;

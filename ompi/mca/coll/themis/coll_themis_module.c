@@ -19,6 +19,7 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "coll_themis.h"
+#include "cluster.h"
 #include "treepack.h"
 
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -507,6 +508,18 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
             shape.level[i] = (mca_coll_themis_level_t) agree[AGREE_LEVEL0 + i];
         }
     }
+    /* Declared dims the graph's placement does not cut along hosts: the
+     * programs are planned for one network, `auto` simulates another. */
+    if (shape.declared && (uint64_t) size == c->graph.nranks && is_rank0(comm)) {
+        char disagree[256];
+        if (!themis_graph_dims_agree(&c->graph, shape.size, shape.ndims, disagree,
+                                     sizeof(disagree))
+            && !topic_shown("dims-graph")) {
+            opal_output(0, "coll:themis: %s: warning: coll_themis_%s: `auto` simulates every "
+                        "algorithm on the graph, but plans for these dims (said once)",
+                        comm->c_name, disagree);
+        }
+    }
     /* Shapes were declared, none for this size: automatic, said once. */
     if (!shape.declared && (0 < cfg->nshapes || 0 < c->rules.nshapes) && is_rank0(comm)
         && !topic_shown("shape-automatic")) {
@@ -633,7 +646,7 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                             cfg->probe ? " (probed rates)" : "");
     }
     if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)
-        && (uint32_t) size == c->graph.nnodes) {
+        && (uint32_t) size == c->graph.nranks) {
         log_packing(comm);
     }
     const mca_coll_themis_shape_decl_t *decl = mca_coll_themis_declared_shape((uint64_t) size);

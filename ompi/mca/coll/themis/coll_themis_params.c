@@ -276,12 +276,16 @@ int mca_coll_themis_params_register(void)
     c->graph_param = "";
     (void) mca_base_component_var_register(
         comp, "graph",
-        "The network as a graph of the communicator's ranks, per-link bandwidth and latency: a "
-        "spec (ring:8, torus2d:4x4, mesh2d_hetero:8x5,bw=100Gb,bw2=50Gb, p3.16xlarge, "
-        "dims:TOPOLOGY, ...) or a file of SRC DST BW LAT lines; see `themis-plan graph`. On "
-        "communicators of its node count, auto then ranks every algorithm (a "
-        "coll_themis_<coll>_schedule too) by the link-level simulator on this graph "
-        "(logged at coll_themis_verbose 10). Part of the setup agreement. Empty: none.",
+        "The network as a graph of the communicator's ranks (and hosts, NICs, switches), "
+        "per-link bandwidth and latency: a spec (ring:8, torus2d:4x4, "
+        "mesh2d_hetero:8x5,bw=100Gb,bw2=50Gb, p3.16xlarge, dims:TOPOLOGY, cluster:4x4,nics=2, "
+        "leafspine:8x2,leaves=4, ...) or a file of SRC DST BW LAT lines and node declarations; "
+        "see `themis-plan graph` and docs/cluster.md. On communicators of its rank count, auto "
+        "then ranks every algorithm (a coll_themis_<coll>_schedule too) by the link-level "
+        "simulator on this graph (logged at coll_themis_verbose 10); a graph placing its ranks "
+        "on hosts gives them dims (ranks per host x hosts) where none are declared, and declared "
+        "dims that do not cut along its hosts are warned about. Part of the setup agreement. "
+        "Empty: none.",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->graph_param);
 

@@ -141,7 +141,7 @@ static void report_refused(ompi_communicator_t *comm, themis_coll_t coll, int re
                         comm->c_name, themis_coll_name(coll), why);
 }
 
-/* coll_themis_graph where it has a node per rank; said once where not,
+/* coll_themis_graph where it has a rank node per rank; said once where not,
  * and why in *no_graph for the rows that need it. */
 static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nranks,
                                        char *no_graph, size_t len)
@@ -149,15 +149,19 @@ static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nrank
     static bool said = false;
     const themis_graph_t *g = &mca_coll_themis_component.graph;
 
-    if (0 == g->nnodes) {
+    if (0 == g->nranks) {
         return NULL;
     }
-    if (g->nnodes == nranks && nranks <= THEMIS_GRAPH_COST_MAX_RANKS) {
+    if (g->nranks == nranks && nranks <= THEMIS_GRAPH_COST_MAX_RANKS) {
         return g;
     }
-    snprintf(no_graph, len, "coll_themis_graph has %u nodes, the communicator %llu ranks%s",
-             g->nnodes, (unsigned long long) nranks,
-             g->nnodes == nranks ? " (more than costing on a graph takes)" : "");
+    char of[48] = "";
+    if (g->nranks != g->nnodes) {
+        snprintf(of, sizeof(of), " (%u ranks)", g->nranks);
+    }
+    snprintf(no_graph, len, "coll_themis_graph has %u nodes%s, the communicator %llu ranks%s",
+             g->nnodes, of, (unsigned long long) nranks,
+             g->nranks == nranks ? " (more than costing on a graph takes)" : "");
     if (lowest_rank(comm) && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
         opal_output(0, "coll:themis: %s: %s: auto ranks algorithms by their own models there "
                     "(said once)", comm->c_name, no_graph);
