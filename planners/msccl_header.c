@@ -17,23 +17,9 @@
 
 #include <libxml/xmlreader.h>
 
-/* The root's attribute as a string (truncated to len - 1); 0 when absent. */
-static int root_attr(xmlTextReaderPtr r, const char *name, char *buf, size_t len)
-{
-    xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *) name);
-    buf[0] = '\0';
-    if (NULL == v) {
-        return 0;
-    }
-    snprintf(buf, len, "%s", (const char *) v);
-    xmlFree(v);
-    return 1;
-}
-
 themis_status_t themis_msccl_header(const char *text, size_t size, themis_msccl_info_t *info)
 {
     themis_status_t st = THEMIS_ERR_PARSE;
-    char ngpus[32];
 
     memset(info, 0, sizeof(*info));
     if (size > THEMIS_MSCCL_MAX_FILE || size > INT_MAX) {
@@ -56,19 +42,23 @@ themis_status_t themis_msccl_header(const char *text, size_t size, themis_msccl_
             continue;
         }
         const xmlChar *name = xmlTextReaderConstLocalName(r);
-        if (NULL != name && 0 == strcmp((const char *) name, "algo")
-            && root_attr(r, "ngpus", ngpus, sizeof(ngpus))) {
+        xmlChar *ngpus = xmlTextReaderGetAttribute(r, (const xmlChar *) "ngpus");
+        if (NULL != name && 0 == strcmp((const char *) name, "algo") && NULL != ngpus) {
             /* As the full parse reads it (msccl.c parse_algo). */
             char *end;
             errno = 0;
-            long long g = strtoll(ngpus, &end, 10);
-            if (0 == errno && end != ngpus && '\0' == *end && g >= 1
+            long long g = strtoll((const char *) ngpus, &end, 10);
+            if (0 == errno && end != (char *) ngpus && '\0' == *end && g >= 1
                 && g <= THEMIS_MSCCL_MAX_GPUS) {
+                xmlChar *algo = xmlTextReaderGetAttribute(r, (const xmlChar *) "name");
                 info->ngpus = (uint32_t) g;
-                root_attr(r, "name", info->name, sizeof(info->name));
+                snprintf(info->name, sizeof(info->name), "%s",
+                         NULL != algo ? (const char *) algo : "");
+                xmlFree(algo);
                 st = THEMIS_OK;
             }
         }
+        xmlFree(ngpus);
         break;
     }
     xmlFreeTextReader(r);
