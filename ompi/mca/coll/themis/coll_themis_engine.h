@@ -127,7 +127,9 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
  * (their arrays must live until free) and the buffers and scratch, which
  * it owns until done.  start returns an error only before communication;
  * advance returns the call's result once *done (OMPI_SUCCESS before).
- * advance never drives progress itself: it may run inside opal_progress.
+ * advance does not call opal_progress itself, as it may run inside it;
+ * only ob1's improbe and iprobe (receives matched first, the stall look)
+ * do on a miss, which the nonblocking callback's trylock makes harmless.
  */
 typedef struct mca_coll_themis_engine_t mca_coll_themis_engine_t;
 int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
