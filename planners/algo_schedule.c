@@ -22,7 +22,11 @@ static int schedule_applies(const themis_algo_input_t *in, char *why, size_t len
     const themis_xfer_sched_t *s = in->xsched;
     uint64_t npus = themis_topology_npus(in->topo);
     if (NULL == s) {
-        snprintf(why, len, "no coll_themis_%s_schedule is set", themis_coll_name(in->coll));
+        if (NULL != in->no_xsched) {
+            snprintf(why, len, "%s", in->no_xsched);
+        } else {
+            snprintf(why, len, "no coll_themis_%s_schedule is set", themis_coll_name(in->coll));
+        }
         return 0;
     }
     if (s->coll != in->coll) {
@@ -54,7 +58,7 @@ static const themis_xfer_sched_t *schedule_xfer(const themis_algo_input_t *in,
                                                themis_xfer_sched_t *tmp, char *why, size_t len)
 {
     if (NULL == in->xsched) {
-        snprintf(why, len, "no coll_themis_%s_schedule is set", themis_coll_name(in->coll));
+        schedule_applies(in, why, len);
     }
     return in->xsched;
 }

@@ -237,13 +237,15 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
         out->status[a] = THEMIS_ERR_UNSUPPORTED;
     }
     /* Without a graph to rank it against the others, a user's schedule
-     * stands in for auto, as asked (it runs as given or not at all). */
+     * stands in for auto, as asked (it runs as given or not at all), also
+     * one known not to fit without being read (in->no_xsched). */
     for (int a = 0; THEMIS_ALGO_AUTO == requested && NULL == in->graph && a < NROWS; ++a) {
         themis_xfer_sched_t tmp;
         char why[8];
         memset(&tmp, 0, sizeof(tmp));
         if (0 != (table[a]->flags & THEMIS_ALGO_FLAG_GIVEN) && themis_algorithm_serves(a, in->coll)
-            && NULL != table[a]->xfer && NULL != table[a]->xfer(in, &tmp, why, sizeof(why))) {
+            && NULL != table[a]->xfer
+            && (NULL != in->no_xsched || NULL != table[a]->xfer(in, &tmp, why, sizeof(why)))) {
             requested = a;
         }
         themis_xfer_free(&tmp);

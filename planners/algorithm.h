@@ -69,6 +69,9 @@ typedef struct {
      * another size than the communicator), or NULL: rows that need one
      * say so. */
     const char *no_graph;
+    /* Why in->xsched is NULL although a schedule was given (one for
+     * another number of ranks, told by its start tag), or NULL. */
+    const char *no_xsched;
 } themis_algo_input_t;
 
 /* Row flags. */

@@ -109,6 +109,14 @@ themis_status_t themis_msccl_load(const char *path, themis_xfer_sched_t *out,
 themis_status_t themis_msccl_parse(const char *text, size_t size, themis_xfer_sched_t *out,
                                    themis_msccl_info_t *info, char *why, size_t len);
 
+/* Only the <algo> start tag (msccl_header.c): info->ngpus and info->name,
+ * the rest of *info zero, at a cost that grows with the text before the
+ * first element.  THEMIS_ERR_PARSE when that is no <algo> with an ngpus
+ * in 1..THEMIS_MSCCL_MAX_GPUS or a DOCTYPE comes first (themis_msccl_parse
+ * says why), THEMIS_ERR_UNSUPPORTED over THEMIS_MSCCL_MAX_FILE,
+ * THEMIS_ERR_NOMEM.  A file it accepts may still fail the full parse. */
+themis_status_t themis_msccl_header(const char *text, size_t size, themis_msccl_info_t *info);
+
 /* s as MSCCL-XML (see above).  THEMIS_ERR_UNSUPPORTED for a result in
  * INPUT other than an allreduce without OUTPUT units, THEMIS_ERR_NOMEM,
  * THEMIS_ERR_IO. */

@@ -79,6 +79,7 @@ MIN0=(--mca coll_themis_min_bytes 0 --mca coll_themis_min_chunk_bytes 1)
 #   launcher  command put in front of the program (wrapper, valgrind)
 #   need      extended regexes the output must contain (the component's
 #             messages for step-aside cases)
+#   shun      extended regexes the output must not contain
 # Suites that trim the matrix for CI time (large oversubscribed np) ask
 # for their level with level_or DEFAULT: THEMIS_TEST_LEVEL=full runs the
 # whole datatype/op/count matrix there instead (and every timeout of the
@@ -101,7 +102,7 @@ any_counts_big() {
         echo 1048576,1048577
     fi
 }
-opts=(); args=(); launcher=(); need=()
+opts=(); args=(); launcher=(); need=(); shun=()
 failures=0
 
 # run DESCRIPTION TIMEOUT NP
@@ -135,6 +136,12 @@ run() {
         for re in "${need[@]}"; do
             if ! grep -Eq -- "$re" "$log"; then
                 why="expected message /$re/ not in the output"
+                break
+            fi
+        done
+        for re in "${shun[@]}"; do
+            if grep -Eq -- "$re" "$log"; then
+                why="unexpected message /$re/ in the output"
                 break
             fi
         done

@@ -16,6 +16,10 @@
 #   (minutes and 500 MB before) and a 1024-gpu x 4096-chunk file without
 #   transfers (588 MB per rank before): refused, every rank's peak RSS
 #   under 50 MB (coll_matrix --max-rss-mb; memory, not time, is asserted);
+#   the 1024-gpu file on 4 ranks by its start tag alone, never parsed, and
+#   a 4-gpu x 65536-chunk one, which 4 ranks do parse (measured on 2 shared
+#   cores: each mpirun 0-1 s in all; peak RSS of the worst rank 18 MB for
+#   the 1024-gpu file, 23 MB for the 4-gpu one, 17 MB for the entity file);
 # - an erroneous program whose last rank passes a larger count: it ends
 #   with MPI_ERR_TRUNCATE like stock Open MPI, no rank returns MPI_SUCCESS.
 # Timeouts only catch hangs (generous, nothing is timed).
@@ -114,33 +118,65 @@ run "a 130-digit latency is out of range" 300 2
     done
     echo '</algo>'
 } >"$tmp/gpus1024.xml"
+{
+    echo '<algo name="wide" proto="Simple" nchannels="1" nchunksperloop="65536" ngpus="4"' \
+         'coll="allreduce" inplace="1">'
+    for g in 0 1 2 3; do
+        echo "<gpu id=\"$g\" i_chunks=\"65536\" o_chunks=\"0\" s_chunks=\"0\"/>"
+    done
+    echo '</algo>'
+} >"$tmp/gpus4.xml"
 cli entity "a DOCTYPE declaration" "$plan" msccl check "$tmp/entity.xml"
 cli gpus1024 "the result cannot be complete" "$plan" msccl check "$tmp/gpus1024.xml"
 opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_allreduce_schedule "$tmp/entity.xml")
 args=(--coll allreduce --expect fallback --no-subcomms --level tiny --max-rss-mb 50)
 need=("cannot use the allreduce schedule file" "a DOCTYPE declaration: MSCCL-XML has no DTD")
 run "entity expansion file refused, RSS under 50 MB" 300 2
+# A communicator of another size than the file's ngpus never parses it.
 opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_allreduce_schedule "$tmp/gpus1024.xml")
-need=("cannot use the allreduce schedule file" "result cannot be complete")
-run "1024 gpus x 4096 chunks refused, RSS under 50 MB" 300 4
+need=("cannot run the given schedule" "schedule big is for 1024 ranks, the communicator has 4")
+shun=("result cannot be complete")
+run "1024 gpus x 4096 chunks refused by its size, unparsed, RSS under 50 MB" 300 4
+shun=()
+opts=("${VADER[@]}" "${MIN0[@]}" --mca coll_themis_allreduce_schedule "$tmp/gpus4.xml")
+need=("cannot use the allreduce schedule file" "not the full sum of block 0")
+run "4 gpus x 65536 chunks parsed and refused, RSS under 50 MB" 300 4
 need=()
 
-# An erroneous program: the last rank passes a larger count.
-mismatch() {   # DESCRIPTION NP COUNT EXTRA COLL
-    local desc=$1 np=$2 t log rc why=""
+# An erroneous program: the last rank passes a larger count.  Stock Open
+# MPI 4.1.4 (coll tuned) aborts with MPI_ERR_TRUNCATE under
+# MPI_ERRORS_ARE_FATAL; under MPI_ERRORS_RETURN its larger rank returns
+# MPI_SUCCESS with wrong data, and with rendezvous-sized messages ob1's
+# truncated get writes past the receive buffer ("double free or
+# corruption", then a hang).  coll/themis: the job ends with MPI_ERR_TRUNCATE
+# (fatal), or every rank returns an error (return); no rank crashes,
+# hangs or returns MPI_SUCCESS.  Rendezvous-sized messages used to
+# segfault in btl/vader (the same overflow), and with 1-byte chunks,
+# where the ranks' programs differ in shape, hang.
+mismatch() {   # DESCRIPTION NP COUNT EXTRA COLL fatal|return [MPIRUN-OPTION...]
+    local desc=$1 np=$2 count=$3 extra=$4 coll=$5 mode=$6 t log rc why=""
+    shift 6
+    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
+        return 0
+    fi
     t=$(mktemp -d "$tmp/ompi.XXXXXX")
-    log="$log_dir/mismatch_$5_$3_$4.log"
-    timeout -k 10 300 mpirun -np "$np" "${common[@]}" --mca orte_tmpdir_base "$t" \
-        "${VADER[@]}" "${MIN0[@]}" "$BUILD/tests/mpi/count_mismatch" "$3" "$4" "$5" >"$log" 2>&1
+    log="$log_dir/mismatch_$(printf '%s' "$desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
+    timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$t" \
+        "${VADER[@]}" --mca coll_themis_min_bytes 0 "$@" \
+        "$BUILD/tests/mpi/count_mismatch" "$count" "$extra" "$coll" "$mode" >"$log" 2>&1
     rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         why="timed out (a hang)"
-    elif [ $rc -eq 0 ]; then
-        why="exit 0"
+    elif grep -Eq 'Segmentation fault|signal 11|Process received signal|corruption' "$log"; then
+        why="a rank crashed"
     elif grep -q 'returned 0 (MPI_SUCCESS' "$log"; then
         why="a rank returned MPI_SUCCESS"
     elif ! grep -q 'MPI_ERR_TRUNCATE' "$log"; then
         why="no MPI_ERR_TRUNCATE"
+    elif [ "$mode" = fatal ] && [ $rc -eq 0 ]; then
+        why="exit 0"
+    elif [ "$mode" = return ] && [ "$(grep -c 'count_mismatch: rank .* returned' "$log")" -ne "$np" ]; then
+        why="not every rank returned (exit $rc)"
     fi
     if [ -z "$why" ]; then
         echo "PASS: $suite_label np=$np $desc"
@@ -150,11 +186,37 @@ mismatch() {   # DESCRIPTION NP COUNT EXTRA COLL
         tail -n 10 "$log" | sed 's/^/    | /'
     fi
 }
-mismatch "allreduce, one rank's count 7 larger: MPI_ERR_TRUNCATE" 4 1000 7 allreduce
-mismatch "allgather, one rank's count 1 larger: MPI_ERR_TRUNCATE" 4 1000 1 allgather
-# Open: with rendezvous-sized messages (65536 ints, the last rank 4096
-# more, allgather) the ranks sometimes abort with MPI_ERR_TRUNCATE and
-# sometimes segfault in btl/vader's progress under the engine's
-# test_some; with coll_themis_min_chunk_bytes 1 the run hangs.
+chunk1=(--mca coll_themis_min_chunk_bytes 1)
+mismatch "allreduce, one rank's count 7 larger: MPI_ERR_TRUNCATE" 4 1000 7 allreduce fatal "${chunk1[@]}"
+mismatch "allgather, one rank's count 1 larger: MPI_ERR_TRUNCATE" 4 1000 1 allgather fatal "${chunk1[@]}"
+# Rendezvous-sized: 65536 ints, the last rank 4096 more.
+mismatch "allgather of 256 KiB, one rank's 16 KiB larger: MPI_ERR_TRUNCATE" \
+    4 65536 4096 allgather fatal
+mismatch "allgather of 256 KiB in 1-byte chunks, one rank's larger: MPI_ERR_TRUNCATE" \
+    4 65536 4096 allgather fatal "${chunk1[@]}"
+mismatch "allreduce of 256 KiB, one rank's larger, errors returned: all fail" \
+    4 65536 4096 allreduce return
+mismatch "reduce_scatter in 1-byte chunks, one rank's larger, errors returned: all fail" \
+    4 65536 4096 reduce_scatter return "${chunk1[@]}"
+mismatch "reduce_scatter_block, rings, one rank's larger: MPI_ERR_TRUNCATE" \
+    4 65536 4096 reduce_scatter_block fatal --mca coll_themis_reduce_scatter_algorithm rings
+if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
+    for coll in allreduce allgather reduce_scatter_block reduce_scatter; do
+        for size in "1000 7" "65536 4096"; do
+            for mode in fatal return; do
+                # shellcheck disable=SC2086  # COUNT EXTRA
+                mismatch "$coll $size $mode" 4 $size "$coll" "$mode"
+                # shellcheck disable=SC2086
+                mismatch "$coll $size $mode, 1-byte chunks" 4 $size "$coll" "$mode" "${chunk1[@]}"
+            done
+        done
+    done
+    for algo in rings tacos; do
+        mismatch "allreduce 65536 4096 fatal, $algo" 4 65536 4096 allreduce fatal \
+            --mca coll_themis_allreduce_algorithm "$algo"
+        mismatch "allgather 65536 4096 return, $algo" 4 65536 4096 allgather return \
+            --mca coll_themis_allgather_algorithm "$algo"
+    done
+fi
 
 [ "$failures" -eq 0 ]

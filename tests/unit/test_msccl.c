@@ -521,6 +521,31 @@ static void test_errors_program(void)
                  THEMIS_ERR_INVALID, "overlap their source");
 }
 
+/* The start tag alone: what the component decides a communicator size by.
+ * The text after it is never looked at (here: not even XML). */
+static void test_header(void)
+{
+    themis_msccl_info_t info;
+    const char *ok = "<?xml version=\"1.0\"?>\n<!-- a comment -->\n"
+                     "<algo name=\"big\" coll=\"allreduce\" ngpus=\"1024\" nchunksperloop=\"4\">"
+                     "<gpu id=\"0\" <<< not XML";
+    UNIT_CHECK(THEMIS_OK == themis_msccl_header(ok, strlen(ok), &info));
+    UNIT_CHECK(1024 == info.ngpus && 0 == strcmp(info.name, "big"));
+    const char *bad[] = {
+        "<algo coll=\"allreduce\" ngpus=\"1025\"/>",   /* over THEMIS_MSCCL_MAX_GPUS */
+        "<algo coll=\"allreduce\" ngpus=\"4x\"/>",
+        "<algo coll=\"allreduce\"/>",
+        "<algorithm ngpus=\"4\"/>",
+        "<!DOCTYPE algo [<!ENTITY a \"x\">]><algo ngpus=\"4\" name=\"&a;\"/>",
+        "not XML",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        UNIT_CHECK(THEMIS_ERR_PARSE == themis_msccl_header(bad[i], strlen(bad[i]), &info));
+        UNIT_CHECK(0 == info.ngpus);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_ring_3);
@@ -532,5 +557,6 @@ int main(void)
     UNIT_RUN(test_dead_transfers);
     UNIT_RUN(test_errors_format);
     UNIT_RUN(test_errors_program);
+    UNIT_RUN(test_header);
     UNIT_EXIT();
 }

@@ -196,10 +196,13 @@ typedef struct mca_coll_themis_component_t {
     uint64_t config_hash;
     themis_rules_t rules;               /* coll_themis_rules_filename, parsed */
     /* coll_themis_<coll>_schedule: the file, its text until first needed,
-     * the checked schedule (nxfers 0 when it did not load) and why it did
-     * not: mca_coll_themis_schedule_get */
+     * its <algo> name and ngpus (0: its start tag did not say), the checked
+     * schedule (nxfers 0 when it did not load) and why it did not:
+     * mca_coll_themis_schedule_get */
     char *schedule_param[MCA_COLL_THEMIS_NALGO_COLLS];
     char *schedule_text[MCA_COLL_THEMIS_NALGO_COLLS];
+    char schedule_name[MCA_COLL_THEMIS_NALGO_COLLS][64];
+    uint32_t schedule_ngpus[MCA_COLL_THEMIS_NALGO_COLLS];
     themis_xfer_sched_t schedule[MCA_COLL_THEMIS_NALGO_COLLS];
     char schedule_error[MCA_COLL_THEMIS_NALGO_COLLS][256];
     char *graph_param;                  /* coll_themis_graph */
@@ -364,9 +367,13 @@ int mca_coll_themis_params_register(void);
 /* Parses the registered values into mca_coll_themis_component.config and
  * reports bad values; returns true when all are valid. */
 bool mca_coll_themis_params_parse(void);
-/* coll_themis_<coll>_schedule parsed and checked on first use (once per
- * process; a file that fails is said then), NULL when none or unusable. */
-const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll);
+/* coll_themis_<coll>_schedule for a communicator of nranks ranks: parsed
+ * and checked when the first communicator of the file's ngpus needs it
+ * (once per process; a file that fails is said then).  NULL when none,
+ * unusable, or for another number of ranks (decided by its start tag
+ * alone, why says so; why is "" otherwise). */
+const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll, int nranks,
+                                                        char *why, size_t len);
 /* Shows the invalid parameters, once per process. */
 void mca_coll_themis_params_report(void);
 /* Renders a topic of the help file and writes it to stderr. */

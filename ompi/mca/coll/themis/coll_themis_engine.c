@@ -57,9 +57,13 @@
 #include "coll_themis_engine.h"
 #include "mpi.h"
 #include "ompi/constants.h"
+#include "ompi/message/message.h"
 #include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/pml/base/base.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/btl/base/base.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 
@@ -68,15 +72,20 @@ size_t mca_coll_themis_engine_max_message_bytes = (size_t) 1 << 30;
 #define ENGINE_ALIGN 64
 /* How long a failed run waits for cancelled requests before detaching. */
 #define ENGINE_DRAIN_NSEC 1000000000LL
+/* How long a call goes without a message before it looks for a message it
+ * cannot expect (stall_check), and again after each look. */
+#define ENGINE_STALL_NSEC 200000000LL
 
 enum { OP_IDLE = 0, OP_ACTIVE = 1, OP_DONE = 2 };
 
 /* Who an outstanding request belongs to. */
 typedef struct {
     uint32_t op;
-    uint32_t step;    /* absolute step index */
-    uint32_t piece;   /* which message of a split transfer */
-    uint32_t is_recv;
+    uint32_t step;      /* absolute step index */
+    uint32_t piece;     /* which message of a split transfer */
+    uint8_t is_recv;
+    uint8_t unmatched;  /* a receive to match before posting it: no request yet */
+    uint8_t bounce;     /* a message larger than due, drained into e->bounce */
 } engine_owner_t;
 
 typedef struct mca_coll_themis_engine_t engine_t;
@@ -93,6 +102,8 @@ struct mca_coll_themis_engine_t {
     ptrdiff_t true_lb;
     size_t true_extent;
     uint64_t piece_elems;      /* elements per PML message */
+    size_t match_bytes;        /* receives of more bytes are matched first (match_recv) */
+    int tags_collide;          /* folded step tags may repeat: keep their order */
     char *work;                /* buffer pointers: element i at + i * extent */
     char *temp;
     void *block;               /* the bookkeeping allocation */
@@ -112,6 +123,7 @@ struct mca_coll_themis_engine_t {
     uint32_t *remaining;       /* messages outstanding once started, plus one
                                 * while a REDUCE receive waits to be reduced */
     uint32_t *recv_left;       /* receive pieces not yet arrived */
+    uint32_t *matched;         /* receive pieces matched so far (match_recv) */
     /* per op */
     uint64_t *op_temp;         /* element offset of the op's slot in temp */
     uint32_t *op_next;         /* [op * THEMIS_STEP_CHAINS + chain]: next step of
@@ -134,6 +146,10 @@ struct mca_coll_themis_engine_t {
     ompi_request_t **reqs;
     engine_owner_t *owners;
     engine_owner_t *done;
+    /* receive buffers of messages larger than due (match_recv) */
+    void **bounce;
+    size_t nbounce;
+    int bounce_leak;           /* one is detached still receiving: never freed */
 
     /* The call, from start to finish.  prog and layout point at these
      * copies: a cached program's arrays outlive its cache entry while a
@@ -144,6 +160,7 @@ struct mca_coll_themis_engine_t {
     void *output;
     mca_coll_themis_scratch_t *scratch;
     int status;                /* OMPI_SUCCESS, else the first error */
+    long long quiet_since;     /* last look for progress without any; 0: progress */
     int finished;              /* copy_out done, or failed and drained */
 };
 
@@ -234,6 +251,7 @@ static size_t engine_carve(engine_t *e, char *base)
     size_t off = 0;
     CARVE(remaining, p->nsteps);
     CARVE(recv_left, p->nsteps);
+    CARVE(matched, p->nsteps);
     CARVE(op_temp, p->nops);
     CARVE(op_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
     CARVE(op_red_next, (size_t) p->nops * THEMIS_STEP_CHAINS);
@@ -410,6 +428,9 @@ static int check_program(const themis_program_t *p, int size,
         if (step_has_send(s) && s->send_count > l->max_transfer) {
             l->max_transfer = s->send_count;
         }
+        if (s->tag > l->max_tag) {
+            l->max_tag = s->tag;
+        }
         if (step_has_recv(s) && s->recv_count > l->max_transfer) {
             l->max_transfer = s->recv_count;
         }
@@ -573,6 +594,44 @@ static int scratch_reserve(mca_coll_themis_scratch_t *sc, size_t bytes)
     return OMPI_SUCCESS;
 }
 
+/*
+ * Receives of more bytes than this are matched before they are posted
+ * (match_recv).  ob1's rendezvous get (seen with btl/vader's CMA in Open
+ * MPI 4.1.4 and 5.0.9) reads the sender's whole message into the receive
+ * buffer even when it is larger than the receive: the request ends in
+ * MPI_ERR_TRUNCATE, but the bytes past the buffer overwrite whatever
+ * follows it.  In an erroneous program whose ranks pass different counts
+ * that corrupted the heap and btl/vader's fragments (segfaults in its
+ * progress; stock Open MPI corrupts its receive buffer's neighbour the same
+ * way).  Eager messages are truncated safely, so under ob1 only messages
+ * that may go rendezvous are matched first: over the smallest eager limit
+ * of the BTLs, less room for ob1's header.  Other PMLs truncate in their
+ * transport: nothing is matched first.
+ */
+#define ENGINE_MATCH_HDR_ROOM 256
+
+static size_t engine_match_bytes(void)
+{
+    static size_t bytes;
+    static int known;
+    if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+        size_t b = SIZE_MAX;
+        const char *pml = mca_pml_base_selected_component.pmlm_version.mca_component_name;
+        if (0 == strcmp(pml, "ob1")) {
+            mca_btl_base_selected_module_t *sm;
+            OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
+                               mca_btl_base_selected_module_t) {
+                size_t limit = sm->btl_module->btl_eager_limit;
+                limit = limit > ENGINE_MATCH_HDR_ROOM ? limit - ENGINE_MATCH_HDR_ROOM : 0;
+                b = limit < b ? limit : b;
+            }
+        }
+        bytes = b;   /* every thread computes the same */
+        __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+    }
+    return bytes;
+}
+
 static int active_grow(engine_t *e)
 {
     size_t cap = e->cap ? 2 * e->cap : 64;
@@ -595,21 +654,38 @@ static int active_grow(engine_t *e)
     return OMPI_SUCCESS;
 }
 
-/* Post the messages of one side of a step (split at piece_elems). */
-static int post_side(engine_t *e, uint32_t op, uint32_t s, int is_recv, char *base,
-                     uint64_t count, int peer, int tag)
+static inline int step_tag(const engine_t *e, const themis_step_t *st)
 {
-    engine_owner_t owner = {.op = op, .step = s, .is_recv = (uint32_t) is_recv};
+    return (int) ((uint64_t) st->tag % e->lane_tags * e->nlanes + e->lane);
+}
+
+/* Where a step receives: its temporary when it reduces, else work. */
+static char *recv_base(const engine_t *e, uint32_t op, uint32_t s)
+{
+    const themis_step_t *st = &e->prog->steps[s];
+    return step_reduces(st) ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
+                            : elem_ptr(e->work, st->recv_off, e->extent);
+}
+
+/* Post the messages of one side of a step (split at piece_elems); a
+ * receive to match first is only entered (match_recv posts it). */
+static int post_side(engine_t *e, uint32_t op, uint32_t s, int is_recv, int unmatched,
+                     char *base, uint64_t count, int peer, int tag)
+{
+    engine_owner_t owner = {.op = op, .step = s, .is_recv = (uint8_t) is_recv,
+                            .unmatched = (uint8_t) unmatched};
     uint64_t n = npieces(e, count);
     for (uint64_t k = 0; k < n; ++k) {
-        ompi_request_t *req;
+        ompi_request_t *req = NULL;
         char *buf = elem_ptr(base, k * e->piece_elems, e->extent);
         size_t cnt = (size_t) piece_count(e, count, k);
         int rc;
         if (e->nactive == e->cap && OMPI_SUCCESS != (rc = active_grow(e))) {
             return rc;
         }
-        if (is_recv) {
+        if (unmatched) {
+            rc = OMPI_SUCCESS;
+        } else if (is_recv) {
             rc = MCA_PML_CALL(irecv(buf, cnt, e->dtype, peer, tag, e->comm, &req));
         } else {
             rc = MCA_PML_CALL(isend(buf, cnt, e->dtype, peer, tag, MCA_PML_BASE_SEND_STANDARD,
@@ -663,7 +739,7 @@ static void local_step(engine_t *e, const themis_step_t *st)
 static int step_start(engine_t *e, uint32_t op, uint32_t s)
 {
     const themis_step_t *st = &e->prog->steps[s];
-    int tag = (int) ((uint64_t) st->tag % e->lane_tags * e->nlanes + e->lane);
+    int tag = step_tag(e, st);
     int rc = OMPI_SUCCESS;
 
     e->remaining[s] = 0;
@@ -673,17 +749,16 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
         return OMPI_SUCCESS;
     }
     if (step_has_recv(st)) {
-        char *base = step_reduces(st)
-            ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
-            : elem_ptr(e->work, st->recv_off, e->extent);
-        rc = post_side(e, op, s, 1, base, st->recv_count, st->recv_peer, tag);
+        int unmatched = e->type_size > 0 && st->recv_count > e->match_bytes / e->type_size;
+        rc = post_side(e, op, s, 1, unmatched, recv_base(e, op, s), st->recv_count,
+                       st->recv_peer, tag);
         e->recv_left[s] = e->remaining[s];
         if (step_reduces(st)) {
             e->remaining[s]++;   /* the reduction itself, see reduce_in_order() */
         }
     }
     if (OMPI_SUCCESS == rc && step_has_send(st)) {
-        rc = post_side(e, op, s, 0, elem_ptr(e->work, st->send_off, e->extent),
+        rc = post_side(e, op, s, 0, 0, elem_ptr(e->work, st->send_off, e->extent),
                        st->send_count, st->send_peer, tag);
     }
     return rc;
@@ -769,39 +844,115 @@ static int start_ops(engine_t *e)
 }
 
 /*
- * A receive of fewer bytes than the program expects: the ranks disagree on
- * the count (an erroneous program).  Every rank computes the same program
- * from its own count, so a peer with a larger count sends more (truncated
- * here: the PML's MPI_ERR_TRUNCATE) and one with a smaller count less,
- * which the PML accepts: without this check the call would return
- * MPI_SUCCESS with data missing.  Said once per process.
+ * A message of another size than the program expects: the ranks disagree
+ * on the count (an erroneous program).  Every rank computes the same
+ * program from its own count, so a peer with a larger count sends more and
+ * one with a smaller count less, which the PML accepts: without this check
+ * the call would return MPI_SUCCESS with data missing.  Said once per
+ * process.
  */
-static int short_receive(const engine_t *e, const engine_owner_t *o,
-                         const ompi_status_public_t *status)
+static int wrong_size(const engine_t *e, const engine_owner_t *o, size_t got, int peer)
 {
     static int said;
     size_t want = (size_t) piece_count(e, e->prog->steps[o->step].recv_count, o->piece)
                   * e->type_size;
-    if (status->_ucount == want) {
+    if (got == want) {
         return OMPI_SUCCESS;
     }
-    if (!said) {
-        said = 1;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
         opal_output(0, "coll:themis: rank %d received %zu bytes from rank %d where %zu were "
                     "due: the ranks passed different counts (an erroneous program); the "
-                    "call fails with MPI_ERR_TRUNCATE", ompi_comm_rank(e->comm),
-                    (size_t) status->_ucount, status->MPI_SOURCE, want);
+                    "call fails with MPI_ERR_TRUNCATE", ompi_comm_rank(e->comm), got, peer,
+                    want);
     }
     return MPI_ERR_TRUNCATE;
 }
 
+/* Do an earlier entry of the active array and entry i wait for the same
+ * message (equal peer and folded tag), the earlier one not matched yet? */
+static int earlier_unmatched(const engine_t *e, size_t i)
+{
+    const themis_step_t *st = &e->prog->steps[e->owners[i].step];
+    for (size_t j = 0; j < i; ++j) {
+        const themis_step_t *sj = &e->prog->steps[e->owners[j].step];
+        if (e->owners[j].unmatched && sj->recv_peer == st->recv_peer
+            && step_tag(e, sj) == step_tag(e, st)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Match the receive of entry i before posting it (receives over
+ * match_bytes, see engine_match_bytes()): improbe shows the message's size
+ * before any data moves.  A message of the size due, or smaller (the
+ * completion then fails it in wrong_size()), is received in place; a
+ * larger one is received whole into a bounce buffer and fails the call
+ * with MPI_ERR_TRUNCATE, so that it never reaches the receive buffer.
+ * Messages of one peer and tag are matched in the order the engine would
+ * have posted them: a split transfer's pieces in order, and, where folded
+ * tags may repeat, no entry before an earlier one for the same message.
+ * Returns 1 when entry i has a request now; *err takes the first error.
+ */
+static int match_recv(engine_t *e, size_t i, int *err)
+{
+    engine_owner_t *o = &e->owners[i];
+    const themis_step_t *st = &e->prog->steps[o->step];
+    ompi_message_t *msg = NULL;
+    ompi_status_public_t status;
+    ompi_request_t *req = NULL;
+    int found = 0, rc;
+
+    if (e->matched[o->step] != o->piece || (e->tags_collide && earlier_unmatched(e, i))) {
+        return 0;
+    }
+    rc = MCA_PML_CALL(improbe(st->recv_peer, step_tag(e, st), e->comm, &found, &msg, &status));
+    if (OMPI_SUCCESS != rc || !found) {
+        *err = OMPI_SUCCESS == *err ? rc : *err;
+        return 0;
+    }
+    e->matched[o->step]++;
+    e->quiet_since = 0;
+    size_t cnt = (size_t) piece_count(e, st->recv_count, o->piece);
+    if (status._ucount > cnt * e->type_size) {
+        void *b = malloc(status._ucount);
+        void **list = realloc(e->bounce, (e->nbounce + 1) * sizeof(*list));
+        if (NULL != list) {
+            e->bounce = list;
+        }
+        rc = wrong_size(e, o, status._ucount, status.MPI_SOURCE);
+        if (NULL != b && NULL != list) {
+            e->bounce[e->nbounce++] = b;
+            o->bounce = 1;
+            rc = MCA_PML_CALL(imrecv(b, status._ucount, MPI_BYTE, &msg, &req));
+            rc = OMPI_SUCCESS == rc ? MPI_ERR_TRUNCATE : rc;
+        } else {
+            free(b);   /* left matched: its sender's call ends by its own drain */
+        }
+    } else {
+        rc = MCA_PML_CALL(imrecv(elem_ptr(recv_base(e, o->op, o->step),
+                                          o->piece * e->piece_elems, e->extent),
+                                 cnt, e->dtype, &msg, &req));
+    }
+    *err = OMPI_SUCCESS == *err ? rc : *err;
+    if (NULL == req) {
+        return 0;
+    }
+    e->reqs[i] = req;
+    o->unmatched = 0;
+    return 1;
+}
+
 /*
  * Test the outstanding requests once, without driving progress (the
- * engine also runs inside the progress callback), and move the completed
- * ones to e->done (*ndone of them), keeping the active array compact.  A
- * request that completed with an error still counts as done; the first
- * error is returned, as is MPI_ERR_TRUNCATE for a receive that brought
- * fewer bytes than due.
+ * engine also runs inside the progress callback; a receive still to be
+ * matched is probed, and ob1's improbe progresses on a miss, which the
+ * callback's trylock makes harmless), and move the completed ones to
+ * e->done (*ndone of them), keeping the active array compact.  A request
+ * that completed with an error still counts as done; the first error is
+ * returned, as is MPI_ERR_TRUNCATE for a message of another size than due.
+ * Once the call failed, receives not matched yet are dropped.
  */
 static int test_active(engine_t *e, size_t *ndone)
 {
@@ -810,6 +961,16 @@ static int test_active(engine_t *e, size_t *ndone)
 
     *ndone = 0;
     for (size_t i = 0; i < e->nactive; ++i) {
+        if (e->owners[i].unmatched) {
+            if (OMPI_SUCCESS != e->status) {
+                continue;
+            }
+            if (!match_recv(e, i, &err)) {
+                e->reqs[w] = e->reqs[i];
+                e->owners[w++] = e->owners[i];
+                continue;
+            }
+        }
         ompi_request_t *r = e->reqs[i];
         if (!REQUEST_COMPLETE(r)) {
             e->reqs[w] = r;
@@ -819,14 +980,77 @@ static int test_active(engine_t *e, size_t *ndone)
         opal_atomic_rmb();
         if (OMPI_SUCCESS == err && MPI_SUCCESS != r->req_status.MPI_ERROR) {
             err = r->req_status.MPI_ERROR;
-        } else if (OMPI_SUCCESS == err && e->owners[i].is_recv) {
-            err = short_receive(e, &e->owners[i], &r->req_status);
+        } else if (OMPI_SUCCESS == err && e->owners[i].is_recv && !e->owners[i].bounce) {
+            err = wrong_size(e, &e->owners[i], r->req_status._ucount,
+                             r->req_status.MPI_SOURCE);
         }
         ompi_request_free(&r);
         e->done[(*ndone)++] = e->owners[i];
     }
     e->nactive = w;
     return err;
+}
+
+/* Does this program receive a message of folded tag `tag` and `bytes`
+ * bytes (a whole step or one of its pieces) from `peer`? */
+static int expects(const engine_t *e, int peer, int tag, size_t bytes)
+{
+    if ((uint64_t) tag % e->nlanes != e->lane) {
+        return 1;   /* another lane's call: not ours to judge */
+    }
+    for (uint32_t s = 0; s < e->prog->nsteps; ++s) {
+        const themis_step_t *st = &e->prog->steps[s];
+        if (step_has_recv(st) && st->recv_peer == peer && step_tag(e, st) == tag) {
+            uint64_t last = npieces(e, st->recv_count) - 1;
+            if (bytes == piece_count(e, st->recv_count, 0) * e->type_size
+                || bytes == piece_count(e, st->recv_count, last) * e->type_size) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * A call that waits long without any message looks at the first message
+ * each peer it waits for has sent (iprobe, nothing is taken).  Ranks that
+ * passed different counts compile programs of different shapes, whose
+ * messages may never match: without this the call would hang where stock
+ * Open MPI fails with MPI_ERR_TRUNCATE.  A peer we still wait for cannot be
+ * in a later call of this lane (it has not sent what we wait for), so a
+ * message of this lane that this program never receives from it (no step
+ * of its tag and size) proves the programs differ.  A late peer shows nothing and is waited
+ * for as before; a look costs an iprobe per waiting receive every
+ * ENGINE_STALL_NSEC.
+ */
+static int stall_check(engine_t *e)
+{
+    static int said;
+    long long now = now_nsec();
+
+    if (0 == e->quiet_since || now - e->quiet_since < ENGINE_STALL_NSEC) {
+        e->quiet_since = 0 == e->quiet_since ? now : e->quiet_since;
+        return OMPI_SUCCESS;
+    }
+    e->quiet_since = now;
+    for (size_t i = 0; i < e->nactive; ++i) {
+        int peer = e->prog->steps[e->owners[i].step].recv_peer;
+        ompi_status_public_t status;
+        int found = 0;
+        if (!e->owners[i].is_recv
+            || OMPI_SUCCESS != MCA_PML_CALL(iprobe(peer, MPI_ANY_TAG, e->comm, &found, &status))
+            || !found || expects(e, peer, status.MPI_TAG, status._ucount)) {
+            continue;
+        }
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+            opal_output(0, "coll:themis: rank %d has a message from rank %d (tag %d, %zu "
+                        "bytes) that its program never receives: the ranks passed different "
+                        "counts (an erroneous program); the call fails with MPI_ERR_TRUNCATE",
+                        ompi_comm_rank(e->comm), peer, status.MPI_TAG, (size_t) status._ucount);
+        }
+        return MPI_ERR_TRUNCATE;
+    }
+    return OMPI_SUCCESS;
 }
 
 static int step_finish_one(engine_t *e, uint32_t op, uint32_t s)
@@ -899,14 +1123,15 @@ static int uses_scratch(const engine_t *e, const engine_owner_t *o)
  * receive completes at once.  Sends are never cancelled (ob1 ignores it and
  * Open MPI 4.1's mtl/ofi crashes on it) and may wait for a peer that will
  * never receive, so the drain is bounded and leftovers are detached (freed
- * while active: the PML releases them when they finish).  Returns 1 when a
- * detached request uses the scratch.
+ * while active: the PML releases them when they finish; a bounce buffer
+ * of a detached receive is then never freed).  Returns 1 when a detached
+ * request uses the scratch.
  */
 static int drain_after_error(engine_t *e)
 {
     size_t ndone;
     for (size_t i = 0; i < e->nactive; ++i) {
-        if (e->owners[i].is_recv) {
+        if (e->owners[i].is_recv && !e->owners[i].unmatched) {
             ompi_request_cancel(e->reqs[i]);
         }
     }
@@ -922,7 +1147,11 @@ static int drain_after_error(engine_t *e)
     }
     int scratch_used = 0;
     for (size_t i = 0; i < e->nactive; ++i) {
-        scratch_used |= uses_scratch(e, &e->owners[i]);
+        if (e->owners[i].bounce) {
+            e->bounce_leak = 1;
+        } else {
+            scratch_used |= uses_scratch(e, &e->owners[i]);
+        }
         ompi_request_free(&e->reqs[i]);
     }
     opal_output(0, "coll:themis:engine: %zu requests still active after an error: detached%s",
@@ -933,6 +1162,10 @@ static int drain_after_error(engine_t *e)
 
 static void engine_free(engine_t *e)
 {
+    for (size_t i = 0; !e->bounce_leak && i < e->nbounce; ++i) {
+        free(e->bounce[i]);
+    }
+    free(e->bounce);
     free(e->block);
     free(e->reqs);
     free(e->owners);
@@ -1002,6 +1235,13 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
     e->input = args->input;
     e->output = args->output;
     e->scratch = args->scratch;
+    /* Where folded tags may repeat, every receive is matched first, in
+     * order, so that none overtakes an earlier one for the same message. */
+    e->tags_collide = l->max_tag >= e->lane_tags;
+    e->match_bytes = engine_match_bytes();
+    if (e->tags_collide && SIZE_MAX != e->match_bytes) {
+        e->match_bytes = 0;
+    }
     e->piece_elems = mca_coll_themis_engine_max_message_bytes / e->extent;
     if (e->piece_elems > INT_MAX) {
         e->piece_elems = INT_MAX;
@@ -1100,7 +1340,10 @@ int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *e, bool *done)
             rc = handle_done(e, e->done[k]);
         }
         if (OMPI_SUCCESS == rc && ndone > 0) {
+            e->quiet_since = 0;
             rc = start_ops(e);
+        } else if (OMPI_SUCCESS == rc) {
+            rc = stall_check(e);
         }
         if (OMPI_SUCCESS != rc) {
             engine_fail(e, rc);

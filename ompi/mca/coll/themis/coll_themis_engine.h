@@ -50,6 +50,7 @@ typedef struct mca_coll_themis_engine_layout_t {
     uint32_t nops, nsteps, nqueues;     /* of the program it was made for */
     int has_reduce;                     /* some step reduces: the call needs an op */
     uint64_t max_transfer;              /* largest send or receive count */
+    uint32_t max_tag;                   /* largest step tag */
     uint64_t temp_elems;                /* receive temporaries, elements */
     uint32_t nslots;
     uint64_t *temp_off;                 /* [nsteps] */
@@ -104,7 +105,13 @@ extern size_t mca_coll_themis_engine_max_message_bytes;
  * the program's or another communicator size's, REDUCE without op, a
  * datatype without extent, tag_ub < 0 (the program itself was checked by
  * mca_coll_themis_engine_prepare).
- * Transfers of 0 elements are skipped on both sides.  If a transfer fails,
+ * Transfers of 0 elements are skipped on both sides.  A message of another
+ * size than the program expects (ranks that passed different counts) fails
+ * the call with MPI_ERR_TRUNCATE: under ob1, receives that may go
+ * rendezvous are matched (improbe) before they are posted, so that a
+ * larger message never reaches the buffer; and a call that waits without
+ * progress looks for a message its program never receives (its peer's
+ * program differs) every 200 ms.  If a transfer fails,
  * the outstanding receives are cancelled (sends cannot be) and all are
  * drained; requests still active after a second (a send whose peer never
  * receives) are detached and logged, and if one of them uses the scratch,
@@ -120,7 +127,9 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
  * (their arrays must live until free) and the buffers and scratch, which
  * it owns until done.  start returns an error only before communication;
  * advance returns the call's result once *done (OMPI_SUCCESS before).
- * advance never drives progress itself: it may run inside opal_progress.
+ * advance does not call opal_progress itself, as it may run inside it;
+ * only ob1's improbe and iprobe (receives matched first, the stall look)
+ * do on a miss, which the nonblocking callback's trylock makes harmless.
  */
 typedef struct mca_coll_themis_engine_t mca_coll_themis_engine_t;
 int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,

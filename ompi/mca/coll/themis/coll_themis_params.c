@@ -623,11 +623,13 @@ static void schedule_unusable(themis_coll_t coll)
 /*
  * coll_themis_<coll>_schedule: at MPI_Init only its bytes are read (a
  * regular file, bounded) and hashed for the agreement: equal bytes parse
- * alike on every rank.  Parsing and checking wait for the first call that
- * needs the schedule (mca_coll_themis_schedule_get), so a process that
- * never runs it pays nothing, and one that does pays once.  A file that
- * cannot be read is not a parameter error (the other collectives and
- * algorithms are fine): its calls fall back, and it is said once here.
+ * alike on every rank; and its <algo> start tag is read for its ngpus
+ * (themis_msccl_header, a cost that does not grow with the file).
+ * Parsing and checking wait for the first call of a communicator of that
+ * many ranks (mca_coll_themis_schedule_get), so a process that never runs
+ * it pays nothing, and one that does pays once.  A file that cannot be
+ * read is not a parameter error (the other collectives and algorithms are
+ * fine): its calls fall back, and it is said once here.
  */
 static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
 {
@@ -640,6 +642,8 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     themis_xfer_free(&c->schedule[coll]);
     free(c->schedule_text[coll]);
     c->schedule_text[coll] = NULL;
+    c->schedule_ngpus[coll] = 0;
+    c->schedule_name[coll][0] = '\0';
     err[0] = '\0';
     cfg->schedule_set[coll] = !is_empty(path);
     if (!cfg->schedule_set[coll]) {
@@ -647,8 +651,13 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     }
     if (THEMIS_OK == themis_read_text_file(path, THEMIS_MSCCL_MAX_FILE, "MSCCL-XML file",
                                            &c->schedule_text[coll], &e)) {
-        cfg->schedule_hash[coll] = themis_fnv1a(THEMIS_FNV_OFFSET, c->schedule_text[coll],
-                                                strlen(c->schedule_text[coll]));
+        const size_t size = strlen(c->schedule_text[coll]);
+        themis_msccl_info_t head;
+        cfg->schedule_hash[coll] = themis_fnv1a(THEMIS_FNV_OFFSET, c->schedule_text[coll], size);
+        if (THEMIS_OK == themis_msccl_header(c->schedule_text[coll], size, &head)) {
+            c->schedule_ngpus[coll] = head.ngpus;
+            snprintf(c->schedule_name[coll], sizeof(c->schedule_name[coll]), "%s", head.name);
+        }
         return;
     }
     snprintf(err, len, "%s", e.message);
@@ -657,30 +666,38 @@ static void load_schedule(themis_coll_t coll, mca_coll_themis_config_t *cfg)
     schedule_unusable(coll);
 }
 
-const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll)
+const themis_xfer_sched_t *mca_coll_themis_schedule_get(themis_coll_t coll, int nranks,
+                                                        char *why, size_t len)
 {
     /* Calls on several communicators may run in several threads. */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
     themis_xfer_sched_t *s = &c->schedule[coll];
     char *err = c->schedule_error[coll];
-    const size_t len = sizeof(c->schedule_error[coll]);
+    const size_t err_len = sizeof(c->schedule_error[coll]);
 
+    why[0] = '\0';
+    if (0 != c->schedule_ngpus[coll] && (uint32_t) nranks != c->schedule_ngpus[coll]) {
+        /* As algo_schedule.c says it of a parsed file; nothing parsed. */
+        snprintf(why, len, "schedule %s is for %u ranks, the communicator has %d",
+                 c->schedule_name[coll], c->schedule_ngpus[coll], nranks);
+        return NULL;
+    }
     pthread_mutex_lock(&lock);
     char *text = c->schedule_text[coll];
     if (NULL != text) {
         c->schedule_text[coll] = NULL;
         themis_msccl_info_t info;
         memset(&info, 0, sizeof(info));
-        themis_status_t st = themis_msccl_parse(text, strlen(text), s, &info, err, len);
+        themis_status_t st = themis_msccl_parse(text, strlen(text), s, &info, err, err_len);
         free(text);
         if (THEMIS_OK == st && s->coll != coll) {
-            snprintf(err, len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
+            snprintf(err, err_len, "it is an %s schedule, given for %s", themis_coll_name(s->coll),
                      themis_coll_name(coll));
             st = THEMIS_ERR_INVALID;
         }
         if (THEMIS_OK == st) {
-            st = themis_xfer_check(s, err, len);
+            st = themis_xfer_check(s, err, err_len);
         }
         if (THEMIS_OK != st) {
             themis_xfer_free(s);

@@ -248,17 +248,20 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.recvcounts = recvcounts;
     req.chunks_in_flight = d.chunks_in_flight;
 
-    const themis_xfer_sched_t *xs = cfg->schedule_set[coll] ? mca_coll_themis_schedule_get(coll)
-                                                              : NULL;
+    char no_xsched[160] = "";
+    const themis_xfer_sched_t *xs = cfg->schedule_set[coll]
+        ? mca_coll_themis_schedule_get(coll, (int) nranks, no_xsched, sizeof(no_xsched))
+        : NULL;
     char no_graph[160] = "";
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .states = m->algo_state,
                               .xsched = xs,
                               .graph = graph_for(comm, nranks, no_graph, sizeof(no_graph)),
                               .no_graph = '\0' != no_graph[0] ? no_graph : NULL,
+                              .no_xsched = '\0' != no_xsched[0] ? no_xsched : NULL,
                               .dim_algo = m->dim_algo};
     const themis_algorithm_t *asked = themis_algorithm_get(requested);
-    if (cfg->schedule_set[coll] && NULL == in.xsched
+    if (cfg->schedule_set[coll] && NULL == in.xsched && NULL == in.no_xsched
         && (NULL != asked ? 0 != (asked->flags & THEMIS_ALGO_FLAG_GIVEN) : NULL == in.graph)) {
         /* The file did not load; said once when it was first needed. */
         snprintf(refused, refused_len, "coll_themis_%s_schedule did not load",
