@@ -10,7 +10,10 @@
  * blocking MPI_Allreduce on MPI_COMM_WORLD.  Every result is checked, and
  * the counters must show every nonblocking call on themis (run with
  * coll_themis_min_bytes 0).  Each communicator is set up (its first call)
- * before the threads start: setup is not what this tests.
+ * before the threads start, unless --fresh: then each thread's first call
+ * on its new communicator is nonblocking (the setup runs without blocking
+ * and the calls made meanwhile wait behind it), and in round 0 a blocking
+ * MPI_Allreduce follows the started calls on the same communicator.
  * Output: "error: ..." lines and one "nbc_threads: ..." line from rank 0;
  * exit status 0 only when every rank passed.
  */
@@ -20,6 +23,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "themis_counters.h"
 
@@ -31,6 +35,7 @@
 typedef struct {
     MPI_Comm comm;
     int id, rank, size, errors;
+    int fresh;
 } worker_t;
 
 static void *worker(void *arg)
@@ -53,6 +58,15 @@ static void *worker(void *arg)
                 MPI_Iallreduce(in[k], out[k], COUNT, MPI_INT, MPI_SUM, w->comm, &r[k]);
             } else {
                 MPI_Iallgather(in[k], COUNT, MPI_INT, out[k], COUNT, MPI_INT, w->comm, &r[k]);
+            }
+        }
+        if (w->fresh && 0 == round) {
+            /* Blocking after the deferred calls: it waits for the setup. */
+            int one = 1, sum = 0;
+            MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w->comm);
+            if (sum != w->size && w->errors++ < 4) {
+                printf("error: rank %d thread %d: blocking MPI_Allreduce after the first "
+                       "nonblocking calls: %d\n", w->rank, w->id, sum);
             }
         }
         for (int flag = 0; !flag;) {
@@ -85,6 +99,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     int provided, rank, size, errors = 0, all = 0, nfound;
+    const int fresh = argc > 1 && 0 == strcmp(argv[1], "--fresh");
     char err[256];
     worker_t w[NTHREADS];
     pthread_t th[NTHREADS];
@@ -105,9 +120,11 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < NTHREADS; t++) {
         int one = 1, sum = 0;
-        w[t] = (worker_t){.id = t, .rank = rank, .size = size};
+        w[t] = (worker_t){.id = t, .rank = rank, .size = size, .fresh = fresh};
         MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
-        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w[t].comm);   /* setup */
+        if (!fresh) {
+            MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w[t].comm);   /* setup */
+        }
     }
     tc_read(&before);
     for (int t = 0; t < NTHREADS; t++) {
@@ -139,8 +156,8 @@ int main(int argc, char **argv)
     }
     MPI_Reduce(&errors, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (0 == rank) {
-        printf("nbc_threads: np=%d, %d threads x %d rounds x %d in flight: %d errors\n", size,
-               NTHREADS, ROUNDS, INFLIGHT, all);
+        printf("nbc_threads: np=%d, %d threads x %d rounds x %d in flight%s: %d errors\n", size,
+               NTHREADS, ROUNDS, INFLIGHT, fresh ? ", nonblocking first calls" : "", all);
     }
     tc_fini();
     MPI_Finalize();

@@ -275,8 +275,12 @@ typedef struct {
 typedef enum {
     MCA_COLL_THEMIS_STATE_NEW = 0,      /* setup not run yet */
     MCA_COLL_THEMIS_STATE_READY = 1,    /* themis path available */
-    MCA_COLL_THEMIS_STATE_ASIDE = 2     /* stepped aside for good */
+    MCA_COLL_THEMIS_STATE_ASIDE = 2,    /* stepped aside for good */
+    MCA_COLL_THEMIS_STATE_PENDING = 3   /* nonblocking setup under way */
 } mca_coll_themis_state_t;
+
+struct mca_coll_themis_setup_t;
+struct mca_coll_themis_request_t;
 
 /* A previous component's function, whichever collective it serves (as
  * coll/xhc indexes its saved functions). */
@@ -305,7 +309,14 @@ typedef struct mca_coll_themis_module_t {
     mca_coll_themis_prev_t prev[MCA_COLL_THEMIS_NCOLLS];
 
     mca_coll_themis_state_t state;
-    bool in_setup;                      /* re-entrancy guard */
+    bool in_setup;                      /* re-entrancy guard of the blocking setup */
+    /* The nonblocking setup under way (state PENDING), and the calls made
+     * meanwhile, in call order: they wait for it and are then started in
+     * that order (coll_themis_nbc.c).  Under the request list's lock. */
+    struct mca_coll_themis_setup_t *setup;
+    struct mca_coll_themis_request_t *defer_head, *defer_tail;
+    bool draining;                      /* deferred calls being started */
+    struct mca_coll_themis_module_t *next_pending;   /* modules whose setup runs */
 
     /* Private communicator for the engine's point-to-point. */
     ompi_communicator_t *p2p_comm;
@@ -343,6 +354,13 @@ int mca_coll_themis_init_query(bool enable_progress_threads, bool enable_mpi_thr
 mca_coll_base_module_t *mca_coll_themis_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
 int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm);
+/* The setup without blocking (coll_themis_module.c): start makes the
+ * module PENDING (or steps aside on error); test finishes it once its
+ * requests completed, never driving progress itself (*done: not PENDING
+ * any more; returns the setup's error, if any). */
+int mca_coll_themis_setup_start(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm);
+int mca_coll_themis_setup_test(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
+                               bool *done);
 
 /* parameters */
 int mca_coll_themis_params_register(void);
@@ -368,6 +386,8 @@ void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
 /* coll_themis_tiny_message_calls: a call whose program makes too many
  * small messages (coll_themis_colls.c). */
 void mca_coll_themis_count_tiny(void);
+/* coll_themis_cid_agreements (coll_themis_colls.c). */
+void mca_coll_themis_count_cid(void);
 /* After a themis-path call: coll_themis_<coll>_<algorithm>_calls and
  * coll_themis_<coll>_substitutions. */
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -519,6 +539,13 @@ typedef struct mca_coll_themis_request_t {
     ompi_datatype_t *dtypes[2];         /* retained: engine's and user's */
     ompi_op_t *op;                      /* retained, or NULL */
     uint32_t lane;
+    /* A call made while its communicator's setup ran (deferred): its
+     * arguments (coll_themis_colls.c's), the next deferred call, and once
+     * started, the request that runs it (a themis request, or the
+     * previous component's on the private communicator). */
+    void *call;
+    struct mca_coll_themis_request_t *defer_next;
+    ompi_request_t *inner;
     bool done;                          /* completed (under the list lock) */
     bool freed;                         /* MPI_Request_free while active */
     mca_coll_themis_finish_t fin;
@@ -552,6 +579,21 @@ bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **pin,
                                     mca_coll_themis_engine_layout_t *layout);
 /* At component close. */
 void mca_coll_themis_nbc_fini(void);
+
+/* Deferral while a nonblocking setup runs (coll_themis_nbc.c).  Whether
+ * calls on m must wait for its setup (PENDING, or deferred calls not yet
+ * started): a lock-free check that may say yes needlessly, never no. */
+bool mca_coll_themis_setup_busy(mca_coll_themis_module_t *m);
+/* Queues req (its call saved) behind the setup, in call order, and
+ * returns true; false when the setup is over and nothing waits (start
+ * the call now).  */
+bool mca_coll_themis_defer(mca_coll_themis_module_t *m, mca_coll_themis_request_t *req);
+/* A blocking call waits (driving progress) until no call waits for the
+ * setup. */
+void mca_coll_themis_setup_wait(mca_coll_themis_module_t *m);
+/* Starts a deferred call once the setup is over (coll_themis_colls.c):
+ * sets req->inner, or returns an error. */
+int mca_coll_themis_call_resume(mca_coll_themis_request_t *req);
 
 /* Whether a call of these blocks would run in segments
  * (coll_themis_scratch_max; coll_themis_segment.c). */

@@ -60,8 +60,11 @@ typedef struct mca_coll_themis_plan_pin_t {
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
 static mca_coll_themis_request_t *outstanding;   /* under nbc_lock */
-static int noutstanding;                         /* atomic */
+static int noutstanding;                         /* atomic, deferred calls included */
 static bool progress_registered;                 /* under nbc_lock */
+/* Modules whose nonblocking setup runs and has deferred calls, linked
+ * through next_pending; under nbc_lock. */
+static mca_coll_themis_module_t *pending_modules;
 
 static int nbc_req_free(ompi_request_t **request);
 static int nbc_req_cancel(ompi_request_t *request, int complete);
@@ -190,6 +193,9 @@ mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t 
     req->dtypes[0] = req->dtypes[1] = NULL;
     req->op = NULL;
     req->lane = UINT32_MAX;
+    req->call = NULL;
+    req->defer_next = NULL;
+    req->inner = NULL;
     req->done = false;
     req->freed = false;
     memset(&req->fin, 0, sizeof(req->fin));
@@ -217,6 +223,10 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
     free(req->fin.stage[0]);
     free(req->fin.stage[1]);
     free(req->fin.op_ns);
+    free(req->call);
+    if (NULL != req->inner) {
+        ompi_request_free(&req->inner);
+    }
     OBJ_RELEASE(req->comm);
     OMPI_REQUEST_FINI(&req->super.super);
     OBJ_RELEASE(req);
@@ -257,9 +267,43 @@ static int finish(mca_coll_themis_request_t *req, int rc)
     return rc;
 }
 
+/* Starts the calls deferred behind m's setup, in call order; calls made
+ * meanwhile queue behind them (m->draining). */
+static void drain(mca_coll_themis_module_t *m)
+{
+    for (;;) {
+        pthread_mutex_lock(&nbc_lock);
+        mca_coll_themis_request_t *req = m->defer_head;
+        m->defer_head = m->defer_tail = NULL;
+        if (NULL == req) {
+            __atomic_store_n(&m->draining, false, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&nbc_lock);
+            return;
+        }
+        pthread_mutex_unlock(&nbc_lock);
+        while (NULL != req) {
+            mca_coll_themis_request_t *next = req->defer_next;
+            req->defer_next = NULL;
+            __atomic_fetch_sub(&noutstanding, 1, __ATOMIC_RELEASE);
+            int rc = mca_coll_themis_call_resume(req);
+            if (OMPI_SUCCESS != rc || NULL == req->inner) {
+                mca_coll_themis_request_complete_now(req, OMPI_SUCCESS != rc ? rc : OMPI_ERROR);
+            } else {
+                pthread_mutex_lock(&nbc_lock);
+                req->next = outstanding;
+                outstanding = req;
+                __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+                pthread_mutex_unlock(&nbc_lock);
+            }
+            req = next;
+        }
+    }
+}
+
 static int nbc_progress(void)
 {
     mca_coll_themis_request_t *finished = NULL, **link;
+    mca_coll_themis_module_t *ready = NULL, **ml;
     int count = 0;
 
     if (0 == __atomic_load_n(&noutstanding, __ATOMIC_ACQUIRE)
@@ -270,7 +314,14 @@ static int nbc_progress(void)
     while (NULL != *link) {
         mca_coll_themis_request_t *req = *link;
         bool done = false;
-        int rc = mca_coll_themis_engine_advance(req->engine, &done);
+        int rc = OMPI_SUCCESS;
+        if (NULL != req->inner) {
+            /* A started deferred call: its request's completion, read
+             * without driving progress (this is progress). */
+            done = REQUEST_COMPLETE(req->inner);
+        } else {
+            rc = mca_coll_themis_engine_advance(req->engine, &done);
+        }
         if (!done) {
             link = &req->next;
             continue;
@@ -281,6 +332,24 @@ static int nbc_progress(void)
         finished = req;
         __atomic_fetch_sub(&noutstanding, 1, __ATOMIC_RELEASE);
     }
+
+    /* Setups: draining is raised before a setup can leave PENDING, so a
+     * new call never sees it over while deferred calls still wait. */
+    ml = &pending_modules;
+    while (NULL != *ml) {
+        mca_coll_themis_module_t *m = *ml;
+        bool over = false;
+        __atomic_store_n(&m->draining, true, __ATOMIC_RELEASE);
+        (void) mca_coll_themis_setup_test(m, m->defer_head->comm, &over);
+        if (!over) {
+            __atomic_store_n(&m->draining, false, __ATOMIC_RELEASE);
+            ml = &m->next_pending;
+            continue;
+        }
+        *ml = m->next_pending;
+        m->next_pending = ready;
+        ready = m;
+    }
     pthread_mutex_unlock(&nbc_lock);
 
     /* Unstaging and the trace outside the lock: the requests are off the
@@ -288,11 +357,82 @@ static int nbc_progress(void)
     while (NULL != finished) {
         mca_coll_themis_request_t *req = finished;
         finished = req->next;
-        int rc = finish(req, req->super.super.req_status.MPI_ERROR);
+        int rc;
+        if (NULL != req->inner) {
+            rc = req->inner->req_status.MPI_ERROR;
+            ompi_request_free(&req->inner);
+        } else {
+            rc = finish(req, req->super.super.req_status.MPI_ERROR);
+        }
         mca_coll_themis_request_complete_now(req, rc);
         ++count;
     }
+    while (NULL != ready) {
+        mca_coll_themis_module_t *m = ready;
+        ready = m->next_pending;
+        m->next_pending = NULL;
+        drain(m);
+        ++count;
+    }
     return count;
+}
+
+/* Under nbc_lock. */
+static int register_progress(void)
+{
+    int rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
+    progress_registered = OPAL_SUCCESS == rc;
+    return rc;
+}
+
+bool mca_coll_themis_setup_busy(mca_coll_themis_module_t *m)
+{
+    return MCA_COLL_THEMIS_STATE_PENDING == __atomic_load_n(&m->state, __ATOMIC_ACQUIRE)
+           || __atomic_load_n(&m->draining, __ATOMIC_ACQUIRE);
+}
+
+bool mca_coll_themis_defer(mca_coll_themis_module_t *m, mca_coll_themis_request_t *req)
+{
+    bool deferred = false;
+
+    pthread_mutex_lock(&nbc_lock);
+    if ((MCA_COLL_THEMIS_STATE_PENDING == m->state || m->draining)
+        && OPAL_SUCCESS == register_progress()) {
+        req->defer_next = NULL;
+        if (NULL == m->defer_tail) {
+            m->defer_head = req;
+        } else {
+            m->defer_tail->defer_next = req;
+        }
+        m->defer_tail = req;
+        bool listed = false;
+        for (mca_coll_themis_module_t *p = pending_modules; NULL != p && !listed;
+             p = p->next_pending) {
+            listed = p == m;
+        }
+        if (MCA_COLL_THEMIS_STATE_PENDING == m->state && !listed) {
+            m->next_pending = pending_modules;
+            pending_modules = m;
+        }
+        __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+        deferred = true;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    return deferred;
+}
+
+void mca_coll_themis_setup_wait(mca_coll_themis_module_t *m)
+{
+    for (;;) {
+        pthread_mutex_lock(&nbc_lock);
+        bool busy = MCA_COLL_THEMIS_STATE_PENDING == m->state || m->draining
+                    || NULL != m->defer_head;
+        pthread_mutex_unlock(&nbc_lock);
+        if (!busy) {
+            return;
+        }
+        opal_progress();
+    }
 }
 
 int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
@@ -312,8 +452,7 @@ int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
         OBJ_RETAIN(req->op);
     }
     pthread_mutex_lock(&nbc_lock);
-    rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
-    progress_registered = OPAL_SUCCESS == rc;
+    rc = register_progress();
     pthread_mutex_unlock(&nbc_lock);
     req->pin = pin_get(args->prog);
     if (OPAL_SUCCESS != rc || NULL == req->pin) {

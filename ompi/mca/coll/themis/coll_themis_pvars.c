@@ -26,6 +26,7 @@ static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_algo_calls[MCA_COLL_THEMIS_NCOLLS][THEMIS_MAX_ALGORITHMS];
 static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_tiny;
+static unsigned long long themis_cid;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
@@ -49,6 +50,11 @@ void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll)
 void mca_coll_themis_count_tiny(void)
 {
     __atomic_fetch_add(&themis_tiny, 1ULL, __ATOMIC_RELAXED);
+}
+
+void mca_coll_themis_count_cid(void)
+{
+    __atomic_fetch_add(&themis_cid, 1ULL, __ATOMIC_RELAXED);
 }
 
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -129,5 +135,13 @@ int mca_coll_themis_pvars_register(void)
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         read_counter, NULL, NULL, &themis_tiny);
+    (void) mca_base_component_pvar_register(
+        comp, "cid_agreements",
+        "MPI_Iallreduce calls of one MPI_INT with MPI_MAX or MPI_MIN (Open MPI's "
+        "communicator-id agreement, also of coll/themis' own nonblocking setup) passed to the "
+        "previous component; not counted in coll_themis_iallreduce_calls or _fallbacks",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        read_counter, NULL, NULL, &themis_cid);
     return OMPI_SUCCESS;
 }
