@@ -827,8 +827,8 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
         return PATH_ANY;          /* shape of a sub-communicator is the component's call */
     }
     /* One MPI_INT with MPI_MAX or MPI_MIN is what Open MPI's
-     * communicator-id agreement sends: nonblocking, it goes to the
-     * previous component uncounted (coll_themis_cid_agreements). */
+     * communicator-id agreement sends: nonblocking, coll/themis runs it
+     * by point-to-point, counted apart (coll_themis_cid_agreements). */
     if (cx->nb > 0 && C_ALLREDUCE == c->coll && 1 == total_elems && MPI_INT == c->t->dt
         && (O_MAX == c->op || O_MIN == c->op)) {
         return PATH_ANY;

@@ -316,6 +316,8 @@ typedef struct mca_coll_themis_module_t {
     struct mca_coll_themis_setup_t *setup;
     struct mca_coll_themis_request_t *defer_head, *defer_tail;
     bool draining;                      /* deferred calls being started */
+    /* Id agreements, in call order; the first one runs. */
+    struct mca_coll_themis_request_t *cid_head, *cid_tail;
     struct mca_coll_themis_module_t *next_pending;   /* modules whose setup runs */
 
     /* Private communicator for the engine's point-to-point. */
@@ -546,6 +548,17 @@ typedef struct mca_coll_themis_request_t {
     void *call;
     struct mca_coll_themis_request_t *defer_next;
     ompi_request_t *inner;
+    /* A communicator-id agreement (mca_coll_themis_cid_start). */
+    bool is_cid;
+    struct {
+        int *out;
+        int val, in;
+        bool max;                       /* MPI_MAX, else MPI_MIN */
+        bool active;                    /* its rounds started */
+        uint32_t dist;                  /* this round's distance */
+        ompi_request_t *sreq, *rreq;
+        struct mca_coll_themis_request_t *next;   /* the module's queue */
+    } cid;
     bool done;                          /* completed (under the list lock) */
     bool freed;                         /* MPI_Request_free while active */
     mca_coll_themis_finish_t fin;
@@ -588,6 +601,12 @@ bool mca_coll_themis_setup_busy(mca_coll_themis_module_t *m);
  * returns true; false when the setup is over and nothing waits (start
  * the call now).  */
 bool mca_coll_themis_defer(mca_coll_themis_module_t *m, mca_coll_themis_request_t *req);
+/* MPI_Iallreduce of one MPI_INT with MPI_MAX or MPI_MIN (Open MPI's
+ * communicator-id agreement) by point-to-point on comm with a tag of its
+ * own, one at a time per communicator in call order. */
+int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                              const void *sbuf, void *rbuf, ompi_op_t *op,
+                              ompi_request_t **request);
 /* A blocking call waits (driving progress) until no call waits for the
  * setup. */
 void mca_coll_themis_setup_wait(mca_coll_themis_module_t *m);

@@ -261,12 +261,17 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 }
 
 /* Open MPI agrees on communicator ids with MPI_Iallreduce of one MPI_INT
- * (MPI_MAX, then MPI_MIN) on the parent, also from inside progress; our
- * own nonblocking setup duplicates the communicator that way.  Those
- * calls go to the previous component whatever the state, so that they
- * never wait behind the setup they are part of (the arguments decide, so
- * every rank alike).  Counted apart (coll_themis_cid_agreements): they
- * are Open MPI's traffic, 4 bytes, below any threshold worth a schedule. */
+ * (MPI_MAX, then MPI_MIN) on the parent, started from inside progress;
+ * our own nonblocking setup duplicates the communicator that way.  Those
+ * calls never wait behind the setup they are part of, and they must not
+ * go to the previous component either: its nonblocking collectives on
+ * the parent are matched by call order (coll/libnbc numbers them), and a
+ * call started from progress takes a place in that order that differs
+ * between ranks, so the user's own nonblocking collectives would match
+ * the wrong messages.  They run here by point-to-point with a tag of
+ * their own (mca_coll_themis_cid_start), whatever the state (the
+ * arguments decide, so every rank alike), counted apart
+ * (coll_themis_cid_agreements). */
 static bool cid_agreement(const themis_call_t *c)
 {
     return MCA_COLL_THEMIS_IALLREDUCE == c->id && 1 == c->count && MPI_INT == c->dtype
@@ -803,8 +808,7 @@ static int themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     bytes = total * size;
     if (cid_agreement(c)) {
         mca_coll_themis_count_cid();
-        *fallback = true;
-        return OMPI_SUCCESS;
+        return mca_coll_themis_cid_start(m, comm, c->sbuf, c->rbuf, c->op, c->request);
     } else if (NULL != c->request && !c->resumed && MCA_COLL_THEMIS_STATE_NEW == m->state
                && mca_coll_themis_component.config.probe) {
         /* The probe times blocking ping-pongs.  Every rank makes the same

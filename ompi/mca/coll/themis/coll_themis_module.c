@@ -56,6 +56,7 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     m->setup = NULL;
     m->defer_head = m->defer_tail = NULL;
     m->draining = false;
+    m->cid_head = m->cid_tail = NULL;
     m->next_pending = NULL;
     m->p2p_comm = NULL;
     m->p2p_cid = 0;

@@ -42,6 +42,7 @@
 
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
+#include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
 
 #include "coll_themis.h"
@@ -67,6 +68,7 @@ static bool progress_registered;                 /* under nbc_lock */
 static mca_coll_themis_module_t *pending_modules;
 
 static int nbc_req_free(ompi_request_t **request);
+static int register_progress(void);
 static int nbc_req_cancel(ompi_request_t *request, int complete);
 
 /* An ompi_coll_base_nbc_request_t: Open MPI 4.1's bindings of nonblocking
@@ -196,6 +198,8 @@ mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t 
     req->call = NULL;
     req->defer_next = NULL;
     req->inner = NULL;
+    req->is_cid = false;
+    memset(&req->cid, 0, sizeof(req->cid));
     req->done = false;
     req->freed = false;
     memset(&req->fin, 0, sizeof(req->fin));
@@ -224,6 +228,12 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
     free(req->fin.stage[1]);
     free(req->fin.op_ns);
     free(req->call);
+    if (NULL != req->cid.sreq) {
+        ompi_request_free(&req->cid.sreq);   /* of a failed round */
+    }
+    if (NULL != req->cid.rreq) {
+        ompi_request_free(&req->cid.rreq);
+    }
     if (NULL != req->inner) {
         ompi_request_free(&req->inner);
     }
@@ -265,6 +275,116 @@ static int finish(mca_coll_themis_request_t *req, int rc)
     pin_put(req->pin);
     req->pin = NULL;
     return rc;
+}
+
+/* --------------------------------------------------- id agreements */
+
+/* The tag of id agreements on the user's communicator: no Open MPI
+ * collective uses it (coll/base/coll_tags.h starts at -7; -1 is
+ * MPI_ANY_TAG, which never matches negative tags). */
+#define CID_TAG (-5)
+
+/* Posts the round at distance cid.dist (rank + dist gets our value, rank
+ * - dist sends its own), or finishes; under nbc_lock.  MPI_MAX and
+ * MPI_MIN are idempotent, so after ceil(log2 p) rounds every rank holds
+ * the reduction of all (each value reaches every rank at least once).
+ * One agreement runs at a time per communicator and each round has its
+ * own peers, so a message always matches the receive it was sent for. */
+static int cid_round(mca_coll_themis_request_t *req, bool *done)
+{
+    ompi_communicator_t *comm = req->comm;
+    const int p = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    int rc;
+
+    *done = req->cid.dist >= (uint32_t) p;
+    if (*done) {
+        *req->cid.out = req->cid.val;
+        return OMPI_SUCCESS;
+    }
+    const int d = (int) req->cid.dist;
+    rc = MCA_PML_CALL(irecv(&req->cid.in, 1, MPI_INT, (me - d + p) % p, CID_TAG, comm,
+                            &req->cid.rreq));
+    if (OMPI_SUCCESS == rc) {
+        rc = MCA_PML_CALL(isend(&req->cid.val, 1, MPI_INT, (me + d) % p, CID_TAG,
+                                MCA_PML_BASE_SEND_STANDARD, comm, &req->cid.sreq));
+    }
+    *done = OMPI_SUCCESS != rc;   /* requests of a failed round are dropped below */
+    return rc;
+}
+
+/* Advances an id agreement; under nbc_lock. */
+static int cid_advance(mca_coll_themis_request_t *req, bool *done)
+{
+    int rc = OMPI_SUCCESS;
+
+    *done = false;
+    if (!req->cid.active) {
+        if (req->module->cid_head != req) {
+            return OMPI_SUCCESS;   /* an earlier one on the communicator runs */
+        }
+        req->cid.active = true;
+        req->cid.dist = 1;
+        rc = cid_round(req, done);
+    } else if ((NULL == req->cid.sreq || REQUEST_COMPLETE(req->cid.sreq))
+               && (NULL == req->cid.rreq || REQUEST_COMPLETE(req->cid.rreq))) {
+        rc = req->cid.rreq->req_status.MPI_ERROR;
+        if (OMPI_SUCCESS == rc) {
+            rc = req->cid.sreq->req_status.MPI_ERROR;
+        }
+        if (OMPI_SUCCESS == rc) {
+            req->cid.val = req->cid.max ? (req->cid.in > req->cid.val ? req->cid.in : req->cid.val)
+                                        : (req->cid.in < req->cid.val ? req->cid.in : req->cid.val);
+        }
+        ompi_request_free(&req->cid.sreq);
+        ompi_request_free(&req->cid.rreq);
+        req->cid.dist *= 2;
+        rc = OMPI_SUCCESS == rc ? cid_round(req, done) : rc;
+        *done = *done || OMPI_SUCCESS != rc;
+    }
+    if (*done) {
+        /* Off the queue: the next agreement on the communicator may start. */
+        req->module->cid_head = req->cid.next;
+        if (NULL == req->cid.next) {
+            req->module->cid_tail = NULL;
+        }
+    }
+    return rc;
+}
+
+int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                              const void *sbuf, void *rbuf, ompi_op_t *op,
+                              ompi_request_t **request)
+{
+    mca_coll_themis_request_t *req = mca_coll_themis_request_new(m, comm);
+    int rc;
+
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->is_cid = true;
+    req->cid.out = rbuf;
+    req->cid.val = *(const int *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf);
+    req->cid.max = MPI_MAX == op;
+    pthread_mutex_lock(&nbc_lock);
+    rc = register_progress();
+    if (OPAL_SUCCESS == rc) {
+        if (NULL == m->cid_tail) {
+            m->cid_head = req;
+        } else {
+            m->cid_tail->cid.next = req;
+        }
+        m->cid_tail = req;
+        req->next = outstanding;
+        outstanding = req;
+        __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    if (OPAL_SUCCESS != rc) {
+        mca_coll_themis_request_release(req);
+        return rc;
+    }
+    *request = &req->super.super;
+    return OMPI_SUCCESS;
 }
 
 /* Starts the calls deferred behind m's setup, in call order; calls made
@@ -315,7 +435,9 @@ static int nbc_progress(void)
         mca_coll_themis_request_t *req = *link;
         bool done = false;
         int rc = OMPI_SUCCESS;
-        if (NULL != req->inner) {
+        if (req->is_cid) {
+            rc = cid_advance(req, &done);
+        } else if (NULL != req->inner) {
             /* A started deferred call: its request's completion, read
              * without driving progress (this is progress). */
             done = REQUEST_COMPLETE(req->inner);
@@ -358,7 +480,9 @@ static int nbc_progress(void)
         mca_coll_themis_request_t *req = finished;
         finished = req->next;
         int rc;
-        if (NULL != req->inner) {
+        if (req->is_cid) {
+            rc = req->super.super.req_status.MPI_ERROR;
+        } else if (NULL != req->inner) {
             rc = req->inner->req_status.MPI_ERROR;
             ompi_request_free(&req->inner);
         } else {

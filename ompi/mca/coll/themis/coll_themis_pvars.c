@@ -138,8 +138,9 @@ int mca_coll_themis_pvars_register(void)
     (void) mca_base_component_pvar_register(
         comp, "cid_agreements",
         "MPI_Iallreduce calls of one MPI_INT with MPI_MAX or MPI_MIN (Open MPI's "
-        "communicator-id agreement, also of coll/themis' own nonblocking setup) passed to the "
-        "previous component; not counted in coll_themis_iallreduce_calls or _fallbacks",
+        "communicator-id agreement, also of coll/themis' own nonblocking setup) run by "
+        "coll/themis' point-to-point id agreement; not counted in "
+        "coll_themis_iallreduce_calls or _fallbacks",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
         read_counter, NULL, NULL, &themis_cid);
