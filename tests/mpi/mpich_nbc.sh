@@ -47,7 +47,7 @@ cat >"$work/mpitestconf.h" <<'CONF'
 #define HAVE_MPI_WIN_CREATE 1
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 CONF
-MPICC=${MPICC:-mpicc}
+MPICC=${MPICC:-${THEMIS_OMPI:+$THEMIS_OMPI/bin/}mpicc}
 for f in mtest mtest_common mtest_single run_mpitests; do
     if ! "$MPICC" -c -I"$work" "$work/$f.c" -o "$work/$f.o" >"$log_dir/build_$f.log" 2>&1; then
         echo "FAIL: $suite_label build $f (log $log_dir/build_$f.log)"
