@@ -10,7 +10,10 @@
  * blocking MPI_Allreduce on MPI_COMM_WORLD.  Every result is checked, and
  * the counters must show every nonblocking call on themis (run with
  * coll_themis_min_bytes 0).  Each communicator is set up (its first call)
- * before the threads start: setup is not what this tests.
+ * before the threads start, unless --fresh: then each thread's first call
+ * on its new communicator is nonblocking (the setup runs without blocking
+ * and the calls made meanwhile wait behind it), and in round 0 a blocking
+ * MPI_Allreduce follows the started calls on the same communicator.
  * Output: "error: ..." lines and one "nbc_threads: ..." line from rank 0;
  * exit status 0 only when every rank passed.
  */
@@ -20,6 +23,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "themis_counters.h"
 
@@ -31,6 +35,7 @@
 typedef struct {
     MPI_Comm comm;
     int id, rank, size, errors;
+    int fresh;
 } worker_t;
 
 static void *worker(void *arg)
@@ -38,7 +43,8 @@ static void *worker(void *arg)
     worker_t *w = arg;
     int (*in)[COUNT] = malloc(sizeof(int) * INFLIGHT * COUNT);
     int *out[INFLIGHT];
-    MPI_Request r[INFLIGHT];
+    MPI_Request r[INFLIGHT + 1];
+    int bc[16];
 
     for (int k = 0; k < INFLIGHT; k++) {
         out[k] = malloc(sizeof(int) * COUNT * (size_t) w->size);
@@ -54,9 +60,39 @@ static void *worker(void *arg)
             } else {
                 MPI_Iallgather(in[k], COUNT, MPI_INT, out[k], COUNT, MPI_INT, w->comm, &r[k]);
             }
+            if (w->fresh && 0 == round && 0 == k && 0 == w->rank % 2) {
+                /* Progress on some ranks only, before the MPI_Ibcast below:
+                 * what the setup starts from progress must not take a
+                 * place in coll/libnbc's call order. */
+                for (int t = 0, flag = 0; t < 200 && !flag; t++) {
+                    MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+                }
+            }
+        }
+        /* An MPI_Ibcast (coll/libnbc) among them: coll/libnbc matches by
+         * call order, which the setup's own calls must not disturb. */
+        for (int i = 0; i < 16; i++) {
+            bc[i] = 0 == w->rank ? round * 16 + i : -1;
+        }
+        MPI_Ibcast(bc, 16, MPI_INT, 0, w->comm, &r[INFLIGHT]);
+        if (w->fresh && 0 == round) {
+            /* Blocking after the deferred calls: it waits for the setup. */
+            int one = 1, sum = 0;
+            MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w->comm);
+            if (sum != w->size && w->errors++ < 4) {
+                printf("error: rank %d thread %d: blocking MPI_Allreduce after the first "
+                       "nonblocking calls: %d\n", w->rank, w->id, sum);
+            }
         }
         for (int flag = 0; !flag;) {
-            MPI_Testall(INFLIGHT, r, &flag, MPI_STATUSES_IGNORE);
+            MPI_Testall(INFLIGHT + 1, r, &flag, MPI_STATUSES_IGNORE);
+        }
+        for (int i = 0; i < 16; i++) {
+            if (bc[i] != round * 16 + i && w->errors++ < 4) {
+                printf("error: rank %d thread %d round %d: MPI_Ibcast element %d is %d\n",
+                       w->rank, w->id, round, i, bc[i]);
+                break;
+            }
         }
         for (int k = 0; k < INFLIGHT; k++) {
             int p = w->size, base = round + w->id, bad = -1;
@@ -85,6 +121,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     int provided, rank, size, errors = 0, all = 0, nfound;
+    const int fresh = argc > 1 && 0 == strcmp(argv[1], "--fresh");
     char err[256];
     worker_t w[NTHREADS];
     pthread_t th[NTHREADS];
@@ -105,9 +142,11 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < NTHREADS; t++) {
         int one = 1, sum = 0;
-        w[t] = (worker_t){.id = t, .rank = rank, .size = size};
+        w[t] = (worker_t){.id = t, .rank = rank, .size = size, .fresh = fresh};
         MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
-        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w[t].comm);   /* setup */
+        if (!fresh) {
+            MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w[t].comm);   /* setup */
+        }
     }
     tc_read(&before);
     for (int t = 0; t < NTHREADS; t++) {
@@ -139,8 +178,8 @@ int main(int argc, char **argv)
     }
     MPI_Reduce(&errors, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (0 == rank) {
-        printf("nbc_threads: np=%d, %d threads x %d rounds x %d in flight: %d errors\n", size,
-               NTHREADS, ROUNDS, INFLIGHT, all);
+        printf("nbc_threads: np=%d, %d threads x %d rounds x %d in flight%s: %d errors\n", size,
+               NTHREADS, ROUNDS, INFLIGHT, fresh ? ", nonblocking first calls" : "", all);
     }
     tc_fini();
     MPI_Finalize();

@@ -19,7 +19,10 @@
  * a reverse Test loop or Waitany (by round), and checks every element.
  * Halfway one request is freed while inactive and made again.  One more
  * request, with a non-commutative user op, must fall back (counted) and
- * still be right; one is made and freed without a start.
+ * still be right; one is made and freed without a start.  Last, on a
+ * second fresh communicator, a first MPI_Iallreduce (nonblocking setup)
+ * is followed at once by an init, which must wait for that setup and take
+ * the themis path.
  *
  * The MPI_T counters must show exactly: every start of the themis requests
  * in coll_themis_p<coll>_calls, the one fallback in
@@ -338,8 +341,9 @@ int main(int argc, char **argv)
     MPI_Op_create(pair_sum, 1, &pair_op);
 
     /* A fresh communicator: the first init sets it up. */
-    MPI_Comm comm;
+    MPI_Comm comm, comm2;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm2);
     /* After the dup: Open MPI's own nonblocking calls for it are not ours. */
     char err[256];
     tc_snapshot_t before, after;
@@ -398,6 +402,26 @@ int main(int argc, char **argv)
         MPI_Request_free(&req[q]);
     }
 
+    /* A fresh communicator whose first call is nonblocking (its setup
+     * runs without blocking, the call waits behind it) and whose next one
+     * is a persistent init: the init waits for that setup and takes the
+     * themis path (counted below). */
+    MPI_Request ib2, p2;
+    for (long i = 0; i < b.a; ++i) {
+        nb[i] = val(b.rank, i, reps);
+        b.ar_s[i] = val(b.rank, i, reps + 1);
+    }
+    MPI_Iallreduce(MPI_IN_PLACE, nb, (int) b.a, MPI_INT, MPI_SUM, comm2, &ib2);
+    ALLREDUCE_INIT(b.ar_s, b.ar_r, (int) b.a, MPI_INT, MPI_SUM, comm2, MPI_INFO_NULL, &p2);
+    MPI_Start(&p2);
+    MPI_Wait(&p2, MPI_STATUS_IGNORE);
+    MPI_Wait(&ib2, MPI_STATUS_IGNORE);
+    MPI_Request_free(&p2);
+    for (long i = 0; i < b.a; ++i) {
+        expect("iallreduce first on a new communicator", reps, i, nb[i], sum_val(p, i, reps));
+        expect("allreduce_init behind it", reps + 1, i, b.ar_r[i], sum_val(p, i, reps + 1));
+    }
+
     if (0 != tc_read(&after)) {
         fprintf(stderr, "error: MPI_T counters could not be read\n");
         ++errors;
@@ -408,8 +432,9 @@ int main(int argc, char **argv)
         if (TC_ALLREDUCE == c) {
             want_calls = (uint64_t) reps;
         } else if (TC_IALLREDUCE == c) {
-            want_calls = (uint64_t) reps;
+            want_calls = (uint64_t) reps + 1;   /* + the first one on comm2 */
         } else if (TC_PALLREDUCE == c) {
+            want_calls = starts[c] + 1;         /* + the one start on comm2 */
             want_fb = 1;   /* the non-commutative op */
         }
         total_starts += c >= 2 * TC_NBLOCKING ? starts[c] : 0;
@@ -436,6 +461,7 @@ int main(int argc, char **argv)
     MPI_Op_free(&pair_op);
     MPI_Type_free(&vec_type);
     MPI_Comm_free(&comm);
+    MPI_Comm_free(&comm2);
     free(b.rcounts_a), free(b.rcounts_b), free(b.ar_s), free(b.ar_r), free(b.ar_ip);
     free(b.nc), free(b.rs_s), free(b.rs_r), free(b.rs_ip), free(b.rsb_ip), free(b.rsb_s);
     free(b.rsb_r), free(b.ag_s), free(b.ag_r), free(b.ag_ip), free(b.vec), free(bl), free(nb);

@@ -57,15 +57,16 @@ run "2x2 vader min_bytes 1 MiB" 600 4
 
 # MPI_THREAD_MULTIPLE: threads on their own communicators drive progress
 # at once (tests/mpi/nbc_threads; its own summary line).
-threads() {   # NP DESCRIPTION
+threads() {   # NP DESCRIPTION [ARGS...]
     local np=$1 desc=$2 tmp log rc start=$SECONDS tmo=600
+    shift 2
     if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
         return 0
     fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
     log="$log_dir/np${np}_$(printf '%s' "$desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
     timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
-        "${VADER[@]}" "${MIN0[@]}" "$BUILD/tests/mpi/nbc_threads" >"$log" 2>&1
+        "${VADER[@]}" "${MIN0[@]}" "$BUILD/tests/mpi/nbc_threads" "$@" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"
     if [ "$rc" -eq 0 ] && grep -q '^nbc_threads: ' "$log" && ! grep -q '^error: ' "$log"; then
@@ -77,5 +78,8 @@ threads() {   # NP DESCRIPTION
     grep -E '^(error|nbc_threads)' "$log" | head -n 12 | sed 's/^/    | /'
 }
 threads 4 "MPI_THREAD_MULTIPLE vader"
+# The first call on each thread's new communicator is nonblocking: the
+# setup runs without blocking, the calls wait behind it and run on themis.
+threads 4 "MPI_THREAD_MULTIPLE vader nonblocking first calls" --fresh
 
 [ "$failures" -eq 0 ]

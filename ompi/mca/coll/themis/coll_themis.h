@@ -283,8 +283,12 @@ typedef struct {
 typedef enum {
     MCA_COLL_THEMIS_STATE_NEW = 0,      /* setup not run yet */
     MCA_COLL_THEMIS_STATE_READY = 1,    /* themis path available */
-    MCA_COLL_THEMIS_STATE_ASIDE = 2     /* stepped aside for good */
+    MCA_COLL_THEMIS_STATE_ASIDE = 2,    /* stepped aside for good */
+    MCA_COLL_THEMIS_STATE_PENDING = 3   /* nonblocking setup under way */
 } mca_coll_themis_state_t;
+
+struct mca_coll_themis_setup_t;
+struct mca_coll_themis_request_t;
 
 /* A previous component's function, whichever collective it serves (as
  * coll/xhc indexes its saved functions). */
@@ -317,7 +321,16 @@ typedef struct mca_coll_themis_module_t {
     mca_coll_themis_prev_t prev[MCA_COLL_THEMIS_NCOLLS];
 
     mca_coll_themis_state_t state;
-    bool in_setup;                      /* re-entrancy guard */
+    bool in_setup;                      /* re-entrancy guard of the blocking setup */
+    /* The nonblocking setup under way (state PENDING), and the calls made
+     * meanwhile, in call order: they wait for it and are then started in
+     * that order (coll_themis_nbc.c).  Under the request list's lock. */
+    struct mca_coll_themis_setup_t *setup;
+    struct mca_coll_themis_request_t *defer_head, *defer_tail;
+    bool draining;                      /* deferred calls being started */
+    /* Id agreements, in call order; the first one runs. */
+    struct mca_coll_themis_request_t *cid_head, *cid_tail;
+    struct mca_coll_themis_module_t *next_pending;   /* modules whose setup runs */
 
     /* Private communicator for the engine's point-to-point. */
     ompi_communicator_t *p2p_comm;
@@ -361,6 +374,13 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
 int mca_coll_themis_private_comm(ompi_communicator_t *comm, const char *name,
                                  ompi_communicator_t **dup, uint32_t *index, int *tag_ub);
 void mca_coll_themis_private_comm_free(ompi_communicator_t **dup, uint32_t index);
+/* The setup without blocking (coll_themis_module.c): start makes the
+ * module PENDING (or steps aside on error); test finishes it once its
+ * requests completed, never driving progress itself (*done: not PENDING
+ * any more; returns the setup's error, if any). */
+int mca_coll_themis_setup_start(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm);
+int mca_coll_themis_setup_test(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
+                               bool *done);
 
 /* parameters */
 int mca_coll_themis_params_register(void);
@@ -390,6 +410,8 @@ void mca_coll_themis_count_fallback(mca_coll_themis_coll_id_t coll);
 /* coll_themis_tiny_message_calls: a call whose program makes too many
  * small messages (coll_themis_colls.c). */
 void mca_coll_themis_count_tiny(void);
+/* coll_themis_cid_agreements (coll_themis_colls.c). */
+void mca_coll_themis_count_cid(void);
 /* After a themis-path call: coll_themis_<coll>_<algorithm>_calls and
  * coll_themis_<coll>_substitutions. */
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
@@ -531,8 +553,6 @@ int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc);
 
 /* ------------------------------------------------- the shared call path */
 
-struct mca_coll_themis_request_t;
-
 /* How a reduction's data reaches the engine (coll_themis_colls.c). */
 typedef enum {
     MCA_COLL_THEMIS_STAGE_NONE = 0,
@@ -566,6 +586,7 @@ typedef struct {
     ompi_request_t **request;
     /* A start of a persistent request: the request that runs it. */
     struct mca_coll_themis_request_t *persist;
+    bool resumed;                       /* nonblocking: deferred behind the setup, now started */
 } mca_coll_themis_call_t;
 
 /* A call decided and planned (mca_coll_themis_call): everything a run
@@ -583,9 +604,13 @@ typedef struct {
 } mca_coll_themis_planned_t;
 
 /*
- * The path every collective shares: setup on the first call (not for a
- * nonblocking one), then the decision and plan, then the run - or, for a
- * persistent init, the request (mca_coll_themis_persistent_create).
+ * The path every collective shares: setup on the first call (blocking
+ * for a blocking call or persistent init; a nonblocking call starts the
+ * nonblocking setup and is deferred behind it, then resumed by
+ * mca_coll_themis_call_resume), then the decision and plan, then the run
+ * - or, for a persistent init, the request
+ * (mca_coll_themis_persistent_create).  Communicator-id agreements run
+ * by mca_coll_themis_cid_start.
  * Returns the call's result, or sets *fallback (logged and counted) when
  * the previous component is to serve it.
  */
@@ -636,6 +661,24 @@ typedef struct mca_coll_themis_request_t {
     ompi_communicator_t *p2p_comm;      /* persistent: its own, else NULL */
     uint32_t p2p_index;
     int tag_ub;
+    /* A call made while its communicator's setup ran (deferred): its
+     * arguments (coll_themis_colls.c's), the next deferred call, and once
+     * started, the request that runs it (a themis request, or the
+     * previous component's on the private communicator). */
+    void *call;
+    struct mca_coll_themis_request_t *defer_next;
+    ompi_request_t *inner;
+    /* A communicator-id agreement (mca_coll_themis_cid_start). */
+    bool is_cid;
+    struct {
+        int *out;
+        int val, in;
+        bool max;                       /* MPI_MAX, else MPI_MIN */
+        bool active;                    /* its rounds started */
+        uint32_t dist;                  /* this round's distance */
+        ompi_request_t *sreq, *rreq;
+        struct mca_coll_themis_request_t *next;   /* the module's queue */
+    } cid;
     bool done;                          /* completed (under the list lock) */
     bool freed;                         /* MPI_Request_free while active */
     mca_coll_themis_finish_t fin;
@@ -681,6 +724,27 @@ bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **pin,
                                     mca_coll_themis_engine_layout_t *layout);
 /* At component close. */
 void mca_coll_themis_nbc_fini(void);
+
+/* Deferral while a nonblocking setup runs (coll_themis_nbc.c).  Whether
+ * calls on m must wait for its setup (PENDING, or deferred calls not yet
+ * started): a lock-free check that may say yes needlessly, never no. */
+bool mca_coll_themis_setup_busy(mca_coll_themis_module_t *m);
+/* Queues req (its call saved) behind the setup, in call order, and
+ * returns true; false when the setup is over and nothing waits (start
+ * the call now).  */
+bool mca_coll_themis_defer(mca_coll_themis_module_t *m, mca_coll_themis_request_t *req);
+/* MPI_Iallreduce of one MPI_INT with MPI_MAX or MPI_MIN (Open MPI's
+ * communicator-id agreement) by point-to-point on comm with a tag of its
+ * own, one at a time per communicator in call order. */
+int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                              const void *sbuf, void *rbuf, ompi_op_t *op,
+                              ompi_request_t **request);
+/* A blocking call waits (driving progress) until no call waits for the
+ * setup. */
+void mca_coll_themis_setup_wait(mca_coll_themis_module_t *m);
+/* Starts a deferred call once the setup is over (coll_themis_colls.c):
+ * sets req->inner, or returns an error. */
+int mca_coll_themis_call_resume(mca_coll_themis_request_t *req);
 
 /* Whether a call of these blocks would run in segments
  * (coll_themis_scratch_max; coll_themis_segment.c). */

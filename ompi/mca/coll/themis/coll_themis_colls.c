@@ -216,15 +216,88 @@ static int stage_in(const mca_coll_themis_elems_t *el, ompi_datatype_t *dtype, c
     return ompi_datatype_copy_content_same_ddt(dtype, (size_t) count, *buf, (char *) src);
 }
 
-/* Runs setup on the first call and tells whether the themis path exists.
- * *rc carries a setup error back to the caller. */
-static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm, int *rc)
+/* Runs setup on a blocking (or persistent init) first call and tells
+ * whether the themis path exists; a blocking call or persistent init made
+ * while a nonblocking setup runs waits for it and for the calls deferred
+ * behind it (they come first in the call order).  *rc carries a setup error back to the caller. */
+static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                         const mca_coll_themis_call_t *c, int *rc)
 {
     *rc = OMPI_SUCCESS;
     if (MCA_COLL_THEMIS_STATE_NEW == m->state) {
         *rc = mca_coll_themis_lazy_setup(m, comm);
+    } else if ((NULL == c->request || c->id >= 2 * MCA_COLL_THEMIS_NBLOCKING)
+               && mca_coll_themis_setup_busy(m)) {
+        mca_coll_themis_setup_wait(m);
     }
     return MCA_COLL_THEMIS_STATE_READY == m->state;
+}
+
+/* Open MPI agrees on communicator ids with MPI_Iallreduce of one MPI_INT
+ * (MPI_MAX, then MPI_MIN) on the parent, started from inside progress;
+ * our own nonblocking setup duplicates the communicator that way.  Those
+ * calls never wait behind the setup they are part of, and they must not
+ * go to the previous component either: its nonblocking collectives on
+ * the parent are matched by call order (coll/libnbc numbers them), and a
+ * call started from progress takes a place in that order that differs
+ * between ranks, so the user's own nonblocking collectives would match
+ * the wrong messages.  They run here by point-to-point with a tag of
+ * their own (mca_coll_themis_cid_start), whatever the state (the
+ * arguments decide, so every rank alike), counted apart
+ * (coll_themis_cid_agreements). */
+static bool cid_agreement(const mca_coll_themis_call_t *c)
+{
+    return MCA_COLL_THEMIS_IALLREDUCE == c->id && 1 == c->count && MPI_INT == c->dtype
+           && (MPI_MAX == c->op || MPI_MIN == c->op);
+}
+
+/* A nonblocking call: starts the nonblocking setup on a new communicator
+ * and, while it runs, defers the call behind it (*deferred, the request
+ * returned). */
+static int nb_setup(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                    const mca_coll_themis_call_t *c, bool *deferred)
+{
+    mca_coll_themis_request_t *req;
+    int rc;
+
+    *deferred = false;
+    if (MCA_COLL_THEMIS_STATE_NEW == m->state) {
+        rc = mca_coll_themis_setup_start(m, comm);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (!mca_coll_themis_setup_busy(m)) {
+        return OMPI_SUCCESS;
+    }
+    req = mca_coll_themis_request_new(m, comm);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->call = malloc(sizeof(*c));
+    if (NULL == req->call) {
+        mca_coll_themis_request_release(req);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy(req->call, c, sizeof(*c));
+    req->dtypes[0] = c->dtype;
+    OBJ_RETAIN(c->dtype);
+    if (NULL != c->sdtype) {
+        req->dtypes[1] = c->sdtype;
+        OBJ_RETAIN(c->sdtype);
+    }
+    if (NULL != c->op) {
+        req->op = c->op;
+        OBJ_RETAIN(c->op);
+    }
+    *deferred = mca_coll_themis_defer(m, req);
+    if (!*deferred) {
+        mca_coll_themis_request_release(req);   /* the setup ended meanwhile */
+        return MCA_COLL_THEMIS_STATE_PENDING == m->state ? OMPI_ERR_OUT_OF_RESOURCE
+                                                         : OMPI_SUCCESS;
+    }
+    *c->request = &req->super.super;
+    return OMPI_SUCCESS;
 }
 
 /* Below the decision's threshold (coll_themis_min_bytes or a rule's)? */
@@ -755,16 +828,25 @@ int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     mca_coll_themis_planned_t p;
     const char *why = NULL;
     size_t size = 0;
+    bool deferred = false;
     int rc;
 
     *fallback = false;
-    if (NULL != c->request && !persistent && MCA_COLL_THEMIS_STATE_NEW == m->state) {
-        /* Setup runs blocking collectives, and Open MPI calls nonblocking
-         * ones from inside progress (communicator ids): blocking there
-         * deadlocks under MPI_THREAD_MULTIPLE.  Every rank makes the same
+    if (cid_agreement(c)) {
+        mca_coll_themis_count_cid();
+        return mca_coll_themis_cid_start(m, comm, c->sbuf, c->rbuf, c->op, c->request);
+    } else if (NULL != c->request && !persistent && !c->resumed
+               && MCA_COLL_THEMIS_STATE_NEW == m->state
+               && mca_coll_themis_component.config.probe) {
+        /* The probe times blocking ping-pongs.  Every rank makes the same
          * calls, so every rank is still NEW here. */
-        why = "not set up yet: a communicator is set up by its first blocking call";
-    } else if (!themis_ready(m, comm, &rc)) {
+        why = "not set up yet: with coll_themis_probe a communicator is set up by its first "
+              "blocking call";
+    } else if (NULL != c->request && !persistent && !c->resumed
+               && (OMPI_SUCCESS != (rc = nb_setup(m, comm, c, &deferred)) || deferred)) {
+        /* A persistent init is nonlocal: it sets up blocking (themis_ready). */
+        return rc;
+    } else if (!themis_ready(m, comm, c, &rc)) {
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -787,6 +869,52 @@ int mca_coll_themis_call(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     log_fallback(comm, c->id, call_bytes(c, comm), why);
     *fallback = true;
     return OMPI_SUCCESS;
+}
+
+/* A deferred call the themis path declined, after the setup: on the
+ * previous component of the private communicator, whose call order only
+ * we make (the user's communicator has its own, which a call started
+ * from progress would break). */
+static int private_fallback(mca_coll_themis_module_t *m, const mca_coll_themis_call_t *c)
+{
+    ompi_communicator_t *pc = m->p2p_comm;
+    mca_coll_base_comm_coll_t *t;
+
+    if (NULL == pc) {
+        return OMPI_ERR_NOT_AVAILABLE;   /* the setup failed: said at verbose 1 */
+    }
+    t = pc->c_coll;
+    switch (c->id) {
+    case MCA_COLL_THEMIS_IALLREDUCE:
+        return t->coll_iallreduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, pc, c->request,
+                                  t->coll_iallreduce_module);
+    case MCA_COLL_THEMIS_IREDUCE_SCATTER:
+        return t->coll_ireduce_scatter(c->sbuf, c->rbuf, c->rcounts, c->dtype, c->op, pc,
+                                       c->request, t->coll_ireduce_scatter_module);
+    case MCA_COLL_THEMIS_IREDUCE_SCATTER_BLOCK:
+        return t->coll_ireduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->dtype, c->op, pc,
+                                             c->request, t->coll_ireduce_scatter_block_module);
+    case MCA_COLL_THEMIS_IALLGATHER:
+        return t->coll_iallgather(c->sbuf, c->scount, c->sdtype, c->rbuf, c->count, c->dtype,
+                                  pc, c->request, t->coll_iallgather_module);
+    default:
+        return OMPI_ERR_BAD_PARAM;
+    }
+}
+
+int mca_coll_themis_call_resume(mca_coll_themis_request_t *req)
+{
+    mca_coll_themis_call_t c = *(const mca_coll_themis_call_t *) req->call;
+    bool fallback = false;
+    int rc;
+
+    c.request = &req->inner;
+    c.resumed = true;
+    rc = mca_coll_themis_call(req->module, req->comm, &c, &fallback);
+    if (OMPI_SUCCESS == rc && fallback) {
+        rc = private_fallback(req->module, &c);
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------ entry points */

@@ -22,6 +22,28 @@
 #include "cluster.h"
 #include "treepack.h"
 
+/* Slots of the agreement vector, reduced with MPI_MAX as uint64. */
+enum {
+    AGREE_CFG = 0,         /* hash of the parameters */
+    AGREE_CFG_NOT,         /* its complement: equal everywhere iff max(h) == ~max(~h) */
+    AGREE_SHAPE,           /* hash of the local shape */
+    AGREE_SHAPE_NOT,
+    AGREE_FAIL,            /* size - rank of the lowest rank that cannot take part */
+    AGREE_FARTHEST,        /* farthest peer level of any rank */
+    AGREE_LOCAL_RANKS,     /* most ranks of the comm on one node */
+    AGREE_LEVEL0,          /* per-dimension level, max over ranks */
+    AGREE_COUNT = AGREE_LEVEL0 + THEMIS_MAX_DIMS
+};
+
+/* A nonblocking setup under way (mca_coll_themis_setup_start). */
+struct mca_coll_themis_setup_t {
+    uint64_t agree[AGREE_COUNT];
+    mca_coll_themis_shape_t shape;
+    ompi_request_t *agree_req;
+    ompi_request_t *dup_req;
+    ompi_communicator_t *dup;
+};
+
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int themis_module_disable(mca_coll_base_module_t *module,
                                  struct ompi_communicator_t *comm);
@@ -32,6 +54,11 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     memset(m->prev, 0, sizeof(m->prev));
     m->state = MCA_COLL_THEMIS_STATE_NEW;
     m->in_setup = false;
+    m->setup = NULL;
+    m->defer_head = m->defer_tail = NULL;
+    m->draining = false;
+    m->cid_head = m->cid_tail = NULL;
+    m->next_pending = NULL;
     m->p2p_comm = NULL;
     m->p2p_cid = 0;
     m->tag_ub = 0;
@@ -184,6 +211,18 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
 {
     release_prev(m);
 
+    if (NULL != m->setup) {
+        /* Freed with its setup under way (MPI_Finalize of an erroneous
+         * program): the requests still own the buffers. */
+        ompi_request_wait(&m->setup->agree_req, MPI_STATUS_IGNORE);
+        ompi_request_wait(&m->setup->dup_req, MPI_STATUS_IGNORE);
+        if (NULL != m->setup->dup && MPI_COMM_NULL != m->setup->dup) {
+            ompi_comm_free(&m->setup->dup);
+        }
+        free(m->setup);
+        m->setup = NULL;
+    }
+
     mca_coll_themis_private_comm_free(&m->p2p_comm, m->p2p_cid);
     mca_coll_themis_plan_cache_clear(&m->cache);
     mca_coll_themis_engine_scratch_release(&m->scratch);
@@ -200,19 +239,6 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
 }
 
 /* ------------------------------------------------------------------ setup */
-
-/* Slots of the agreement vector, reduced with MPI_MAX as uint64. */
-enum {
-    AGREE_CFG = 0,         /* hash of the parameters */
-    AGREE_CFG_NOT,         /* its complement: equal everywhere iff max(h) == ~max(~h) */
-    AGREE_SHAPE,           /* hash of the local shape */
-    AGREE_SHAPE_NOT,
-    AGREE_FAIL,            /* size - rank of the lowest rank that cannot take part */
-    AGREE_FARTHEST,        /* farthest peer level of any rank */
-    AGREE_LOCAL_RANKS,     /* most ranks of the comm on one node */
-    AGREE_LEVEL0,          /* per-dimension level, max over ranks */
-    AGREE_COUNT = AGREE_LEVEL0 + THEMIS_MAX_DIMS
-};
 
 static bool is_rank0(ompi_communicator_t *comm)
 {
@@ -287,35 +313,54 @@ static void drop_unit_dims(mca_coll_themis_shape_t *s, uint64_t *bw, themis_time
     s->ndims = out;
 }
 
+/* The info of every private communicator: keep coll/themis off the
+ * duplicate (Open MPI honours this key at selection) and mark it so that
+ * comm_query refuses it regardless.  NULL without memory. */
+static opal_info_t *private_info(void)
+{
+    opal_info_t *info = OBJ_NEW(opal_info_t);
+
+    if (NULL != info) {
+        opal_info_set(info, "ompi_comm_coll_preference", "^themis");
+        opal_info_set(info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY, "true");
+    }
+    return info;
+}
+
+/* Name, index and MPI_TAG_UB of a new private communicator (made by
+ * mca_coll_themis_private_comm or by the nonblocking setup's idup). */
+static void private_comm_label(ompi_communicator_t *dup, const char *name, uint32_t *index,
+                               int *tag_ub)
+{
+    void *attr = NULL;
+    int flag = 0, rc;
+
+    *index = mca_coll_themis_comm_index(dup);
+    snprintf(dup->c_name, MPI_MAX_OBJECT_NAME, "%s", name);
+    rc = PMPI_Comm_get_attr(dup, MPI_TAG_UB, &attr, &flag);
+    if (MPI_SUCCESS == rc && flag && NULL != attr) {
+        *tag_ub = *(int *) attr;
+    } else {
+        *tag_ub = mca_pml.pml_max_tag;
+    }
+}
+
 int mca_coll_themis_private_comm(ompi_communicator_t *comm, const char *name,
                                  ompi_communicator_t **dup, uint32_t *index, int *tag_ub)
 {
-    opal_info_t *info = OBJ_NEW(opal_info_t);
-    void *attr = NULL;
-    int flag = 0, rc;
+    opal_info_t *info = private_info();
+    int rc;
 
     if (NULL == info) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    /* Keep coll/themis off the duplicate (Open MPI honours this key at
-     * selection) and mark it so that comm_query refuses it regardless. */
-    opal_info_set(info, "ompi_comm_coll_preference", "^themis");
-    opal_info_set(info, MCA_COLL_THEMIS_PRIVATE_INFO_KEY, "true");
     rc = ompi_comm_dup_with_info(comm, info, dup);
     OBJ_RELEASE(info);
     if (OMPI_SUCCESS != rc) {
         *dup = NULL;
         return rc;
     }
-    *index = mca_coll_themis_comm_index(*dup);
-    snprintf((*dup)->c_name, MPI_MAX_OBJECT_NAME, "%s", name);
-
-    rc = PMPI_Comm_get_attr(*dup, MPI_TAG_UB, &attr, &flag);
-    if (MPI_SUCCESS == rc && flag && NULL != attr) {
-        *tag_ub = *(int *) attr;
-    } else {
-        *tag_ub = mca_pml.pml_max_tag;
-    }
+    private_comm_label(*dup, name, index, tag_ub);
     return OMPI_SUCCESS;
 }
 
@@ -334,11 +379,17 @@ void mca_coll_themis_private_comm_free(ompi_communicator_t **dup, uint32_t index
     *dup = NULL;
 }
 
+/* The name of the module's private communicator. */
+static void p2p_comm_name(ompi_communicator_t *comm, char name[MPI_MAX_OBJECT_NAME])
+{
+    snprintf(name, MPI_MAX_OBJECT_NAME, "coll/themis p2p of %.40s", comm->c_name);
+}
+
 static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
 {
     char name[MPI_MAX_OBJECT_NAME];
 
-    snprintf(name, sizeof(name), "coll/themis p2p of %.40s", comm->c_name);
+    p2p_comm_name(comm, name);
     return mca_coll_themis_private_comm(comm, name, &m->p2p_comm, &m->p2p_cid, &m->tag_ub);
 }
 
@@ -425,45 +476,49 @@ static void dims_list_text(const uint32_t *v, int n, char *buf, size_t len)
     }
 }
 
-/*
- * Runs once per communicator, on the first call of any of our collectives
- * (all ranks make that call, whatever its size).  Everything that can
- * differ between ranks goes into one MPI_MAX allreduce through the
- * previous module; every decision after it uses only reduced values, so
- * all ranks decide alike.
- */
-int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm)
+/* This rank's entries of the agreement vector and its local shape. */
+static void agree_local(ompi_communicator_t *comm, mca_coll_themis_shape_t *shape,
+                        uint64_t *agree)
 {
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
-    const mca_coll_themis_config_t *cfg = &c->config;
-    const int size = ompi_comm_size(comm);
-    mca_coll_themis_shape_t shape;
-    uint64_t agree[AGREE_COUNT];
-    uint64_t bw[THEMIS_MAX_DIMS];
-    themis_time_t lat[THEMIS_MAX_DIMS];
-    themis_dim_kind_t kind[THEMIS_MAX_DIMS];
-    char why[320], text[256];
-    int rc;
 
-    m->in_setup = true;
-
-    memset(&shape, 0, sizeof(shape));
-    memset(agree, 0, sizeof(agree));
+    memset(shape, 0, sizeof(*shape));
+    memset(agree, 0, sizeof(uint64_t) * AGREE_COUNT);
     if (c->config_ok) {
-        mca_coll_themis_dims_local(comm, cfg, &shape);
+        mca_coll_themis_dims_local(comm, &c->config, shape);
         agree[AGREE_CFG] = c->config_hash;
-        agree[AGREE_SHAPE] = mca_coll_themis_shape_hash(&shape);
-        agree[AGREE_FARTHEST] = (uint64_t) shape.farthest;
-        agree[AGREE_LOCAL_RANKS] = (uint64_t) shape.local_ranks;
-        for (int i = 0; shape.valid && i < shape.ndims; ++i) {
-            agree[AGREE_LEVEL0 + i] = (uint64_t) shape.level[i];
+        agree[AGREE_SHAPE] = mca_coll_themis_shape_hash(shape);
+        agree[AGREE_FARTHEST] = (uint64_t) shape->farthest;
+        agree[AGREE_LOCAL_RANKS] = (uint64_t) shape->local_ranks;
+        for (int i = 0; shape->valid && i < shape->ndims; ++i) {
+            agree[AGREE_LEVEL0 + i] = (uint64_t) shape->level[i];
         }
     } else {
-        agree[AGREE_FAIL] = (uint64_t) (size - ompi_comm_rank(comm));
+        agree[AGREE_FAIL] = (uint64_t) (ompi_comm_size(comm) - ompi_comm_rank(comm));
     }
     agree[AGREE_CFG_NOT] = ~agree[AGREE_CFG];
     agree[AGREE_SHAPE_NOT] = ~agree[AGREE_SHAPE];
+}
 
+static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                        const uint64_t *agree, mca_coll_themis_shape_t shape);
+
+/*
+ * Runs once per communicator, on the first call of any of our collectives
+ * when it is blocking (all ranks make that call, whatever its size).
+ * Everything that can differ between ranks goes into one MPI_MAX
+ * allreduce through the previous module; every decision after it uses
+ * only reduced values, so all ranks decide alike.  A nonblocking first
+ * call sets up without blocking instead (mca_coll_themis_setup_start).
+ */
+int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm)
+{
+    mca_coll_themis_shape_t shape;
+    uint64_t agree[AGREE_COUNT];
+    int rc;
+
+    m->in_setup = true;
+    agree_local(comm, &shape, agree);
     rc = m->prev[MCA_COLL_THEMIS_ALLREDUCE].fn.allreduce(
         MPI_IN_PLACE, agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm,
         m->prev[MCA_COLL_THEMIS_ALLREDUCE].module);
@@ -472,6 +527,108 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         m->in_setup = false;
         return rc;
     }
+    rc = setup_decide(m, comm, agree, shape);
+    m->in_setup = false;
+    return rc;
+}
+
+/* The nonblocking setup: the agreement allreduce through the previous
+ * component's nonblocking allreduce and the private communicator through
+ * MPI_Comm_idup's machinery, both started by the first call (a point in
+ * the call order that is the same on every rank) and finished by
+ * mca_coll_themis_setup_test from progress.  The probe measures with
+ * blocking ping-pongs: it needs a blocking first call. */
+
+int mca_coll_themis_setup_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
+{
+    struct mca_coll_themis_setup_t *s = calloc(1, sizeof(*s));
+    opal_info_t *info = NULL;
+    int rc;
+
+    if (NULL == s) {
+        step_aside(m, comm, NULL, "out of memory for the setup");
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    agree_local(comm, &s->shape, s->agree);
+    rc = m->prev[MCA_COLL_THEMIS_IALLREDUCE].fn.iallreduce(
+        MPI_IN_PLACE, s->agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm, &s->agree_req,
+        m->prev[MCA_COLL_THEMIS_IALLREDUCE].module);
+    if (OMPI_SUCCESS == rc) {
+        info = private_info();
+        rc = NULL == info ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS == rc) {
+        /* mca_coll_themis_private_comm's duplicate, without blocking. */
+        rc = ompi_comm_idup_with_info(comm, info, &s->dup, &s->dup_req);
+        OBJ_RELEASE(info);
+    }
+    if (OMPI_SUCCESS != rc) {
+        /* A local failure of a collective start: this rank errors out. */
+        if (NULL != s->agree_req) {
+            ompi_request_wait(&s->agree_req, MPI_STATUS_IGNORE);
+        }
+        free(s);
+        step_aside(m, comm, NULL, "could not start the nonblocking setup");
+        return rc;
+    }
+    m->setup = s;
+    m->state = MCA_COLL_THEMIS_STATE_PENDING;
+    return OMPI_SUCCESS;
+}
+
+/* Completion without progress: the caller is progress. */
+static bool request_done(ompi_request_t *req)
+{
+    return REQUEST_COMPLETE(req);
+}
+
+int mca_coll_themis_setup_test(mca_coll_themis_module_t *m, ompi_communicator_t *comm, bool *done)
+{
+    struct mca_coll_themis_setup_t *s = m->setup;
+    int rc, rc_dup;
+
+    *done = MCA_COLL_THEMIS_STATE_PENDING != m->state;
+    if (*done || !request_done(s->agree_req) || !request_done(s->dup_req)) {
+        return OMPI_SUCCESS;
+    }
+    *done = true;
+    m->setup = NULL;
+    rc = s->agree_req->req_status.MPI_ERROR;
+    rc_dup = s->dup_req->req_status.MPI_ERROR;
+    ompi_request_free(&s->agree_req);
+    ompi_request_free(&s->dup_req);
+    if (OMPI_SUCCESS == rc_dup && MPI_COMM_NULL != s->dup && NULL != s->dup) {
+        char name[MPI_MAX_OBJECT_NAME];
+
+        m->p2p_comm = s->dup;
+        p2p_comm_name(comm, name);
+        private_comm_label(m->p2p_comm, name, &m->p2p_cid, &m->tag_ub);
+    }
+    if (OMPI_SUCCESS != rc) {
+        step_aside(m, comm, NULL, "the agreement allreduce failed");
+    } else if (NULL == m->p2p_comm) {
+        rc = OMPI_SUCCESS != rc_dup ? rc_dup : OMPI_ERROR;
+        step_aside(m, comm, NULL, "could not duplicate the communicator");
+    } else {
+        rc = setup_decide(m, comm, s->agree, s->shape);
+    }
+    free(s);
+    return rc;
+}
+
+/* After the agreement: every decision from reduced values.  The private
+ * communicator exists already after a nonblocking setup. */
+static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                        const uint64_t *agree, mca_coll_themis_shape_t shape)
+{
+    mca_coll_themis_component_t *c = &mca_coll_themis_component;
+    const mca_coll_themis_config_t *cfg = &c->config;
+    const int size = ompi_comm_size(comm);
+    uint64_t bw[THEMIS_MAX_DIMS];
+    themis_time_t lat[THEMIS_MAX_DIMS];
+    themis_dim_kind_t kind[THEMIS_MAX_DIMS];
+    char why[320], text[256];
+    int rc;
 
     if (0 != agree[AGREE_FAIL]) {
         /* One report: by the lowest rank with invalid parameters. */
@@ -479,13 +636,11 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
             mca_coll_themis_params_report();
         }
         step_aside(m, comm, NULL, "a rank has invalid coll_themis parameters");
-        m->in_setup = false;
         return OMPI_SUCCESS;
     }
     if (agree[AGREE_CFG] != ~agree[AGREE_CFG_NOT]) {
         step_aside(m, comm, "disagree",
                    "the ranks were given different coll_themis parameters");
-        m->in_setup = false;
         return OMPI_SUCCESS;
     }
 
@@ -501,7 +656,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                                     (mca_coll_themis_level_t) agree[AGREE_FARTHEST]);
     } else if (!shape.valid) {
         step_aside(m, comm, "bad-shape", shape.reason);
-        m->in_setup = false;
         return OMPI_SUCCESS;
     } else {
         for (int i = 0; i < shape.ndims; ++i) {
@@ -537,7 +691,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
                  "communicator has %d dimensions (give one value per dimension, or one for all)",
                  cfg->nbw, cfg->nlat, cfg->nkinds, shape.ndims);
         step_aside(m, comm, "bad-lists", why);
-        m->in_setup = false;
         return OMPI_SUCCESS;
     }
     {
@@ -557,10 +710,9 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         }
     }
 
-    rc = create_p2p_comm(m, comm);
+    rc = NULL != m->p2p_comm ? OMPI_SUCCESS : create_p2p_comm(m, comm);
     if (OMPI_SUCCESS != rc) {
         step_aside(m, comm, NULL, "could not duplicate the communicator");
-        m->in_setup = false;
         return rc;
     }
 
@@ -568,7 +720,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         rc = mca_coll_themis_dims_probe(m, comm, &shape, bw, lat);
         if (OMPI_SUCCESS != rc) {
             step_aside(m, comm, NULL, "the bandwidth/latency probe failed");
-            m->in_setup = false;
             return rc;
         }
     }
@@ -586,7 +737,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     drop_unit_dims(&shape, bw, lat, kind);
     if (0 == shape.ndims) {
         step_aside(m, comm, NULL, "every dimension has size 1");
-        m->in_setup = false;
         return OMPI_SUCCESS;
     }
 
@@ -600,7 +750,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     }
     if (THEMIS_OK != themis_topology_check(&m->topo, text, sizeof(text))) {
         step_aside(m, comm, "bad-lists", text);
-        m->in_setup = false;
         return OMPI_SUCCESS;
     }
     rc = build_rank_map(m, &shape, size);
@@ -608,7 +757,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
         /* Local failure after a collective decision: this rank errors out
          * rather than running a different path from the others. */
         step_aside(m, comm, NULL, "out of memory for the rank map");
-        m->in_setup = false;
         return rc;
     }
 
@@ -630,7 +778,6 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
     }
 
     m->state = MCA_COLL_THEMIS_STATE_READY;
-    m->in_setup = false;
 
     if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)) {
         format_shape(&shape, why, sizeof(why));

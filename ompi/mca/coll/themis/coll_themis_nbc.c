@@ -47,6 +47,7 @@
 
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
+#include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
 
 #include "coll_themis.h"
@@ -65,10 +66,14 @@ typedef struct mca_coll_themis_plan_pin_t {
 
 static pthread_mutex_t nbc_lock = PTHREAD_MUTEX_INITIALIZER;
 static mca_coll_themis_request_t *outstanding;   /* under nbc_lock */
-static int noutstanding;                         /* atomic */
+static int noutstanding;                         /* atomic, deferred calls included */
 static bool progress_registered;                 /* under nbc_lock */
+/* Modules whose nonblocking setup runs and has deferred calls, linked
+ * through next_pending; under nbc_lock. */
+static mca_coll_themis_module_t *pending_modules;
 
 static int nbc_req_free(ompi_request_t **request);
+static int register_progress(void);
 static int nbc_req_cancel(ompi_request_t *request, int complete);
 
 /* An ompi_coll_base_nbc_request_t: Open MPI 4.1's bindings of nonblocking
@@ -205,6 +210,11 @@ void mca_coll_themis_request_init(mca_coll_themis_request_t *req, mca_coll_themi
     req->p2p_comm = NULL;
     req->p2p_index = 0;
     req->tag_ub = 0;
+    req->call = NULL;
+    req->defer_next = NULL;
+    req->inner = NULL;
+    req->is_cid = false;
+    memset(&req->cid, 0, sizeof(req->cid));
     req->done = false;
     req->freed = false;
     memset(&req->fin, 0, sizeof(req->fin));
@@ -232,6 +242,16 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
     free(req->fin.stage[1]);
     free(req->fin.op_ns);
     mca_coll_themis_private_comm_free(&req->p2p_comm, req->p2p_index);
+    free(req->call);
+    if (NULL != req->cid.sreq) {
+        ompi_request_free(&req->cid.sreq);   /* of a failed round */
+    }
+    if (NULL != req->cid.rreq) {
+        ompi_request_free(&req->cid.rreq);
+    }
+    if (NULL != req->inner) {
+        ompi_request_free(&req->inner);
+    }
     OBJ_RELEASE(req->comm);
     OMPI_REQUEST_FINI(&req->super.super);
     OBJ_RELEASE(req);
@@ -275,9 +295,153 @@ static int finish(mca_coll_themis_request_t *req, int rc)
     return rc;
 }
 
+/* --------------------------------------------------- id agreements */
+
+/* The tag of id agreements on the user's communicator: no Open MPI
+ * collective uses it (coll/base/coll_tags.h starts at -7; -1 is
+ * MPI_ANY_TAG, which never matches negative tags). */
+#define CID_TAG (-5)
+
+/* Posts the round at distance cid.dist (rank + dist gets our value, rank
+ * - dist sends its own), or finishes; under nbc_lock.  MPI_MAX and
+ * MPI_MIN are idempotent, so after ceil(log2 p) rounds every rank holds
+ * the reduction of all (each value reaches every rank at least once).
+ * One agreement runs at a time per communicator and each round has its
+ * own peers, so a message always matches the receive it was sent for. */
+static int cid_round(mca_coll_themis_request_t *req, bool *done)
+{
+    ompi_communicator_t *comm = req->comm;
+    const int p = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    int rc;
+
+    *done = req->cid.dist >= (uint32_t) p;
+    if (*done) {
+        *req->cid.out = req->cid.val;
+        return OMPI_SUCCESS;
+    }
+    const int d = (int) req->cid.dist;
+    rc = MCA_PML_CALL(irecv(&req->cid.in, 1, MPI_INT, (me - d + p) % p, CID_TAG, comm,
+                            &req->cid.rreq));
+    if (OMPI_SUCCESS == rc) {
+        rc = MCA_PML_CALL(isend(&req->cid.val, 1, MPI_INT, (me + d) % p, CID_TAG,
+                                MCA_PML_BASE_SEND_STANDARD, comm, &req->cid.sreq));
+    }
+    *done = OMPI_SUCCESS != rc;   /* requests of a failed round are dropped below */
+    return rc;
+}
+
+/* Advances an id agreement; under nbc_lock. */
+static int cid_advance(mca_coll_themis_request_t *req, bool *done)
+{
+    int rc = OMPI_SUCCESS;
+
+    *done = false;
+    if (!req->cid.active) {
+        if (req->module->cid_head != req) {
+            return OMPI_SUCCESS;   /* an earlier one on the communicator runs */
+        }
+        req->cid.active = true;
+        req->cid.dist = 1;
+        rc = cid_round(req, done);
+    } else if ((NULL == req->cid.sreq || REQUEST_COMPLETE(req->cid.sreq))
+               && (NULL == req->cid.rreq || REQUEST_COMPLETE(req->cid.rreq))) {
+        rc = req->cid.rreq->req_status.MPI_ERROR;
+        if (OMPI_SUCCESS == rc) {
+            rc = req->cid.sreq->req_status.MPI_ERROR;
+        }
+        if (OMPI_SUCCESS == rc) {
+            req->cid.val = req->cid.max ? (req->cid.in > req->cid.val ? req->cid.in : req->cid.val)
+                                        : (req->cid.in < req->cid.val ? req->cid.in : req->cid.val);
+        }
+        ompi_request_free(&req->cid.sreq);
+        ompi_request_free(&req->cid.rreq);
+        req->cid.dist *= 2;
+        rc = OMPI_SUCCESS == rc ? cid_round(req, done) : rc;
+        *done = *done || OMPI_SUCCESS != rc;
+    }
+    if (*done) {
+        /* Off the queue: the next agreement on the communicator may start. */
+        req->module->cid_head = req->cid.next;
+        if (NULL == req->cid.next) {
+            req->module->cid_tail = NULL;
+        }
+    }
+    return rc;
+}
+
+int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
+                              const void *sbuf, void *rbuf, ompi_op_t *op,
+                              ompi_request_t **request)
+{
+    mca_coll_themis_request_t *req = mca_coll_themis_request_new(m, comm);
+    int rc;
+
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->is_cid = true;
+    req->cid.out = rbuf;
+    req->cid.val = *(const int *) (MPI_IN_PLACE == sbuf ? rbuf : sbuf);
+    req->cid.max = MPI_MAX == op;
+    pthread_mutex_lock(&nbc_lock);
+    rc = register_progress();
+    if (OPAL_SUCCESS == rc) {
+        if (NULL == m->cid_tail) {
+            m->cid_head = req;
+        } else {
+            m->cid_tail->cid.next = req;
+        }
+        m->cid_tail = req;
+        req->next = outstanding;
+        outstanding = req;
+        __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    if (OPAL_SUCCESS != rc) {
+        mca_coll_themis_request_release(req);
+        return rc;
+    }
+    *request = &req->super.super;
+    return OMPI_SUCCESS;
+}
+
+/* Starts the calls deferred behind m's setup, in call order; calls made
+ * meanwhile queue behind them (m->draining). */
+static void drain(mca_coll_themis_module_t *m)
+{
+    for (;;) {
+        pthread_mutex_lock(&nbc_lock);
+        mca_coll_themis_request_t *req = m->defer_head;
+        m->defer_head = m->defer_tail = NULL;
+        if (NULL == req) {
+            __atomic_store_n(&m->draining, false, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&nbc_lock);
+            return;
+        }
+        pthread_mutex_unlock(&nbc_lock);
+        while (NULL != req) {
+            mca_coll_themis_request_t *next = req->defer_next;
+            req->defer_next = NULL;
+            __atomic_fetch_sub(&noutstanding, 1, __ATOMIC_RELEASE);
+            int rc = mca_coll_themis_call_resume(req);
+            if (OMPI_SUCCESS != rc || NULL == req->inner) {
+                mca_coll_themis_request_complete_now(req, OMPI_SUCCESS != rc ? rc : OMPI_ERROR);
+            } else {
+                pthread_mutex_lock(&nbc_lock);
+                req->next = outstanding;
+                outstanding = req;
+                __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+                pthread_mutex_unlock(&nbc_lock);
+            }
+            req = next;
+        }
+    }
+}
+
 static int nbc_progress(void)
 {
     mca_coll_themis_request_t *finished = NULL, **link;
+    mca_coll_themis_module_t *ready = NULL, **ml;
     int count = 0;
 
     if (0 == __atomic_load_n(&noutstanding, __ATOMIC_ACQUIRE)
@@ -288,7 +452,16 @@ static int nbc_progress(void)
     while (NULL != *link) {
         mca_coll_themis_request_t *req = *link;
         bool done = false;
-        int rc = mca_coll_themis_engine_advance(req->engine, &done);
+        int rc = OMPI_SUCCESS;
+        if (req->is_cid) {
+            rc = cid_advance(req, &done);
+        } else if (NULL != req->inner) {
+            /* A started deferred call: its request's completion, read
+             * without driving progress (this is progress). */
+            done = REQUEST_COMPLETE(req->inner);
+        } else {
+            rc = mca_coll_themis_engine_advance(req->engine, &done);
+        }
         if (!done) {
             link = &req->next;
             continue;
@@ -299,6 +472,24 @@ static int nbc_progress(void)
         finished = req;
         __atomic_fetch_sub(&noutstanding, 1, __ATOMIC_RELEASE);
     }
+
+    /* Setups: draining is raised before a setup can leave PENDING, so a
+     * new call never sees it over while deferred calls still wait. */
+    ml = &pending_modules;
+    while (NULL != *ml) {
+        mca_coll_themis_module_t *m = *ml;
+        bool over = false;
+        __atomic_store_n(&m->draining, true, __ATOMIC_RELEASE);
+        (void) mca_coll_themis_setup_test(m, m->defer_head->comm, &over);
+        if (!over) {
+            __atomic_store_n(&m->draining, false, __ATOMIC_RELEASE);
+            ml = &m->next_pending;
+            continue;
+        }
+        *ml = m->next_pending;
+        m->next_pending = ready;
+        ready = m;
+    }
     pthread_mutex_unlock(&nbc_lock);
 
     /* Unstaging and the trace outside the lock: the requests are off the
@@ -306,11 +497,84 @@ static int nbc_progress(void)
     while (NULL != finished) {
         mca_coll_themis_request_t *req = finished;
         finished = req->next;
-        int rc = finish(req, req->super.super.req_status.MPI_ERROR);
+        int rc;
+        if (req->is_cid) {
+            rc = req->super.super.req_status.MPI_ERROR;
+        } else if (NULL != req->inner) {
+            rc = req->inner->req_status.MPI_ERROR;
+            ompi_request_free(&req->inner);
+        } else {
+            rc = finish(req, req->super.super.req_status.MPI_ERROR);
+        }
         mca_coll_themis_request_complete_now(req, rc);
         ++count;
     }
+    while (NULL != ready) {
+        mca_coll_themis_module_t *m = ready;
+        ready = m->next_pending;
+        m->next_pending = NULL;
+        drain(m);
+        ++count;
+    }
     return count;
+}
+
+/* Under nbc_lock. */
+static int register_progress(void)
+{
+    int rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
+    progress_registered = OPAL_SUCCESS == rc;
+    return rc;
+}
+
+bool mca_coll_themis_setup_busy(mca_coll_themis_module_t *m)
+{
+    return MCA_COLL_THEMIS_STATE_PENDING == __atomic_load_n(&m->state, __ATOMIC_ACQUIRE)
+           || __atomic_load_n(&m->draining, __ATOMIC_ACQUIRE);
+}
+
+bool mca_coll_themis_defer(mca_coll_themis_module_t *m, mca_coll_themis_request_t *req)
+{
+    bool deferred = false;
+
+    pthread_mutex_lock(&nbc_lock);
+    if ((MCA_COLL_THEMIS_STATE_PENDING == m->state || m->draining)
+        && OPAL_SUCCESS == register_progress()) {
+        req->defer_next = NULL;
+        if (NULL == m->defer_tail) {
+            m->defer_head = req;
+        } else {
+            m->defer_tail->defer_next = req;
+        }
+        m->defer_tail = req;
+        bool listed = false;
+        for (mca_coll_themis_module_t *p = pending_modules; NULL != p && !listed;
+             p = p->next_pending) {
+            listed = p == m;
+        }
+        if (MCA_COLL_THEMIS_STATE_PENDING == m->state && !listed) {
+            m->next_pending = pending_modules;
+            pending_modules = m;
+        }
+        __atomic_fetch_add(&noutstanding, 1, __ATOMIC_RELEASE);
+        deferred = true;
+    }
+    pthread_mutex_unlock(&nbc_lock);
+    return deferred;
+}
+
+void mca_coll_themis_setup_wait(mca_coll_themis_module_t *m)
+{
+    for (;;) {
+        pthread_mutex_lock(&nbc_lock);
+        bool busy = MCA_COLL_THEMIS_STATE_PENDING == m->state || m->draining
+                    || NULL != m->defer_head;
+        pthread_mutex_unlock(&nbc_lock);
+        if (!busy) {
+            return;
+        }
+        opal_progress();
+    }
 }
 
 int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
@@ -329,8 +593,7 @@ int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
         OBJ_RETAIN(req->op);
     }
     pthread_mutex_lock(&nbc_lock);
-    rc = progress_registered ? OPAL_SUCCESS : opal_progress_register(nbc_progress);
-    progress_registered = OPAL_SUCCESS == rc;
+    rc = register_progress();
     pthread_mutex_unlock(&nbc_lock);
     if (OPAL_SUCCESS != rc) {
         return rc;

@@ -28,6 +28,7 @@ static unsigned long long themis_fallbacks[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_algo_calls[MCA_COLL_THEMIS_NCOLLS][THEMIS_MAX_ALGORITHMS];
 static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_tiny;
+static unsigned long long themis_cid;
 
 static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
     "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
@@ -54,6 +55,11 @@ void mca_coll_themis_count_tiny(void)
     __atomic_fetch_add(&themis_tiny, 1ULL, __ATOMIC_RELAXED);
 }
 
+void mca_coll_themis_count_cid(void)
+{
+    __atomic_fetch_add(&themis_cid, 1ULL, __ATOMIC_RELAXED);
+}
+
 void mca_coll_themis_count_algorithm(mca_coll_themis_coll_id_t coll,
                                      const mca_coll_themis_plan_choice_t *choice)
 {
@@ -70,6 +76,17 @@ static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *o
     const unsigned long long *counter = (const unsigned long long *) pvar->ctx;
     *(unsigned long long *) value = __atomic_load_n(counter, __ATOMIC_RELAXED);
     return OPAL_SUCCESS;
+}
+
+/* One read-only, continuous counter of the component. */
+static void register_counter(const mca_base_component_t *comp, const char *name,
+                             const char *desc, unsigned long long *counter)
+{
+    (void) mca_base_component_pvar_register(
+        comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+        MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+        MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL, NULL,
+        counter);
 }
 
 int mca_coll_themis_pvars_register(void)
@@ -136,13 +153,18 @@ int mca_coll_themis_pvars_register(void)
             NULL, &themis_substitutions[i]);
     }
 
-    (void) mca_base_component_pvar_register(
+    register_counter(
         comp, "tiny_message_calls",
         "Calls (any collective) that coll/themis ran with a program of many small messages: "
         "more than 1000 transfers sent and received by this process, averaging below 16 KiB "
         "within one node or below 1 KiB across nodes (the tiny-messages warning, shown once)",
-        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
-        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-        read_counter, NULL, NULL, &themis_tiny);
+        &themis_tiny);
+    register_counter(
+        comp, "cid_agreements",
+        "MPI_Iallreduce calls of one MPI_INT with MPI_MAX or MPI_MIN (Open MPI's "
+        "communicator-id agreement, also of coll/themis' own nonblocking setup) run by "
+        "coll/themis' point-to-point id agreement; not counted in "
+        "coll_themis_iallreduce_calls or _fallbacks",
+        &themis_cid);
     return OMPI_SUCCESS;
 }
