@@ -161,6 +161,7 @@ struct mca_coll_themis_engine_t {
     mca_coll_themis_scratch_t *scratch;
     int status;                /* OMPI_SUCCESS, else the first error */
     long long quiet_since;     /* last look for progress without any; 0: progress */
+    bool in_progress;          /* args' in_progress: no probes */
     int finished;              /* copy_out done, or failed and drained */
 };
 
@@ -1026,8 +1027,12 @@ static int expects(const engine_t *e, int peer, int tag, size_t bytes)
 static int stall_check(engine_t *e)
 {
     static int said;
-    long long now = now_nsec();
+    long long now;
 
+    if (e->in_progress) {
+        return OMPI_SUCCESS;
+    }
+    now = now_nsec();
     if (0 == e->quiet_since || now - e->quiet_since < ENGINE_STALL_NSEC) {
         e->quiet_since = 0 == e->quiet_since ? now : e->quiet_since;
         return OMPI_SUCCESS;
@@ -1238,7 +1243,8 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
     /* Where folded tags may repeat, every receive is matched first, in
      * order, so that none overtakes an earlier one for the same message. */
     e->tags_collide = l->max_tag >= e->lane_tags;
-    e->match_bytes = engine_match_bytes();
+    e->in_progress = args->in_progress;
+    e->match_bytes = e->in_progress ? SIZE_MAX : engine_match_bytes();
     if (e->tags_collide && SIZE_MAX != e->match_bytes) {
         e->match_bytes = 0;
     }

@@ -88,6 +88,12 @@ typedef struct mca_coll_themis_engine_args_t {
      * its last step done).  Filled on success; for the trace
      * (coll_themis_trace), a branch per op when NULL. */
     uint64_t *op_ns;
+    /* Advanced from the nonblocking progress callback, under its lock: it
+     * never probes (ob1's improbe and iprobe run opal_progress on a miss,
+     * which can re-enter coll/themis, e.g. a communicator-id agreement, and
+     * wait for that lock), so a count mismatch is caught only as the
+     * PML's truncation. */
+    bool in_progress;
 } mca_coll_themis_engine_args_t;
 
 /*
@@ -129,7 +135,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
  * advance returns the call's result once *done (OMPI_SUCCESS before).
  * advance does not call opal_progress itself, as it may run inside it;
  * only ob1's improbe and iprobe (receives matched first, the stall look)
- * do on a miss, which the nonblocking callback's trylock makes harmless.
+ * do on a miss, and only for engines that are not in_progress.
  */
 typedef struct mca_coll_themis_engine_t mca_coll_themis_engine_t;
 int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,

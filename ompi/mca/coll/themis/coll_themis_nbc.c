@@ -619,6 +619,7 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
         a.nlanes = req->module->nlanes;
     }
     a.scratch = &req->scratch;
+    a.in_progress = true;
     req->done = false;
     rc = mca_coll_themis_engine_start(&a, &req->engine);
     if (OMPI_SUCCESS != rc) {
