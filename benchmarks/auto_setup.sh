@@ -26,13 +26,16 @@ bench="$build/benchmarks/bench_auto"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
-    local rev=$1 out=$2 srcs
+    local rev=$1 out=$2 srcs incs
     shift 2
     mkdir -p "$tmp/$rev"
     git -C "$top" archive "$rev" planners | tar -x -C "$tmp/$rev"
-    srcs=$(ls "$tmp/$rev"/planners/*.c | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
+    # planners/ is flat in older trees and in folders by concept since
+    # the relayout: every .c below it, every folder on the include path
+    srcs=$(find "$tmp/$rev/planners" -name '*.c' | sort | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
+    incs=$(find "$tmp/$rev/planners" -type d | sed 's/^/-I/')
     # shellcheck disable=SC2086
-    gcc -O2 -std=gnu11 -w "$@" -I"$tmp/$rev/planners" $(pkg-config --cflags json-c libxml-2.0) \
+    gcc -O2 -std=gnu11 -w "$@" $incs $(pkg-config --cflags json-c libxml-2.0) \
         -o "$out" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
 }
 build_at "$before" "$tmp/bench_before"

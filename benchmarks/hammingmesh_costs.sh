@@ -12,7 +12,7 @@
 #                    = 4 sqrt(p) alpha + (S/2) beta + S beta / (4 sqrt(p))
 #          so rings win from S* = 4 sqrt(p) (2 p - 4 sqrt(p)) alpha / beta.
 #          Written for square tori; for r x c we use sqrt(p) as the paper does.
-#   ours   `themis-plan cycles --costs` (planners/algo_cost.h): the same
+#   ours   `themis-plan cycles --costs` (planners/themis/algo_cost.h): the same
 #          latency model and event simulator as Themis, with exact per-link
 #          bytes: rings move (S/2)(1 - 1/p) per link, torus2d
 #          (S/2)(1 - 1/c)(1 + 1/r) on a row link and (S/2)(1 - 1/r)(1 + 1/c)

@@ -9,7 +9,7 @@
 # with
 #   treepack    coll_themis_allreduce_algorithm treepack (the optimal
 #               packing: the chains of the dual-NVLink and the single
-#               Hamiltonian cycle, planners/treepack.h)
+#               Hamiltonian cycle, planners/treepack/treepack.h)
 #   tacos       coll_themis_allreduce_algorithm tacos (TACOS, one chunk
 #               per rank)
 #   themis      coll_themis_allreduce_algorithm themis (no dimensions

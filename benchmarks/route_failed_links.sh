@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Routing around failed links (planners/clos_route.h, exact): random
+# Routing around failed links (planners/routing/clos_route.h, exact): random
 # permutation traffic (every host sends one flow to a host under another
 # ToR; MINSTD from a fixed seed, so every machine draws the same) on
 # 32x16 with 15 hosts per ToR and 64x32 with 16 (1024 hosts) and 31, where

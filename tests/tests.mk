@@ -5,7 +5,7 @@
 # lines (tests/unit/unit.h).  Add a program here and it runs in the suite.
 
 # `make check` runs the unit tests (the MPI suites need mpirun: tests/run_all.sh).
-UNIT_LDADD = planners/libthemis_bound.la planners/libthemis_planners.la $(GLPK_LIBS)
+UNIT_LDADD = $(OFFLINE_LIBS) $(GLPK_LIBS)
 
 check_PROGRAMS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/test_topology.c tests/unit/unit.h

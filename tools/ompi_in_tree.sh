@@ -40,12 +40,20 @@ mkdir -p "$dest/planners"
 for f in $comp_sources Makefile.am configure.m4 help-mpi-coll-themis.txt; do
     cp "$comp/$f" "$dest/$f"
 done
+planner_dirs=
 for f in $planner_sources; do
+    mkdir -p "$(dirname "$dest/$f")"
     cp "$top/$f" "$dest/$f"
+    case " $planner_dirs " in
+        *" $(dirname "$f") "*) ;;
+        *) planner_dirs="$planner_dirs $(dirname "$f")" ;;
+    esac
 done
 {
     echo "# Written by themis' tools/ompi_in_tree.sh from its Makefile.am."
     printf 'coll_themis_sources ='; printf ' \\\n    %s' $comp_sources; echo
     printf 'coll_themis_planners_sources ='; printf ' \\\n    %s' $planner_sources; echo
+    # the planners' folders, each on the include path as in themis' build
+    printf 'coll_themis_planners_cppflags ='; printf ' \\\n    -I$(srcdir)/%s' $planner_dirs; echo
 } >"$dest/sources.am"
 echo "ompi_in_tree: coll/themis is in $dest; now run ./autogen.pl, ./configure and make in $ompi"

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * `themis-plan algorithms`: the algorithm table (planners/algorithm.h) as
+ * `themis-plan algorithms`: the algorithm table (planners/algorithms/algorithm.h) as
  * text, as names for scripts (--names [--coll C]), or as the Markdown
  * table of docs/coll_themis.md (--markdown; the test suite checks that
  * the docs hold exactly this).

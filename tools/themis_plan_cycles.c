@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * `themis-plan cycles`: the two edge-disjoint Hamiltonian cycles of an
- * r x c torus (planners/hamiltonian.h) as a grid like Fig. 16 of
+ * r x c torus (planners/network/hamiltonian.h) as a grid like Fig. 16 of
  * hammingmesh.txt, as a plain list or JSON (json-c); the build cost over a
  * range of sizes (--sweep); and the predicted times of Themis, rings and
- * torus2d with their crossover (--costs, planners/algo_cost.h).
+ * torus2d with their crossover (--costs, planners/themis/algo_cost.h).
  */
 #include "themis_build_config.h"
 

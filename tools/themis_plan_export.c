@@ -4,7 +4,7 @@
  *
  * themis-plan export --msccl OUT.xml: a themis algorithm's programs for
  * one call, as every rank of the component would build them, written as
- * MSCCL-XML (planners/xfer_programs.h, msccl.h).  The file is read back
+ * MSCCL-XML (planners/schedule/xfer_programs.h, msccl.h).  The file is read back
  * and compiled again: the round trip must give the same schedule and the
  * same programs (hashes printed), and coll_themis_<coll>_schedule runs it.
  */

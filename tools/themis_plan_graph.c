@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * `themis-plan graph SPEC|FILE [--bw B[,B2]] [--lat L] [--degree D] [--routes]`:
- * a graph topology (planners/graph.h) in its file format, or every route.
+ * a graph topology (planners/network/graph.h) in its file format, or every route.
  * `themis-plan xfer ring --graph SPEC|FILE --coll C --bytes S [--order ...]`:
- * the ring transfer schedule (planners/xfer_ring.h) through the link
- * simulator (planners/link_sim.h).
+ * the ring transfer schedule (planners/schedule/xfer_ring.h) through the link
+ * simulator (planners/network/link_sim.h).
  */
 #include "themis_build_config.h"
 
@@ -199,7 +199,7 @@ int themis_plan_cmd_graph(int argc, char **argv)
                    "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
                    "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
                    "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
-                   "  (planners/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
+                   "  (planners/network/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
                    "  leafspine:HxR rail:HxR, options ,nics= ,intra= ,ibw= ,ilat= ,pcie= ,bw=\n"
                    "  ,ubw= ,lat= ,leaves= ,spines= (docs/cluster.md; the comment then adds\n"
                    "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
@@ -431,7 +431,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                    "                            [--duplex F]\n"
                    "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
                    "  P the graph's nodes); direct: every rank sends each other rank its block\n"
-                   "  straight (planners/xfer_direct.h).  A transfer schedule of P units of\n"
+                   "  straight (planners/schedule/xfer_direct.h).  A transfer schedule of P units of\n"
                    "  S/P bytes (S: the whole vector), simulated link by link on the graph's\n"
                    "  shortest routes; direct --xy W: dimension-ordered routes on a mesh or\n"
                    "  torus of rows of W (x first, forwarded at the turn).  The last\n"
@@ -442,7 +442,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
                    "  leaf-spine graph (leafspine:HxR, docs/cluster.md): each rank pair across\n"
                    "  leaves is a Clos flow routed by ALGO (greedy, parallel, exact, or ecmp:\n"
                    "  one draw of --seed N, default 1) and its transfers go by that spine\n"
-                   "  (planners/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
+                   "  (planners/routing/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
                    "  lower_bound=B' comes first.\n");
             return 0;
         default:

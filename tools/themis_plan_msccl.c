@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * `themis-plan msccl check|export|draw FILE`: MSCCL-XML files as transfer
- * schedules (planners/msccl.h).  check prints what the file holds and
+ * schedules (planners/msccl/msccl.h).  check prints what the file holds and
  * "ok"; export writes the schedule back as MSCCL-XML and loads that again
  * (both hashes, equal for a faithful round trip); draw lists each rank's
  * transfers in list order.

@@ -4,7 +4,7 @@
  *
  * `themis-plan route --clos TxS (--pairs DIR | --ring H,H,... | --schedule
  * FILE.xml --hosts H,H,...) [...]`: one
- * spine per flow on a 2-layer Clos (planners/clos_route.h, clos_ilp.h).
+ * spine per flow on a 2-layer Clos (planners/routing/clos_route.h, clos_ilp.h).
  * The last line is exactly
  *   max_load=X optimum=Y slowest_flow_share=Z run_ms=T
  * (optimum: the proven lower bound, which is the optimum for exact and

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * `themis-plan rules FILE [--coll C --comm-size N --bytes B]`: checks a
- * rules file exactly as coll/themis reads it (planners/rules.h) and, for a
+ * rules file exactly as coll/themis reads it (planners/algorithms/rules.h) and, for a
  * call, prints the rule that applies and what it sets; what it leaves out
  * comes from the coll_themis_* parameters.  Without a call: every rule and
  * shape.

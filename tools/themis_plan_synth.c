@@ -5,8 +5,8 @@
  * `themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S
  * --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N] [--ilp
  * [--time-limit T] [--ilp-cluster STEPS]] [--export DIR | --msccl FILE]
- * [--write-graph FILE]`: a TACOS schedule (planners/tacos.h, with --ilp
- * planners/tacos_ilp.h) synthesized on the graph's working part, checked,
+ * [--write-graph FILE]`: a TACOS schedule (planners/tacos/tacos.h, with --ilp
+ * planners/tacos/tacos_ilp.h) synthesized on the graph's working part, checked,
  * and timed by the link simulator beside the lower bound.
  */
 #include "themis_build_config.h"
@@ -53,7 +53,7 @@ static void usage(void)
            "  sends at F of their rate (TCP over one connection both ways; the\n"
            "  synthesis does not use it).  The last line is 'collective_us=X\n"
            "  lower_bound_us=Y cut_bound_us=C synthesis_ms=Z' (Z: wall time; Y: each\n"
-           "  node's links; C: planners/cut_bound.h, every cut up to %u nodes, else a\n"
+           "  node's links; C: planners/bound/cut_bound.h, every cut up to %u nodes, else a\n"
            "  family, the line 'cut bound:' says which).\n",
            (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
            THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,

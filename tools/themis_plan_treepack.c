@@ -4,7 +4,7 @@
  *
  * `themis-plan treepack --graph SPEC|FILE [--method M] [--bytes S]
  *  [--trees N]`: the optimal spanning-tree packing of a graph
- * (planners/treepack.h): C(G) as an exact fraction, the trees with their
+ * (planners/treepack/treepack.h): C(G) as an exact fraction, the trees with their
  * shares, the certificate partition, the runtime's packing with its C
  * beside C(G) and their ratio, the C of the schedule row treepack runs
  * (after rounding to units and chunks) beside C(G) and its ratio, Lemma

@@ -9,7 +9,7 @@
 #   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
 #   fuzz_msccl            themis_msccl_parse (MSCCL-XML; libxml2)
 #   fuzz_graph            themis_graph_parse (coll_themis_graph, --graph files)
-# Each target is built with clang from its source and planners/topology.c
+# Each target is built with clang from its source and planners/network/topology.c
 # (fuzz_rules: the planner library's sources and json-c; the autotools
 # build does not need clang), then run from a fresh copy of
 # its seed corpus (tests/fuzz/corpus/TARGET) for a bounded time.  Prints
@@ -36,7 +36,11 @@ CC=${FUZZ_CC:-clang}
 # shellcheck disable=SC2054  # the commas separate sanitizer names
 CFLAGS=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra
         -fsanitize=fuzzer,address,undefined,unsigned-integer-overflow
-        -fno-sanitize-recover=all -I"$top/planners")
+        -fno-sanitize-recover=all)
+# the planners' folders, each on the include path as the build has them
+for d in "$top"/planners/*/; do
+    CFLAGS+=(-I"$d")
+done
 
 skip_all() {
     for t in "${targets[@]}"; do
@@ -58,22 +62,22 @@ failures=0
 for t in "${targets[@]}"; do
     bin=$work/fuzz_$t
     log=$work/fuzz_$t.log
-    srcs=("$top/planners/topology.c")
+    srcs=("$top/planners/network/topology.c")
     libs=()
     # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
     xml=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
     if [ "$t" = rules ]; then
         # the rules name algorithms: the whole library, without the GLPK
         # solvers (libthemis_bound: the files that include glpk.h)
-        mapfile -t srcs < <(grep -L 'glpk\.h' "$top"/planners/*.c)
+        mapfile -t srcs < <(grep -L 'glpk\.h' "$top"/planners/*/*.c)
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl,transfer,hash,themis_types,topology}.c)
+        srcs=("$top"/planners/{msccl/msccl,schedule/transfer,core/hash,core/themis_types,network/topology}.c)
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
-        srcs=("$top"/planners/{graph,cluster,topology,hash,themis_types}.c)
+        srcs=("$top"/planners/{network/graph,network/cluster,network/topology,core/hash,core/themis_types}.c)
     fi
     # MSCCL files that cost memory (many gpus x chunks) are larger than
     # the 4 KB the other formats need: the seeds must fit.

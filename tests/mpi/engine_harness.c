@@ -10,7 +10,7 @@
  *     reduce-scatter with uneven counts, allgather (op NULL), in place,
  *     work in scratch, split messages, tag wrap-around, a datatype with a
  *     non-zero lower bound, scratch sizes and reuse, rejected programs;
- *   - programs from themis_program_build_hier (planners/plan.c) for
+ *   - programs from themis_program_build_hier (planners/themis/plan.c) for
  *     Themis and baseline schedules on 1-3 dimensional grids.
  * Usage: mpirun -np P engine_harness [LABEL]; prints PASS:/FAIL:/SKIP:
  * lines from rank 0, names prefixed with LABEL.  THEMIS_ENGINE_BIG=1 adds

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# `auto` on a graph (coll_themis_graph, planners/algorithm.h
+# `auto` on a graph (coll_themis_graph, planners/algorithms/algorithm.h
 # themis_algorithm_plan): every call the coll_matrix makes runs on themis,
 # bit-exact, with 0 fallbacks, although the fastest rows (tacos, treepack)
 # cannot serve most of its counts (--big: 1000003 elements, where the

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# TACOS (planners/tacos.h, row `tacos`): schedules synthesized for the
+# TACOS (planners/tacos/tacos.h, row `tacos`): schedules synthesized for the
 # communicator's graph run the coll_matrix for allreduce, reduce_scatter and
 # allgather, bit-exact, and the MPI_T counters prove that tacos ran: a 4x4
 # mesh (np 16), the 4x4 mesh without nodes 7 and 9 (np 14, its working
@@ -72,7 +72,7 @@ else
     failures=$((failures + 1))
 fi
 # Counts that do not divide into the units: tacos on every call (units of
-# uneven size, planners/transfer.h); reduce_scatter runs even, skewed (with
+# uneven size, planners/schedule/transfer.h); reduce_scatter runs even, skewed (with
 # empty blocks) and all-on-one receive counts.
 mapfile -t T16 < <(tacos_opts mesh2d:4x4)
 opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${T16[@]}")

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The treepack row under mpirun (planners/treepack.h, algo_treepack.c):
+# The treepack row under mpirun (planners/treepack/treepack.h, algo_treepack.c):
 # All-Reduce over the optimal spanning-tree packing of coll_themis_graph.
 # np 8 on p3.16xlarge (cycles packing: 16 chains, shares 1/12 and 1/24)
 # and np 4 on p3.8xlarge (union packing: 3 trees), np 6 on a 6-node
@@ -63,7 +63,7 @@ need=('treepack packs 3 trees \(union\): C 1/3 x S/B, certified C\(G\) >= 1/3, s
 run "fc:6 allreduce vader (union packing)" 600 6
 need=()
 
-# Any count: units of uneven size (planners/transfer.h), treepack on every call.
+# Any count: units of uneven size (planners/schedule/transfer.h), treepack on every call.
 # clique6_uneven: trees of several weights, chunks of several units.
 for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12" \
          "$here/../data/graphs/clique6_uneven.txt:6"; do

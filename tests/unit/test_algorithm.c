@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The algorithm table (planners/algorithm.h): the rows are well formed,
+ * The algorithm table (planners/algorithms/algorithm.h): the rows are well formed,
  * substitution chains end at row 0, choices follow the documented rules,
  * and a program built through the table is the one the row's builder
  * makes.

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * planners/chunking: the latency-model floor and the chunk count.
+ * planners/core/chunking: the latency-model floor and the chunk count.
  */
 #include <stdint.h>
 #include <stdio.h>

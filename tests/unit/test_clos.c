@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Clos routing (planners/clos.h, clos_route.h, clos_ilp.h): the König
+ * Clos routing (planners/routing/clos.h, clos_route.h, clos_ilp.h): the König
  * colouring reaches ceil(D / S) on regular and irregular multigraphs, the
  * greedy matches hand-computed cases, failed spines and links are
  * avoided, the ILP agrees with the exact method, ECMP repeats with its

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Clusters in the one network model (planners/cluster.h, graph.h): every
+ * Clusters in the one network model (planners/network/cluster.h, graph.h): every
  * generator's graph round trips through the file format (write -> parse
  * -> the same text and hash), the cluster shapes hold the nodes and links
  * docs/cluster.md promises, declarations are checked, dims derived from a

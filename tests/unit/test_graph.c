@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Graph topologies (planners/graph.h): every generator's node and link
+ * Graph topologies (planners/network/graph.h): every generator's node and link
  * counts and some links by hand, the p3 presets, failures, routes and
  * their tie-breaks, file parse errors with positions, write -> parse.
  */

@@ -2,9 +2,9 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Link-level simulator (planners/link_sim.h) on cases computed by hand
+ * Link-level simulator (planners/network/link_sim.h) on cases computed by hand
  * (the duplex rate too),
- * and the ring generator (planners/xfer_ring.h): its shape, its
+ * and the ring generator (planners/schedule/xfer_ring.h): its shape, its
  * dependencies, a symbolic run of its result, its time on ring:P against
  * 2(P-1)/P N 8/B + 2(P-1) lat, and the p3.16xlarge ring on dual links.
  */

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * MSCCL-XML import and export (planners/msccl.h): the example files of
+ * MSCCL-XML import and export (planners/msccl/msccl.h): the example files of
  * tests/data/msccl (THEMIS_MSCCL_DATA) import with their counts, give
  * schedules whose dependencies point backwards, order every conflicting
  * pair and compute the collective when run in list order on symbolic

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Rules files (planners/rules.h): a valid file and its matches, and
+ * Rules files (planners/algorithms/rules.h): a valid file and its matches, and
  * malformed ones, each refused with the right line and reason.
  */
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * planners/tacos.c: every synthesized schedule passes themis_xfer_check
+ * planners/tacos/tacos.c: every synthesized schedule passes themis_xfer_check
  * (race-free, the collective's result) on many graphs, compiled programs
  * compute the collective under many interleavings (vexec), the synthesis
  * is causal and deterministic, lists transfers in their simulated start

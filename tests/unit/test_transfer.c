@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Transfer schedules (planners/transfer.h): the check accepts correct
+ * Transfer schedules (planners/schedule/transfer.h): the check accepts correct
  * schedules and names what is wrong with broken ones; compiled programs
  * compute the collective under many interleavings (vexec).
  */
@@ -167,7 +167,7 @@ static void test_direct_reduce_scatter(void)
     themis_xfer_free(&s);
 }
 
-/* planners/xfer_ring.c's rings pass the check and compute their
+/* planners/schedule/xfer_ring.c's rings pass the check and compute their
  * collective, in identity and shuffled rank orders. */
 static void test_rings(void)
 {

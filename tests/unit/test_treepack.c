@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * Spanning-tree packing (planners/treepack.h): the paper's values exactly
+ * Spanning-tree packing (planners/treepack/treepack.h): the paper's values exactly
  * (p3.16xlarge 7/24 with the heuristics 1/2 and 7/16, p3.8xlarge 1/3),
  * the LP and the integer methods agree, every packing fits the
  * capacities, tori reach |E|/(n-1), MW reports an honest gap, and the

@@ -5,7 +5,7 @@
  * What row treepack runs against the LP optimum C(G) (themis_tp_lp,
  * GLPK) on 100+ graphs: random ones of 5 to 64 nodes (sparse and dense,
  * capacities of 1 to 4 links), with one-way links, clusters joined by
- * thin bridges, meshes, tori and the presets of planners/graph.c.  On
+ * thin bridges, meshes, tori and the presets of planners/network/graph.c.  On
  * every graph: the packing (themis_tp_solve) fits and its certified
  * bound is no less than the optimum; the row's own schedule (its xfer
  * hook: the trees after rounding to units and chunks within the

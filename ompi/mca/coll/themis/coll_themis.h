@@ -236,7 +236,7 @@ typedef struct {
 typedef struct {
     int algo;           /* row of the algorithm table */
     bool substituted;   /* the requested row cannot run on this shape */
-    /* The call's chunk count (planners/chunking.h); rings and torus2d split
+    /* The call's chunk count (planners/core/chunking.h); rings and torus2d split
      * each of their four quarters into max(1, nchunks / 4). */
     uint32_t nchunks;
     uint64_t messages;        /* transfers this rank sends and receives */

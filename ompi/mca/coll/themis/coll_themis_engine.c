@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The execution engine (see coll_themis_engine.h and planners/plan.h).
+ * The execution engine (see coll_themis_engine.h and planners/themis/plan.h).
  *
  * One call is a state machine: start (validate the arguments, size the
  * scratch, copy_in, start what can start), advance (below; as often as

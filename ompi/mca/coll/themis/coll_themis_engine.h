@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The execution engine: runs one rank's themis_program_t (planners/plan.h)
+ * The execution engine: runs one rank's themis_program_t (planners/themis/plan.h)
  * over non-blocking PML point-to-point on a private communicator, reducing
  * with ompi_op_reduce.  It executes step lists it did not design.
  */

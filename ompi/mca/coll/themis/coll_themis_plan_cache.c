@@ -14,7 +14,7 @@
  * freed with the module.
  *
  * Algorithm of a collective (coll_themis_<coll>_algorithm): a row of the
- * algorithm table (planners/algorithm.h), chosen and built by
+ * algorithm table (planners/algorithms/algorithm.h), chosen and built by
  * themis_algorithm_plan: a requested row runs where it can serve the
  * call, else the fastest row that can (reported once per process, counted
  * per call); auto runs the fastest row that can serve the call, ranked by

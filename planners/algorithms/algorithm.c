@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The algorithm table (algorithm.h), built from planners/algorithms.def,
+ * The algorithm table (algorithm.h), built from planners/algorithms/algorithms.def,
  * and the choices made from it.
  */
 #include "algorithm.h"

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * The cost model's shared pieces (algo_cost.h); each algorithm's own cost
- * function is in its planners/algo_<name>.c.  Chunk counts are clamped to
+ * function is in its planners/algorithms/algo_<name>.c.  Chunk counts are clamped to
  * the bytes available (the scheduler needs a byte per chunk).
  */
 #include "algo_cost.h"

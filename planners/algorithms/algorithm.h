@@ -9,10 +9,10 @@
  * MPI_T counters, the `auto` choice, the CLI's list, the docs table and
  * the tests' lists.
  *
- * Adding an algorithm: a file planners/algo_<name>.c that defines
+ * Adding an algorithm: a file planners/algorithms/algo_<name>.c that defines
  *     const themis_algorithm_t themis_algorithm_<name> = { ... };
  * and one line THEMIS_ALGORITHM(<name>) at the end of
- * planners/algorithms.def (its position is its index), plus the file in
+ * planners/algorithms/algorithms.def (its position is its index), plus the file in
  * Makefile.am's planner sources.  Nothing else names algorithms.
  *
  * Row 0 (themis) is the default: it serves every collective and runs on
