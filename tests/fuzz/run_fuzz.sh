@@ -77,7 +77,7 @@ for t in "${targets[@]}"; do
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
-        srcs=("$top"/planners/{network/graph,network/cluster,network/topology,core/hash,core/themis_types}.c)
+        srcs=("$top"/planners/{network/graph,network/graph_file,network/graph_spec,network/cluster,network/topology,core/hash,core/themis_types}.c)
     fi
     # MSCCL files that cost memory (many gpus x chunks) are larger than
     # the 4 KB the other formats need: the seeds must fit.

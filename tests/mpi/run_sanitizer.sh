@@ -159,7 +159,7 @@ suite_logs=sanitizer
 common+=(--mca mpi_yield_when_idle 1)
 
 # Our code in a report's frames: the component, the planners, coll_matrix.
-ours='mca_coll_themis|coll_themis_[a-z_]+\.c|/planners/[a-z_]+\.c|coll_matrix\.c'
+ours='mca_coll_themis|coll_themis_[a-z_]+\.c|/planners/[a-z_/]+\.c|coll_matrix\.c'
 failed=0
 
 # case_run DESCRIPTION [mpirun options...]: coll_matrix (args, default
