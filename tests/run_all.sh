@@ -6,36 +6,30 @@
 # unit test, every MPI test and short fuzz runs of the parsers on Debian's
 # Open MPI 4.1.4, then the unit tests and the MPI correctness suites on
 # Open MPI 5.0.9 (built once), and ends with "N passed, M failed".
-# Every suite prints PASS:/FAIL:/SKIP: lines; this script counts them.
+# Every program prints PASS:/FAIL:/SKIP: lines; `make check` runs them under
+# tests/suite_driver.sh (a log and a result per case), this script adds up.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 log_dir=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}
 mkdir -p "$log_dir"
 
+export THEMIS_TEST_LOG_DIR=$log_dir
+
+# `make check` runs every program under tests/suite_driver.sh, which prints
+# each case's PASS:/FAIL:/SKIP: line and writes one result per case into
+# the program's .trs; the counts below are those results.
 passed=0; failed=0; skipped=0
-count() {   # count PASS/FAIL/SKIP lines of a suite's output file
-    local f=$1 p fl s
-    p=$(grep -c '^PASS: ' "$f" || true)
-    fl=$(grep -c '^FAIL: ' "$f" || true)
-    s=$(grep -c '^SKIP: ' "$f" || true)
+count() {   # DIR: add the results of the .trs files `make check` left there
+    local d=$1 p fl s
+    p=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: PASS' || true)
+    fl=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -cE '^:test-result: (FAIL|ERROR)' || true)
+    s=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: SKIP' || true)
     passed=$((passed + p)); failed=$((failed + fl)); skipped=$((skipped + s))
 }
-run_suite() {  # name, command...: a suite that crashes or prints nothing fails
-    local name=$1; shift
-    local out="$log_dir/$name.log"
-    local t0=$SECONDS
-    echo "== $name"
-    "$@" >"$out" 2>&1
-    local rc=$?
-    echo "   ($name: $((SECONDS - t0)) s)"
-    grep -E '^(PASS|FAIL|SKIP): ' "$out" | sed 's/^/   /'
-    grep -E '^FAIL: ' "$out" >/dev/null && grep -vE '^(PASS|SKIP): ' "$out" | tail -n 40 | sed 's/^/   | /'
-    if ! grep -qE '^(PASS|FAIL|SKIP): ' "$out" || { [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$out"; }; then
-        echo "FAIL: $name exited $rc without reporting a failure" | tee -a "$out"
-        tail -n 20 "$out" | sed 's/^/   | /'
-    fi
-    count "$out"
+clean_results() {   # DIR: results of an earlier run must not count again
+    find "$1/tests" -name '*.trs' -delete 2>/dev/null || true
+    rm -f "$1/test-suite.log"
 }
 
 echo "== build"
@@ -46,21 +40,26 @@ if ! bash tools/setup.sh >"$log_dir/build.log" 2>&1; then
     exit 1
 fi
 
-for t in tests/unit/test_*; do
-    [ -x "$t" ] && [ -f "$t.c" ] || continue
-    run_suite "$(basename "$t")" "$t"
-done
-for s in tests/mpi/run_*.sh tests/netbed/run_*.sh tests/fuzz/run_*.sh; do
+# a suite that tests.mk does not list would never run
+for s in tests/mpi/run_*.sh tests/netbed/run_*.sh tests/fuzz/run_*.sh tests/*.sh; do
+    case $s in tests/run_all.sh | tests/suite_driver.sh) continue ;; esac
     [ -f "$s" ] || continue
-    run_suite "$(basename "$s" .sh)" bash "$s"
+    if ! grep -q "$s" tests/tests.mk; then
+        echo "FAIL: $s is not among the SUITES of tests/tests.mk"
+        failed=$((failed + 1))
+    fi
 done
 
+echo "== make check"
+clean_results "$top"
+make -s check >"$log_dir/make-check.log" 2>&1
+grep -vE '^(make|Making)' "$log_dir/make-check.log" | grep -vE '^=+$' | sed 's/^/   /'
+count "$top"
+
 # Open MPI 5.0.9 (THEMIS_OMPI5=0 leaves it out): built once into
-# /opt/ompi-5.0.9 and reused, themis built for it in build-ompi5/, then
-# the unit tests of that build and the MPI correctness suites at CI
-# level, launched by 5.0's mpirun (tests/mpi/mpirun.sh).
-ompi5_suites=(run_mpi_tests run_dtype_tests run_repro_tests run_msccl_tests
-              run_tacos_tests run_torus_tests run_persistent_tests run_input_tests)
+# /opt/ompi-5.0.9 and reused, themis built for it in build-ompi5/
+# (configured --with-ompi, so its suites launch 5.0's mpirun), then
+# `make check-ompi5` there: the unit tests and the MPI correctness suites.
 ompi5_tar=${THEMIS_OMPI5_TARBALL:-$top/../shared/ompi/openmpi-5.0.9-src.tar.xz}
 if [ "${THEMIS_OMPI5:-1}" = 0 ]; then
     :
@@ -73,14 +72,13 @@ else
     if bash tools/setup.sh --ompi5 >"$log_dir/build-ompi5.log" 2>&1; then
         echo "   (build-ompi5: $((SECONDS - t0)) s)"
         b5=$top/build-ompi5
-        for t in "$b5"/tests/unit/test_*; do
-            [ -x "$t" ] && [ -f "$t.c" ] || continue
-            run_suite "ompi5-$(basename "$t")" "$t"
-        done
-        for s in "${ompi5_suites[@]}"; do
-            run_suite "ompi5-$s" env THEMIS_OMPI=/opt/ompi-5.0.9 THEMIS_BUILD_DIR="$b5" \
-                THEMIS_TEST_LOG_DIR="$log_dir/ompi5" bash "tests/mpi/$s.sh"
-        done
+        echo "== make check-ompi5"
+        clean_results "$b5"
+        THEMIS_TEST_LOG_DIR="$log_dir/ompi5" make -s -C "$b5" check-ompi5 \
+            >"$log_dir/make-check-ompi5.log" 2>&1
+        grep -vE '^(make|Making)' "$log_dir/make-check-ompi5.log" | grep -vE '^=+$' \
+            | sed 's/^/   ompi5 /'
+        count "$b5"
     else
         tail -n 40 "$log_dir/build-ompi5.log"
         echo "FAIL: build (Open MPI 5.0.9; log $log_dir/build-ompi5.log)"

@@ -4,7 +4,11 @@
 # Unit tests: one program per planner concept.  Each prints PASS:/FAIL:
 # lines (tests/unit/unit.h).  Add a program here and it runs in the suite.
 
-# `make check` runs the unit tests (the MPI suites need mpirun: tests/run_all.sh).
+# `make check` runs every test: the unit tests, then the suites (MPI under
+# mpirun, the CLI, the sanitizer, the emulated test beds, the fuzzers), one
+# at a time: they share the machine's cores.  `make check-unit` runs the
+# unit tests alone.  tests/suite_driver.sh turns each program's PASS:/FAIL:/
+# SKIP: lines into automake results (a log and a .trs per program).
 UNIT_LDADD = $(OFFLINE_LIBS) $(GLPK_LIBS)
 
 check_PROGRAMS += tests/unit/test_topology
@@ -136,10 +140,12 @@ check_PROGRAMS += tests/unit/test_treepack_ratio
 tests_unit_test_treepack_ratio_SOURCES = tests/unit/test_treepack_ratio.c tests/unit/unit.h
 tests_unit_test_treepack_ratio_LDADD = $(UNIT_LDADD)
 
-TESTS += tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules tests/unit/test_chunking \
-    tests/unit/test_graph tests/unit/test_cluster tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
-    tests/unit/test_clos \
-    tests/unit/test_treepack tests/unit/test_treepack_ratio \
+UNIT_TESTS = tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator \
+    tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus \
+    tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules \
+    tests/unit/test_chunking tests/unit/test_graph tests/unit/test_cluster \
+    tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
+    tests/unit/test_clos tests/unit/test_treepack tests/unit/test_treepack_ratio \
     tests/unit/test_tacos
 
 check_PROGRAMS += tests/unit/test_tacos
@@ -154,3 +160,35 @@ tests_mpi_persistent_SOURCES = tests/mpi/persistent.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h
 tests_mpi_persistent_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_persistent_LDADD = $(MPI_TEST_LIBS)
+
+# The suites, in the order they run (each a script printing PASS:/FAIL:/SKIP:).
+SUITES = tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
+    tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
+    tests/mpi/run_torus_tests.sh tests/mpi/run_treepack_tests.sh tests/mpi/run_auto_tests.sh \
+    tests/mpi/run_input_tests.sh tests/mpi/run_nbc_tests.sh tests/mpi/run_persistent_tests.sh \
+    tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \
+    tests/mpi/run_engine_harness.sh tests/mpi/run_cli.sh tests/mpi/run_sanitizer.sh \
+    tests/netbed/run_netbed_smoke.sh tests/netbed/run_netbed_torus.sh \
+    tests/netbed/run_netclos_smoke.sh tests/netbed/run_netgraph_smoke.sh \
+    tests/fuzz/run_fuzz.sh
+# The suites that run again on the Open MPI 5 build (tests/run_all.sh).
+SUITES_OMPI5 = tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
+    tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
+    tests/mpi/run_torus_tests.sh tests/mpi/run_persistent_tests.sh tests/mpi/run_input_tests.sh
+
+TESTS += $(UNIT_TESTS) $(SUITES)
+LOG_DRIVER = bash $(top_srcdir)/tests/suite_driver.sh
+TEST_EXTENSIONS = .sh
+SH_LOG_DRIVER = bash $(top_srcdir)/tests/suite_driver.sh
+SH_LOG_COMPILER = bash
+# The suites find this build and, when configured --with-ompi=PREFIX, that
+# Open MPI (tests/mpi/mpirun.sh).
+AM_TESTS_ENVIRONMENT = THEMIS_BUILD_DIR='$(abs_top_builddir)'; export THEMIS_BUILD_DIR; \
+    if test -n '$(THEMIS_OMPI_PREFIX)'; then \
+        THEMIS_OMPI='$(THEMIS_OMPI_PREFIX)'; export THEMIS_OMPI; fi;
+
+check-unit:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(UNIT_TESTS)'
+check-ompi5:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(UNIT_TESTS) $(SUITES_OMPI5)'
+.PHONY: check-unit check-ompi5
