@@ -92,7 +92,8 @@ tests_mpi_coll_matrix_LDADD = $(MPI_TEST_LIBS)
 # MPI program with Open MPI's internal headers (tests/mpi/run_engine_harness.sh).
 check_PROGRAMS += tests/mpi/engine_harness
 tests_mpi_engine_harness_SOURCES = tests/mpi/engine_harness.c \
-    ompi/mca/coll/themis/coll_themis_engine.c ompi/mca/coll/themis/coll_themis_engine.h
+    ompi/mca/coll/themis/coll_themis_engine.c ompi/mca/coll/themis/coll_themis_engine.h \
+    ompi/mca/coll/themis/coll_themis_engine_layout.c ompi/mca/coll/themis/coll_themis_engine_impl.h
 tests_mpi_engine_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi/mca/coll/themis \
     -I$(top_srcdir)/ompi/mca/coll/themis/shim $(OMPI_CPPFLAGS)
 tests_mpi_engine_harness_LDADD = planners/libthemis_planners.la $(OMPI_LIBS)
