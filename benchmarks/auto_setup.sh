@@ -26,14 +26,20 @@ bench="$build/benchmarks/bench_auto"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
-    local rev=$1 out=$2 srcs
+    local rev=$1 out=$2 f srcs=() cflags libs
     shift 2
     mkdir -p "$tmp/$rev"
     git -C "$top" archive "$rev" planners | tar -x -C "$tmp/$rev"
-    srcs=$(ls "$tmp/$rev"/planners/*.c | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
-    # shellcheck disable=SC2086
-    gcc -O2 -std=gnu11 -w "$@" -I"$tmp/$rev/planners" $(pkg-config --cflags json-c libxml-2.0) \
-        -o "$out" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
+    for f in "$tmp/$rev"/planners/*.c; do
+        case ${f##*/} in
+            bound.c|clos_ilp.c|treepack_lp.c|tacos_ilp.c) ;;   # GLPK: not linked here
+            *) srcs+=("$f") ;;
+        esac
+    done
+    read -r -a cflags <<<"$(pkg-config --cflags json-c libxml-2.0)"
+    read -r -a libs <<<"$(pkg-config --libs json-c libxml-2.0)"
+    gcc -O2 -std=gnu11 -w "$@" -I"$tmp/$rev/planners" "${cflags[@]}" \
+        -o "$out" "$here/bench_auto.c" "${srcs[@]}" "${libs[@]}" -lm
 }
 build_at "$before" "$tmp/bench_before"
 build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE

@@ -9,7 +9,7 @@
 # Every suite prints PASS:/FAIL:/SKIP: lines; this script counts them.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 log_dir=${THEMIS_TEST_LOG_DIR:-$top/tests/logs}
 mkdir -p "$log_dir"
 
