@@ -2,8 +2,9 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The whole test suite: builds (installing missing packages), runs every
-# unit test, every MPI test and short fuzz runs of the parsers on Debian's
+# The whole test suite: builds (installing missing packages), runs the
+# static checks (tests/check_static.sh: bash -n, shellcheck, clang-format),
+# every unit test, every MPI test and short fuzz runs of the parsers on Debian's
 # Open MPI 4.1.4, then the unit tests and the MPI correctness suites on
 # Open MPI 5.0.9 (built once), and ends with "N passed, M failed".
 # Every suite prints PASS:/FAIL:/SKIP: lines; this script counts them.
@@ -46,6 +47,7 @@ if ! bash tools/setup.sh >"$log_dir/build.log" 2>&1; then
     exit 1
 fi
 
+run_suite static bash tests/check_static.sh
 for t in tests/unit/test_*; do
     [ -x "$t" ] && [ -f "$t.c" ] || continue
     run_suite "$(basename "$t")" "$t"
