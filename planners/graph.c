@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,19 +22,6 @@
 #define SHOW_MAX 24
 
 typedef themis_token_t gtok_t;
-
-static void set_err(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    if (NULL == err) {
-        return;
-    }
-    err->line = line;
-    err->column = col;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    va_end(ap);
-}
 
 static const char *show(const char *p, size_t len, char buf[SHOW_MAX + 1])
 {
@@ -601,19 +587,19 @@ static themis_status_t parse_uint(const gtok_t *t, int line, uint64_t max, const
     char shown[SHOW_MAX + 1];
     uint64_t x = 0;
     if (0 == t->len) {
-        set_err(err, line, t->col, "missing %s", what);
+        themis_set_parse_error(err, line, t->col, "missing %s", what);
         return THEMIS_ERR_PARSE;
     }
     for (size_t i = 0; i < t->len; i++) {
         if (!isdigit((unsigned char) t->p[i])) {
-            set_err(err, line, t->col + (int) i, "%s '%s' is not a number", what,
-                    show(t->p, t->len, shown));
+            themis_set_parse_error(err, line, t->col + (int) i, "%s '%s' is not a number", what,
+                                   show(t->p, t->len, shown));
             return THEMIS_ERR_PARSE;
         }
         x = x * 10 + (uint64_t) (t->p[i] - '0');
         if (x > max) {
-            set_err(err, line, t->col, "%s '%s' is too large (at most %llu)", what,
-                    show(t->p, t->len, shown), (unsigned long long) max);
+            themis_set_parse_error(err, line, t->col, "%s '%s' is too large (at most %llu)", what,
+                                   show(t->p, t->len, shown), (unsigned long long) max);
             return THEMIS_ERR_PARSE;
         }
     }
@@ -639,7 +625,8 @@ static themis_status_t parse_rate(const gtok_t *t, int line, int is_bw, uint64_t
     if (THEMIS_OK != st && is_bw && t->len < sizeof(buf) && '\0' == *end &&
         isdigit((unsigned char) buf[strspn(buf, ".")])
         && !isdigit((unsigned char) buf[strspn(buf, "0.")])) {
-        set_err(err, line, t->col, "bandwidth '%s' must be > 0", show(t->p, t->len, shown));
+        themis_set_parse_error(err, line, t->col, "bandwidth '%s' must be > 0",
+                               show(t->p, t->len, shown));
         return THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != st) {
@@ -654,17 +641,18 @@ static themis_status_t parse_rate(const gtok_t *t, int line, int is_bw, uint64_t
             free(whole);
         }
         if (NULL != why && 0 == strcmp(why, "number too large")) {
-            set_err(err, line, t->col, "%s '%s': number out of range (too large)",
-                    is_bw ? "bandwidth" : "latency", show(t->p, t->len, shown));
+            themis_set_parse_error(err, line, t->col, "%s '%s': number out of range (too large)",
+                                   is_bw ? "bandwidth" : "latency", show(t->p, t->len, shown));
             return THEMIS_ERR_PARSE;
         }
-        set_err(err, line, t->col + (int) (end - buf), "%s '%s' is not %s", is_bw ? "bandwidth"
-                : "latency", show(t->p, t->len, shown), is_bw
-                ? "a rate > 0 (e.g. 100Gb, 25GB/s)" : "a time (e.g. 500ns, 2us)");
+        themis_set_parse_error(err, line, t->col + (int) (end - buf), "%s '%s' is not %s",
+                               is_bw ? "bandwidth" : "latency", show(t->p, t->len, shown),
+                               is_bw ? "a rate > 0 (e.g. 100Gb, 25GB/s)"
+                                     : "a time (e.g. 500ns, 2us)");
         return THEMIS_ERR_PARSE;
     }
     if (!is_bw && *v > THEMIS_GRAPH_MAX_LAT_PS) {
-        set_err(err, line, t->col, "latency '%s' is above 1 s", show(t->p, t->len, shown));
+        themis_set_parse_error(err, line, t->col, "latency '%s' is above 1 s", show(t->p, t->len, shown));
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -702,8 +690,8 @@ static themis_status_t use_id(parse_state_t *ps, const gtok_t *t, int line, uint
         return THEMIS_ERR_PARSE;
     }
     if (0 != ps->declared && v >= ps->declared) {
-        set_err(err, line, t->col, "node %llu out of range (nodes %llu)", (unsigned long long) v,
-                (unsigned long long) ps->declared);
+        themis_set_parse_error(err, line, t->col, "node %llu out of range (nodes %llu)", (unsigned long long) v,
+                               (unsigned long long) ps->declared);
         return THEMIS_ERR_PARSE;
     }
     if (!ps->any_id || v > ps->max_id) {
@@ -723,14 +711,14 @@ static themis_status_t add_parsed_link(parse_state_t *ps, uint32_t a, uint32_t b
     uint32_t old_cap = g->cap_links;
     themis_status_t st = themis_graph_add_link(g, a, b, bw, lat);
     if (THEMIS_OK != st) {
-        set_err(err, at.line, at.col, THEMIS_ERR_NOMEM == st ? "out of memory"
-                : "more than %u links", THEMIS_GRAPH_MAX_LINKS);
+        themis_set_parse_error(err, at.line, at.col, THEMIS_ERR_NOMEM == st ? "out of memory"
+                               : "more than %u links", THEMIS_GRAPH_MAX_LINKS);
         return THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_PARSE;
     }
     if (g->cap_links != old_cap) {
         pos_t *n = realloc(ps->link_pos, (size_t) g->cap_links * sizeof(*n));
         if (NULL == n) {
-            set_err(err, at.line, at.col, "out of memory");
+            themis_set_parse_error(err, at.line, at.col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
         ps->link_pos = n;
@@ -748,9 +736,9 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t
     uint64_t host = THEMIS_GRAPH_NO_HOST;
     if (n < 2 || 3 == n || n > 4 || (4 == n && !tok_is(&t[2], "host"))) {
         int k = n < 2 ? 0 : 3 == n ? 2 : n > 4 ? 4 : 2;
-        set_err(err, line, n < 2 ? t[0].col + (int) t[0].len : t[k].col,
-                "expected '%s K' or '%s K-L', then optionally 'host H'", kind_names[kind],
-                kind_names[kind]);
+        themis_set_parse_error(err, line, n < 2 ? t[0].col + (int) t[0].len : t[k].col,
+                               "expected '%s K' or '%s K-L', then optionally 'host H'",
+                               kind_names[kind], kind_names[kind]);
         return THEMIS_ERR_PARSE;
     }
     const char *dash = memchr(t[1].p, '-', t[1].len);
@@ -765,8 +753,8 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t
         return THEMIS_ERR_PARSE;
     }
     if (b < a) {
-        set_err(err, line, t[1].col, "node range '%s' runs backwards",
-                show(t[1].p, t[1].len, shown));
+        themis_set_parse_error(err, line, t[1].col, "node range '%s' runs backwards",
+                               show(t[1].p, t[1].len, shown));
         return THEMIS_ERR_PARSE;
     }
     if (4 == n && THEMIS_OK != parse_uint(&t[3], line, THEMIS_GRAPH_MAX_NODES - 1, "host", &host,
@@ -776,14 +764,14 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t
     if (NULL == ps->decl_line) {
         ps->decl_line = calloc(THEMIS_GRAPH_MAX_NODES, sizeof(int));
         if (NULL == ps->decl_line) {
-            set_err(err, line, t[0].col, "out of memory");
+            themis_set_parse_error(err, line, t[0].col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
     }
     for (uint32_t v = a; v <= b; v++) {
         if (0 != ps->decl_line[v]) {
-            set_err(err, line, t[1].col, "node %u declared twice (first at line %d)", v,
-                    ps->decl_line[v]);
+            themis_set_parse_error(err, line, t[1].col, "node %u declared twice (first at line %d)", v,
+                                   ps->decl_line[v]);
             return THEMIS_ERR_PARSE;
         }
         ps->decl_line[v] = line;
@@ -791,7 +779,7 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const gtok_t
         ps->first_host = (0 == ps->first_host && 4 == n) ? line : ps->first_host;
         if (THEMIS_OK != themis_graph_set_node(ps->g, v, (themis_node_kind_t) kind,
                                                (uint32_t) host)) {
-            set_err(err, line, t[0].col, "out of memory");
+            themis_set_parse_error(err, line, t[0].col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
     }
@@ -811,24 +799,24 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
     if (tok_is(&t[0], "nodes")) {
         uint64_t v = 0;
         if (n != 2) {
-            set_err(err, line, n < 2 ? t[0].col + (int) t[0].len : t[2].col,
-                    "expected 'nodes N'");
+            themis_set_parse_error(err, line, n < 2 ? t[0].col + (int) t[0].len : t[2].col,
+                                   "expected 'nodes N'");
             return THEMIS_ERR_PARSE;
         }
         if (0 != ps->declared) {
-            set_err(err, line, t[0].col, "'nodes' given twice");
+            themis_set_parse_error(err, line, t[0].col, "'nodes' given twice");
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != parse_uint(&t[1], line, THEMIS_GRAPH_MAX_NODES, "node count", &v, err)) {
             return THEMIS_ERR_PARSE;
         }
         if (0 == v) {
-            set_err(err, line, t[1].col, "node count must be >= 1");
+            themis_set_parse_error(err, line, t[1].col, "node count must be >= 1");
             return THEMIS_ERR_PARSE;
         }
         if (ps->any_id && ps->max_id >= v) {
-            set_err(err, line, t[1].col, "nodes %llu, but line %d names node %u",
-                    (unsigned long long) v, ps->max_at.line, ps->max_id);
+            themis_set_parse_error(err, line, t[1].col, "nodes %llu, but line %d names node %u",
+                                   (unsigned long long) v, ps->max_at.line, ps->max_id);
             return THEMIS_ERR_PARSE;
         }
         ps->declared = v;
@@ -837,8 +825,8 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
     if (tok_is(&t[0], "fail")) {
         if (n >= 3 && tok_is(&t[1], "node")) {
             if (n > 3) {
-                set_err(err, line, t[3].col, "extra field '%s' (expected 'fail node K')",
-                        show(t[3].p, t[3].len, shown));
+                themis_set_parse_error(err, line, t[3].col, "extra field '%s' (expected 'fail node K')",
+                                       show(t[3].p, t[3].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (THEMIS_OK != use_id(ps, &t[2], line, &a, err)) {
@@ -849,9 +837,9 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
         }
         if (n >= 4 && tok_is(&t[1], "link")) {
             if (n > 4) {
-                set_err(err, line, t[4].col,
-                        "extra field '%s' (expected 'fail link SRC DST')",
-                        show(t[4].p, t[4].len, shown));
+                themis_set_parse_error(err, line, t[4].col,
+                                       "extra field '%s' (expected 'fail link SRC DST')",
+                                       show(t[4].p, t[4].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (THEMIS_OK != use_id(ps, &t[2], line, &a, err) ||
@@ -862,7 +850,7 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
                 uint32_t cap = (0 == ps->cap_fails) ? 16 : 2 * ps->cap_fails;
                 fail_link_t *f = realloc(ps->fails, (size_t) cap * sizeof(*f));
                 if (NULL == f) {
-                    set_err(err, line, t[0].col, "out of memory");
+                    themis_set_parse_error(err, line, t[0].col, "out of memory");
                     return THEMIS_ERR_NOMEM;
                 }
                 ps->fails = f;
@@ -875,27 +863,28 @@ static themis_status_t parse_line(parse_state_t *ps, const gtok_t *t, int n, int
             f->at.col = t[0].col;
             return THEMIS_OK;
         }
-        set_err(err, line, n > 1 ? t[1].col : t[0].col + (int) t[0].len,
-                "expected 'fail node K' or 'fail link SRC DST'");
+        themis_set_parse_error(err, line, n > 1 ? t[1].col : t[0].col + (int) t[0].len,
+                               "expected 'fail node K' or 'fail link SRC DST'");
         return THEMIS_ERR_PARSE;
     }
     if (!isdigit((unsigned char) t[0].p[0])) {
-        set_err(err, line, t[0].col,
-                "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, or a link "
-                "SRC DST BW LAT [both])",
-                show(t[0].p, t[0].len, shown));
+        themis_set_parse_error(
+            err, line, t[0].col,
+            "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, or a link "
+            "SRC DST BW LAT [both])",
+            show(t[0].p, t[0].len, shown));
         return THEMIS_ERR_PARSE;
     }
     if (n < 4) {
         static const char *names[] = {"SRC", "DST", "BW", "LAT"};
-        set_err(err, line, t[n - 1].col + (int) t[n - 1].len,
-                "missing %s (expected SRC DST BW LAT [both])", names[n]);
+        themis_set_parse_error(err, line, t[n - 1].col + (int) t[n - 1].len,
+                               "missing %s (expected SRC DST BW LAT [both])", names[n]);
         return THEMIS_ERR_PARSE;
     }
     if (n > 5 || (5 == n && !tok_is(&t[4], "both"))) {
         int k = (5 == n) ? 4 : 5;
-        set_err(err, line, t[k].col, "unexpected '%s' (expected SRC DST BW LAT [both])",
-                show(t[k].p, t[k].len, shown));
+        themis_set_parse_error(err, line, t[k].col, "unexpected '%s' (expected SRC DST BW LAT [both])",
+                               show(t[k].p, t[k].len, shown));
         return THEMIS_ERR_PARSE;
     }
     uint64_t bw = 0;
@@ -922,7 +911,7 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
     char why[128];
     uint32_t bad, bad_node;
     if (0 == ps->declared && !ps->any_id) {
-        set_err(err, 1, 1, "empty graph (expected 'nodes N' or links SRC DST BW LAT)");
+        themis_set_parse_error(err, 1, 1, "empty graph (expected 'nodes N' or links SRC DST BW LAT)");
         return THEMIS_ERR_PARSE;
     }
     g->nnodes = (uint32_t) (0 != ps->declared ? ps->declared : (uint64_t) ps->max_id + 1);
@@ -937,15 +926,15 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
                           : 0 != ps->first_host ? ps->first_host : ps->first_decl;
             at.col = 1;
         }
-        set_err(err, at.line, at.col, "%s", why);
+        themis_set_parse_error(err, at.line, at.col, "%s", why);
         return st;
     }
     for (uint32_t i = 0; i < ps->nfails; i++) {
         const fail_link_t *f = &ps->fails[i];
         uint32_t l = find_link(g, f->src, f->dst);
         if (UINT32_MAX == l) {
-            set_err(err, f->at.line, f->at.col, "fail link %u %u: no such link", f->src,
-                    f->dst);
+            themis_set_parse_error(err, f->at.line, f->at.col, "fail link %u %u: no such link", f->src,
+                                   f->dst);
             return THEMIS_ERR_PARSE;
         }
         g->links[l].failed = 1;
@@ -956,14 +945,14 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
 themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
                                    themis_parse_error_t *err)
 {
-    set_err(err, 0, 0, "%s", "");
+    themis_set_parse_error(err, 0, 0, "%s", "");
     if (NULL == text || NULL == g) {
-        set_err(err, 0, 0, "no graph given");
+        themis_set_parse_error(err, 0, 0, "no graph given");
         return THEMIS_ERR_INVALID;
     }
     themis_status_t st = themis_graph_init(g, THEMIS_GRAPH_MAX_NODES);
     if (THEMIS_OK != st) {
-        set_err(err, 0, 0, "out of memory");
+        themis_set_parse_error(err, 0, 0, "out of memory");
         return st;
     }
     parse_state_t ps;
@@ -978,7 +967,7 @@ themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
         gtok_t toks[6];
         int n = themis_split_ws(p, clen, line, toks, 6);
         if (n > 6) {
-            set_err(err, line, toks[5].col, "too many fields");
+            themis_set_parse_error(err, line, toks[5].col, "too many fields");
             st = THEMIS_ERR_PARSE;
         } else if (n > 0) {
             st = parse_line(&ps, toks, n, line, err);
@@ -1252,27 +1241,27 @@ static themis_status_t parse_sizes(const char *s, size_t len, int col, spec_t *s
         gtok_t t = {s + i, e - i, 1, col + (int) i};
         uint64_t v = 0;
         if (sp->nsizes == want) {
-            set_err(err, 1, col + (int) i - 1, "%s takes %s", name, forms[want]);
+            themis_set_parse_error(err, 1, col + (int) i - 1, "%s takes %s", name, forms[want]);
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != parse_uint(&t, 1, THEMIS_GRAPH_MAX_NODES, "size", &v, err)) {
             return THEMIS_ERR_PARSE;
         }
         if (0 == v) {
-            set_err(err, 1, t.col, "%s: a size must be >= 1", name);
+            themis_set_parse_error(err, 1, t.col, "%s: a size must be >= 1", name);
             return THEMIS_ERR_PARSE;
         }
         nodes *= v;
         if (nodes > THEMIS_GRAPH_MAX_NODES) {
-            set_err(err, 1, col, "%s: too many nodes (at most %u)", name,
-                    THEMIS_GRAPH_MAX_NODES);
+            themis_set_parse_error(err, 1, col, "%s: too many nodes (at most %u)", name,
+                                   THEMIS_GRAPH_MAX_NODES);
             return THEMIS_ERR_PARSE;
         }
         sp->sizes[sp->nsizes++] = (uint32_t) v;
         i = e + 1;
     }
     if (sp->nsizes != want) {
-        set_err(err, 1, col + (int) len, "%s takes %s", name, forms[want]);
+        themis_set_parse_error(err, 1, col + (int) len, "%s takes %s", name, forms[want]);
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -1294,7 +1283,7 @@ static themis_status_t parse_id_list(const char *s, size_t len, int col, int pai
             dash++;
         }
         if (pairs && dash == e) {
-            set_err(err, 1, col + (int) i, "faillink wants SRC-DST pairs joined by '+'");
+            themis_set_parse_error(err, 1, col + (int) i, "faillink wants SRC-DST pairs joined by '+'");
             return THEMIS_ERR_PARSE;
         }
         gtok_t a = {s + i, (pairs ? dash : e) - i, 1, col + (int) i};
@@ -1371,8 +1360,8 @@ static themis_status_t parse_option(const char *s, size_t len, int col, spec_t *
         sp->o.degree = (uint32_t) x;
         return THEMIS_OK;
     }
-    set_err(err, 1, col, "unknown option '%s' (bw, bw2, lat, degree, fail, faillink)",
-            show(s, klen, shown));
+    themis_set_parse_error(err, 1, col, "unknown option '%s' (bw, bw2, lat, degree, fail, faillink)",
+                           show(s, klen, shown));
     return THEMIS_ERR_PARSE;
 }
 
@@ -1396,12 +1385,12 @@ static themis_status_t parse_spec(const char *s, spec_t *sp, themis_parse_error_
         }
     }
     if (0 == nsizes && name_len < args_end) {
-        set_err(err, 1, (int) name_len + 1, "%s takes no size", spec_names[sp->which].name);
+        themis_set_parse_error(err, 1, (int) name_len + 1, "%s takes no size", spec_names[sp->which].name);
         return THEMIS_ERR_PARSE;
     }
     if (0 != nsizes && (name_len >= args_end || name_len + 1 == args_end)) {
-        set_err(err, 1, (int) name_len + 1, "%s needs %s", spec_names[sp->which].name,
-                nsizes < 0 ? ":TOPOLOGY" : 1 == nsizes ? ":N" : 2 == nsizes ? ":WxH" : ":XxYxZ");
+        themis_set_parse_error(err, 1, (int) name_len + 1, "%s needs %s", spec_names[sp->which].name,
+                               nsizes < 0 ? ":TOPOLOGY" : 1 == nsizes ? ":N" : 2 == nsizes ? ":WxH" : ":XxYxZ");
         return THEMIS_ERR_PARSE;
     }
     sp->args_col = (int) name_len + 2;
@@ -1433,8 +1422,8 @@ static themis_status_t parse_spec(const char *s, spec_t *sp, themis_parse_error_
         size_t e = i + 1 + strcspn(s + i + 1, ",");
         int col = (int) i + 2;
         if (NULL == memchr(s + i + 1, '=', e - i - 1)) {
-            set_err(err, 1, col, "unexpected '%s' (options are key=value)",
-                    show(s + i + 1, e - i - 1, shown));
+            themis_set_parse_error(err, 1, col, "unexpected '%s' (options are key=value)",
+                                   show(s + i + 1, e - i - 1, shown));
             return THEMIS_ERR_PARSE;
         }
         themis_status_t st = parse_option(s + i + 1, e - i - 1, col, sp, err);
@@ -1455,18 +1444,18 @@ static themis_status_t check_keys(const spec_t *sp, const themis_graph_opts_t *d
     spec_kind_t k = spec_names[sp->which].kind;
     const char *name = spec_names[sp->which].name;
     if ((0 != sp->bw2_col || 0 != def->bw2_bps) && SP_HETERO != k) {
-        set_err(err, 1, sp->bw2_col ? sp->bw2_col : 1, "bw2 applies to mesh2d_hetero only");
+        themis_set_parse_error(err, 1, sp->bw2_col ? sp->bw2_col : 1, "bw2 applies to mesh2d_hetero only");
         return THEMIS_ERR_PARSE;
     }
     if ((0 != sp->degree_col || 0 != def->degree) && SP_SWITCH != k && SP_DIMS != k) {
-        set_err(err, 1, sp->degree_col ? sp->degree_col : 1,
-                "degree applies to switch and dims only, not %s", name);
+        themis_set_parse_error(err, 1, sp->degree_col ? sp->degree_col : 1,
+                               "degree applies to switch and dims only, not %s", name);
         return THEMIS_ERR_PARSE;
     }
     if (SP_DIMS == k && (0 != sp->bw_col || 0 != sp->lat_col || 0 != def->bw_bps ||
                          UINT64_MAX != def->lat_ps)) {
-        set_err(err, 1, sp->bw_col ? sp->bw_col : sp->lat_col ? sp->lat_col : 1,
-                "dims: the topology string gives bandwidths and latencies");
+        themis_set_parse_error(err, 1, sp->bw_col ? sp->bw_col : sp->lat_col ? sp->lat_col : 1,
+                               "dims: the topology string gives bandwidths and latencies");
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -1490,7 +1479,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         lat = preset ? THEMIS_GRAPH_NVLINK_LAT_PS : THEMIS_DEFAULT_NETWORK_LAT_PS;
     }
     if (lat > THEMIS_GRAPH_MAX_LAT_PS) {
-        set_err(err, 1, sp->lat_col, "latency above 1 s");
+        themis_set_parse_error(err, 1, sp->lat_col, "latency above 1 s");
         return THEMIS_ERR_PARSE;
     }
     uint64_t bw2 = sp->o.bw2_bps ? sp->o.bw2_bps : def->bw2_bps;
@@ -1510,7 +1499,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         }
         st = topology_graph(&sp->topo, degree, g, why, sizeof(why));
         if (THEMIS_OK != st) {
-            set_err(err, 1, sp->args_col, "%s", why);
+            themis_set_parse_error(err, 1, sp->args_col, "%s", why);
         }
         return st;
     }
@@ -1519,7 +1508,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         size_t npairs = (SP_P3_16 == k) ? sizeof(p3_16xlarge) / sizeof(p3_16xlarge[0])
                                         : sizeof(p3_8xlarge) / sizeof(p3_8xlarge[0]);
         if (bw > UINT64_MAX / 2) {
-            set_err(err, 1, sp->bw_col, "bandwidth too large for a dual link");
+            themis_set_parse_error(err, 1, sp->bw_col, "bandwidth too large for a dual link");
             return THEMIS_ERR_PARSE;
         }
         st = themis_graph_init(g, (SP_P3_16 == k) ? 8 : 4);
@@ -1539,15 +1528,15 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
             links += pattern_links(PAT_NEIGH, sp->sizes[i], 0, wrap) * (nodes / sp->sizes[i]);
         }
         if (links > THEMIS_GRAPH_MAX_LINKS) {
-            set_err(err, 1, sp->args_col, "too many links: %llu (at most %u)",
-                    (unsigned long long) links, THEMIS_GRAPH_MAX_LINKS);
+            themis_set_parse_error(err, 1, sp->args_col, "too many links: %llu (at most %u)",
+                                   (unsigned long long) links, THEMIS_GRAPH_MAX_LINKS);
             return THEMIS_ERR_PARSE;
         }
         st = themis_graph_init(g, (uint32_t) nodes);
         for (int i = 0; i < sp->nsizes && THEMIS_OK == st; i++) {
             uint64_t b = (SP_HETERO == k && 1 == i) ? bw2 : bw;
             if (0 == b) {
-                set_err(err, 1, sp->args_col, "bw2 (half of bw by default) is 0");
+                themis_set_parse_error(err, 1, sp->args_col, "bw2 (half of bw by default) is 0");
                 themis_graph_free(g);
                 return THEMIS_ERR_PARSE;
             }
@@ -1560,7 +1549,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         snprintf(why, sizeof(why), "out of memory");
     }
     if (THEMIS_OK != st) {
-        set_err(err, 1, 1, "%s", why);
+        themis_set_parse_error(err, 1, 1, "%s", why);
         themis_graph_free(g);
     }
     return st;
@@ -1571,8 +1560,8 @@ static themis_status_t apply_failures(const spec_t *sp, themis_graph_t *g,
 {
     for (uint32_t i = 0; i < sp->nfail_nodes; i++) {
         if (sp->fail_nodes[i] >= g->nnodes) {
-            set_err(err, 1, sp->fail_node_cols[i], "fail: node %u out of range (%u nodes)",
-                    sp->fail_nodes[i], g->nnodes);
+            themis_set_parse_error(err, 1, sp->fail_node_cols[i], "fail: node %u out of range (%u nodes)",
+                                   sp->fail_nodes[i], g->nnodes);
             return THEMIS_ERR_PARSE;
         }
         g->node_failed[sp->fail_nodes[i]] = 1;
@@ -1580,8 +1569,8 @@ static themis_status_t apply_failures(const spec_t *sp, themis_graph_t *g,
     for (uint32_t i = 0; i < sp->nfail_links; i++) {
         uint32_t l = find_link(g, sp->fail_links[i][0], sp->fail_links[i][1]);
         if (UINT32_MAX == l) {
-            set_err(err, 1, sp->fail_link_cols[i], "faillink: no link %u -> %u",
-                    sp->fail_links[i][0], sp->fail_links[i][1]);
+            themis_set_parse_error(err, 1, sp->fail_link_cols[i], "faillink: no link %u -> %u",
+                                   sp->fail_links[i][0], sp->fail_links[i][1]);
             return THEMIS_ERR_PARSE;
         }
         g->links[l].failed = 1;
@@ -1594,10 +1583,10 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
 {
     themis_graph_opts_t def;
     char shown[SHOW_MAX + 1];
-    set_err(err, 0, 0, "%s", "");
+    themis_set_parse_error(err, 0, 0, "%s", "");
     memset(g, 0, sizeof(*g));
     if (NULL == spec_or_path) {
-        set_err(err, 0, 0, "no graph given");
+        themis_set_parse_error(err, 0, 0, "no graph given");
         return THEMIS_ERR_INVALID;
     }
     themis_graph_opts_default(&def);
@@ -1612,15 +1601,17 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
     if (spec_lookup(s, name_len) < 0) {
         char *text = NULL;
         if (0 != def.bw_bps || 0 != def.bw2_bps || UINT64_MAX != def.lat_ps || 0 != def.degree) {
-            set_err(err, 0, 0, "bandwidth, latency and degree options do not apply to a file");
+            themis_set_parse_error(err, 0, 0, "bandwidth, latency and degree options do not apply to a file");
             return THEMIS_ERR_INVALID;
         }
         themis_status_t st = themis_read_text_file(s, MAX_FILE_BYTES, "graph file", &text, err);
         if (THEMIS_ERR_IO == st && NULL != strchr(s, ':')) {
-            set_err(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
-                    "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge cluster leafspine "
-                    "rail)",
-                    show(s, name_len, shown));
+            themis_set_parse_error(
+                err, 1, 1,
+                "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
+                "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge cluster leafspine "
+                "rail)",
+                show(s, name_len, shown));
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK == st) {
@@ -1646,7 +1637,7 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
         }
     }
     if (THEMIS_ERR_NOMEM == st) {
-        set_err(err, 0, 0, "out of memory");
+        themis_set_parse_error(err, 0, 0, "out of memory");
     }
     spec_free(&sp);
     return st;

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cluster.h"
 #include "cut_bound.h"
@@ -28,6 +27,7 @@
 #include "tacos.h"
 #include "tacos_ilp.h"
 #include "themis_plan_cmds.h"
+#include "util.h"
 
 static void usage(void)
 {
@@ -181,7 +181,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
     char why[256] = "", tb[32], lb[32], sb[32];
     themis_xfer_sched_t s;
     themis_link_sim_t sim;
-    struct timespec t0, t1;
+    uint64_t t0 = 0, t1 = 0;
     int rc = 0;
 
     memset(&s, 0, sizeof(s));
@@ -206,7 +206,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         printf("\n");
     }
     if (0 == rc) {
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        t0 = themis_now_ns();
         if (a->ilp) {
             themis_tacos_ilp_opts_t o = a->ilp_opts;
             o.greedy_seeds = a->seeds;
@@ -214,7 +214,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         } else {
             st = themis_tacos_synthesize(&g, coll, k, chunk, a->seeds, &s, why, sizeof(why));
         }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t1 = themis_now_ns();
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan synth: %s\n", why);
             rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
@@ -237,8 +237,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         rc = write_outputs(a->msccl_out, a->graph_out, a->dir, &s, &g);
     }
     if (0 == rc) {
-        uint64_t ns = (uint64_t) (t1.tv_sec - t0.tv_sec) * 1000000000ull
-                      + (uint64_t) t1.tv_nsec - (uint64_t) t0.tv_nsec;
+        uint64_t ns = t1 - t0;
         printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes, %u transfers, %s\n",
                s.name, s.nranks, s.nunits, chunk, s.nxfers,
                s.nxfers <= THEMIS_XFER_CHECK_MAX ? "checked" : "too large to check");

@@ -9,7 +9,7 @@
 #   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
 #   fuzz_msccl            themis_msccl_parse (MSCCL-XML; libxml2)
 #   fuzz_graph            themis_graph_parse (coll_themis_graph, --graph files)
-# Each target is built with clang from its source and planners/topology.c
+# Each target is built with clang from its source, planners/topology.c and util.c
 # (fuzz_rules: the planner library's sources and json-c; the autotools
 # build does not need clang), then run from a fresh copy of
 # its seed corpus (tests/fuzz/corpus/TARGET) for a bounded time.  Prints
@@ -58,7 +58,7 @@ failures=0
 for t in "${targets[@]}"; do
     bin=$work/fuzz_$t
     log=$work/fuzz_$t.log
-    srcs=("$top/planners/topology.c")
+    srcs=("$top/planners/topology.c" "$top/planners/util.c")
     libs=()
     # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
     xml=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
@@ -69,11 +69,11 @@ for t in "${targets[@]}"; do
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl,transfer,hash,themis_types,topology}.c)
+        srcs=("$top"/planners/{msccl,transfer,hash,themis_types,topology,util}.c)
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
-        srcs=("$top"/planners/{graph,cluster,topology,hash,themis_types}.c)
+        srcs=("$top"/planners/{graph,cluster,topology,util,hash,themis_types}.c)
     fi
     # MSCCL files that cost memory (many gpus x chunks) are larger than
     # the 4 KB the other formats need: the seeds must fit.

@@ -513,8 +513,6 @@ void mca_coll_themis_trace_fallback(ompi_communicator_t *comm, mca_coll_themis_c
                                     uint64_t bytes, const char *why);
 /* At component close. */
 void mca_coll_themis_trace_close(void);
-/* CLOCK_MONOTONIC in ns: the clock of the engine's op times. */
-uint64_t mca_coll_themis_trace_now_ns(void);
 
 /* ------------------------------------------------------- nonblocking */
 

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "opal/util/proc.h"
@@ -38,13 +37,6 @@ static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *trace_file;           /* under trace_lock */
 static int trace_state;            /* TRACE_*; written under trace_lock */
 static uint64_t trace_calls;       /* call records written; under trace_lock */
-
-uint64_t mca_coll_themis_trace_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
 static void put_string(FILE *f, const char *s)
