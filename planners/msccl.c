@@ -2055,11 +2055,6 @@ themis_status_t themis_msccl_write(const themis_xfer_sched_t *s, FILE *f)
     uint32_t *node_step = NULL;
     uint8_t *hasdep = NULL;
     themis_status_t st = THEMIS_OK;
-    static const char *const colls[] = {
-        [THEMIS_COLL_ALLREDUCE] = "allreduce",
-        [THEMIS_COLL_REDUCE_SCATTER] = "reduce_scatter",
-        [THEMIS_COLL_ALLGATHER] = "allgather",
-    };
 
     if (inplace && (THEMIS_COLL_ALLREDUCE != s->coll || 0 != s->buf_units[THEMIS_BUF_OUTPUT])) {
         return THEMIS_ERR_UNSUPPORTED;
@@ -2118,7 +2113,7 @@ themis_status_t themis_msccl_write(const themis_xfer_sched_t *s, FILE *f)
     fprintf(f, "<algo name=\"");
     put_name(f, s->name);
     fprintf(f, "\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"%u\" ngpus=\"%u\" "
-            "coll=\"%s\" inplace=\"%d\" redop=\"nop\">\n", s->nunits, s->nranks, colls[s->coll],
+            "coll=\"%s\" inplace=\"%d\" redop=\"nop\">\n", s->nunits, s->nranks, themis_coll_name(s->coll),
             inplace);
     uint32_t t = 0, k = 0;
     for (uint32_t g = 0; g < P; g++) {

@@ -49,8 +49,12 @@ void themis_set_parse_error(themis_parse_error_t *err, int line, int col, const 
 /* What a path that is not a regular file is, for the message. */
 static const char *file_kind(mode_t m)
 {
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a special file";
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+                         : "a special file";
 }
 
 int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *err)
@@ -70,7 +74,8 @@ int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *
         return -1;
     }
     if (!S_ISREG(sb.st_mode)) {
-        themis_set_parse_error(err, 0, 0, "%s, not a regular file: not read", file_kind(sb.st_mode));
+        themis_set_parse_error(err, 0, 0, "%s, not a regular file: not read",
+                               file_kind(sb.st_mode));
         close(fd);
         return -1;
     }

@@ -40,7 +40,7 @@ void themis_set_parse_error(themis_parse_error_t *err, int line, int col, const 
  * THEMIS_ERR_IO like a file that cannot be opened or read; THEMIS_ERR_PARSE
  * when it is too large (told by its size, before reading) or binary ("not
  * a <what>"); THEMIS_ERR_NOMEM.  The message in err (0:0). */
-#define THEMIS_INPUT_MAX_FILE (64u << 20)  /* graph and schedule files, bytes */
+#define THEMIS_INPUT_MAX_FILE (64u << 20) /* graph and schedule files, bytes */
 /* Its first half for readers of their own (line by line): a read-only
  * descriptor of a regular file, opened without blocking, and its size;
  * -1 with the message in err (0:0) otherwise. */

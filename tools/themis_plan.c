@@ -38,18 +38,16 @@
 #include "latency_model.h"
 #include "scheduler.h"
 #include "simulator.h"
+#include "defaults.h"
 #include "topology.h"
 #include "themis_plan_cmds.h"
 
 
 #define MAX_LIST 64              /* entries of --bytes / --chunks lists */
-/* coll/themis' defaults, so that themis-plan shows what a call does: at
+/* coll/themis' defaults (defaults.h), so that themis-plan shows what a call does: at
  * most 1024 chunks, none smaller than the across-nodes floor (16 KiB) or
  * the latency model's (chunking.h), two chunks in flight per dimension.
  * An explicit --chunks without --min-chunk is an exact count. */
-#define DEFAULT_CHUNKS_IN_FLIGHT 2u
-#define DEFAULT_CHUNKS 1024u
-#define DEFAULT_MIN_CHUNK (16u * 1024u)
 
 static const char *prog = "themis-plan";
 
@@ -375,8 +373,8 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
     o->coll = THEMIS_COLL_ALLREDUCE;
     o->kind = THEMIS_SCHED_THEMIS;
     o->order = THEMIS_ORDER_SCF;
-    o->chunks_in_flight = DEFAULT_CHUNKS_IN_FLIGHT;
-    o->chunks[0] = DEFAULT_CHUNKS;
+    o->chunks_in_flight = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
+    o->chunks[0] = THEMIS_DEFAULT_CHUNKS;
     o->nchunks = 1;
 
     optind = 1;
@@ -513,7 +511,7 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
         return 0;
     }
     if (0 == (o->given & (OPT_CHUNKS | OPT_MIN_CHUNK))) {
-        o->min_chunk = DEFAULT_MIN_CHUNK;   /* the component's defaults */
+        o->min_chunk = THEMIS_DEFAULT_MIN_CHUNK_NETWORK;   /* the component's defaults */
     }
     if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims) > 1) {
         fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims\n", prog, argv[0]);
@@ -871,7 +869,7 @@ static void usage_schedule(FILE *f)
         "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
         "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
         "  --json FILE|-         write the schedule as JSON instead of text\n",
-        prog, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
+        prog, THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 static int cmd_schedule(int argc, char **argv)
@@ -958,7 +956,7 @@ static void usage_simulate(FILE *f)
         "  --csv                 machine-readable output, one row per method\n"
         "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
         "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
-        prog, DEFAULT_CHUNKS_IN_FLIGHT);
+        prog, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 typedef struct {
@@ -1171,7 +1169,7 @@ static void usage_timeline(FILE *f)
         "chunks and settings, on the same time axis; prints measured and predicted\n"
         "times and busy fractions.  The trace gives everything else.\n"
         "  --call N              the N-th call record of the file, from 0 (default 0)\n",
-        prog, prog, THEMIS_GNUPLOT, DEFAULT_CHUNKS, DEFAULT_CHUNKS_IN_FLIGHT);
+        prog, prog, THEMIS_GNUPLOT, THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
 
 typedef struct {
@@ -1271,7 +1269,6 @@ static int run_gnuplot(const char *script)
  */
 
 #define TRACE_FORMAT "coll_themis_trace"
-#define TRACE_VERSION 1
 #define TRACE_MAX_QUEUES 1024u   /* rows drawn; programs have one per dimension or 4 */
 #define TRACE_MAX_LANES 64       /* bars side by side in one row */
 
@@ -1680,9 +1677,9 @@ static int trace_load(trace_call_t *t, uint64_t want)
                                      "header, {\"type\":\"header\",\"format\":\"%s\",...}",
                                      TRACE_FORMAT);
                 } else if (0 == (rc = trace_uint(t, obj, "version", 1, INT32_MAX, &version))
-                           && version > TRACE_VERSION) {
+                           && version > THEMIS_TRACE_VERSION) {
                     rc = trace_error(t, "trace format version %" PRIu64 " (this %s reads up to "
-                                     "%d)", version, prog, TRACE_VERSION);
+                                     "%d)", version, prog, THEMIS_TRACE_VERSION);
                 }
             } else if (0 == strcmp("call", type)) {
                 if (t->ncalls++ == want) {

@@ -29,7 +29,6 @@
 #include "coll_themis.h"
 
 /* Bumped when a field changes meaning; new fields do not bump it. */
-#define TRACE_VERSION 1
 
 enum { TRACE_UNTRIED = 0, TRACE_OPEN = 1, TRACE_FAILED = 2 };
 
@@ -110,7 +109,7 @@ static void trace_open(const char *name)
         return;
     }
     fprintf(trace_file, "{\"type\":\"header\",\"format\":\"coll_themis_trace\",\"version\":%d,"
-            "\"world_rank\":%d,\"pid\":%ld,\"host\":", TRACE_VERSION, rank, (long) getpid());
+            "\"world_rank\":%d,\"pid\":%ld,\"host\":", THEMIS_TRACE_VERSION, rank, (long) getpid());
     put_string(trace_file, opal_process_info.nodename);
     fprintf(trace_file, ",\"file\":");
     put_string(trace_file, path);
