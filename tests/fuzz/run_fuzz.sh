@@ -69,7 +69,7 @@ for t in "${targets[@]}"; do
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl,transfer,hash,themis_types,topology,util}.c)
+        srcs=("$top"/planners/{msccl,msccl_import,msccl_export,transfer,hash,themis_types,topology,util}.c)
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
