@@ -470,6 +470,27 @@ int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_
     return 0;
 }
 
+int themis_plan_command_options(int argc, char **argv, unsigned allowed, const char *cmd,
+                                void (*usage)(FILE *), cli_opts_t *o, int *rc)
+{
+    int pos;
+    *rc = themis_plan_parse_options(argc, argv, allowed, o, &pos);
+    if (o->help) {
+        usage(stdout);
+        *rc = 0;
+        return 1;
+    }
+    if (0 != *rc) {
+        return 1;
+    }
+    if (pos < argc) {
+        fprintf(stderr, "%s %s: unexpected argument '%s'\n", prog, cmd, argv[pos]);
+        *rc = EXIT_USAGE;
+        return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ formatting */
 
 void themis_plan_format_size(uint64_t b, char *buf, size_t len)
@@ -805,24 +826,15 @@ static int cmd_schedule(int argc, char **argv)
     themis_sim_result_t res;
     themis_status_t st;
     uint64_t hash, bytes;
-    int pos, rc;
+    int rc;
 
-    rc = themis_plan_parse_options(argc, argv,
-                                   OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                       OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT |
-                                       OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_JSON |
-                                       OPT_MIN_CHUNK | OPT_HELP,
-                                   &o, &pos);
-    if (o.help) {
-        usage_schedule(stdout);
-        return 0;
-    }
-    if (0 != rc) {
+    if (themis_plan_command_options(argc, argv,
+                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
+                                        OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT |
+                                        OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_JSON |
+                                        OPT_MIN_CHUNK | OPT_HELP,
+                                    "schedule", usage_schedule, &o, &rc)) {
         return rc;
-    }
-    if (pos < argc) {
-        fprintf(stderr, "%s schedule: unexpected argument '%s'\n", prog, argv[pos]);
-        return EXIT_USAGE;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "schedule")) ||
         0 != (rc = themis_plan_need_single(&o, "schedule"))) {

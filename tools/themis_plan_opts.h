@@ -77,6 +77,11 @@ typedef struct {
  * first positional argument.  0, or the exit status. */
 int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
                               int *first_pos);
+/* A subcommand's options without positional arguments: 0 to go on, or
+ * 1 with *rc what the subcommand returns (0 after --help, which printed
+ * usage; EXIT_USAGE, said, for bad options or a stray argument). */
+int themis_plan_command_options(int argc, char **argv, unsigned allowed, const char *cmd,
+                                void (*usage)(FILE *), cli_opts_t *o, int *rc);
 /* The chunk count a call of `bytes` gets (the component's rule). */
 uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes);
 void themis_plan_format_size(uint64_t b, char *buf, size_t len);

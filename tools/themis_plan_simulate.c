@@ -152,23 +152,14 @@ int themis_plan_cmd_simulate(int argc, char **argv)
 {
     cli_opts_t o;
     sim_row_t rows[NROWS];
-    int pos, rc;
+    int rc;
 
-    rc = themis_plan_parse_options(argc, argv,
-                                   OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                       OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
-                                       OPT_LOAD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP,
-                                   &o, &pos);
-    if (o.help) {
-        usage_simulate(stdout);
-        return 0;
-    }
-    if (0 != rc) {
+    if (themis_plan_command_options(argc, argv,
+                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
+                                        OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
+                                        OPT_LOAD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP,
+                                    "simulate", usage_simulate, &o, &rc)) {
         return rc;
-    }
-    if (pos < argc) {
-        fprintf(stderr, "%s simulate: unexpected argument '%s'\n", prog, argv[pos]);
-        return EXIT_USAGE;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "simulate"))) {
         return rc;
@@ -393,26 +384,17 @@ int themis_plan_cmd_timeline(int argc, char **argv)
     themis_time_t tmax = 0;
     uint64_t bytes;
     FILE *f;
-    int pos, rc, nplanned = 0;
+    int rc, nplanned = 0;
     double div;
     const char *unit;
 
-    rc = themis_plan_parse_options(argc, argv,
-                                   OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                       OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
-                                       OPT_LOAD | OPT_PNG | OPT_TRACE | OPT_CALL |
-                                       OPT_MIN_CHUNK | OPT_HELP,
-                                   &o, &pos);
-    if (o.help) {
-        usage_timeline(stdout);
-        return 0;
-    }
-    if (0 != rc) {
+    if (themis_plan_command_options(argc, argv,
+                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
+                                        OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
+                                        OPT_LOAD | OPT_PNG | OPT_TRACE | OPT_CALL |
+                                        OPT_MIN_CHUNK | OPT_HELP,
+                                    "timeline", usage_timeline, &o, &rc)) {
         return rc;
-    }
-    if (pos < argc) {
-        fprintf(stderr, "%s timeline: unexpected argument '%s'\n", prog, argv[pos]);
-        return EXIT_USAGE;
     }
     if (NULL == o.png_path || '\0' == o.png_path[0]) {
         fprintf(stderr, "%s timeline: --png OUT.png is required\n", prog);
