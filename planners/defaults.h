@@ -13,6 +13,10 @@
 #define THEMIS_DEFAULT_CHUNKS 1024u
 #define THEMIS_DEFAULT_CHUNKS_IN_FLIGHT 2u
 
+/* Chunks per rank of a TACOS synthesis: one keeps the synthesis and the
+ * messages few (the component's tacos, themis-plan synth's default). */
+#define THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU 1u
+
 /* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
  * that span nodes and for those within one node (benchmarks/README.md). */
 #define THEMIS_DEFAULT_MIN_BYTES_NETWORK (64u * 1024u)

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cluster.h"
+#include "defaults.h"
 #include "cut_bound.h"
 #include "graph.h"
 #include "link_sim.h"
@@ -32,7 +33,7 @@
 static void usage(void)
 {
     printf("usage: themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S\n"
-           "                         --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N]\n"
+           "                         [--chunks-per-npu K] [--bw B[,B2]] [--lat L] [--seeds N]\n"
            "                         [--ilp [--time-limit T] [--ilp-cluster STEPS]]\n"
            "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
            "                         [--duplex F]\n"
@@ -41,7 +42,7 @@ static void usage(void)
            "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
            "  chunks), %u to %u; seeds alternate the paper's FIFO choice, matched\n"
            "  choices and the public code's matching).  S is the collective's vector (allgather output, reduce-scatter\n"
-           "  input); chunks are floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
+           "  input); chunks are floor(S / (ranks x K)) bytes (K: default %u, as coll/themis' tacos).  The schedule is checked (up to %u transfers)\n"
            "  and simulated link by link; --msccl writes it as MSCCL-XML, --export DIR\n"
            "  writes DIR/schedule.xml (MSCCL-XML, for coll_themis_<coll>_schedule) and\n"
            "  DIR/graph (the working graph, for coll_themis_graph).\n"
@@ -56,7 +57,8 @@ static void usage(void)
            "  node's links; C: planners/cut_bound.h, every cut up to %u nodes, else a\n"
            "  family, the line 'cut bound:' says which).\n",
            (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
-           THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
+           THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU, THEMIS_XFER_CHECK_MAX,
+           THEMIS_TACOS_ILP_MAX_NODES,
            60u, THEMIS_CUT_EXACT_NODES);
 }
 
@@ -295,7 +297,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_SEEDS_AUTO,
+    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .k = THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU,
+                      .seeds = THEMIS_TACOS_SEEDS_AUTO,
                       .duplex_ppm = THEMIS_LINK_SIM_FULL_PPM};
     const char *spec = NULL;
     int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
@@ -374,9 +377,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
     if (0 != rc) {
         return rc;
     }
-    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes || 0 == a.k) {
-        fprintf(stderr, "themis-plan synth: --graph, --coll, --bytes and --chunks-per-npu are "
-                "required (try --help)\n");
+    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes) {
+        fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes are required (try --help)\n");
         return EXIT_USAGE;
     }
     if ((have_limit || have_cluster) && !a.ilp) {

@@ -322,6 +322,14 @@ if [ "$(us_of ds_none)" != "$(us_of ds_1)" ] ||
     ok=0
     fail cli_duplex "synth: $(us_of ds_none) / $(us_of ds_1) / $(us_of ds_0.9) us (none / 1 / 0.9)"
 fi
+# synth's chunks per NPU default to the component's tacos (one): the
+# same schedule as --chunks-per-npu 1
+run sk_default "$plan" synth --graph "mesh2d:3x3,bw=40mbit,lat=0ns" --coll ar --bytes 18MiB
+if [ $rc -eq 0 ] && [ "$(us_of sk_default)" = "$(us_of ds_none)" ]; then
+    pass cli_synth_default_chunks
+else
+    fail cli_synth_default_chunks "rc=$rc: $(us_of sk_default) us, want $(us_of ds_none)"
+fi
 for bad in 0 1.5 0.1234567 x; do
     run dbad "$plan" msccl simulate "$msccl_data/allreduce_ring_3.xml" --graph ring:3 \
         --bytes 3MB --duplex "$bad"
