@@ -127,7 +127,19 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
         st = themis_topology_parse(spec, &o->topo, &err);
         snprintf(o->topo_label, sizeof(o->topo_label), "%s", spec);
         if (THEMIS_OK != st) {
+            themis_graph_t g;
+            themis_parse_error_t gerr;
             report_parse_error("topology", spec, &err);
+            /* A graph ("torus2d:4x4") given where dimensions are wanted:
+             * say which subcommands take it. */
+            memset(&g, 0, sizeof(g));
+            if (THEMIS_OK == themis_graph_load(spec, NULL, &g, &gerr)) {
+                fprintf(stderr, "  '%s' is a graph: schedule, simulate and timeline take "
+                        "dimensions (--topo KIND:SIZE:BW:LAT_..., --topo-file or --dims);\n"
+                        "  graph, xfer, compare, synth, treepack and msccl simulate take "
+                        "--graph\n", spec);
+            }
+            themis_graph_free(&g);
             return EXIT_USAGE;
         }
     }

@@ -76,6 +76,8 @@ run u6 "$plan" nosuchcommand;                                   [ $rc -eq 2 ] ||
 run u7 "$plan" timeline --topo 2D-SW_SW;                        [ $rc -eq 2 ] || bad="$bad nopng:$rc"
 run u8 "$plan" simulate --topo 2D-SW_SW --png x.png;            [ $rc -eq 2 ] || bad="$bad png:$rc"
 run u9 "$plan" simulate --topo 2D-SW_SW --bytes 1.5B;           [ $rc -eq 2 ] || bad="$bad frac:$rc"
+run u10 "$plan" simulate --topo torus2d:4x4;                   [ $rc -eq 2 ] &&
+    grep -q "msccl simulate take --graph" "$tmp/u10.err" || bad="$bad graph-as-topo:$rc"
 run h1 "$plan" --help;                                          [ $rc -eq 0 ] || bad="$bad help:$rc"
 run h2 "$plan" simulate --help;                                 [ $rc -eq 0 ] || bad="$bad shelp:$rc"
 if [ -z "$bad" ]; then
