@@ -26,17 +26,25 @@ bench="$build/benchmarks/bench_auto"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
-    local rev=$1 out=$2 srcs incs
+    local rev=$1 out=$2 f srcs=() incs=() cflags libs
     shift 2
     mkdir -p "$tmp/$rev"
     git -C "$top" archive "$rev" planners | tar -x -C "$tmp/$rev"
     # planners/ is flat in older trees and in folders by concept since
     # the relayout: every .c below it, every folder on the include path
-    srcs=$(find "$tmp/$rev/planners" -name '*.c' | sort | grep -Ev '/(bound|clos_ilp|treepack_lp|tacos_ilp)\.c$')
-    incs=$(find "$tmp/$rev/planners" -type d | sed 's/^/-I/')
-    # shellcheck disable=SC2086
-    gcc -O2 -std=gnu11 -w "$@" $incs $(pkg-config --cflags json-c libxml-2.0) \
-        -o "$out" "$here/bench_auto.c" $srcs $(pkg-config --libs json-c libxml-2.0) -lm
+    while IFS= read -r f; do
+        case ${f##*/} in
+            bound.c|clos_ilp.c|treepack_lp.c|tacos_ilp.c) ;;   # GLPK: not linked here
+            *) srcs+=("$f") ;;
+        esac
+    done < <(find "$tmp/$rev/planners" -name '*.c' | sort)
+    while IFS= read -r f; do
+        incs+=(-I"$f")
+    done < <(find "$tmp/$rev/planners" -type d | sort)
+    read -r -a cflags <<<"$(pkg-config --cflags json-c libxml-2.0)"
+    read -r -a libs <<<"$(pkg-config --libs json-c libxml-2.0)"
+    gcc -O2 -std=gnu11 -w "$@" "${incs[@]}" "${cflags[@]}" \
+        -o "$out" "$here/bench_auto.c" "${srcs[@]}" "${libs[@]}" -lm
 }
 build_at "$before" "$tmp/bench_before"
 build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE

@@ -13,20 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
+#include "util.h"
 
 #define BUDGET_MS 5.0
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -63,7 +56,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         themis_schedule_t s;
         themis_sim_result_t res;
-        double t0 = now_ms();
+        double t0 = (themis_now_ns() / 1e6);
         if (THEMIS_OK != themis_schedule_build(&topo, &sp, &s)) {
             fprintf(stderr, "%s: schedule failed\n", argv[0]);
             free(ms);
@@ -75,7 +68,7 @@ int main(int argc, char **argv)
             free(ms);
             return 1;
         }
-        ms[r] = now_ms() - t0;
+        ms[r] = (themis_now_ns() / 1e6) - t0;
         hash = themis_schedule_hash(&s, &res.order);
         themis_sim_result_free(&res);
         themis_schedule_free(&s);

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "themis_counters.h"
+#include "topology.h"
 
 #define PERIOD 61
 #define MAX_RANK_FACTOR 15
@@ -80,32 +81,12 @@ static const char *coll_name(coll_t c)
     }
 }
 
-/* Bytes with an optional binary suffix (K, M, G); 0 on error. */
+/* Bytes in themis-plan's size syntax (themis_parse_size: 64M, 64MiB,
+ * 1.5KB); 0 on error. */
 static size_t parse_bytes(const char *s)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (0 != errno || end == s || '-' == s[0]) {
-        return 0;
-    }
-    switch (*end) {
-    case 'k': case 'K':
-        v <<= 10; end++;
-        break;
-    case 'm': case 'M':
-        v <<= 20; end++;
-        break;
-    case 'g': case 'G':
-        v <<= 30; end++;
-        break;
-    default:
-        break;
-    }
-    if ('B' == *end || 'b' == *end) {
-        end++;
-    }
-    return '\0' == *end ? (size_t) v : 0;
+    uint64_t v = 0;
+    return THEMIS_OK == themis_parse_size(s, &v) && v <= SIZE_MAX ? (size_t) v : 0;
 }
 
 static long parse_count(const char *s, long min)
@@ -125,7 +106,8 @@ static void usage(void)
             "usage: osu_coll_latency [--coll allreduce|reduce_scatter_block|allgather]\n"
             "         [--min BYTES] [--max BYTES] [--iters N] [--warmup N]\n"
             "         [--budget BYTES] [--min-iters N] [--rounds R]\n"
-            "  BYTES take a K/M/G suffix (binary).  Defaults: allreduce, 4 .. 64M,\n"
+            "  BYTES as themis-plan takes them: 64M = 64MiB (binary), 64MB (decimal).\n"
+            "  Defaults: allreduce, 4 .. 64M,\n"
             "  1000 iterations, 100 warm-up, budget 64M per size, min-iters 5, 1 round.\n");
 }
 

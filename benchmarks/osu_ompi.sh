@@ -24,7 +24,7 @@
 #   THEMIS_BUILD_DIR     the themis build for it (default: this checkout)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-osu= np=4 dims=2x2 out= iters=50
+osu='' np=4 dims=2x2 out='' iters=50
 while [ $# -gt 0 ]; do
     case $1 in
         --osu) osu=$2; shift 2 ;;

@@ -157,8 +157,8 @@ case $coll in
     *) die "--coll must be allreduce, reduce_scatter_block or allgather" ;;
 esac
 case $transport in
-    vader) tr_args=(--mca pml ob1 --mca btl vader,self) ;;
-    tcp) tr_args=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo) ;;
+    vader) tr_args=(--mca pml ob1 --mca btl "vader,self") ;;
+    tcp) tr_args=(--mca pml ob1 --mca btl "tcp,self" --mca btl_tcp_if_include lo) ;;
     ofi) tr_args=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none
                   -x FI_PROVIDER=tcp) ;;
     *) die "--transport must be vader, tcp or ofi" ;;
@@ -241,8 +241,8 @@ run() {
 # Other runnable tasks (procs_running less the sampling awk itself),
 # averaged over 5 samples 0.1 s apart.
 other_load() {
-    local i sum=0 n
-    for i in 1 2 3 4 5; do
+    local sum=0 n _
+    for _ in 1 2 3 4 5; do
         n=$(awk '/^procs_running/ { print $2 - 1 }' /proc/stat)
         sum=$((sum + n))
         sleep 0.1

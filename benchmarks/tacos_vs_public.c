@@ -20,19 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cut_bound.h"
 #include "graph.h"
 #include "link_sim.h"
 #include "tacos.h"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec * 1e3 + (double) t.tv_nsec / 1e6;
-}
+#include "util.h"
 
 static int load(const char *spec, themis_graph_t *g)
 {
@@ -186,13 +179,13 @@ static int compare(const char *spec, uint32_t k, uint64_t chunk, const char *pat
     }
     themis_xfer_sched_t s;
     char why[256];
-    double t0 = now_ms();
+    double t0 = (themis_now_ns() / 1e6);
     if (THEMIS_OK != themis_tacos_synthesize(&g, THEMIS_COLL_ALLGATHER, k, chunk,
                                              THEMIS_TACOS_SEEDS_AUTO, &s, why, sizeof(why))) {
         fprintf(stderr, "themis: %s\n", why);
         return 1;
     }
-    double t1 = now_ms();
+    double t1 = (themis_now_ns() / 1e6);
     themis_time_t ours = themis_tacos_simulated(&g, &s, chunk);
     themis_xfer_free(&s);
     themis_cut_bound_t cut;

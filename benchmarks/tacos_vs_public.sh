@@ -28,10 +28,10 @@ if [ ! -d "$src/src/synthesizer" ]; then
     exit 2
 fi
 mkdir -p "$work/obj"
-[ -n "${REUSE:-}" ] || for f in $(find "$src/src" -name '*.cpp' ! -name main.cpp); do
+[ -n "${REUSE:-}" ] || while IFS= read -r -d '' f; do
     g++ -O3 -DNDEBUG -std=c++17 -I"$src/include" -I"$src/include/tacos" -c "$f" \
         -o "$work/obj/$(basename "$f" .cpp).o"
-done
+done < <(find "$src/src" -name '*.cpp' ! -name main.cpp -print0)
 [ -n "${REUSE:-}" ] || g++ -O3 -DNDEBUG -std=c++17 -I"$src/include" -I"$src/include/tacos" \
     "$top/benchmarks/tacos_public_driver.cpp" "$work"/obj/*.o \
     -Wl,--wrap=_ZN5tacos19TimeExpandedNetwork8timestepEd \

@@ -2,8 +2,9 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The whole test suite: builds (installing missing packages), runs every
-# unit test, every MPI test and short fuzz runs of the parsers on Debian's
+# The whole test suite: builds (installing missing packages), runs the
+# static checks (tests/check_static.sh: bash -n, shellcheck, clang-format),
+# every unit test, every MPI test and short fuzz runs of the parsers on Debian's
 # Open MPI 4.1.4, then the unit tests and the MPI correctness suites on
 # Open MPI 5.0.9 (built once), and ends with "N passed, M failed".
 # Every program prints PASS:/FAIL:/SKIP: lines; `make check` runs them under

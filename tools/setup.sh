@@ -22,7 +22,7 @@ esac
 packages=(build-essential autoconf automake libtool pkg-config
           libopenmpi-dev openmpi-bin libhwloc-dev libfabric-bin
           libglpk-dev libjson-c-dev libxml2-dev gnuplot-nox iproute2 iperf3 procps python3-pyroute2
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev shellcheck clang-format)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,7 @@
 
 #include "algorithm.h"
 #include "cluster.h"
+#include "defaults.h"
 #include "graph.h"
 #include "themis_plan_cmds.h"
 #include "topology.h"
@@ -229,7 +230,10 @@ int themis_plan_cmd_compare(int argc, char **argv)
     uint64_t sizes[MAX_SIZES], elem_size = 4, bw = THEMIS_DEFAULT_NODE_BW_BPS;
     themis_time_t lat = THEMIS_DEFAULT_NODE_LAT_PS;
     themis_topology_t topo;
-    opts_t o = {.topo = &topo, .max_chunks = 1024, .cif = 2, .min_chunk = 2u << 20};
+    opts_t o = {.topo = &topo,
+                .max_chunks = THEMIS_DEFAULT_CHUNKS,
+                .cif = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT,
+                .min_chunk = THEMIS_DEFAULT_MIN_CHUNK_NODE};
 
     memset(&topo, 0, sizeof(topo));
     optind = 1;

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
@@ -24,6 +23,7 @@
 #include "hamiltonian.h"
 #include "themis_plan_cmds.h"
 #include "topology.h"
+#include "util.h"
 
 #define MAX_SIZES 64
 #define MAX_BYTES 64
@@ -208,13 +208,6 @@ static json_object *torus_json(const themis_ham_t *h)
 
 /* ------------------------------------------------------------ modes */
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -237,9 +230,9 @@ static int run_sweep(uint32_t lo, uint32_t hi)
             char msg[256] = "";
             themis_status_t st = THEMIS_OK;
             for (int i = 0; i < REPS && THEMIS_OK == st; i++) {
-                double t0 = now_us();
+                double t0 = (themis_now_ns() / 1e3);
                 st = themis_ham_build(r, c, &h, msg, sizeof(msg));
-                t[i] = now_us() - t0;
+                t[i] = (themis_now_ns() / 1e3) - t0;
                 if (THEMIS_OK == st && i + 1 < REPS) {
                     themis_ham_free(&h);
                 }

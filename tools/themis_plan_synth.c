@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cluster.h"
+#include "defaults.h"
 #include "cut_bound.h"
 #include "graph.h"
 #include "link_sim.h"
@@ -28,11 +28,12 @@
 #include "tacos.h"
 #include "tacos_ilp.h"
 #include "themis_plan_cmds.h"
+#include "util.h"
 
 static void usage(void)
 {
     printf("usage: themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S\n"
-           "                         --chunks-per-npu K [--bw B[,B2]] [--lat L] [--seeds N]\n"
+           "                         [--chunks-per-npu K] [--bw B[,B2]] [--lat L] [--seeds N]\n"
            "                         [--ilp [--time-limit T] [--ilp-cluster STEPS]]\n"
            "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
            "                         [--duplex F]\n"
@@ -41,7 +42,7 @@ static void usage(void)
            "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
            "  chunks), %u to %u; seeds alternate the paper's FIFO choice, matched\n"
            "  choices and the public code's matching).  S is the collective's vector (allgather output, reduce-scatter\n"
-           "  input); chunks are floor(S / (ranks x K)) bytes.  The schedule is checked (up to %u transfers)\n"
+           "  input); chunks are floor(S / (ranks x K)) bytes (K: default %u, as coll/themis' tacos).  The schedule is checked (up to %u transfers)\n"
            "  and simulated link by link; --msccl writes it as MSCCL-XML, --export DIR\n"
            "  writes DIR/schedule.xml (MSCCL-XML, for coll_themis_<coll>_schedule) and\n"
            "  DIR/graph (the working graph, for coll_themis_graph).\n"
@@ -56,7 +57,8 @@ static void usage(void)
            "  node's links; C: planners/bound/cut_bound.h, every cut up to %u nodes, else a\n"
            "  family, the line 'cut bound:' says which).\n",
            (unsigned long long) THEMIS_TACOS_AUTO_WORK, THEMIS_TACOS_DEFAULT_SEEDS,
-           THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_XFER_CHECK_MAX, THEMIS_TACOS_ILP_MAX_NODES,
+           THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU, THEMIS_XFER_CHECK_MAX,
+           THEMIS_TACOS_ILP_MAX_NODES,
            60u, THEMIS_CUT_EXACT_NODES);
 }
 
@@ -181,7 +183,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
     char why[256] = "", tb[32], lb[32], sb[32];
     themis_xfer_sched_t s;
     themis_link_sim_t sim;
-    struct timespec t0, t1;
+    uint64_t t0 = 0, t1 = 0;
     int rc = 0;
 
     memset(&s, 0, sizeof(s));
@@ -206,7 +208,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         printf("\n");
     }
     if (0 == rc) {
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        t0 = themis_now_ns();
         if (a->ilp) {
             themis_tacos_ilp_opts_t o = a->ilp_opts;
             o.greedy_seeds = a->seeds;
@@ -214,7 +216,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         } else {
             st = themis_tacos_synthesize(&g, coll, k, chunk, a->seeds, &s, why, sizeof(why));
         }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        t1 = themis_now_ns();
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan synth: %s\n", why);
             rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
@@ -237,8 +239,7 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
         rc = write_outputs(a->msccl_out, a->graph_out, a->dir, &s, &g);
     }
     if (0 == rc) {
-        uint64_t ns = (uint64_t) (t1.tv_sec - t0.tv_sec) * 1000000000ull
-                      + (uint64_t) t1.tv_nsec - (uint64_t) t0.tv_nsec;
+        uint64_t ns = t1 - t0;
         printf("schedule: %s, %u ranks, %u units of %" PRIu64 " bytes, %u transfers, %s\n",
                s.name, s.nranks, s.nunits, chunk, s.nxfers,
                s.nxfers <= THEMIS_XFER_CHECK_MAX ? "checked" : "too large to check");
@@ -296,7 +297,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .seeds = THEMIS_TACOS_SEEDS_AUTO,
+    synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .k = THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU,
+                      .seeds = THEMIS_TACOS_SEEDS_AUTO,
                       .duplex_ppm = THEMIS_LINK_SIM_FULL_PPM};
     const char *spec = NULL;
     int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
@@ -375,9 +377,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
     if (0 != rc) {
         return rc;
     }
-    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes || 0 == a.k) {
-        fprintf(stderr, "themis-plan synth: --graph, --coll, --bytes and --chunks-per-npu are "
-                "required (try --help)\n");
+    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes) {
+        fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes are required (try --help)\n");
         return EXIT_USAGE;
     }
     if ((have_limit || have_cluster) && !a.ilp) {

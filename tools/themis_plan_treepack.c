@@ -18,12 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "graph.h"
 #include "link_sim.h"
 #include "themis_plan_cmds.h"
 #include "treepack.h"
+#include "util.h"
 
 /* Above this many nodes the LP is not tried unless asked for (column
  * generation slows down fast; tori and MW cover large graphs). */
@@ -31,13 +31,6 @@
 #define LP_MAX_ROUNDS 100000u
 #define MW_EPS 0.02
 #define MW_MAX_ITERS 20000u
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Trees of large graphs are cut short: the line stays readable. */
 #define TREE_MAX_EDGES_SHOWN 32u
@@ -129,9 +122,9 @@ static void print_row_rate(const themis_graph_t *graph, const themis_tp_graph_t 
     themis_xfer_sched_t sched, *s = &sched;
     themis_tp_frac_t c;
     char why[256] = "";
-    double t0 = now_ms();
+    double t0 = (themis_now_ns() / 1e6);
     themis_status_t st = themis_tp_runtime_schedule(graph, s, why, sizeof(why));
-    double ms = now_ms() - t0;
+    double ms = (themis_now_ns() / 1e6) - t0;
     if (THEMIS_OK == st) {
         st = themis_tp_schedule_rate(graph, s, g->unit_bps, &c, why, sizeof(why));
     }
@@ -230,9 +223,9 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     memset(&best, 0, sizeof(best));
     if (want_lp || (is_auto && g.n <= LP_AUTO_MAX_NODES)) {
         themis_tp_packing_t p;
-        double t0 = now_ms();
+        double t0 = (themis_now_ns() / 1e6);
         st = themis_tp_lp(&g, LP_MAX_ROUNDS, NULL, &p, why, sizeof(why));
-        double ms = now_ms() - t0;
+        double ms = (themis_now_ns() / 1e6) - t0;
         if (THEMIS_OK == st) {
             print_packing("lp", &g, &p, ms, show);
             print_partition(&p, g.n);
@@ -245,12 +238,12 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     }
     if (want_torus || want_exact || want_cycles || is_auto) {
         themis_tp_packing_t p;
-        double t0 = now_ms();
+        double t0 = (themis_now_ns() / 1e6);
         st = want_torus   ? themis_tp_torus(&g, &p, why, sizeof(why))
              : want_exact ? themis_tp_exact(&g, &p, why, sizeof(why))
              : want_cycles ? themis_tp_cycles(&g, &p, why, sizeof(why))
                           : themis_tp_solve(&g, &p, why, sizeof(why));
-        double ms = now_ms() - t0;
+        double ms = (themis_now_ns() / 1e6) - t0;
         if (THEMIS_OK == st) {
             char label[32];
             snprintf(label, sizeof(label), "runtime(%s)", themis_tp_method_name(p.method));
@@ -303,9 +296,9 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     }
     if (want_mw || (is_auto && !have_best)) {
         themis_tp_packing_t p;
-        double t0 = now_ms();
+        double t0 = (themis_now_ns() / 1e6);
         st = themis_tp_mw(&g, MW_EPS, MW_MAX_ITERS, &p);
-        double ms = now_ms() - t0;
+        double ms = (themis_now_ns() / 1e6) - t0;
         if (THEMIS_OK == st) {
             print_packing("mw", &g, &p, ms, 0);
             themis_tp_packing_free(&p);

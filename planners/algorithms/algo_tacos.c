@@ -25,10 +25,10 @@
 #include "graph.h"
 #include "hash.h"
 #include "plan_builder.h"
+#include "defaults.h"
 #include "tacos.h"
 
-/* Chunks per rank: one keeps the synthesis and the messages few. */
-#define TACOS_K 1u
+#define TACOS_K THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU
 /* Synthesis and the schedule's size grow with ranks squared. */
 #define TACOS_MAX_RANKS THEMIS_GRAPH_COST_MAX_RANKS
 

@@ -359,8 +359,20 @@ static themis_status_t parse_shape(json_object *o, int line, themis_rule_shape_t
     return THEMIS_OK;
 }
 
+/* x ends at v where y starts, and keeps points below v: v belongs to y,
+ * so that ranges meet at their natural boundary ([0, "8MiB"] and
+ * ["8MiB", ...]) without overlapping. */
+static int yields(uint64_t v, uint64_t x_lo, uint64_t x_hi, uint64_t y_lo)
+{
+    return x_lo < x_hi && v == x_hi && v == y_lo;
+}
+
+/* Inclusive ranges that share a point other than such a boundary. */
 static int overlap(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi)
 {
+    if (yields(a_hi, a_lo, a_hi, b_lo) || yields(b_hi, b_lo, b_hi, a_lo)) {
+        return 0;
+    }
     return a_lo <= b_hi && b_lo <= a_hi;
 }
 
@@ -526,14 +538,20 @@ themis_status_t themis_rules_load(const char *path, themis_rules_t *out, char *m
 const themis_rule_t *themis_rules_match(const themis_rules_t *r, themis_coll_t coll,
                                         uint64_t comm_size, uint64_t bytes)
 {
+    const themis_rule_t *best = NULL;
     for (size_t i = 0; NULL != r && i < r->nrules; i++) {
         const themis_rule_t *x = &r->rules[i];
         if (0 != (x->colls & THEMIS_COLL_BIT(coll)) && x->size_lo <= comm_size &&
             comm_size <= x->size_hi && x->bytes_lo <= bytes && bytes <= x->bytes_hi) {
-            return x;
+            /* Two rules match only on a boundary they meet at: the one
+             * that starts there takes it. */
+            if (NULL == best || yields(comm_size, best->size_lo, best->size_hi, x->size_lo) ||
+                yields(bytes, best->bytes_lo, best->bytes_hi, x->bytes_lo)) {
+                best = x;
+            }
         }
     }
-    return NULL;
+    return best;
 }
 
 const themis_rule_shape_t *themis_rules_shape(const themis_rules_t *r, uint64_t comm_size)

@@ -25,7 +25,9 @@
  * are integers or strings in the one size syntax ("1M", "64KiB":
  * themis_parse_size).  Two rules of one collective whose communicator
  * sizes and byte ranges both overlap are an error, so at most one rule
- * matches a call and the file's order does not matter.  A shape gives the
+ * matches a call and the file's order does not matter.  Ranges may meet
+ * at a boundary ([0, "8MiB"] and ["8MiB", "1GiB"]): the boundary belongs
+ * to the range that starts there.  A shape gives the
  * dims of communicators of that size (innermost first, as
  * coll_themis_dims), one per size.  Unknown keys are errors (a misspelt
  * key must not be silently ignored).  Errors name the line and the reason.

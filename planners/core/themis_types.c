@@ -25,17 +25,17 @@ const char *themis_status_string(themis_status_t st)
     return "unknown status";
 }
 
+/* The one name table of the planner collectives (MSCCL-XML's coll
+ * attribute, MCA parameter names, messages). */
+static const char *const coll_names[THEMIS_NCOLLS] = {
+    [THEMIS_COLL_ALLREDUCE] = "allreduce",
+    [THEMIS_COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [THEMIS_COLL_ALLGATHER] = "allgather",
+};
+
 const char *themis_coll_name(themis_coll_t coll)
 {
-    switch (coll) {
-    case THEMIS_COLL_ALLREDUCE:
-        return "allreduce";
-    case THEMIS_COLL_REDUCE_SCATTER:
-        return "reduce_scatter";
-    case THEMIS_COLL_ALLGATHER:
-        return "allgather";
-    }
-    return "unknown";
+    return (unsigned) coll < THEMIS_NCOLLS ? coll_names[coll] : "unknown";
 }
 
 themis_status_t themis_coll_parse(const char *s, themis_coll_t *coll)

@@ -34,6 +34,7 @@ typedef enum {
     THEMIS_COLL_REDUCE_SCATTER = 1,
     THEMIS_COLL_ALLGATHER = 2
 } themis_coll_t;
+#define THEMIS_NCOLLS 3
 
 /* One phase of a chunk on one dimension. */
 typedef enum {

@@ -7,7 +7,6 @@
  */
 #include "cluster.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,19 +14,6 @@
 /* Attached ranks of one switch part the unwinding takes: a pair map of
  * 2048^2 entries. */
 #define UNWIND_MAX_ATTACHED 2048u
-
-static void set_err(themis_parse_error_t *err, int col, const char *fmt, ...)
-{
-    va_list ap;
-    if (NULL == err) {
-        return;
-    }
-    err->line = 1;
-    err->column = col;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------ generators */
 
@@ -207,14 +193,17 @@ static themis_status_t parse_key(cluster_t *c, const char *s, size_t len, int co
         }
     }
     if (k < 0) {
-        set_err(err, col, "unknown option '%.*s' (nics, intra, ibw, ilat, pcie, bw, ubw, lat, "
-                "leaves, spines)", (int) (klen > 24 ? 24 : klen), s);
+        themis_set_parse_error(
+            err, 1, col,
+            "unknown option '%.*s' (nics, intra, ibw, ilat, pcie, bw, ubw, lat, "
+            "leaves, spines)",
+            (int) (klen > 24 ? 24 : klen), s);
         return THEMIS_ERR_PARSE;
     }
     if ((8 == k && SHAPE_LEAFSPINE != c->shape)
         || (9 == k && SHAPE_CLUSTER == c->shape)) {
-        set_err(err, col, "%s applies to %s only", keys[k],
-                8 == k ? "leafspine" : "leafspine and rail");
+        themis_set_parse_error(err, 1, col, "%s applies to %s only", keys[k],
+                               8 == k ? "leafspine" : "leafspine and rail");
         return THEMIS_ERR_PARSE;
     }
     seen[k] = 1;
@@ -234,8 +223,8 @@ static themis_status_t parse_key(cluster_t *c, const char *s, size_t len, int co
             }
         }
         if (bad) {
-            set_err(err, col, "intra: '%.*s' is not fc, ring, biring, switch or none",
-                    (int) (vlen > 24 ? 24 : vlen), v);
+            themis_set_parse_error(err, 1, col, "intra: '%.*s' is not fc, ring, biring, switch or none",
+                                   (int) (vlen > 24 ? 24 : vlen), v);
             return THEMIS_ERR_PARSE;
         }
         break;
@@ -267,10 +256,11 @@ static themis_status_t parse_key(cluster_t *c, const char *s, size_t len, int co
         break;
     }
     if (bad) {
-        set_err(err, col, "%s: '%.*s' is not %s", keys[k], (int) (vlen > 24 ? 24 : vlen), v,
-                (2 == k || 4 == k || 5 == k || 6 == k) ? "a rate > 0 (e.g. 100Gb/s, 25GB/s)"
-                : (3 == k || 7 == k)                  ? "a time up to 1 s (e.g. 500ns, 2us)"
-                                                      : "a count");
+        themis_set_parse_error(
+            err, 1, col, "%s: '%.*s' is not %s", keys[k], (int) (vlen > 24 ? 24 : vlen), v,
+            (2 == k || 4 == k || 5 == k || 6 == k) ? "a rate > 0 (e.g. 100Gb/s, 25GB/s)"
+            : (3 == k || 7 == k)                   ? "a time up to 1 s (e.g. 500ns, 2us)"
+                                                   : "a count");
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -290,19 +280,21 @@ themis_status_t themis_cluster_load(const char *spec, const themis_graph_opts_t 
         }
     }
     if (0 != def->bw2_bps || 0 != def->degree) {
-        set_err(err, 1, "bw2 and degree do not apply to %s", shape_names[c.shape]);
+        themis_set_parse_error(err, 1, 1, "bw2 and degree do not apply to %s", shape_names[c.shape]);
         return THEMIS_ERR_PARSE;
     }
     /* HxR */
     size_t args = name_len + 1, args_end = args + strcspn(spec + args, ",");
     const char *x = (':' == spec[name_len]) ? memchr(spec + args, 'x', args_end - args) : NULL;
     uint64_t hosts = 0, rpn = 0;
-    if (NULL == x || 0 != parse_count(spec + args, (size_t) (x - spec - args),
-                                      THEMIS_GRAPH_MAX_NODES, &hosts)
-        || 0 != parse_count(x + 1, (size_t) (spec + args_end - x - 1), THEMIS_GRAPH_MAX_NODES,
-                            &rpn) || 0 == hosts || 0 == rpn) {
-        set_err(err, (int) args + 1, "%s needs :HxR (hosts x ranks per host, each >= 1)",
-                shape_names[c.shape]);
+    if (NULL == x ||
+        0 != parse_count(spec + args, (size_t) (x - spec - args), THEMIS_GRAPH_MAX_NODES,
+                         &hosts) ||
+        0 != parse_count(x + 1, (size_t) (spec + args_end - x - 1), THEMIS_GRAPH_MAX_NODES,
+                         &rpn) ||
+        0 == hosts || 0 == rpn) {
+        themis_set_parse_error(err, 1, (int) args + 1, "%s needs :HxR (hosts x ranks per host, each >= 1)",
+                               shape_names[c.shape]);
         return THEMIS_ERR_PARSE;
     }
     c.hosts = (uint32_t) hosts;
@@ -318,8 +310,8 @@ themis_status_t themis_cluster_load(const char *spec, const themis_graph_opts_t 
     for (size_t i = args_end; i < len;) {
         size_t e = i + 1 + strcspn(spec + i + 1, ",");
         if (NULL == memchr(spec + i + 1, '=', e - i - 1)) {
-            set_err(err, (int) i + 2, "unexpected '%.*s' (options are key=value)",
-                    (int) (e - i - 1 > 24 ? 24 : e - i - 1), spec + i + 1);
+            themis_set_parse_error(err, 1, (int) i + 2, "unexpected '%.*s' (options are key=value)",
+                                   (int) (e - i - 1 > 24 ? 24 : e - i - 1), spec + i + 1);
             return THEMIS_ERR_PARSE;
         }
         themis_status_t st = parse_key(&c, spec + i + 1, e - i - 1, (int) i + 2, seen, err);
@@ -335,19 +327,21 @@ themis_status_t themis_cluster_load(const char *spec, const themis_graph_opts_t 
         c.ubw = c.bw;
     }
     if (0 == c.nics || c.nics > c.rpn) {
-        set_err(err, 1, "nics=%u: a host has 1 .. %u NICs (one per rank at most)", c.nics, c.rpn);
+        themis_set_parse_error(err, 1, 1,
+                               "nics=%u: a host has 1 .. %u NICs (one per rank at most)",
+                               c.nics, c.rpn);
         return THEMIS_ERR_PARSE;
     }
     if (SHAPE_LEAFSPINE == c.shape
         && (0 == c.leaves || 0 == c.spines || 0 != c.hosts % c.leaves)) {
-        set_err(err, 1, "leafspine: %u hosts do not split evenly over leaves=%u, or spines=%u is "
-                "0", c.hosts, c.leaves, c.spines);
+        themis_set_parse_error(err, 1, 1, "leafspine: %u hosts do not split evenly over leaves=%u, or spines=%u is "
+                               "0", c.hosts, c.leaves, c.spines);
         return THEMIS_ERR_PARSE;
     }
     char why[160];
     themis_status_t st = generate(&c, g, why, sizeof(why));
     if (THEMIS_OK != st) {
-        set_err(err, 1, "%s", why);
+        themis_set_parse_error(err, 1, 1, "%s", why);
         return THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;

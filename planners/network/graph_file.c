@@ -9,25 +9,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "graph_text.h"
-
-void themis_graph_set_err(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    if (NULL == err) {
-        return;
-    }
-    err->line = line;
-    err->column = col;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    va_end(ap);
-}
 
 const char *themis_graph_show(const char *p, size_t len, char buf[THEMIS_GRAPH_SHOW_MAX + 1])
 {
@@ -54,18 +40,18 @@ themis_status_t themis_graph_parse_uint(const themis_token_t *t, int line, uint6
     char shown[THEMIS_GRAPH_SHOW_MAX + 1];
     uint64_t x = 0;
     if (0 == t->len) {
-        themis_graph_set_err(err, line, t->col, "missing %s", what);
+        themis_set_parse_error(err, line, t->col, "missing %s", what);
         return THEMIS_ERR_PARSE;
     }
     for (size_t i = 0; i < t->len; i++) {
         if (!isdigit((unsigned char) t->p[i])) {
-            themis_graph_set_err(err, line, t->col + (int) i, "%s '%s' is not a number", what,
+            themis_set_parse_error(err, line, t->col + (int) i, "%s '%s' is not a number", what,
                     themis_graph_show(t->p, t->len, shown));
             return THEMIS_ERR_PARSE;
         }
         x = x * 10 + (uint64_t) (t->p[i] - '0');
         if (x > max) {
-            themis_graph_set_err(err, line, t->col, "%s '%s' is too large (at most %llu)", what,
+            themis_set_parse_error(err, line, t->col, "%s '%s' is too large (at most %llu)", what,
                     themis_graph_show(t->p, t->len, shown), (unsigned long long) max);
             return THEMIS_ERR_PARSE;
         }
@@ -92,7 +78,7 @@ themis_status_t themis_graph_parse_rate(const themis_token_t *t, int line, int i
     if (THEMIS_OK != st && is_bw && t->len < sizeof(buf) && '\0' == *end &&
         isdigit((unsigned char) buf[strspn(buf, ".")])
         && !isdigit((unsigned char) buf[strspn(buf, "0.")])) {
-        themis_graph_set_err(err, line, t->col, "bandwidth '%s' must be > 0", themis_graph_show(t->p, t->len, shown));
+        themis_set_parse_error(err, line, t->col, "bandwidth '%s' must be > 0", themis_graph_show(t->p, t->len, shown));
         return THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != st) {
@@ -107,17 +93,17 @@ themis_status_t themis_graph_parse_rate(const themis_token_t *t, int line, int i
             free(whole);
         }
         if (NULL != why && 0 == strcmp(why, "number too large")) {
-            themis_graph_set_err(err, line, t->col, "%s '%s': number out of range (too large)",
+            themis_set_parse_error(err, line, t->col, "%s '%s': number out of range (too large)",
                     is_bw ? "bandwidth" : "latency", themis_graph_show(t->p, t->len, shown));
             return THEMIS_ERR_PARSE;
         }
-        themis_graph_set_err(err, line, t->col + (int) (end - buf), "%s '%s' is not %s", is_bw ? "bandwidth"
+        themis_set_parse_error(err, line, t->col + (int) (end - buf), "%s '%s' is not %s", is_bw ? "bandwidth"
                 : "latency", themis_graph_show(t->p, t->len, shown), is_bw
                 ? "a rate > 0 (e.g. 100Gb, 25GB/s)" : "a time (e.g. 500ns, 2us)");
         return THEMIS_ERR_PARSE;
     }
     if (!is_bw && *v > THEMIS_GRAPH_MAX_LAT_PS) {
-        themis_graph_set_err(err, line, t->col, "latency '%s' is above 1 s", themis_graph_show(t->p, t->len, shown));
+        themis_set_parse_error(err, line, t->col, "latency '%s' is above 1 s", themis_graph_show(t->p, t->len, shown));
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -155,7 +141,7 @@ static themis_status_t use_id(parse_state_t *ps, const themis_token_t *t, int li
         return THEMIS_ERR_PARSE;
     }
     if (0 != ps->declared && v >= ps->declared) {
-        themis_graph_set_err(err, line, t->col, "node %llu out of range (nodes %llu)", (unsigned long long) v,
+        themis_set_parse_error(err, line, t->col, "node %llu out of range (nodes %llu)", (unsigned long long) v,
                 (unsigned long long) ps->declared);
         return THEMIS_ERR_PARSE;
     }
@@ -176,14 +162,14 @@ static themis_status_t add_parsed_link(parse_state_t *ps, uint32_t a, uint32_t b
     uint32_t old_cap = g->cap_links;
     themis_status_t st = themis_graph_add_link(g, a, b, bw, lat);
     if (THEMIS_OK != st) {
-        themis_graph_set_err(err, at.line, at.col, THEMIS_ERR_NOMEM == st ? "out of memory"
+        themis_set_parse_error(err, at.line, at.col, THEMIS_ERR_NOMEM == st ? "out of memory"
                 : "more than %u links", THEMIS_GRAPH_MAX_LINKS);
         return THEMIS_ERR_NOMEM == st ? st : THEMIS_ERR_PARSE;
     }
     if (g->cap_links != old_cap) {
         pos_t *n = realloc(ps->link_pos, (size_t) g->cap_links * sizeof(*n));
         if (NULL == n) {
-            themis_graph_set_err(err, at.line, at.col, "out of memory");
+            themis_set_parse_error(err, at.line, at.col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
         ps->link_pos = n;
@@ -201,7 +187,7 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const themis
     uint64_t host = THEMIS_GRAPH_NO_HOST;
     if (n < 2 || 3 == n || n > 4 || (4 == n && !themis_graph_tok_is(&t[2], "host"))) {
         int k = n < 2 ? 0 : 3 == n ? 2 : n > 4 ? 4 : 2;
-        themis_graph_set_err(err, line, n < 2 ? t[0].col + (int) t[0].len : t[k].col,
+        themis_set_parse_error(err, line, n < 2 ? t[0].col + (int) t[0].len : t[k].col,
                 "expected '%s K' or '%s K-L', then optionally 'host H'", themis_graph_kind_names[kind],
                 themis_graph_kind_names[kind]);
         return THEMIS_ERR_PARSE;
@@ -218,7 +204,7 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const themis
         return THEMIS_ERR_PARSE;
     }
     if (b < a) {
-        themis_graph_set_err(err, line, t[1].col, "node range '%s' runs backwards",
+        themis_set_parse_error(err, line, t[1].col, "node range '%s' runs backwards",
                 themis_graph_show(t[1].p, t[1].len, shown));
         return THEMIS_ERR_PARSE;
     }
@@ -229,13 +215,13 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const themis
     if (NULL == ps->decl_line) {
         ps->decl_line = calloc(THEMIS_GRAPH_MAX_NODES, sizeof(int));
         if (NULL == ps->decl_line) {
-            themis_graph_set_err(err, line, t[0].col, "out of memory");
+            themis_set_parse_error(err, line, t[0].col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
     }
     for (uint32_t v = a; v <= b; v++) {
         if (0 != ps->decl_line[v]) {
-            themis_graph_set_err(err, line, t[1].col, "node %u declared twice (first at line %d)", v,
+            themis_set_parse_error(err, line, t[1].col, "node %u declared twice (first at line %d)", v,
                     ps->decl_line[v]);
             return THEMIS_ERR_PARSE;
         }
@@ -244,7 +230,7 @@ static themis_status_t parse_decl(parse_state_t *ps, uint32_t kind, const themis
         ps->first_host = (0 == ps->first_host && 4 == n) ? line : ps->first_host;
         if (THEMIS_OK != themis_graph_set_node(ps->g, v, (themis_node_kind_t) kind,
                                                (uint32_t) host)) {
-            themis_graph_set_err(err, line, t[0].col, "out of memory");
+            themis_set_parse_error(err, line, t[0].col, "out of memory");
             return THEMIS_ERR_NOMEM;
         }
     }
@@ -264,23 +250,23 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
     if (themis_graph_tok_is(&t[0], "nodes")) {
         uint64_t v = 0;
         if (n != 2) {
-            themis_graph_set_err(err, line, n < 2 ? t[0].col + (int) t[0].len : t[2].col,
+            themis_set_parse_error(err, line, n < 2 ? t[0].col + (int) t[0].len : t[2].col,
                     "expected 'nodes N'");
             return THEMIS_ERR_PARSE;
         }
         if (0 != ps->declared) {
-            themis_graph_set_err(err, line, t[0].col, "'nodes' given twice");
+            themis_set_parse_error(err, line, t[0].col, "'nodes' given twice");
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != themis_graph_parse_uint(&t[1], line, THEMIS_GRAPH_MAX_NODES, "node count", &v, err)) {
             return THEMIS_ERR_PARSE;
         }
         if (0 == v) {
-            themis_graph_set_err(err, line, t[1].col, "node count must be >= 1");
+            themis_set_parse_error(err, line, t[1].col, "node count must be >= 1");
             return THEMIS_ERR_PARSE;
         }
         if (ps->any_id && ps->max_id >= v) {
-            themis_graph_set_err(err, line, t[1].col, "nodes %llu, but line %d names node %u",
+            themis_set_parse_error(err, line, t[1].col, "nodes %llu, but line %d names node %u",
                     (unsigned long long) v, ps->max_at.line, ps->max_id);
             return THEMIS_ERR_PARSE;
         }
@@ -290,7 +276,7 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
     if (themis_graph_tok_is(&t[0], "fail")) {
         if (n >= 3 && themis_graph_tok_is(&t[1], "node")) {
             if (n > 3) {
-                themis_graph_set_err(err, line, t[3].col, "extra field '%s' (expected 'fail node K')",
+                themis_set_parse_error(err, line, t[3].col, "extra field '%s' (expected 'fail node K')",
                         themis_graph_show(t[3].p, t[3].len, shown));
                 return THEMIS_ERR_PARSE;
             }
@@ -302,7 +288,7 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
         }
         if (n >= 4 && themis_graph_tok_is(&t[1], "link")) {
             if (n > 4) {
-                themis_graph_set_err(err, line, t[4].col,
+                themis_set_parse_error(err, line, t[4].col,
                         "extra field '%s' (expected 'fail link SRC DST')",
                         themis_graph_show(t[4].p, t[4].len, shown));
                 return THEMIS_ERR_PARSE;
@@ -315,7 +301,7 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
                 uint32_t cap = (0 == ps->cap_fails) ? 16 : 2 * ps->cap_fails;
                 fail_link_t *f = realloc(ps->fails, (size_t) cap * sizeof(*f));
                 if (NULL == f) {
-                    themis_graph_set_err(err, line, t[0].col, "out of memory");
+                    themis_set_parse_error(err, line, t[0].col, "out of memory");
                     return THEMIS_ERR_NOMEM;
                 }
                 ps->fails = f;
@@ -328,12 +314,12 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
             f->at.col = t[0].col;
             return THEMIS_OK;
         }
-        themis_graph_set_err(err, line, n > 1 ? t[1].col : t[0].col + (int) t[0].len,
+        themis_set_parse_error(err, line, n > 1 ? t[1].col : t[0].col + (int) t[0].len,
                 "expected 'fail node K' or 'fail link SRC DST'");
         return THEMIS_ERR_PARSE;
     }
     if (!isdigit((unsigned char) t[0].p[0])) {
-        themis_graph_set_err(err, line, t[0].col,
+        themis_set_parse_error(err, line, t[0].col,
                 "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, or a link "
                 "SRC DST BW LAT [both])",
                 themis_graph_show(t[0].p, t[0].len, shown));
@@ -341,13 +327,13 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
     }
     if (n < 4) {
         static const char *names[] = {"SRC", "DST", "BW", "LAT"};
-        themis_graph_set_err(err, line, t[n - 1].col + (int) t[n - 1].len,
+        themis_set_parse_error(err, line, t[n - 1].col + (int) t[n - 1].len,
                 "missing %s (expected SRC DST BW LAT [both])", names[n]);
         return THEMIS_ERR_PARSE;
     }
     if (n > 5 || (5 == n && !themis_graph_tok_is(&t[4], "both"))) {
         int k = (5 == n) ? 4 : 5;
-        themis_graph_set_err(err, line, t[k].col, "unexpected '%s' (expected SRC DST BW LAT [both])",
+        themis_set_parse_error(err, line, t[k].col, "unexpected '%s' (expected SRC DST BW LAT [both])",
                 themis_graph_show(t[k].p, t[k].len, shown));
         return THEMIS_ERR_PARSE;
     }
@@ -375,7 +361,7 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
     char why[128];
     uint32_t bad, bad_node;
     if (0 == ps->declared && !ps->any_id) {
-        themis_graph_set_err(err, 1, 1, "empty graph (expected 'nodes N' or links SRC DST BW LAT)");
+        themis_set_parse_error(err, 1, 1, "empty graph (expected 'nodes N' or links SRC DST BW LAT)");
         return THEMIS_ERR_PARSE;
     }
     g->nnodes = (uint32_t) (0 != ps->declared ? ps->declared : (uint64_t) ps->max_id + 1);
@@ -390,14 +376,14 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
                           : 0 != ps->first_host ? ps->first_host : ps->first_decl;
             at.col = 1;
         }
-        themis_graph_set_err(err, at.line, at.col, "%s", why);
+        themis_set_parse_error(err, at.line, at.col, "%s", why);
         return st;
     }
     for (uint32_t i = 0; i < ps->nfails; i++) {
         const fail_link_t *f = &ps->fails[i];
         uint32_t l = themis_graph_find_link(g, f->src, f->dst);
         if (UINT32_MAX == l) {
-            themis_graph_set_err(err, f->at.line, f->at.col, "fail link %u %u: no such link", f->src,
+            themis_set_parse_error(err, f->at.line, f->at.col, "fail link %u %u: no such link", f->src,
                     f->dst);
             return THEMIS_ERR_PARSE;
         }
@@ -409,14 +395,14 @@ static themis_status_t parse_finish(parse_state_t *ps, themis_parse_error_t *err
 themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
                                    themis_parse_error_t *err)
 {
-    themis_graph_set_err(err, 0, 0, "%s", "");
+    themis_set_parse_error(err, 0, 0, "%s", "");
     if (NULL == text || NULL == g) {
-        themis_graph_set_err(err, 0, 0, "no graph given");
+        themis_set_parse_error(err, 0, 0, "no graph given");
         return THEMIS_ERR_INVALID;
     }
     themis_status_t st = themis_graph_init(g, THEMIS_GRAPH_MAX_NODES);
     if (THEMIS_OK != st) {
-        themis_graph_set_err(err, 0, 0, "out of memory");
+        themis_set_parse_error(err, 0, 0, "out of memory");
         return st;
     }
     parse_state_t ps;
@@ -431,7 +417,7 @@ themis_status_t themis_graph_parse(const char *text, themis_graph_t *g,
         themis_token_t toks[6];
         int n = themis_split_ws(p, clen, line, toks, 6);
         if (n > 6) {
-            themis_graph_set_err(err, line, toks[5].col, "too many fields");
+            themis_set_parse_error(err, line, toks[5].col, "too many fields");
             st = THEMIS_ERR_PARSE;
         } else if (n > 0) {
             st = parse_line(&ps, toks, n, line, err);

@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -272,19 +271,19 @@ static themis_status_t parse_sizes(const char *s, size_t len, int col, spec_t *s
         themis_token_t t = {s + i, e - i, 1, col + (int) i};
         uint64_t v = 0;
         if (sp->nsizes == want) {
-            themis_graph_set_err(err, 1, col + (int) i - 1, "%s takes %s", name, forms[want]);
+            themis_set_parse_error(err, 1, col + (int) i - 1, "%s takes %s", name, forms[want]);
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != themis_graph_parse_uint(&t, 1, THEMIS_GRAPH_MAX_NODES, "size", &v, err)) {
             return THEMIS_ERR_PARSE;
         }
         if (0 == v) {
-            themis_graph_set_err(err, 1, t.col, "%s: a size must be >= 1", name);
+            themis_set_parse_error(err, 1, t.col, "%s: a size must be >= 1", name);
             return THEMIS_ERR_PARSE;
         }
         nodes *= v;
         if (nodes > THEMIS_GRAPH_MAX_NODES) {
-            themis_graph_set_err(err, 1, col, "%s: too many nodes (at most %u)", name,
+            themis_set_parse_error(err, 1, col, "%s: too many nodes (at most %u)", name,
                     THEMIS_GRAPH_MAX_NODES);
             return THEMIS_ERR_PARSE;
         }
@@ -292,7 +291,7 @@ static themis_status_t parse_sizes(const char *s, size_t len, int col, spec_t *s
         i = e + 1;
     }
     if (sp->nsizes != want) {
-        themis_graph_set_err(err, 1, col + (int) len, "%s takes %s", name, forms[want]);
+        themis_set_parse_error(err, 1, col + (int) len, "%s takes %s", name, forms[want]);
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -314,7 +313,7 @@ static themis_status_t parse_id_list(const char *s, size_t len, int col, int pai
             dash++;
         }
         if (pairs && dash == e) {
-            themis_graph_set_err(err, 1, col + (int) i, "faillink wants SRC-DST pairs joined by '+'");
+            themis_set_parse_error(err, 1, col + (int) i, "faillink wants SRC-DST pairs joined by '+'");
             return THEMIS_ERR_PARSE;
         }
         themis_token_t a = {s + i, (pairs ? dash : e) - i, 1, col + (int) i};
@@ -391,7 +390,7 @@ static themis_status_t parse_option(const char *s, size_t len, int col, spec_t *
         sp->o.degree = (uint32_t) x;
         return THEMIS_OK;
     }
-    themis_graph_set_err(err, 1, col, "unknown option '%s' (bw, bw2, lat, degree, fail, faillink)",
+    themis_set_parse_error(err, 1, col, "unknown option '%s' (bw, bw2, lat, degree, fail, faillink)",
             themis_graph_show(s, klen, shown));
     return THEMIS_ERR_PARSE;
 }
@@ -416,11 +415,11 @@ static themis_status_t parse_spec(const char *s, spec_t *sp, themis_parse_error_
         }
     }
     if (0 == nsizes && name_len < args_end) {
-        themis_graph_set_err(err, 1, (int) name_len + 1, "%s takes no size", spec_names[sp->which].name);
+        themis_set_parse_error(err, 1, (int) name_len + 1, "%s takes no size", spec_names[sp->which].name);
         return THEMIS_ERR_PARSE;
     }
     if (0 != nsizes && (name_len >= args_end || name_len + 1 == args_end)) {
-        themis_graph_set_err(err, 1, (int) name_len + 1, "%s needs %s", spec_names[sp->which].name,
+        themis_set_parse_error(err, 1, (int) name_len + 1, "%s needs %s", spec_names[sp->which].name,
                 nsizes < 0 ? ":TOPOLOGY" : 1 == nsizes ? ":N" : 2 == nsizes ? ":WxH" : ":XxYxZ");
         return THEMIS_ERR_PARSE;
     }
@@ -453,7 +452,7 @@ static themis_status_t parse_spec(const char *s, spec_t *sp, themis_parse_error_
         size_t e = i + 1 + strcspn(s + i + 1, ",");
         int col = (int) i + 2;
         if (NULL == memchr(s + i + 1, '=', e - i - 1)) {
-            themis_graph_set_err(err, 1, col, "unexpected '%s' (options are key=value)",
+            themis_set_parse_error(err, 1, col, "unexpected '%s' (options are key=value)",
                     themis_graph_show(s + i + 1, e - i - 1, shown));
             return THEMIS_ERR_PARSE;
         }
@@ -475,17 +474,17 @@ static themis_status_t check_keys(const spec_t *sp, const themis_graph_opts_t *d
     spec_kind_t k = spec_names[sp->which].kind;
     const char *name = spec_names[sp->which].name;
     if ((0 != sp->bw2_col || 0 != def->bw2_bps) && SP_HETERO != k) {
-        themis_graph_set_err(err, 1, sp->bw2_col ? sp->bw2_col : 1, "bw2 applies to mesh2d_hetero only");
+        themis_set_parse_error(err, 1, sp->bw2_col ? sp->bw2_col : 1, "bw2 applies to mesh2d_hetero only");
         return THEMIS_ERR_PARSE;
     }
     if ((0 != sp->degree_col || 0 != def->degree) && SP_SWITCH != k && SP_DIMS != k) {
-        themis_graph_set_err(err, 1, sp->degree_col ? sp->degree_col : 1,
+        themis_set_parse_error(err, 1, sp->degree_col ? sp->degree_col : 1,
                 "degree applies to switch and dims only, not %s", name);
         return THEMIS_ERR_PARSE;
     }
     if (SP_DIMS == k && (0 != sp->bw_col || 0 != sp->lat_col || 0 != def->bw_bps ||
                          UINT64_MAX != def->lat_ps)) {
-        themis_graph_set_err(err, 1, sp->bw_col ? sp->bw_col : sp->lat_col ? sp->lat_col : 1,
+        themis_set_parse_error(err, 1, sp->bw_col ? sp->bw_col : sp->lat_col ? sp->lat_col : 1,
                 "dims: the topology string gives bandwidths and latencies");
         return THEMIS_ERR_PARSE;
     }
@@ -510,7 +509,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         lat = preset ? THEMIS_GRAPH_NVLINK_LAT_PS : THEMIS_DEFAULT_NETWORK_LAT_PS;
     }
     if (lat > THEMIS_GRAPH_MAX_LAT_PS) {
-        themis_graph_set_err(err, 1, sp->lat_col, "latency above 1 s");
+        themis_set_parse_error(err, 1, sp->lat_col, "latency above 1 s");
         return THEMIS_ERR_PARSE;
     }
     uint64_t bw2 = sp->o.bw2_bps ? sp->o.bw2_bps : def->bw2_bps;
@@ -530,7 +529,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         }
         st = topology_graph(&sp->topo, degree, g, why, sizeof(why));
         if (THEMIS_OK != st) {
-            themis_graph_set_err(err, 1, sp->args_col, "%s", why);
+            themis_set_parse_error(err, 1, sp->args_col, "%s", why);
         }
         return st;
     }
@@ -539,7 +538,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         size_t npairs = (SP_P3_16 == k) ? sizeof(p3_16xlarge) / sizeof(p3_16xlarge[0])
                                         : sizeof(p3_8xlarge) / sizeof(p3_8xlarge[0]);
         if (bw > UINT64_MAX / 2) {
-            themis_graph_set_err(err, 1, sp->bw_col, "bandwidth too large for a dual link");
+            themis_set_parse_error(err, 1, sp->bw_col, "bandwidth too large for a dual link");
             return THEMIS_ERR_PARSE;
         }
         st = themis_graph_init(g, (SP_P3_16 == k) ? 8 : 4);
@@ -559,7 +558,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
             links += pattern_links(PAT_NEIGH, sp->sizes[i], 0, wrap) * (nodes / sp->sizes[i]);
         }
         if (links > THEMIS_GRAPH_MAX_LINKS) {
-            themis_graph_set_err(err, 1, sp->args_col, "too many links: %llu (at most %u)",
+            themis_set_parse_error(err, 1, sp->args_col, "too many links: %llu (at most %u)",
                     (unsigned long long) links, THEMIS_GRAPH_MAX_LINKS);
             return THEMIS_ERR_PARSE;
         }
@@ -567,7 +566,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         for (int i = 0; i < sp->nsizes && THEMIS_OK == st; i++) {
             uint64_t b = (SP_HETERO == k && 1 == i) ? bw2 : bw;
             if (0 == b) {
-                themis_graph_set_err(err, 1, sp->args_col, "bw2 (half of bw by default) is 0");
+                themis_set_parse_error(err, 1, sp->args_col, "bw2 (half of bw by default) is 0");
                 themis_graph_free(g);
                 return THEMIS_ERR_PARSE;
             }
@@ -580,7 +579,7 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
         snprintf(why, sizeof(why), "out of memory");
     }
     if (THEMIS_OK != st) {
-        themis_graph_set_err(err, 1, 1, "%s", why);
+        themis_set_parse_error(err, 1, 1, "%s", why);
         themis_graph_free(g);
     }
     return st;
@@ -591,7 +590,7 @@ static themis_status_t apply_failures(const spec_t *sp, themis_graph_t *g,
 {
     for (uint32_t i = 0; i < sp->nfail_nodes; i++) {
         if (sp->fail_nodes[i] >= g->nnodes) {
-            themis_graph_set_err(err, 1, sp->fail_node_cols[i], "fail: node %u out of range (%u nodes)",
+            themis_set_parse_error(err, 1, sp->fail_node_cols[i], "fail: node %u out of range (%u nodes)",
                     sp->fail_nodes[i], g->nnodes);
             return THEMIS_ERR_PARSE;
         }
@@ -600,7 +599,7 @@ static themis_status_t apply_failures(const spec_t *sp, themis_graph_t *g,
     for (uint32_t i = 0; i < sp->nfail_links; i++) {
         uint32_t l = themis_graph_find_link(g, sp->fail_links[i][0], sp->fail_links[i][1]);
         if (UINT32_MAX == l) {
-            themis_graph_set_err(err, 1, sp->fail_link_cols[i], "faillink: no link %u -> %u",
+            themis_set_parse_error(err, 1, sp->fail_link_cols[i], "faillink: no link %u -> %u",
                     sp->fail_links[i][0], sp->fail_links[i][1]);
             return THEMIS_ERR_PARSE;
         }
@@ -614,10 +613,10 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
 {
     themis_graph_opts_t def;
     char shown[THEMIS_GRAPH_SHOW_MAX + 1];
-    themis_graph_set_err(err, 0, 0, "%s", "");
+    themis_set_parse_error(err, 0, 0, "%s", "");
     memset(g, 0, sizeof(*g));
     if (NULL == spec_or_path) {
-        themis_graph_set_err(err, 0, 0, "no graph given");
+        themis_set_parse_error(err, 0, 0, "no graph given");
         return THEMIS_ERR_INVALID;
     }
     themis_graph_opts_default(&def);
@@ -632,13 +631,13 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
     if (spec_lookup(s, name_len) < 0) {
         char *text = NULL;
         if (0 != def.bw_bps || 0 != def.bw2_bps || UINT64_MAX != def.lat_ps || 0 != def.degree) {
-            themis_graph_set_err(err, 0, 0, "bandwidth, latency and degree options do not apply to a file");
+            themis_set_parse_error(err, 0, 0, "bandwidth, latency and degree options do not apply to a file");
             return THEMIS_ERR_INVALID;
         }
         themis_status_t st = themis_read_text_file(s, THEMIS_GRAPH_MAX_FILE_BYTES, "graph file",
                                                    &text, err);
         if (THEMIS_ERR_IO == st && NULL != strchr(s, ':')) {
-            themis_graph_set_err(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
+            themis_set_parse_error(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
                     "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge cluster leafspine "
                     "rail)",
                     themis_graph_show(s, name_len, shown));
@@ -667,7 +666,7 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
         }
     }
     if (THEMIS_ERR_NOMEM == st) {
-        themis_graph_set_err(err, 0, 0, "out of memory");
+        themis_set_parse_error(err, 0, 0, "out of memory");
     }
     spec_free(&sp);
     return st;

@@ -4,7 +4,7 @@
  *
  * What the graph files share beyond graph.h: graph.c's building blocks
  * that the file parser (graph_file.c) and the specs (graph_spec.c) use,
- * and the two parsers' error messages and token helpers.
+ * and the two parsers' token helpers.
  */
 #ifndef THEMIS_GRAPH_TEXT_H
 #define THEMIS_GRAPH_TEXT_H
@@ -28,8 +28,6 @@ themis_status_t themis_graph_finish_at(themis_graph_t *g, uint32_t *bad, uint32_
 /* Any link src -> dst, failed or not (UINT32_MAX: none). */
 uint32_t themis_graph_find_link(const themis_graph_t *g, uint32_t src, uint32_t dst);
 
-void themis_graph_set_err(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 const char *themis_graph_show(const char *p, size_t len, char buf[THEMIS_GRAPH_SHOW_MAX + 1]);
 int themis_graph_tok_is(const themis_token_t *t, const char *s);
 /* An unsigned decimal of at most `max`, from a whole token. */

@@ -8,6 +8,7 @@
  * edge to the node below; the cycles are traced from it at the end.
  */
 #include "hamiltonian.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,19 +26,9 @@ static void set_msg(char *msg, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static uint32_t gcd_u32(uint32_t a, uint32_t b)
-{
-    while (0 != b) {
-        uint32_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int themis_ham_bae_applies(uint32_t rows, uint32_t cols)
 {
-    return rows >= 3 && cols >= 3 && 0 == rows % cols && 1 == gcd_u32(rows, cols - 1);
+    return rows >= 3 && cols >= 3 && 0 == rows % cols && 1 == themis_gcd(rows, cols - 1);
 }
 
 const char *themis_ham_method_name(themis_ham_method_t m)

@@ -11,14 +11,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Table 2 of themis.txt.  Aggregate BW/NPU is the per-NPU bandwidth and the
  * network latency the step latency.  A "Ring" with more than two links per
@@ -75,19 +71,6 @@ static const unit_t lat_units[] = {
     {"ps", 1ULL}, {"ns", 1000ULL}, {"us", 1000000ULL}, {"ms", 1000000000ULL},
     {"s", 1000000000000ULL},
 };
-
-static void set_error(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    if (NULL == err) {
-        return;
-    }
-    err->line = line;
-    err->column = col;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
-    va_end(ap);
-}
 
 /* Exact decimal value times unit, from s[0 .. len).  The fraction is
  * taken from its last digit back: S = (digit * mult + S') / 10 is
@@ -372,8 +355,9 @@ static themis_status_t parse_value_field(const tok_t *t, const unit_t *units, si
         const char *hint = (units == bw_units)
                                ? "b Kb Mb Gb Tb, Gbit, Gbps (bit/s); B/s KB/s GB/s GiB/s (bytes/s)"
                                : "ps, ns, us, ms or s";
-        set_error(err, t->line, t->col + (int) (end - t->p), "%s '%s': %s (units: %s)", what,
-                  tok_show(t->p, t->len, shown), msg, hint);
+        themis_set_parse_error(err, t->line, t->col + (int) (end - t->p),
+                               "%s '%s': %s (units: %s)", what, tok_show(t->p, t->len, shown),
+                               msg, hint);
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -398,28 +382,29 @@ static themis_status_t parse_dim(const tok_t f[4], themis_dim_t *d, themis_parse
         }
     }
     if (!found) {
-        set_error(err, f[0].line, f[0].col,
-                  "unknown dimension kind '%s' (expected ring, biring, fc or sw)",
-                  tok_show(f[0].p, f[0].len, shown));
+        themis_set_parse_error(err, f[0].line, f[0].col,
+                               "unknown dimension kind '%s' (expected ring, biring, fc or sw)",
+                               tok_show(f[0].p, f[0].len, shown));
         return THEMIS_ERR_PARSE;
     }
 
     uint64_t size = 0;
     for (size_t i = 0; i < f[1].len; i++) {
         if (!isdigit((unsigned char) f[1].p[i])) {
-            set_error(err, f[1].line, f[1].col + (int) i, "dimension size '%s' is not an integer",
-                      tok_show(f[1].p, f[1].len, shown));
+            themis_set_parse_error(err, f[1].line, f[1].col + (int) i,
+                                   "dimension size '%s' is not an integer",
+                                   tok_show(f[1].p, f[1].len, shown));
             return THEMIS_ERR_PARSE;
         }
         size = size * 10 + (uint64_t) (f[1].p[i] - '0');
         if (size > THEMIS_MAX_NPUS) {
-            set_error(err, f[1].line, f[1].col, "dimension size '%s' is too large",
-                      tok_show(f[1].p, f[1].len, shown));
+            themis_set_parse_error(err, f[1].line, f[1].col, "dimension size '%s' is too large",
+                                   tok_show(f[1].p, f[1].len, shown));
             return THEMIS_ERR_PARSE;
         }
     }
     if (0 == f[1].len || 0 == size) {
-        set_error(err, f[1].line, f[1].col, "dimension size must be an integer >= 1");
+        themis_set_parse_error(err, f[1].line, f[1].col, "dimension size must be an integer >= 1");
         return THEMIS_ERR_PARSE;
     }
     d->size = (uint32_t) size;
@@ -429,7 +414,7 @@ static themis_status_t parse_dim(const tok_t f[4], themis_dim_t *d, themis_parse
         return THEMIS_ERR_PARSE;
     }
     if (0 == d->bw_bps) {
-        set_error(err, f[2].line, f[2].col, "bandwidth must be > 0");
+        themis_set_parse_error(err, f[2].line, f[2].col, "bandwidth must be > 0");
         return THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != parse_value_field(&f[3], lat_units, sizeof(lat_units) / sizeof(lat_units[0]),
@@ -437,7 +422,7 @@ static themis_status_t parse_dim(const tok_t f[4], themis_dim_t *d, themis_parse
         return THEMIS_ERR_PARSE;
     }
     if (d->step_latency > THEMIS_MAX_STEP_LATENCY) {
-        set_error(err, f[3].line, f[3].col, "step latency above 1 s");
+        themis_set_parse_error(err, f[3].line, f[3].col, "step latency above 1 s");
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -448,8 +433,8 @@ static themis_status_t add_dim(themis_topology_t *topo, const tok_t f[4], const 
 {
     themis_dim_t d;
     if (topo->ndims >= THEMIS_MAX_DIMS) {
-        set_error(err, where->line, where->col, "too many dimensions (at most %d)",
-                  THEMIS_MAX_DIMS);
+        themis_set_parse_error(err, where->line, where->col, "too many dimensions (at most %d)",
+                               THEMIS_MAX_DIMS);
         return THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != parse_dim(f, &d, err)) {
@@ -457,8 +442,8 @@ static themis_status_t add_dim(themis_topology_t *topo, const tok_t f[4], const 
     }
     uint64_t npus = themis_topology_npus(topo) * d.size;
     if (npus > THEMIS_MAX_NPUS) {
-        set_error(err, f[1].line, f[1].col, "topology has more than %llu NPUs",
-                  (unsigned long long) THEMIS_MAX_NPUS);
+        themis_set_parse_error(err, f[1].line, f[1].col, "topology has more than %llu NPUs",
+                               (unsigned long long) THEMIS_MAX_NPUS);
         return THEMIS_ERR_PARSE;
     }
     topo->dims[topo->ndims++] = d;
@@ -485,8 +470,8 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
         }
         tok_t dim = {t->p + pos, dend - pos, t->line, t->col + (int) pos};
         if (0 == dim.len) {
-            set_error(err, t->line, dim.col,
-                      "empty dimension (expected KIND:SIZE:BANDWIDTH:LATENCY)");
+            themis_set_parse_error(err, t->line, dim.col,
+                                   "empty dimension (expected KIND:SIZE:BANDWIDTH:LATENCY)");
             return THEMIS_ERR_PARSE;
         }
         tok_t f[4];
@@ -498,10 +483,10 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
                 fend++;
             }
             if (nf >= 4) {
-                set_error(err, t->line, dim.col + (int) fpos,
-                          "too many fields in dimension '%s' (expected "
-                          "KIND:SIZE:BANDWIDTH:LATENCY)",
-                          tok_show(dim.p, dim.len, shown));
+                themis_set_parse_error(err, t->line, dim.col + (int) fpos,
+                                       "too many fields in dimension '%s' (expected "
+                                       "KIND:SIZE:BANDWIDTH:LATENCY)",
+                                       tok_show(dim.p, dim.len, shown));
                 return THEMIS_ERR_PARSE;
             }
             f[nf].p = dim.p + fpos;
@@ -513,10 +498,10 @@ static themis_status_t parse_compact(const tok_t *t, themis_topology_t *topo,
         }
         if (nf < 4) {
             static const char *names[] = {"KIND", "SIZE", "BANDWIDTH", "LATENCY"};
-            set_error(err, t->line, dim.col + (int) dim.len,
-                      "missing field %s in dimension '%s' (expected "
-                      "KIND:SIZE:BANDWIDTH:LATENCY)",
-                      names[nf], tok_show(dim.p, dim.len, shown));
+            themis_set_parse_error(err, t->line, dim.col + (int) dim.len,
+                                   "missing field %s in dimension '%s' (expected "
+                                   "KIND:SIZE:BANDWIDTH:LATENCY)",
+                                   names[nf], tok_show(dim.p, dim.len, shown));
             return THEMIS_ERR_PARSE;
         }
         if (THEMIS_OK != add_dim(topo, f, &dim, err)) {
@@ -564,7 +549,7 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         err->message[0] = '\0';
     }
     if (NULL == text || NULL == topo) {
-        set_error(err, 0, 0, "no topology given");
+        themis_set_parse_error(err, 0, 0, "no topology given");
         return THEMIS_ERR_INVALID;
     }
     memset(&t, 0, sizeof(t));
@@ -592,7 +577,7 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         p += len + ((NULL != nl) ? 1 : 0);
     }
     if (0 == content_lines) {
-        set_error(err, 1, 1, "empty topology");
+        themis_set_parse_error(err, 1, 1, "empty topology");
         return THEMIS_ERR_PARSE;
     }
     if (1 == content_lines && single_token) {
@@ -613,23 +598,24 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
         int n = themis_split_ws(p, clen, line, toks, 5);
         if (n > 0) {
             if (n > 1 && NULL != memchr(toks[0].p, ':', toks[0].len)) {
-                set_error(err, line, toks[1].col,
-                          "unexpected '%s': a compact KIND:SIZE:BANDWIDTH:LATENCY string "
-                          "has no spaces",
-                          tok_show(toks[1].p, toks[1].len, shown));
+                themis_set_parse_error(
+                    err, line, toks[1].col,
+                    "unexpected '%s': a compact KIND:SIZE:BANDWIDTH:LATENCY string "
+                    "has no spaces",
+                    tok_show(toks[1].p, toks[1].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (n < 4) {
                 static const char *names[] = {"KIND", "SIZE", "BANDWIDTH", "LATENCY"};
                 int col = toks[n - 1].col + (int) toks[n - 1].len;
-                set_error(err, line, col,
-                          "missing field %s (expected: KIND SIZE BANDWIDTH LATENCY)", names[n]);
+                themis_set_parse_error(err, line, col,
+                                       "missing field %s (expected: KIND SIZE BANDWIDTH LATENCY)", names[n]);
                 return THEMIS_ERR_PARSE;
             }
             if (n > 4) {
-                set_error(err, line, toks[4].col,
-                          "extra field '%s' (expected: KIND SIZE BANDWIDTH LATENCY)",
-                          tok_show(toks[4].p, toks[4].len, shown));
+                themis_set_parse_error(err, line, toks[4].col,
+                                       "extra field '%s' (expected: KIND SIZE BANDWIDTH LATENCY)",
+                                       tok_show(toks[4].p, toks[4].len, shown));
                 return THEMIS_ERR_PARSE;
             }
             if (THEMIS_OK != add_dim(&t, toks, &toks[0], err)) {
@@ -642,120 +628,12 @@ themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
     return THEMIS_OK;
 }
 
-/* What a path that is not a regular file is, for the message. */
-static const char *file_kind(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a special file";
-}
-
-int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *err)
-{
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer (MPI_Init
-     * would hang); fstat then refuses everything that is not a regular
-     * file before a byte is read. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        set_error(err, 0, 0, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    struct stat sb;
-    if (0 != fstat(fd, &sb)) {
-        set_error(err, 0, 0, "cannot read: %s", strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        set_error(err, 0, 0, "%s, not a regular file: not read", file_kind(sb.st_mode));
-        close(fd);
-        return -1;
-    }
-    *size = (uint64_t) sb.st_size;
-    return fd;
-}
-
-themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
-                                      char **text, themis_parse_error_t *err)
-{
-    uint64_t size = 0;
-    *text = NULL;
-    int fd = themis_open_regular(path, &size, err);
-    if (fd < 0) {
-        return THEMIS_ERR_IO;
-    }
-    if (size > (uint64_t) max_bytes) {
-        set_error(err, 0, 0, "larger than %zu bytes, not a %s", max_bytes, what);
-        close(fd);
-        return THEMIS_ERR_PARSE;
-    }
-    /* The size is known, but the file may still change: read at most one
-     * byte more than max_bytes, which tells a file that grew too large. */
-    size_t cap = (size_t) size + 1;
-    char *buf = malloc(cap + 1);
-    size_t n = 0;
-    if (NULL == buf) {
-        close(fd);
-        set_error(err, 0, 0, "out of memory");
-        return THEMIS_ERR_NOMEM;
-    }
-    for (;;) {
-        if (n == cap) {
-            if (cap > max_bytes) {
-                break;
-            }
-            size_t grown_cap = 2 * cap > max_bytes + 1 ? max_bytes + 1 : 2 * cap;
-            char *grown = realloc(buf, grown_cap + 1);
-            if (NULL == grown) {
-                free(buf);
-                close(fd);
-                set_error(err, 0, 0, "out of memory");
-                return THEMIS_ERR_NOMEM;
-            }
-            buf = grown;
-            cap = grown_cap;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && EINTR == errno) {
-            continue;
-        }
-        if (got < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            set_error(err, 0, 0, "cannot read: %s", strerror(e));
-            return THEMIS_ERR_IO;
-        }
-        if (0 == got) {
-            break;
-        }
-        n += (size_t) got;
-    }
-    close(fd);
-    if (n > max_bytes) {
-        free(buf);
-        set_error(err, 0, 0, "larger than %zu bytes, not a %s", max_bytes, what);
-        return THEMIS_ERR_PARSE;
-    }
-    /* A UTF-8 byte order mark (some editors write one) is not part of
-     * the text, in every format alike. */
-    size_t skip = (n >= 3 && 0 == memcmp(buf, "\xEF\xBB\xBF", 3)) ? 3 : 0;
-    if (NULL != memchr(buf, '\0', n)) {
-        free(buf);
-        set_error(err, 0, 0, "binary file, not a %s", what);
-        return THEMIS_ERR_PARSE;
-    }
-    memmove(buf, buf + skip, n - skip);
-    buf[n - skip] = '\0';
-    *text = buf;
-    return THEMIS_OK;
-}
-
 themis_status_t themis_topology_load_file(const char *path, themis_topology_t *topo,
                                           themis_parse_error_t *err)
 {
     char *buf;
     if (NULL == path || NULL == topo) {
-        set_error(err, 0, 0, "no topology file given");
+        themis_set_parse_error(err, 0, 0, "no topology file given");
         return THEMIS_ERR_INVALID;
     }
     /* Topology files are a few lines; anything bigger is not one. */

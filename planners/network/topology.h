@@ -31,6 +31,7 @@
 #define THEMIS_TOPOLOGY_H
 
 #include "themis_types.h"
+#include "util.h"
 
 typedef enum {
     THEMIS_DIM_RING = 0,   /* unidirectional ring: ring algorithm */
@@ -61,14 +62,6 @@ typedef struct {
 #define THEMIS_DEFAULT_NETWORK_BW_BPS 100000000000ULL
 #define THEMIS_DEFAULT_NETWORK_LAT_PS 2000000ULL
 
-/* Error detail: 1-based line and column where parsing stopped (the start
- * of the offending field, or of its unit for unit errors; for a missing
- * field, just past the last one).  0:0 for I/O errors. */
-typedef struct {
-    int line;
-    int column;
-    char message[160];
-} themis_parse_error_t;
 
 themis_status_t themis_topology_parse(const char *text, themis_topology_t *topo,
                                       themis_parse_error_t *err);
@@ -86,20 +79,6 @@ typedef struct {
  * first max in toks; returns how many there are. */
 int themis_split_ws(const char *p, size_t len, int line, themis_token_t *toks, int max);
 
-/* The one reader of every input file (graph, schedule, rules, topology,
- * traffic): a whole text file of at most max_bytes, NUL-terminated (free
- * *text), a leading UTF-8 byte order mark dropped.  Only a regular file is
- * read, and opening never blocks: a FIFO, directory, socket or device is
- * THEMIS_ERR_IO like a file that cannot be opened or read; THEMIS_ERR_PARSE
- * when it is too large (told by its size, before reading) or binary ("not
- * a <what>"); THEMIS_ERR_NOMEM.  The message in err (0:0). */
-#define THEMIS_INPUT_MAX_FILE (64u << 20)  /* graph and schedule files, bytes */
-/* Its first half for readers of their own (line by line): a read-only
- * descriptor of a regular file, opened without blocking, and its size;
- * -1 with the message in err (0:0) otherwise. */
-int themis_open_regular(const char *path, uint64_t *size, themis_parse_error_t *err);
-themis_status_t themis_read_text_file(const char *path, size_t max_bytes, const char *what,
-                                      char **text, themis_parse_error_t *err);
 /* Canonical compact string (round-trips through themis_topology_parse),
  * largest exact units, '_' separators.  Returns the length it needs, like
  * snprintf (-1 on bad input). */

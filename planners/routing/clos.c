@@ -149,15 +149,6 @@ themis_status_t themis_clos_flows_add(themis_clos_flows_t *f, const themis_clos_
     return flows_push(f, &fl);
 }
 
-static void set_err(themis_parse_error_t *err, int line, int col, const char *fmt, const char *a)
-{
-    if (NULL != err) {
-        err->line = line;
-        err->column = col;
-        snprintf(err->message, sizeof(err->message), fmt, a);
-    }
-}
-
 /* A decimal token below 2^32 (the node and ToR columns). */
 static int token_u32(const themis_token_t *t, uint32_t *v)
 {
@@ -201,7 +192,7 @@ themis_status_t themis_clos_flows_load_file(themis_clos_flows_t *f, const themis
             continue;
         }
         if (n < 4) {
-            set_err(err, line, 1, "want src dst src_tor dst_tor ...%s", "");
+            themis_set_parse_error(err, line, 1, "want src dst src_tor dst_tor ...%s", "");
             st = THEMIS_ERR_PARSE;
             break;
         }
@@ -225,15 +216,15 @@ themis_status_t themis_clos_flows_load_file(themis_clos_flows_t *f, const themis
                                  themis_clos_host_tor(c, v[1])};
         if (v[0] == v[1]) {
             /* a host's traffic to itself never leaves it: not a flow */
-            set_err(err, line, tok[1].col, "a flow from a node to itself%s", "");
+            themis_set_parse_error(err, line, tok[1].col, "a flow from a node to itself%s", "");
             st = THEMIS_ERR_PARSE;
         } else if (UINT32_MAX == fl.src_tor || UINT32_MAX == fl.dst_tor) {
-            set_err(err, line, tok[UINT32_MAX == fl.src_tor ? 0 : 1].col,
-                    "not a host of the Clos%s", "");
+            themis_set_parse_error(err, line, tok[UINT32_MAX == fl.src_tor ? 0 : 1].col,
+                                   "not a host of the Clos%s", "");
             st = THEMIS_ERR_PARSE;
         } else if (fl.src_tor != v[2] || fl.dst_tor != v[3]) {
-            set_err(err, line, tok[fl.src_tor != v[2] ? 2 : 3].col,
-                    "ToR column disagrees with the Clos's host map%s", "");
+            themis_set_parse_error(err, line, tok[fl.src_tor != v[2] ? 2 : 3].col,
+                                   "ToR column disagrees with the Clos's host map%s", "");
             st = THEMIS_ERR_PARSE;
         } else {
             st = flows_push(f, &fl);
@@ -291,7 +282,7 @@ themis_status_t themis_clos_flows_load_pairs(themis_clos_flows_t *f, const themi
 {
     DIR *d = opendir(dir);
     if (NULL == d) {
-        set_err(err, 0, 0, "cannot open directory: %s", strerror(errno));
+        themis_set_parse_error(err, 0, 0, "cannot open directory: %s", strerror(errno));
         return THEMIS_ERR_IO;
     }
     char **names = NULL;
@@ -317,7 +308,7 @@ themis_status_t themis_clos_flows_load_pairs(themis_clos_flows_t *f, const themi
     }
     closedir(d);
     if (THEMIS_OK == st && 0 == n) {
-        set_err(err, 0, 0, "no *.txt traffic files in the directory%s", "");
+        themis_set_parse_error(err, 0, 0, "no *.txt traffic files in the directory%s", "");
         st = THEMIS_ERR_IO;
     }
     if (THEMIS_OK == st) {

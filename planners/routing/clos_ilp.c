@@ -8,11 +8,11 @@
  * is reported.  Bounds are rounded up (L is an integer).
  */
 #include "clos_ilp.h"
+#include "util.h"
 
 #include <glpk.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Values within this of an integer are that integer (solver round-off). */
 #define ILP_EPS 1e-6
@@ -70,13 +70,6 @@ static int key_cmp(const void *pa, const void *pb)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_flows_t *f,
                                       uint32_t time_limit_ms, themis_clos_route_t *r)
 {
@@ -85,7 +78,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     if (0 == time_limit_ms || time_limit_ms > INT32_MAX) {
         return THEMIS_ERR_INVALID;
     }
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
     themis_status_t st = themis_clos_route_greedy(c, f, r);
     if (THEMIS_OK != st) {
         return st;
@@ -94,7 +87,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     uint32_t greedy_load = r->max_load, lb = r->lower_bound;
     if (greedy_load == lb) {
         /* the greedy already meets the ToR bound: proven optimal */
-        r->run_ns = now_ns() - t0;
+        r->run_ns = themis_now_ns() - t0;
         r->optimal = 1;
         r->gap_ppm = 0;
         return THEMIS_OK;
@@ -208,7 +201,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
             }
             lo = hi;
         }
-        uint64_t spent_ms = (now_ns() - t0) / 1000000u;
+        uint64_t spent_ms = (themis_now_ns() - t0) / 1000000u;
         int left = (spent_ms >= time_limit_ms) ? 1 : (int) (time_limit_ms - spent_ms);
         glp_smcp sm;
         glp_init_smcp(&sm);
@@ -219,7 +212,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
             uint32_t lp = ceil_u32(glp_get_obj_val(P));
             cb.known_lb = (lp > cb.known_lb) ? lp : cb.known_lb;
         }
-        spent_ms = (now_ns() - t0) / 1000000u;
+        spent_ms = (themis_now_ns() - t0) / 1000000u;
         left = (spent_ms >= time_limit_ms) ? 1 : (int) (time_limit_ms - spent_ms);
         glp_iocp io;
         glp_init_iocp(&io);
@@ -286,7 +279,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
                                            r->max_load);
         }
     }
-    r->run_ns = now_ns() - t0;
+    r->run_ns = themis_now_ns() - t0;
     glp_delete_prob(P);
     free(start);
     free(ia);

@@ -8,23 +8,16 @@
  * down links.
  */
 #include "clos_route.h"
+#include "util.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <json-c/json.h>
 
 #include "clos_failed_links.h"
 #include "degree_subgraph.h"
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 const char *themis_clos_algo_name(themis_clos_algo_t a)
 {
@@ -229,14 +222,14 @@ themis_status_t themis_clos_route_greedy(const themis_clos_t *c, const themis_cl
     if (THEMIS_OK != st) {
         return st;
     }
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
     uint32_t *up = calloc(2 * (size_t) c->ntors * c->nspines, sizeof(*up));
     if (NULL == up) {
         return THEMIS_ERR_NOMEM;
     }
     greedy_run(c, f, NULL, f->n, up, up + (size_t) c->ntors * c->nspines, r->spine);
     free(up);
-    r->run_ns = now_ns() - t0;
+    r->run_ns = themis_now_ns() - t0;
     return finish(c, f, r);
 }
 
@@ -283,7 +276,7 @@ themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_
         return st;
     }
     uint32_t T = c->ntors, n = f->n;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
     /* union-find over source-side ToRs 0..T-1 and destination-side ToRs
      * T..2T-1: a flow joins its two; flows sharing a source or a
      * destination ToR end in one set */
@@ -373,7 +366,7 @@ themis_status_t themis_clos_route_parallel(const themis_clos_t *c, const themis_
             par_worker(&jobs[w]);
         }
     }
-    r->run_ns = now_ns() - t0;
+    r->run_ns = themis_now_ns() - t0;
     r->components = ncomp;
     free(first);
     free(parent);
@@ -687,7 +680,7 @@ themis_status_t themis_clos_route_exact_limit(const themis_clos_t *c,
         free(idx);
         return THEMIS_ERR_NOMEM;
     }
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
     for (uint32_t i = 0; i < f->n; i++) {
         r->spine[i] = THEMIS_CLOS_NO_SPINE;
         if (f->flows[i].src_tor != f->flows[i].dst_tor) {
@@ -709,7 +702,7 @@ themis_status_t themis_clos_route_exact_limit(const themis_clos_t *c,
     } else {
         st = exact_split(c, f, idx, n, in_x, fsp, nf, hsp, nh, r->spine, &opt);
     }
-    r->run_ns = now_ns() - t0;
+    r->run_ns = themis_now_ns() - t0;
     free(in_x);
     free(idx);
     if (THEMIS_OK != st) {
@@ -764,7 +757,7 @@ themis_status_t themis_clos_route_ecmp(const themis_clos_t *c, const themis_clos
     }
     uint32_t S = c->nspines, n = f->n;
     size_t nl = (size_t) c->ntors * S;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
     /* each flow's usable spines, once: cand[first[i] .. first[i + 1]) */
     uint32_t *first = malloc(((size_t) n + 1) * sizeof(*first));
     uint32_t *maxes = malloc((size_t) draws * sizeof(*maxes));
@@ -828,7 +821,7 @@ themis_status_t themis_clos_route_ecmp(const themis_clos_t *c, const themis_clos
             memcpy(r->spine, cur, (size_t) n * sizeof(*cur));
         }
     }
-    r->run_ns = now_ns() - t0;
+    r->run_ns = themis_now_ns() - t0;
     r->draws = draws;
     r->seed = seed;
     r->worst = worst;

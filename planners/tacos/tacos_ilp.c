@@ -8,6 +8,7 @@
  * chunk per link at a time) before it is returned.
  */
 #include "tacos_ilp.h"
+#include "util.h"
 
 #include "link_sim.h"
 
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define NONE UINT32_MAX
 
@@ -48,16 +48,9 @@ typedef struct {
     int proven;                 /* the search finished or proved its answer */
 } window_t;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 static int left_ms(const ilp_t *s)
 {
-    uint64_t t = now_ns();
+    uint64_t t = themis_now_ns();
     if (t >= s->deadline_ns) {
         return 0;
     }
@@ -661,7 +654,7 @@ themis_status_t themis_tacos_ilp_allgather(const themis_graph_t *g, uint32_t k,
     themis_tacos_ag_t greedy;
     isends_t heur = {0}, all = {0};
     themis_status_t st;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = themis_now_ns();
 
     memset(out, 0, sizeof(*out));
     memset(info, 0, sizeof(*info));
@@ -800,7 +793,7 @@ static themis_status_t ilp_ag(const themis_graph_t *g, void *ctx, themis_tacos_a
     ilp_ctx_t *c = ctx;
     themis_tacos_ilp_opts_t o = *c->o;
     themis_tacos_ilp_info_t one;
-    uint64_t t = now_ns();
+    uint64_t t = themis_now_ns();
     /* both halves share the budget; a spent budget leaves 1 ms */
     uint64_t left = t < c->deadline_ns ? (c->deadline_ns - t) / 1000000u : 0;
     o.time_limit_ms = 0 == left ? 1 : (uint32_t) left;
@@ -841,7 +834,7 @@ themis_status_t themis_tacos_ilp_synthesize(const themis_graph_t *g, themis_coll
         return THEMIS_ERR_INVALID;
     }
     ilp_ctx_t c = {.k = k, .chunk_bytes = chunk_bytes, .o = o, .info = info,
-                   .deadline_ns = now_ns() + (uint64_t) o->time_limit_ms * 1000000ull};
+                   .deadline_ns = themis_now_ns() + (uint64_t) o->time_limit_ms * 1000000ull};
     themis_status_t st = themis_tacos_synthesize_with(g, coll, chunk_bytes, ilp_ag, &c, out, why,
                                                       len);
     themis_xfer_sched_t free_order;

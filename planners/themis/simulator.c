@@ -24,6 +24,7 @@
  * of E phases costs O(E (log E + N + chunks_in_flight)).
  */
 #include "simulator.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,16 +162,6 @@ static uint32_t heap_pop(const sim_t *sim, dim_state_t *d)
         d->heap[i] = last;
     }
     return top;
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (0 != b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
 }
 
 static void sim_free(sim_t *sim)
@@ -322,7 +313,7 @@ themis_status_t themis_simulate(const themis_topology_t *topo, const themis_sche
     sim.nstages = nstages;
     sim.lcm = 1;
     for (uint64_t i = 2; i <= chunks_in_flight; i++) {
-        sim.lcm = sim.lcm / gcd64(sim.lcm, i) * i;
+        sim.lcm = sim.lcm / themis_gcd(sim.lcm, i) * i;
     }
     sim.work = malloc(sizeof(themis_time_t) * nphases);
     sim.resident = malloc(sizeof(uint64_t) * nphases);

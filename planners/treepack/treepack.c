@@ -16,20 +16,11 @@
 
 #include "cluster.h"
 #include "hamiltonian.h"
-
-uint64_t themis_tp_gcd(uint64_t a, uint64_t b)
-{
-    while (0 != b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
+#include "util.h"
 
 themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den)
 {
-    uint64_t g = themis_tp_gcd(num, den);
+    uint64_t g = themis_gcd(num, den);
     themis_tp_frac_t f = {num, den};
     if (0 != g) {
         f.num /= g;
@@ -173,7 +164,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         out->v[out->m] = l->src < l->dst ? l->dst : l->src;
         out->cap[out->m] = bw;
         out->m++;
-        unit = themis_tp_gcd(unit, bw);
+        unit = themis_gcd(unit, bw);
         comps -= (uint32_t) themis_tp_uf_union(uf, l->src, l->dst);
     }
     free(uf);

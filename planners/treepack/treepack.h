@@ -282,9 +282,8 @@ themis_status_t themis_tp_mw(const themis_tp_graph_t *g, double eps, uint32_t ma
                              themis_tp_packing_t *out);
 
 themis_tp_frac_t themis_tp_frac(uint64_t num, uint64_t den);
-/* a < b, exactly; gcd(a, b) (gcd(a, 0) = a). */
+/* a < b, exactly. */
 int themis_tp_frac_less(themis_tp_frac_t a, themis_tp_frac_t b);
-uint64_t themis_tp_gcd(uint64_t a, uint64_t b);
 const char *themis_tp_method_name(themis_tp_method_t m);
 
 #endif

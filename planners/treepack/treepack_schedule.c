@@ -8,6 +8,7 @@
  * implies on its graph (themis_tp_schedule_rate).
  */
 #include "treepack.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ static uint64_t weight_gcd(const themis_tp_packing_t *p)
 {
     uint64_t g = 0;
     for (uint32_t t = 0; t < p->ntrees; t++) {
-        g = themis_tp_gcd(g, p->w[t]);
+        g = themis_gcd(g, p->w[t]);
     }
     return 0 == g ? 1 : g;
 }

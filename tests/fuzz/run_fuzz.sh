@@ -9,7 +9,8 @@
 #   fuzz_rules            themis_rules_parse (coll_themis_rules_filename)
 #   fuzz_msccl            themis_msccl_parse (MSCCL-XML; libxml2)
 #   fuzz_graph            themis_graph_parse (coll_themis_graph, --graph files)
-# Each target is built with clang from its source and planners/network/topology.c
+# Each target is built with clang from its source, planners/network/topology.c
+# and planners/core/util.c
 # (fuzz_rules: the planner library's sources and json-c; the autotools
 # build does not need clang), then run from a fresh copy of
 # its seed corpus (tests/fuzz/corpus/TARGET) for a bounded time.  Prints
@@ -62,7 +63,7 @@ failures=0
 for t in "${targets[@]}"; do
     bin=$work/fuzz_$t
     log=$work/fuzz_$t.log
-    srcs=("$top/planners/network/topology.c")
+    srcs=("$top/planners/network/topology.c" "$top/planners/core/util.c")
     libs=()
     # shellcheck disable=SC2207  # pkg-config output is whitespace-separated flags
     xml=($(pkg-config --cflags --libs libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2 -lxml2))
@@ -73,11 +74,13 @@ for t in "${targets[@]}"; do
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl/msccl,schedule/transfer,core/hash,core/themis_types,network/topology}.c)
+        srcs=("$top"/planners/{msccl/msccl,msccl/msccl_import,msccl/msccl_export}.c
+              "$top"/planners/{schedule/transfer,core/hash,core/themis_types,network/topology,core/util}.c)
         libs=("${xml[@]}")
     fi
     if [ "$t" = graph ]; then
-        srcs=("$top"/planners/{network/graph,network/graph_file,network/graph_spec,network/cluster,network/topology,core/hash,core/themis_types}.c)
+        srcs=("$top"/planners/{network/graph,network/graph_file,network/graph_spec,network/cluster}.c
+              "$top"/planners/{network/topology,core/util,core/hash,core/themis_types}.c)
     fi
     # MSCCL files that cost memory (many gpus x chunks) are larger than
     # the 4 KB the other formats need: the seeds must fit.

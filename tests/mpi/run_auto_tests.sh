@@ -20,6 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=auto
 suite_logs=auto
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
 . "$here/coll_matrix_lib.sh"
 
 suite_start=$SECONDS

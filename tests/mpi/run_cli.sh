@@ -76,6 +76,8 @@ run u6 "$plan" nosuchcommand;                                   [ $rc -eq 2 ] ||
 run u7 "$plan" timeline --topo 2D-SW_SW;                        [ $rc -eq 2 ] || bad="$bad nopng:$rc"
 run u8 "$plan" simulate --topo 2D-SW_SW --png x.png;            [ $rc -eq 2 ] || bad="$bad png:$rc"
 run u9 "$plan" simulate --topo 2D-SW_SW --bytes 1.5B;           [ $rc -eq 2 ] || bad="$bad frac:$rc"
+run u10 "$plan" simulate --topo torus2d:4x4;                   [ $rc -eq 2 ] &&
+    grep -q "msccl simulate take --graph" "$tmp/u10.err" || bad="$bad graph-as-topo:$rc"
 run h1 "$plan" --help;                                          [ $rc -eq 0 ] || bad="$bad help:$rc"
 run h2 "$plan" simulate --help;                                 [ $rc -eq 0 ] || bad="$bad shelp:$rc"
 if [ -z "$bad" ]; then
@@ -321,6 +323,14 @@ if [ "$(us_of ds_none)" != "$(us_of ds_1)" ] ||
    ! awk -v a="$(us_of ds_none)" -v b="$(us_of ds_0.9)" 'BEGIN { exit !(b > a) }'; then
     ok=0
     fail cli_duplex "synth: $(us_of ds_none) / $(us_of ds_1) / $(us_of ds_0.9) us (none / 1 / 0.9)"
+fi
+# synth's chunks per NPU default to the component's tacos (one): the
+# same schedule as --chunks-per-npu 1
+run sk_default "$plan" synth --graph "mesh2d:3x3,bw=40mbit,lat=0ns" --coll ar --bytes 18MiB
+if [ $rc -eq 0 ] && [ "$(us_of sk_default)" = "$(us_of ds_none)" ]; then
+    pass cli_synth_default_chunks
+else
+    fail cli_synth_default_chunks "rc=$rc: $(us_of sk_default) us, want $(us_of ds_none)"
 fi
 for bad in 0 1.5 0.1234567 x; do
     run dbad "$plan" msccl simulate "$msccl_data/allreduce_ring_3.xml" --graph ring:3 \

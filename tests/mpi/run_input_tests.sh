@@ -206,7 +206,7 @@ if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
             for mode in fatal return; do
                 # shellcheck disable=SC2086  # COUNT EXTRA
                 mismatch "$coll $size $mode" 4 $size "$coll" "$mode"
-                # shellcheck disable=SC2086
+                # shellcheck disable=SC2086  # COUNT EXTRA
                 mismatch "$coll $size $mode, 1-byte chunks" 4 $size "$coll" "$mode" "${chunk1[@]}"
             done
         done

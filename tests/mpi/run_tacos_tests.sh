@@ -20,6 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=tacos
 suite_logs=tacos
+# shellcheck source=tests/mpi/coll_matrix_lib.sh
 . "$here/coll_matrix_lib.sh"
 
 suite_start=$SECONDS

@@ -51,6 +51,33 @@ static void test_valid(void)
     themis_rules_free(&r);
 }
 
+/* Ranges that meet at their natural boundary load; the boundary belongs
+ * to the range that starts there, in either dimension and file order. */
+static void test_boundaries(void)
+{
+    static const char *text =
+        "{ \"rules\": [\n"
+        "  { \"collective\": \"allreduce\", \"bytes\": [\"8MiB\", \"1GiB\"], \"chunks\": 2 },\n"
+        "  { \"collective\": \"allreduce\", \"bytes\": [0, \"8MiB\"], \"chunks\": 1 },\n"
+        "  { \"collective\": \"allgather\", \"comm_size\": [2, 64], \"chunks\": 3 },\n"
+        "  { \"collective\": \"allgather\", \"comm_size\": [64, 128], \"chunks\": 4 }\n"
+        "] }\n";
+    const uint64_t mib8 = 8u << 20;
+    themis_rules_t r;
+    char msg[256] = "";
+    UNIT_CHECKF(THEMIS_OK == themis_rules_parse(text, strlen(text), &r, msg, sizeof(msg)),
+                "%s", msg);
+    const themis_rule_t *a = themis_rules_match(&r, THEMIS_COLL_ALLREDUCE, 8, mib8 - 1);
+    const themis_rule_t *b = themis_rules_match(&r, THEMIS_COLL_ALLREDUCE, 8, mib8);
+    const themis_rule_t *c = themis_rules_match(&r, THEMIS_COLL_ALLGATHER, 63, 100);
+    const themis_rule_t *d = themis_rules_match(&r, THEMIS_COLL_ALLGATHER, 64, 100);
+    UNIT_CHECK(NULL != a && 1 == a->chunks);
+    UNIT_CHECK(NULL != b && 2 == b->chunks);
+    UNIT_CHECK(NULL != c && 3 == c->chunks);
+    UNIT_CHECK(NULL != d && 4 == d->chunks);
+    themis_rules_free(&r);
+}
+
 /* Refused, with "line N:" and a word of the reason in the message. */
 /* len SIZE_MAX: strlen(text). */
 static void refused(const char *name, const char *text, size_t len, int line, const char *word)
@@ -113,6 +140,11 @@ static void test_malformed(void)
             "\"2147483647x2147483647x2147483647x2\" } ] }", SIZE_MAX, 1, "do not multiply");
     refused("overlap",
             "{\"rules\": [\n{\"collective\": \"allreduce\", \"bytes\": [0, 100]},\n"
+            "{\"collective\": \"all\", \"bytes\": [99, 200]}]}",
+            SIZE_MAX, 3, "overlaps the rule of line 2");
+    /* A one-point range at another's start is that start: both claim it. */
+    refused("overlap at a point",
+            "{\"rules\": [\n{\"collective\": \"allreduce\", \"bytes\": [100, 100]},\n"
             "{\"collective\": \"all\", \"bytes\": [100, 200]}]}",
             SIZE_MAX, 3, "overlaps the rule of line 2");
     refused("chunks_in_flight range",
@@ -149,6 +181,7 @@ static void test_malformed(void)
 int main(void)
 {
     UNIT_RUN(test_valid);
+    UNIT_RUN(test_boundaries);
     UNIT_RUN(test_malformed);
     UNIT_EXIT();
 }

@@ -58,6 +58,7 @@
 
 #include "algorithm.h"
 #include "chunking.h"
+#include "defaults.h"
 #include "hash.h"
 #include "coll_themis_engine.h"
 #include "plan.h"
@@ -104,7 +105,7 @@ static inline mca_coll_themis_coll_id_t mca_coll_themis_blocking_id(mca_coll_the
 /* The planner collectives (themis_coll_t) that have a
  * coll_themis_<coll>_algorithm parameter; reduce_scatter_block shares
  * reduce_scatter's. */
-#define MCA_COLL_THEMIS_NALGO_COLLS 3
+#define MCA_COLL_THEMIS_NALGO_COLLS THEMIS_NCOLLS
 
 /* Kind of link a dimension crosses; selects default rates. */
 typedef enum {
@@ -211,12 +212,6 @@ typedef struct mca_coll_themis_component_t {
 
 OMPI_DECLSPEC extern mca_coll_themis_component_t mca_coll_themis_component;
 
-/* Automatic coll_themis_min_bytes and min_chunk_bytes for communicators
- * that span nodes and for those within one node (benchmarks/README.md). */
-#define MCA_COLL_THEMIS_MIN_BYTES_NETWORK (64 * 1024)
-#define MCA_COLL_THEMIS_MIN_BYTES_NODE (32 * 1024 * 1024)
-#define MCA_COLL_THEMIS_MIN_CHUNK_NETWORK (16 * 1024)
-#define MCA_COLL_THEMIS_MIN_CHUNK_NODE (2 * 1024 * 1024)
 
 /* Shape of a communicator: rank = sum_i coord_i * place[i]. */
 typedef struct {
@@ -513,8 +508,6 @@ void mca_coll_themis_trace_fallback(ompi_communicator_t *comm, mca_coll_themis_c
                                     uint64_t bytes, const char *why);
 /* At component close. */
 void mca_coll_themis_trace_close(void);
-/* CLOCK_MONOTONIC in ns: the clock of the engine's op times. */
-uint64_t mca_coll_themis_trace_now_ns(void);
 
 /* ------------------------------------------------------- nonblocking */
 

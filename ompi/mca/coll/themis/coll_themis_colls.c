@@ -45,6 +45,7 @@
 #include "ompi/op/op.h"
 
 #include "coll_themis.h"
+#include "util.h"
 
 #define VERBOSE_CALL 20
 
@@ -410,7 +411,7 @@ int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc)
     free(f->stage[1]);
     f->stage[0] = f->stage[1] = NULL;
     if (f->trace) {
-        f->t.end_ns = mca_coll_themis_trace_now_ns();
+        f->t.end_ns = themis_now_ns();
         if (OMPI_SUCCESS == rc) {
             mca_coll_themis_trace_call(&f->t);
         }
@@ -513,7 +514,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         fin->op_ns = calloc(2 * (size_t) p->prog->nops + 1, sizeof(uint64_t));
         ompi_datatype_type_size(dtype, &fin->t.elem_size);
         fin->t.op_ns = fin->op_ns;
-        fin->t.start_ns = mca_coll_themis_trace_now_ns();
+        fin->t.start_ns = themis_now_ns();
     }
     args.op_ns = fin->op_ns;
     if (NULL != c->request || NULL != c->persist) {

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/output.h"
@@ -44,6 +43,7 @@
 
 #include "coll_themis.h"
 #include "cluster.h"
+#include "util.h"
 
 static const char *const level_names[] = {"socket", "node", "network"};
 
@@ -502,13 +502,6 @@ void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
 #define THEMIS_PROBE_BW_ITERS 4
 #define THEMIS_PROBE_BW_BYTES (1 << 20)
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
-
 static int pingpong(ompi_communicator_t *p2p, int peer, bool initiator, char *buf, size_t bytes,
                     size_t reply_bytes, int iters, uint64_t *elapsed_ns)
 {
@@ -518,7 +511,7 @@ static int pingpong(ompi_communicator_t *p2p, int peer, bool initiator, char *bu
     /* one untimed round warms up the connection */
     for (int it = -1; it < iters && OMPI_SUCCESS == rc; ++it) {
         if (0 == it) {
-            t0 = now_ns();
+            t0 = themis_now_ns();
         }
         if (initiator) {
             rc = MCA_PML_CALL(send(buf, bytes, MPI_BYTE, peer, THEMIS_PROBE_TAG,
@@ -536,7 +529,7 @@ static int pingpong(ompi_communicator_t *p2p, int peer, bool initiator, char *bu
             }
         }
     }
-    *elapsed_ns = now_ns() - t0;
+    *elapsed_ns = themis_now_ns() - t0;
     return rc;
 }
 

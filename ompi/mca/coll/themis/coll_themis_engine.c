@@ -53,10 +53,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll_themis_engine.h"
 #include "coll_themis_engine_impl.h"
+#include "util.h"
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "ompi/message/message.h"
@@ -163,13 +163,6 @@ struct mca_coll_themis_engine_t {
     bool in_progress;          /* args' in_progress: no probes */
     int finished;              /* copy_out done, or failed and drained */
 };
-
-static long long now_nsec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static inline char *elem_ptr(char *base, uint64_t off, size_t extent)
 {
@@ -428,7 +421,7 @@ static void op_complete(engine_t *e, uint32_t op)
 {
     uint32_t q = e->op_queue[op];
     if (NULL != e->op_ns) {
-        e->op_ns[2 * (size_t) op + 1] = (uint64_t) now_nsec();
+        e->op_ns[2 * (size_t) op + 1] = themis_now_ns();
     }
     e->op_state[op] = OP_DONE;
     e->ops_done++;
@@ -491,7 +484,7 @@ static int start_ops(engine_t *e)
                 e->op_slot[op] = e->q_free[e->q_slot_first[q] + --e->q_nfree[q]];
                 e->op_temp[op] = e->q_temp_base[q] + (uint64_t) e->op_slot[op] * e->q_peak[q];
                 if (NULL != e->op_ns) {
-                    e->op_ns[2 * (size_t) op] = (uint64_t) now_nsec();
+                    e->op_ns[2 * (size_t) op] = themis_now_ns();
                 }
                 int rc = op_advance(e, op);
                 if (OMPI_SUCCESS != rc) {
@@ -691,7 +684,7 @@ static int stall_check(engine_t *e)
     if (e->in_progress) {
         return OMPI_SUCCESS;
     }
-    now = now_nsec();
+    now = (long long) themis_now_ns();
     if (0 == e->quiet_since || now - e->quiet_since < ENGINE_STALL_NSEC) {
         e->quiet_since = 0 == e->quiet_since ? now : e->quiet_since;
         return OMPI_SUCCESS;
@@ -799,8 +792,8 @@ static int drain_after_error(engine_t *e)
             ompi_request_cancel(e->reqs[i]);
         }
     }
-    long long deadline = now_nsec() + ENGINE_DRAIN_NSEC;
-    while (e->nactive > 0 && now_nsec() < deadline) {
+    long long deadline = (long long) themis_now_ns() + ENGINE_DRAIN_NSEC;
+    while (e->nactive > 0 && (long long) themis_now_ns() < deadline) {
         (void) test_active(e, &ndone);
         if (0 == ndone) {
             opal_progress();

@@ -769,11 +769,11 @@ static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         const bool spans_nodes = MCA_COLL_THEMIS_LEVEL_NETWORK
                                  == (mca_coll_themis_level_t) agree[AGREE_FARTHEST];
         m->min_bytes = 0 <= cfg->min_bytes ? (uint64_t) cfg->min_bytes
-                       : spans_nodes       ? MCA_COLL_THEMIS_MIN_BYTES_NETWORK
-                                           : MCA_COLL_THEMIS_MIN_BYTES_NODE;
+                       : spans_nodes       ? THEMIS_DEFAULT_MIN_BYTES_NETWORK
+                                           : THEMIS_DEFAULT_MIN_BYTES_NODE;
         m->min_chunk_bytes = 0 != cfg->min_chunk_bytes ? cfg->min_chunk_bytes
-                             : spans_nodes             ? MCA_COLL_THEMIS_MIN_CHUNK_NETWORK
-                                                       : MCA_COLL_THEMIS_MIN_CHUNK_NODE;
+                             : spans_nodes             ? THEMIS_DEFAULT_MIN_CHUNK_NETWORK
+                                                       : THEMIS_DEFAULT_MIN_CHUNK_NODE;
         m->spans_nodes = spans_nodes;
     }
 

@@ -26,8 +26,6 @@
 /* Defaults.  min_bytes and min_chunk_bytes are automatic (-1 and 0): the
  * module resolves them per communicator from where its ranks are. */
 #define THEMIS_DEFAULT_PRIORITY 40
-#define THEMIS_DEFAULT_CHUNKS 1024
-#define THEMIS_DEFAULT_CHUNKS_IN_FLIGHT 2
 #define THEMIS_DEFAULT_MIN_BYTES (-1)
 #define THEMIS_DEFAULT_DIRECT_MAX 8
 #define THEMIS_DEFAULT_SCRATCH_MAX ((size_t) 256 << 20)

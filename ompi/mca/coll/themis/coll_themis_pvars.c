@@ -30,10 +30,11 @@ static unsigned long long themis_substitutions[MCA_COLL_THEMIS_NCOLLS];
 static unsigned long long themis_tiny;
 static unsigned long long themis_cid;
 
-static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {
-    "allreduce",  "reduce_scatter",  "reduce_scatter_block",  "allgather",
-    "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iallgather",
-    "pallreduce", "preduce_scatter", "preduce_scatter_block", "pallgather"};
+/* The MPI entry points: the blocking four (in mca_coll_themis_coll_id_t's
+ * order), then their nonblocking (i) and persistent (p) forms. */
+#define COLL_FORMS(p) p "allreduce", p "reduce_scatter", p "reduce_scatter_block", p "allgather"
+static const char *const coll_names[MCA_COLL_THEMIS_NCOLLS] = {COLL_FORMS(""), COLL_FORMS("i"),
+                                                              COLL_FORMS("p")};
 
 const char *mca_coll_themis_coll_name(mca_coll_themis_coll_id_t coll)
 {

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "opal/util/proc.h"
@@ -30,7 +29,6 @@
 #include "coll_themis.h"
 
 /* Bumped when a field changes meaning; new fields do not bump it. */
-#define TRACE_VERSION 1
 
 enum { TRACE_UNTRIED = 0, TRACE_OPEN = 1, TRACE_FAILED = 2 };
 
@@ -38,13 +36,6 @@ static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *trace_file;           /* under trace_lock */
 static int trace_state;            /* TRACE_*; written under trace_lock */
 static uint64_t trace_calls;       /* call records written; under trace_lock */
-
-uint64_t mca_coll_themis_trace_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
 static void put_string(FILE *f, const char *s)
@@ -118,7 +109,7 @@ static void trace_open(const char *name)
         return;
     }
     fprintf(trace_file, "{\"type\":\"header\",\"format\":\"coll_themis_trace\",\"version\":%d,"
-            "\"world_rank\":%d,\"pid\":%ld,\"host\":", TRACE_VERSION, rank, (long) getpid());
+            "\"world_rank\":%d,\"pid\":%ld,\"host\":", THEMIS_TRACE_VERSION, rank, (long) getpid());
     put_string(trace_file, opal_process_info.nodename);
     fprintf(trace_file, ",\"file\":");
     put_string(trace_file, path);
