@@ -94,22 +94,31 @@ static themis_ham_t *rings_cycles(const themis_algo_input_t *in, themis_status_t
     return ham;
 }
 
+/* The cycles: the state's, else built into *own (zeroed first; the
+ * caller frees it). */
+static themis_ham_t *rings_cycles_or(const themis_algo_input_t *in, themis_ham_t *own,
+                                     themis_status_t *st)
+{
+    memset(own, 0, sizeof(*own));
+    themis_ham_t *ham = rings_cycles(in, st);
+    if (THEMIS_OK == *st && NULL == ham) {
+        *st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, own, NULL, 0);
+        ham = own;
+    }
+    return ham;
+}
+
 /* The call's list, the rank's transfers alone (the call's chunks). */
 static themis_status_t rings_slice(const themis_algo_input_t *in, uint32_t rank,
                                    const int *linear_to_rank, themis_xfer_slice_t *out)
 {
     themis_status_t st;
-    themis_ham_t own, *ham;
+    themis_ham_t own;
     memset(out, 0, sizeof(*out));
     if (!rings_applies(in, NULL, 0)) {
         return THEMIS_ERR_UNSUPPORTED;
     }
-    memset(&own, 0, sizeof(own));
-    ham = rings_cycles(in, &st);
-    if (THEMIS_OK == st && NULL == ham) {
-        st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
-        ham = &own;
-    }
+    themis_ham_t *ham = rings_cycles_or(in, &own, &st);
     if (THEMIS_OK == st) {
         st = themis_xfer_rings_slice(in->coll, ham, linear_to_rank, in->params->torus_chunks,
                                      rank, out);
@@ -130,16 +139,11 @@ static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
                                              themis_xfer_sched_t *tmp, char *why, size_t len)
 {
     themis_status_t st;
-    themis_ham_t own, *ham;
+    themis_ham_t own;
     if (!rings_applies(in, why, len)) {
         return NULL;
     }
-    memset(&own, 0, sizeof(own));
-    ham = rings_cycles(in, &st);
-    if (THEMIS_OK == st && NULL == ham) {
-        st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
-        ham = &own;
-    }
+    themis_ham_t *ham = rings_cycles_or(in, &own, &st);
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
     if (THEMIS_OK == st) {
