@@ -6,7 +6,8 @@
  * programs they ran before (plan_torus.h), their transfer list's slice
  * for the rank compiled (transfer_slice.h, what they run now), and the
  * whole list compiled for one rank (what slices replace).  Prints the
- * mean milliseconds per rank of each.  A benchmark, not a test: timing
+ * mean milliseconds of CPU per rank of each (CPU time: the machine may be
+ * shared).  A benchmark, not a test: timing
  * depends on the machine.
  *
  * usage: bench_slice [ROWS [COLS [CHUNKS [COUNT [WHOLE_RANKS]]]]]
@@ -23,7 +24,7 @@
 static double now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 

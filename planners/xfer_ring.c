@@ -59,6 +59,25 @@ static themis_status_t sink_add(sink_t *k, uint32_t src, uint32_t dst, uint8_t k
                                    count);
 }
 
+/* Room for a slice's `n` transfers (and their dependencies, a few
+ * each) up front: growing by doubling copies the list over and over. */
+static themis_status_t slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
+{
+    if (NULL == sl) {
+        return THEMIS_OK;
+    }
+    n = n < UINT32_MAX / 4 ? n : UINT32_MAX / 4;
+    sl->s.xfers = malloc((size_t) n * sizeof(*sl->s.xfers));
+    sl->s.deps = malloc((size_t) 3 * n * sizeof(*sl->s.deps));
+    sl->tag = malloc((size_t) n * sizeof(*sl->tag));
+    if (NULL == sl->s.xfers || NULL == sl->s.deps || NULL == sl->tag) {
+        return THEMIS_ERR_NOMEM;
+    }
+    sl->s.cap_xfers = sl->cap_tag = (uint32_t) n;
+    sl->s.cap_deps = (uint32_t) (3 * n);
+    return THEMIS_OK;
+}
+
 /* P-1 steps in buf over the ranks pos[0..p) in ring order, position i
  * sending to i + 1 at every step, positions in order.  REDUCE: position
  * i ends with units unit[i] .. unit[i] + n - 1 reduced (at step k it
@@ -315,7 +334,12 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
         out->buf_units[THEMIS_BUF_OUTPUT] = out->nunits;
         break;
     }
-    st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
+    /* the rank's: two transfers a ring step, a copy at either end */
+    st = slice_reserve(sl, (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1)
+                               * 2 * (n - 1) + 2);
+    if (THEMIS_OK == st) {
+        st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
+    }
     for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll; r++) {
         st = sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0, THEMIS_BUF_OUTPUT,
                       (uint64_t) r * per, per);
@@ -568,6 +592,12 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
         out->buf_units[THEMIS_BUF_OUTPUT] = ag ? out->nunits : per;
         out->buf_units[THEMIS_BUF_SCRATCH] = out->nunits;
         st = NULL != sl ? t2d_scratch_units(&c, sl) : THEMIS_OK;
+    }
+    /* the rank's: two transfers a ring step, its leaf copies */
+    if (THEMIS_OK == st) {
+        st = slice_reserve(sl, (uint64_t) NQ * nchunks
+                                   * (c.nstages * 2 * (most - 1)
+                                      + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1)));
     }
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
