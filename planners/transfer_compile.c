@@ -616,6 +616,17 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
     p->work_is_output = 0;
     p->ncopy_in = vector_copies(&m, me, THEMIS_BUF_INPUT, at, 1, p->copy_in);
     p->ncopy_out = vector_copies(&m, me, (uint8_t) s->result_buf, at, 0, p->copy_out);
+    /* An allreduce in place whose work buffer is the vector as it is
+     * (input alone, packed): the steps run in the output, as the
+     * builders' in-place programs do, without scratch or a copy out. */
+    if (THEMIS_COLL_ALLREDUCE == s->coll && THEMIS_BUF_INPUT == s->result_buf
+        && p->work_count == total && 1 == p->ncopy_in && 1 == p->ncopy_out
+        && 0 == p->copy_in[0].src_off && 0 == p->copy_in[0].dst_off
+        && total == p->copy_in[0].count && 0 == p->copy_out[0].src_off
+        && 0 == p->copy_out[0].dst_off && total == p->copy_out[0].count) {
+        p->work_is_output = 1;
+        p->ncopy_out = 0;
+    }
     st = THEMIS_OK;
 out:
     free(off);

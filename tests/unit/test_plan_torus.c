@@ -463,7 +463,8 @@ static void slice_same_program(const themis_program_t *a, const themis_program_t
 {
     UNIT_CHECKF(a->nops == b->nops && a->nsteps == b->nsteps && a->nqueues == b->nqueues
                     && a->work_count == b->work_count && a->ncopy_in == b->ncopy_in
-                    && a->ncopy_out == b->ncopy_out && a->max_recv_count == b->max_recv_count,
+                    && a->ncopy_out == b->ncopy_out && a->max_recv_count == b->max_recv_count
+                    && a->work_is_output == b->work_is_output,
                 "rank %u: slice program of %u ops %u steps work %llu, whole list's %u %u %llu",
                 r, b->nops, b->nsteps, (unsigned long long)b->work_count, a->nops, a->nsteps,
                 (unsigned long long)a->work_count);
@@ -554,6 +555,12 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
                     "slice: %s", why);
         themis_xfer_slice_free(&sl);
         slice_same_program(&newp[r], &slp[r], r);
+        /* in place as before: an allreduce runs in the output buffer (an
+         * allgather's list keeps its input apart: scratch now) */
+        UNIT_CHECKF(THEMIS_COLL_ALLREDUCE != coll
+                        || oldp[r].work_is_output == newp[r].work_is_output,
+                    "rank %u: work in the output %d before, %d now", r, oldp[r].work_is_output,
+                    newp[r].work_is_output);
         uint32_t na, nb;
         msg_t *a = messages(&oldp[r],
                             ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
