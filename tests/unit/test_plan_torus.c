@@ -676,6 +676,46 @@ static void test_xfer_rings_refuses(void)
     themis_ham_free(&ham);
 }
 
+/* Slices refuse a rank out of range, and the compiler a slice that is
+ * not its rank's or whose units move (transfer_slice.h), with a message;
+ * a slice needs no bound on the whole list's length. */
+static void test_xfer_slice_refuses(void)
+{
+    themis_ham_t ham;
+    themis_xfer_slice_t sl;
+    themis_program_t p;
+    char why[200] = "";
+    UNIT_CHECK(THEMIS_OK == themis_ham_build(3, 3, &ham, NULL, 0));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_rings_slice(THEMIS_COLL_ALLREDUCE, &ham, NULL, 1, 9, &sl));
+    UNIT_CHECK(0 == sl.s.nxfers && NULL == sl.tag);
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_torus2d_slice(THEMIS_COLL_ALLGATHER, 2, 3, NULL, 1, 6, &sl));
+    /* 576 transfers a chunk: one chunk more than the whole list may have */
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED
+               == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL,
+                                    THEMIS_XFER_RINGS_MAX_XFERS / 576 + 1, &sl.s));
+    UNIT_CHECK(THEMIS_OK
+               == themis_xfer_rings_slice(THEMIS_COLL_ALLREDUCE, &ham, NULL,
+                                          THEMIS_XFER_RINGS_MAX_XFERS / 576 + 1, 4, &sl));
+    themis_xfer_slice_free(&sl);
+    UNIT_CHECK(THEMIS_OK
+               == themis_xfer_torus2d_slice(THEMIS_COLL_REDUCE_SCATTER, 3, 3, NULL, 2, 4, &sl));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    themis_program_free(&p);
+    sl.rank = 5;   /* not the rank whose transfers these are */
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "is not rank 5's"), "%s", why);
+    sl.rank = 4;
+    sl.scratch_unit[0] ^= 1;   /* leaf 0 holds another unit than is moved there */
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "not a stationary schedule"), "%s", why);
+    themis_xfer_slice_free(&sl);
+    themis_ham_free(&ham);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rings_matrix);
@@ -686,6 +726,7 @@ int main(void)
     UNIT_RUN(test_neighbour_traffic);
     UNIT_RUN(test_xfer_rings_same_messages);
     UNIT_RUN(test_xfer_rings_refuses);
+    UNIT_RUN(test_xfer_slice_refuses);
     UNIT_RUN(test_xfer_torus2d_same_messages);
     UNIT_EXIT();
 }
