@@ -12,7 +12,6 @@
 
 #include "algorithm.h"
 #include "graph.h"
-#include "plan_torus.h"
 #include "topology.h"
 #include "unit.h"
 #include "xfer_ring.h"
