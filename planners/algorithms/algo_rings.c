@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_torus.h"
 #include "xfer_ring.h"
 
 static int rings_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -95,31 +94,56 @@ static themis_ham_t *rings_cycles(const themis_algo_input_t *in, themis_status_t
     return ham;
 }
 
+/* The cycles: the state's, else built into *own (zeroed first; the
+ * caller frees it). */
+static themis_ham_t *rings_cycles_or(const themis_algo_input_t *in, themis_ham_t *own,
+                                     themis_status_t *st)
+{
+    memset(own, 0, sizeof(*own));
+    themis_ham_t *ham = rings_cycles(in, st);
+    if (THEMIS_OK == *st && NULL == ham) {
+        *st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, own, NULL, 0);
+        ham = own;
+    }
+    return ham;
+}
+
+/* The call's list, the rank's transfers alone (the call's chunks). */
+static themis_status_t rings_slice(const themis_algo_input_t *in, uint32_t rank,
+                                   const int *linear_to_rank, themis_xfer_slice_t *out)
+{
+    themis_status_t st;
+    themis_ham_t own;
+    memset(out, 0, sizeof(*out));
+    if (!rings_applies(in, NULL, 0)) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    themis_ham_t *ham = rings_cycles_or(in, &own, &st);
+    if (THEMIS_OK == st) {
+        st = themis_xfer_rings_slice(in->coll, ham, linear_to_rank, in->params->torus_chunks,
+                                     rank, out);
+    }
+    themis_ham_free(&own);
+    return st;
+}
+
+extern const themis_algorithm_t themis_algorithm_rings;
+
 static themis_status_t rings_build(const themis_algo_input_t *in,
                                    const themis_plan_request_t *req, themis_program_t *out)
 {
-    themis_status_t st;
-    themis_ham_t *ham = rings_cycles(in, &st);
-    if (THEMIS_OK != st) {
-        return st;
-    }
-    return themis_program_build_rings(req, ham, in->params->torus_chunks, out);
+    return themis_algo_slice_build(&themis_algorithm_rings, in, req, out);
 }
 
 static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
                                              themis_xfer_sched_t *tmp, char *why, size_t len)
 {
     themis_status_t st;
-    themis_ham_t own, *ham;
+    themis_ham_t own;
     if (!rings_applies(in, why, len)) {
         return NULL;
     }
-    memset(&own, 0, sizeof(own));
-    ham = rings_cycles(in, &st);
-    if (THEMIS_OK == st && NULL == ham) {
-        st = themis_ham_build(in->topo->dims[1].size, in->topo->dims[0].size, &own, NULL, 0);
-        ham = &own;
-    }
+    themis_ham_t *ham = rings_cycles_or(in, &own, &st);
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
     if (THEMIS_OK == st) {
@@ -144,4 +168,5 @@ const themis_algorithm_t themis_algorithm_rings = {
     .build = rings_build,
     .state_free = rings_state_free,
     .xfer = rings_xfer,
+    .xfer_slice = rings_slice,
 };

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_torus.h"
 #include "xfer_ring.h"
 
 static int torus2d_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -89,10 +88,24 @@ static themis_status_t torus2d_cost(const themis_algo_input_t *in, themis_time_t
     return st;
 }
 
+/* The call's list, the rank's transfers alone (the call's chunks). */
+static themis_status_t torus2d_slice(const themis_algo_input_t *in, uint32_t rank,
+                                     const int *linear_to_rank, themis_xfer_slice_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!torus2d_applies(in, NULL, 0)) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    return themis_xfer_torus2d_slice(in->coll, in->topo->dims[1].size, in->topo->dims[0].size,
+                                     linear_to_rank, in->params->torus_chunks, rank, out);
+}
+
+extern const themis_algorithm_t themis_algorithm_torus2d;
+
 static themis_status_t torus2d_build(const themis_algo_input_t *in,
                                      const themis_plan_request_t *req, themis_program_t *out)
 {
-    return themis_program_build_torus2d(req, in->params->torus_chunks, out);
+    return themis_algo_slice_build(&themis_algorithm_torus2d, in, req, out);
 }
 
 static const themis_xfer_sched_t *torus2d_xfer(const themis_algo_input_t *in,
@@ -123,4 +136,5 @@ const themis_algorithm_t themis_algorithm_torus2d = {
     .build = torus2d_build,
     .state_free = NULL,
     .xfer = torus2d_xfer,
+    .xfer_slice = torus2d_slice,
 };

@@ -29,6 +29,7 @@
 #include "link_sim.h"
 #include "plan.h"
 #include "transfer.h"
+#include "transfer_slice.h"
 
 #define THEMIS_MAX_ALGORITHMS 16
 #define THEMIS_COLL_BIT(c) (1u << (c))
@@ -107,7 +108,21 @@ typedef struct {
     const themis_xfer_sched_t *(*xfer)(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
                                        char *why, size_t len);
     uint32_t flags;                     /* THEMIS_ALGO_FLAG_* */
+    /* Rank `rank`'s slice (transfer_slice.h) of the transfer schedule the
+     * row runs for a call planned with in->params (its chunks), ranks
+     * placed by linear_to_rank (plan.h's coord_to_rank, NULL: identity);
+     * NULL hook: none.  A row with one builds by themis_algo_slice_build:
+     * it runs the form its cost simulates, compiled by the one compiler,
+     * at the cost of the rank's own transfers. */
+    themis_status_t (*xfer_slice)(const themis_algo_input_t *in, uint32_t rank,
+                                  const int *linear_to_rank, themis_xfer_slice_t *out);
 } themis_algorithm_t;
+
+/* A slicing row's build: rank req->rank's slice (the row's xfer_slice)
+ * compiled for the call's counts; why in in->why where it fails. */
+themis_status_t themis_algo_slice_build(const themis_algorithm_t *row,
+                                        const themis_algo_input_t *in,
+                                        const themis_plan_request_t *req, themis_program_t *out);
 
 int themis_nalgorithms(void);
 /* NULL outside 0 .. themis_nalgorithms() - 1. */

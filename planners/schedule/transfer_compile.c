@@ -23,6 +23,7 @@
 
 #include "plan.h"
 #include "plan_builder.h"
+#include "transfer_slice.h"
 
 static int involves(const themis_xfer_t *x, uint32_t rank)
 {
@@ -104,6 +105,10 @@ typedef struct {
     const themis_xfer_sched_t *s;
     const uint64_t *off;        /* the layout */
     uint64_t even;              /* the size of every unit, or 0: tracked */
+    /* A slice's stationary units (transfer_slice.h): each unit's global
+     * unit is its home or scratch_unit's, nothing tracked. */
+    const uint32_t *scratch_unit;
+    int stationary;
     uint64_t base[THEMIS_NBUFS], per_rank;
     uint32_t *gid;              /* UINT32_MAX: nothing yet */
     uint64_t *size;
@@ -135,16 +140,35 @@ static uint32_t home_unit(const themis_xfer_sched_t *s, uint32_t rank, int buf, 
     return UINT32_MAX;
 }
 
-/* The size of unit a (unit_at) of the buffers. */
-static uint64_t slot_size(const units_t *m, size_t a)
+/* The global unit a stationary schedule's (rank, buf, unit) holds. */
+static uint32_t stationary_unit(const units_t *m, uint32_t rank, uint8_t buf, uint64_t unit)
 {
-    return 0 != m->even ? m->even : m->size[a];
+    return THEMIS_BUF_SCRATCH == buf ? m->scratch_unit[unit] : home_unit(m->s, rank, buf, unit);
 }
 
-/* Elements of unit k of transfer i. */
-static uint64_t carried_len(const units_t *m, uint32_t i, uint64_t k)
+/* The size of a unit of the buffers. */
+static uint64_t slot_size(const units_t *m, uint32_t rank, uint8_t buf, uint64_t unit)
 {
-    return 0 != m->even ? m->even : unit_len(m, m->carried[m->carried_first[i] + k]);
+    if (0 != m->even) {
+        return m->even;
+    }
+    if (m->stationary) {
+        uint32_t g = stationary_unit(m, rank, buf, unit);
+        return UINT32_MAX != g ? unit_len(m, g) : 0;
+    }
+    return m->size[unit_at(m, rank, buf, unit)];
+}
+
+/* Elements of unit k of transfer x, list index i. */
+static uint64_t carried_len(const units_t *m, const themis_xfer_t *x, uint32_t i, uint64_t k)
+{
+    if (0 != m->even) {
+        return m->even;
+    }
+    if (m->stationary) {
+        return slot_size(m, x->src, x->src_buf, x->src_off + k);
+    }
+    return unit_len(m, m->carried[m->carried_first[i] + k]);
 }
 
 static void units_free(units_t *m)
@@ -155,13 +179,16 @@ static void units_free(units_t *m)
     free(m->carried);
 }
 
-static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *off, units_t *m,
-                                 char *why, size_t len)
+/* sl: the slice compiled (stationary units), or NULL: the whole list s. */
+static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *off,
+                                 const themis_xfer_slice_t *sl, units_t *m, char *why, size_t len)
 {
     uint64_t ncarried = 0;
     memset(m, 0, sizeof(*m));
     m->s = s;
     m->off = off;
+    m->stationary = NULL != sl;
+    m->scratch_unit = NULL != sl ? sl->scratch_unit : NULL;
     for (int b = 0; b < THEMIS_NBUFS; ++b) {
         m->base[b] = m->per_rank;
         m->per_rank += s->buf_units[b];
@@ -170,7 +197,7 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
     for (uint32_t g = 1; g < s->nunits && 0 != m->even; ++g) {
         m->even = unit_len(m, g) == m->even ? m->even : 0;
     }
-    if (0 != m->even) {
+    if (0 != m->even || m->stationary) {
         return THEMIS_OK;
     }
     for (uint32_t i = 0; i < s->nxfers; ++i) {
@@ -220,21 +247,20 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
     return THEMIS_OK;
 }
 
-/* Whether unit k of transfer i ends where the next one starts on both
- * ranks (a message may go on past it). */
-static int runs_on(const units_t *m, uint32_t i, uint64_t k)
+/* Whether unit k of transfer x (list index i) ends where the next one
+ * starts on both ranks (a message may go on past it). */
+static int runs_on(const units_t *m, const themis_xfer_t *x, uint32_t i, uint64_t k)
 {
-    const themis_xfer_t *x = &m->s->xfers[i];
-    uint64_t l = carried_len(m, i, k);
-    return l == slot_size(m, unit_at(m, x->src, x->src_buf, x->src_off + k))
-           && l == slot_size(m, unit_at(m, x->dst, x->dst_buf, x->dst_off + k));
+    uint64_t l = carried_len(m, x, i, k);
+    return l == slot_size(m, x->src, x->src_buf, x->src_off + k)
+           && l == slot_size(m, x->dst, x->dst_buf, x->dst_off + k);
 }
 
-static uint32_t transfer_runs(const units_t *m, uint32_t i)
+static uint32_t transfer_runs(const units_t *m, const themis_xfer_t *x, uint32_t i)
 {
     uint32_t n = 1;
-    for (uint64_t k = 0; k + 1 < m->s->xfers[i].count; ++k) {
-        n += !runs_on(m, i, k);
+    for (uint64_t k = 0; k + 1 < x->count; ++k) {
+        n += !runs_on(m, x, i, k);
     }
     return n;
 }
@@ -397,33 +423,39 @@ themis_status_t themis_xfer_rank_deps_make(const themis_xfer_sched_t *s, uint32_
     return 0 == rank_deps(s, rank, d) ? THEMIS_OK : THEMIS_ERR_NOMEM;
 }
 
-themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
-                                    const uint64_t *counts, uint32_t chunks_in_flight,
-                                    themis_program_t *out, char *why, size_t len)
+/* The work buffer's size on rank r of a stationary schedule: a buffer
+ * whose units are the collective's block of the rank (allgather input,
+ * reduce-scatter output) holds the block's elements, any other the same
+ * on every rank as on me (sum_me). */
+static uint64_t stationary_work(const units_t *m, uint32_t r, const uint64_t *sum_me)
 {
-    themis_xfer_rank_deps_t deps;
-    memset(&deps, 0, sizeof(deps));
-    themis_status_t st = themis_xfer_compile_with(s, rank, total, counts, chunks_in_flight, &deps,
-                                                  out, why, len);
-    themis_xfer_rank_deps_free(&deps);
-    return st;
+    const themis_xfer_sched_t *s = m->s;
+    uint64_t per = s->nunits / s->nranks, sum = 0;
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        int block = (THEMIS_BUF_INPUT == b && THEMIS_COLL_ALLGATHER == s->coll)
+                    || (THEMIS_BUF_OUTPUT == b && THEMIS_BUF_OUTPUT == s->result_buf
+                        && THEMIS_COLL_REDUCE_SCATTER == s->coll);
+        sum += block ? m->off[r * per + s->buf_units[b]] - m->off[r * per] : sum_me[b];
+    }
+    return sum;
 }
 
-themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank, uint64_t total,
-                                         const uint64_t *counts, uint32_t chunks_in_flight,
-                                         themis_xfer_rank_deps_t *deps, themis_program_t *out,
-                                         char *why, size_t len)
+/* Rank me's program from its transfers: the whole list's (sl NULL; deps
+ * made for it here) or a slice's (sl; deps its own, mine its tags). */
+static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_xfer_slice_t *sl,
+                                    uint32_t me, uint64_t total, const uint64_t *counts,
+                                    uint32_t chunks_in_flight, themis_xfer_rank_deps_t *deps,
+                                    themis_program_t *p, char *why, size_t len)
 {
-    themis_program_t *p = out;
     units_t m;
-    uint32_t me = (uint32_t) rank, *qid = NULL, *qfill = NULL;
+    uint32_t *qid = NULL, *qfill = NULL;
     uint64_t *off = NULL, *at = NULL;
     themis_status_t st = THEMIS_ERR_NOMEM;
 
     memset(p, 0, sizeof(*p));
     memset(&m, 0, sizeof(m));
-    if (rank < 0 || me >= s->nranks || 0 == chunks_in_flight || 0 == s->nunits) {
-        return WHY(THEMIS_ERR_INVALID, "rank %d, %u in flight, %u units: cannot compile", rank,
+    if (me >= s->nranks || 0 == chunks_in_flight || 0 == s->nunits) {
+        return WHY(THEMIS_ERR_INVALID, "rank %u, %u in flight, %u units: cannot compile", me,
                    chunks_in_flight, s->nunits);
     }
     if (0 == total) {
@@ -434,7 +466,7 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
         goto out;
     }
     if (THEMIS_OK != (st = themis_xfer_layout(s, total, counts, off, why, len))
-        || THEMIS_OK != (st = units_run(s, off, &m, why, len))) {
+        || THEMIS_OK != (st = units_run(s, off, sl, &m, why, len))) {
         goto out;
     }
     /* This rank's units, back to back: input, output, scratch.  The work
@@ -445,39 +477,49 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
     if (NULL == at) {
         goto out;
     }
-    for (uint32_t r = 0 != m.even ? me : 0; r < (0 != m.even ? me + 1 : s->nranks); ++r) {
+    const int one = 0 != m.even || m.stationary;
+    uint64_t sum_me[THEMIS_NBUFS] = {0, 0, 0};
+    for (uint32_t r = one ? me : 0; r < (one ? me + 1 : s->nranks); ++r) {
         uint64_t sum = 0;
-        for (uint64_t u = 0; u < m.per_rank; ++u) {
-            if (r == me) {
-                at[u] = sum;
+        for (int b = 0; b < THEMIS_NBUFS; ++b) {
+            uint64_t from = sum;
+            for (uint64_t u = 0; u < s->buf_units[b]; ++u) {
+                if (r == me) {
+                    at[m.base[b] + u] = sum;
+                }
+                if (__builtin_add_overflow(sum, slot_size(&m, r, (uint8_t) b, u), &sum)) {
+                    st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
+                    goto out;
+                }
             }
-            if (__builtin_add_overflow(sum, slot_size(&m, (size_t) r * m.per_rank + u), &sum)) {
-                st = WHY(THEMIS_ERR_UNSUPPORTED, "the work buffer overflows");
-                goto out;
-            }
+            sum_me[b] = sum - from;
         }
         if (r == me) {
             at[m.per_rank] = sum;
         }
         p->work_count = sum > p->work_count ? sum : p->work_count;
     }
+    for (uint32_t r = 0; m.stationary && 0 == m.even && r < s->nranks; ++r) {
+        uint64_t w = stationary_work(&m, r, sum_me);
+        p->work_count = w > p->work_count ? w : p->work_count;
+    }
 
     /* Ops of this rank, one per transfer it takes part in. */
     qid = calloc(2 * (size_t) s->nranks + 1, sizeof(*qid));
     qfill = calloc(2 * (size_t) s->nranks + 1, sizeof(*qfill));
-    if (NULL == qid || NULL == qfill || 0 != rank_deps(s, me, deps)) {
+    if (NULL == qid || NULL == qfill || (NULL == sl && 0 != rank_deps(s, me, deps))) {
         goto out;
     }
     /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive.  Op o is
-     * the rank's o-th transfer (deps->mine). */
+     * the rank's o-th transfer (deps->mine: its index in the list). */
     for (uint32_t o = 0; o < deps->nmine; ++o) {
         const uint32_t i = deps->mine[o];
-        const themis_xfer_t *x = &s->xfers[i];
+        const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &s->xfers[i];
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         p->nops++;
         p->nop_deps += deps->n[o];
-        p->nsteps += transfer_runs(&m, i);
+        p->nsteps += transfer_runs(&m, x, i);
         qfill[key]++;
     }
     for (size_t k = 0; k <= 2 * (size_t) s->nranks; ++k) {
@@ -506,7 +548,7 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
     uint32_t nd = 0, ns = 0;
     for (uint32_t o = 0; o < deps->nmine; ++o) {
         const uint32_t i = deps->mine[o];
-        const themis_xfer_t *x = &s->xfers[i];
+        const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &s->xfers[i];
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         themis_op_t *op = &p->ops[o];
@@ -525,8 +567,8 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
         /* One step per contiguous run of the transfer's units, chained. */
         for (uint64_t k = 0; k < x->count; ++k) {
             themis_step_t *stp = &p->steps[ns];
-            uint64_t cnt = carried_len(&m, i, k);
-            if (k > 0 && runs_on(&m, i, k - 1)) {
+            uint64_t cnt = carried_len(&m, x, i, k);
+            if (k > 0 && runs_on(&m, x, i, k - 1)) {
                 stp[-1].send_count += x->src == me ? cnt : 0;
                 stp[-1].recv_count += x->dst == me ? cnt : 0;
                 continue;
@@ -574,6 +616,17 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
     p->work_is_output = 0;
     p->ncopy_in = vector_copies(&m, me, THEMIS_BUF_INPUT, at, 1, p->copy_in);
     p->ncopy_out = vector_copies(&m, me, (uint8_t) s->result_buf, at, 0, p->copy_out);
+    /* An allreduce in place whose work buffer is the vector as it is
+     * (input alone, packed): the steps run in the output, as the
+     * builders' in-place programs do, without scratch or a copy out. */
+    if (THEMIS_COLL_ALLREDUCE == s->coll && THEMIS_BUF_INPUT == s->result_buf
+        && p->work_count == total && 1 == p->ncopy_in && 1 == p->ncopy_out
+        && 0 == p->copy_in[0].src_off && 0 == p->copy_in[0].dst_off
+        && total == p->copy_in[0].count && 0 == p->copy_out[0].src_off
+        && 0 == p->copy_out[0].dst_off && total == p->copy_out[0].count) {
+        p->work_is_output = 1;
+        p->ncopy_out = 0;
+    }
     st = THEMIS_OK;
 out:
     free(off);
@@ -587,5 +640,106 @@ out:
             snprintf(why, len, "out of memory");
         }
     }
+    return st;
+}
+
+themis_status_t themis_xfer_compile(const themis_xfer_sched_t *s, int rank, uint64_t total,
+                                    const uint64_t *counts, uint32_t chunks_in_flight,
+                                    themis_program_t *out, char *why, size_t len)
+{
+    themis_xfer_rank_deps_t deps;
+    memset(&deps, 0, sizeof(deps));
+    themis_status_t st = themis_xfer_compile_with(s, rank, total, counts, chunks_in_flight, &deps,
+                                                  out, why, len);
+    themis_xfer_rank_deps_free(&deps);
+    return st;
+}
+
+themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank, uint64_t total,
+                                         const uint64_t *counts, uint32_t chunks_in_flight,
+                                         themis_xfer_rank_deps_t *deps, themis_program_t *out,
+                                         char *why, size_t len)
+{
+    if (rank < 0) {
+        memset(out, 0, sizeof(*out));
+        return WHY(THEMIS_ERR_INVALID, "rank %d: cannot compile", rank);
+    }
+    return compile_rank(s, NULL, (uint32_t) rank, total, counts, chunks_in_flight, deps, out,
+                        why, len);
+}
+
+void themis_xfer_slice_free(themis_xfer_slice_t *sl)
+{
+    themis_xfer_free(&sl->s);
+    free(sl->tag);
+    free(sl->scratch_unit);
+    memset(sl, 0, sizeof(*sl));
+}
+
+/* Whether transfer x keeps every unit's global unit (transfer_slice.h). */
+static int stationary_xfer(const themis_xfer_slice_t *sl, const themis_xfer_t *x)
+{
+    units_t m;
+    memset(&m, 0, sizeof(m));
+    m.s = &sl->s;
+    m.scratch_unit = sl->scratch_unit;
+    for (uint64_t k = 0; k < x->count; ++k) {
+        uint32_t g = stationary_unit(&m, x->src, x->src_buf, x->src_off + k);
+        if (UINT32_MAX == g || g != stationary_unit(&m, x->dst, x->dst_buf, x->dst_off + k)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_t total,
+                                          const uint64_t *counts, uint32_t chunks_in_flight,
+                                          themis_program_t *out, char *why, size_t len)
+{
+    const themis_xfer_sched_t *s = &sl->s;
+    themis_xfer_rank_deps_t d;
+    themis_status_t st = THEMIS_ERR_NOMEM;
+
+    memset(out, 0, sizeof(*out));
+    memset(&d, 0, sizeof(d));
+    if (sl->rank >= s->nranks
+        || (0 != s->buf_units[THEMIS_BUF_SCRATCH] && NULL == sl->scratch_unit)) {
+        return WHY(THEMIS_ERR_INVALID, "a slice for rank %u of %u ranks%s", sl->rank, s->nranks,
+                   NULL == sl->scratch_unit ? " without its scratch units" : "");
+    }
+    for (uint32_t o = 0; o < s->nxfers; ++o) {
+        const themis_xfer_t *x = &s->xfers[o];
+        if (!involves(x, sl->rank) || x->src >= s->nranks || x->dst >= s->nranks
+            || (o > 0 && sl->tag[o] <= sl->tag[o - 1])) {
+            return WHY(THEMIS_ERR_INVALID, "slice transfer %u (tag %u, rank %u -> %u) is not "
+                       "rank %u's or out of order", o, sl->tag[o], x->src, x->dst, sl->rank);
+        }
+        for (uint32_t k = 0; k < x->ndeps; ++k) {
+            if (s->deps[x->dep_first + k] >= o) {
+                return WHY(THEMIS_ERR_INVALID, "slice transfer %u depends on a later one", o);
+            }
+        }
+        if (!stationary_xfer(sl, x)) {
+            return WHY(THEMIS_ERR_INVALID, "slice transfer %u (tag %u) moves a unit to where "
+                       "another one lives: not a stationary schedule", o, sl->tag[o]);
+        }
+    }
+    /* The slice's own dependencies are its ops' (transfer_slice.h). */
+    d.nmine = s->nxfers;
+    d.mine = sl->tag;
+    d.anc = s->deps;
+    d.first = malloc(((size_t) s->nxfers + 1) * sizeof(*d.first));
+    d.n = malloc(((size_t) s->nxfers + 1) * sizeof(*d.n));
+    if (NULL != d.first && NULL != d.n) {
+        for (uint32_t o = 0; o < s->nxfers; ++o) {
+            d.first[o] = s->xfers[o].dep_first;
+            d.n[o] = s->xfers[o].ndeps;
+        }
+        st = compile_rank(s, sl, sl->rank, total, counts, chunks_in_flight, &d, out, why, len);
+    } else {
+        snprintf(why, len, "out of memory");
+    }
+    free(d.first);
+    free(d.n);
     return st;
 }

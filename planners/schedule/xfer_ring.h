@@ -28,6 +28,7 @@
 
 #include "hamiltonian.h"
 #include "transfer.h"
+#include "transfer_slice.h"
 
 /* 2 P (P - 1) + P transfers at most: bounds time and memory. */
 #define THEMIS_XFER_RING_MAX_RANKS 1024u
@@ -92,5 +93,18 @@ themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles
 themis_status_t themis_xfer_torus2d(themis_coll_t coll, uint32_t rows, uint32_t cols,
                                     const int *linear_to_rank, uint32_t nchunks,
                                     themis_xfer_sched_t *out);
+
+/* Rank `rank`'s slice (transfer_slice.h) of themis_xfer_rings' and
+ * themis_xfer_torus2d's lists, emitted directly: each stage's ring steps
+ * give the rank's two transfers a step at their places in the list, so a
+ * slice costs the rank's transfers, and needs no bound but that its tags
+ * fit 32 bits (THEMIS_ERR_UNSUPPORTED).  Errors as theirs (rank out of
+ * range: THEMIS_ERR_INVALID); on error out is empty. */
+themis_status_t themis_xfer_rings_slice(themis_coll_t coll, const themis_ham_t *cycles,
+                                        const int *linear_to_rank, uint32_t nchunks,
+                                        uint32_t rank, themis_xfer_slice_t *out);
+themis_status_t themis_xfer_torus2d_slice(themis_coll_t coll, uint32_t rows, uint32_t cols,
+                                          const int *linear_to_rank, uint32_t nchunks,
+                                          uint32_t rank, themis_xfer_slice_t *out);
 
 #endif

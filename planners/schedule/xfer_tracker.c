@@ -13,15 +13,17 @@
 #define NONE UINT32_MAX
 
 
-themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s)
+themis_status_t themis_xfer_tracker_init_rank(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s,
+                                              uint32_t rank)
 {
     memset(tr, 0, sizeof(*tr));
     tr->s = s;
+    tr->only = rank;
     for (int b = 0; b < THEMIS_NBUFS; b++) {
         tr->base[b] = tr->per_rank;
         tr->per_rank += s->buf_units[b];
     }
-    size_t n = (size_t) (tr->per_rank * s->nranks);
+    size_t n = (size_t) (tr->per_rank * (NONE != rank ? 1 : s->nranks));
     tr->cells = malloc(n * sizeof(*tr->cells));
     if (NULL == tr->cells) {
         return THEMIS_ERR_NOMEM;
@@ -33,6 +35,11 @@ themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_
     return THEMIS_OK;
 }
 
+themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s)
+{
+    return themis_xfer_tracker_init_rank(tr, s, NONE);
+}
+
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
 {
     free(tr->cells);
@@ -40,9 +47,13 @@ void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
     free(tr->deps);
 }
 
+/* NULL for a rank not tracked. */
 static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_t buf,
                                 uint64_t unit)
 {
+    if (NONE != tr->only) {
+        return rank == tr->only ? &tr->cells[tr->base[buf] + unit] : NULL;
+    }
     return &tr->cells[rank * tr->per_rank + tr->base[buf] + unit];
 }
 
@@ -78,13 +89,15 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     if (NONE != after) {
         st = push_dep(tr, after);
     }
-    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+    const int src_in = NULL != cell(tr, x->src, x->src_buf, 0);
+    const int dst_in = NULL != cell(tr, x->dst, x->dst_buf, 0);
+    for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
         const themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
         if (NONE != c->last_write) {
             st = push_dep(tr, c->last_write);
         }
     }
-    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+    for (uint64_t u = 0; dst_in && u < x->count && THEMIS_OK == st; u++) {
         const themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
         if (NONE != c->last_write) {
             st = push_dep(tr, c->last_write);
@@ -107,7 +120,7 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     }
     st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
     /* Reads first: a unit both read and written ends written. */
-    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+    for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
         themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
         if (tr->npool == tr->cap_pool) {
             uint32_t cap = (0 == tr->cap_pool) ? 256 : 2 * tr->cap_pool;
@@ -122,7 +135,7 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         tr->pool[tr->npool].next = c->readers;
         c->readers = tr->npool++;
     }
-    for (uint64_t u = 0; u < x->count && THEMIS_OK == st; u++) {
+    for (uint64_t u = 0; dst_in && u < x->count && THEMIS_OK == st; u++) {
         themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
         c->last_write = idx;
         c->readers = NONE;

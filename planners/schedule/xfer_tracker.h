@@ -35,10 +35,17 @@ typedef struct {
     uint32_t npool, cap_pool;
     uint32_t *deps;
     uint32_t ndeps, cap_deps;
+    uint32_t only;                  /* UINT32_MAX, or the one rank tracked */
 } themis_xfer_tracker_t;
 
 /* s has its ranks and buffer sizes set (and no transfers yet). */
 themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s);
+/* The same, tracking only rank `rank`'s buffers: for a rank's slice of a
+ * schedule (transfer_slice.h), whose transfers all involve the rank and
+ * whose program needs only the order of its own accesses (the peers'
+ * programs order theirs; messages match by tag). */
+themis_status_t themis_xfer_tracker_init_rank(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s,
+                                              uint32_t rank);
 themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
                                         uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                         uint8_t dst_buf, uint64_t dst_off, uint64_t count);

@@ -12,7 +12,6 @@
 
 #include "algorithm.h"
 #include "graph.h"
-#include "plan_torus.h"
 #include "topology.h"
 #include "unit.h"
 #include "xfer_ring.h"
@@ -95,7 +94,8 @@ static void test_auto(void)
     }
 }
 
-/* The table's build is the row's builder (rings with its cached cycles). */
+/* The table's build is the row's: rings with its cached cycles, its
+ * transfer list (the call's chunks) as the whole list compiles it. */
 static void test_build_through_table(void)
 {
     themis_topology_t t = unit_topology("biring:3:100Gb:1us_biring:4:100Gb:1us");
@@ -118,11 +118,16 @@ static void test_build_through_table(void)
     themis_program_t via, direct;
     UNIT_CHECK(THEMIS_OK == a->build(&in, &req, &via));
     UNIT_CHECK(NULL != state);   /* the cycles are kept for the next call */
-    UNIT_CHECK(THEMIS_OK == themis_program_build_rings(&req, NULL, p.torus_chunks, &direct));
+    themis_xfer_sched_t s;
+    char why[200];
+    UNIT_CHECK(THEMIS_OK == themis_xfer_rings(req.coll, state, NULL, p.torus_chunks, &s));
+    UNIT_CHECKF(THEMIS_OK == themis_xfer_compile(&s, req.rank, req.count, NULL, 1, &direct, why,
+                                                 sizeof(why)), "%s", why);
     UNIT_CHECK(via.nops == direct.nops && via.nsteps == direct.nsteps &&
                0 == memcmp(via.steps, direct.steps, via.nsteps * sizeof(*via.steps)));
     themis_program_free(&via);
     themis_program_free(&direct);
+    themis_xfer_free(&s);
     a->state_free(state);
 }
 

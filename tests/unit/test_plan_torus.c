@@ -455,6 +455,45 @@ done:
     return rc;
 }
 
+/* Rank r's slice compiled (transfer_slice.h) against the whole list
+ * compiled for it: the same ops in the same queues, steps, work buffer
+ * and copies; dependencies a subset of the whole list's (checked by the
+ * run below: the same bits). */
+static void slice_same_program(const themis_program_t *a, const themis_program_t *b, uint32_t r)
+{
+    UNIT_CHECKF(a->nops == b->nops && a->nsteps == b->nsteps && a->nqueues == b->nqueues
+                    && a->work_count == b->work_count && a->ncopy_in == b->ncopy_in
+                    && a->ncopy_out == b->ncopy_out && a->max_recv_count == b->max_recv_count
+                    && a->work_is_output == b->work_is_output,
+                "rank %u: slice program of %u ops %u steps work %llu, whole list's %u %u %llu",
+                r, b->nops, b->nsteps, (unsigned long long)b->work_count, a->nops, a->nsteps,
+                (unsigned long long)a->work_count);
+    if (unit_case_failed) {
+        return;
+    }
+    UNIT_CHECK(0 == memcmp(a->steps, b->steps, a->nsteps * sizeof(*a->steps)));
+    UNIT_CHECK(0 == memcmp(a->copy_in, b->copy_in, a->ncopy_in * sizeof(*a->copy_in)));
+    UNIT_CHECK(0 == memcmp(a->copy_out, b->copy_out, a->ncopy_out * sizeof(*a->copy_out)));
+    UNIT_CHECK(0 == memcmp(a->queue_first, b->queue_first,
+                           (a->nqueues + 1) * sizeof(*a->queue_first)));
+    UNIT_CHECK(0 == memcmp(a->queue_ops, b->queue_ops, a->nops * sizeof(*a->queue_ops)));
+    for (uint32_t o = 0; o < a->nops && !unit_case_failed; o++) {
+        const themis_op_t *x = &a->ops[o], *y = &b->ops[o];
+        UNIT_CHECKF(x->queue == y->queue && x->first_step == y->first_step
+                        && x->nsteps == y->nsteps && x->chunk == y->chunk
+                        && y->ndeps <= x->ndeps,
+                    "rank %u op %u differs", r, o);
+        for (uint32_t d = 0; d < y->ndeps && !unit_case_failed; d++) {
+            uint32_t dep = b->op_deps[y->dep_first + d], found = 0;
+            for (uint32_t e = 0; e < x->ndeps; e++) {
+                found |= a->op_deps[x->dep_first + e] == dep;
+            }
+            UNIT_CHECKF(found, "rank %u op %u: slice dependency on op %u not in the list's", r,
+                        o, dep);
+        }
+    }
+}
+
 /* A row's transfer list (rings or torus2d), compiled for every rank,
  * against the programs the row built before (plan_torus.h): the same
  * messages (peer, elements, reduce or copy, and where the pieces keep
@@ -467,7 +506,9 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
     int *c2r = malloc(n * sizeof(int));
     uint64_t *rcounts = malloc(n * sizeof(uint64_t)), total = 0, *out_n = malloc(n * 8);
     themis_program_t *oldp = calloc(n, sizeof(*oldp)), *newp = calloc(n, sizeof(*newp));
+    themis_program_t *slp = calloc(n, sizeof(*slp));
     double **o1 = calloc(n, sizeof(double *)), **o2 = calloc(n, sizeof(double *));
+    double **o3 = calloc(n, sizeof(double *));
     themis_ham_t ham;
     themis_xfer_sched_t s;
     char why[256] = "";
@@ -493,6 +534,7 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
         out_n[r] = THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts[r] : whole;
         o1[r] = malloc((out_n[r] + 1) * sizeof(double));
         o2[r] = malloc((out_n[r] + 1) * sizeof(double));
+        o3[r] = malloc((out_n[r] + 1) * sizeof(double));
         UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
                                      ? themis_program_build_rings(&req, &ham, nchunks, &oldp[r])
                                      : themis_program_build_torus2d(&req, nchunks, &oldp[r])));
@@ -501,6 +543,24 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
                                                                                         : NULL,
                                                      in_flight, &newp[r], why, sizeof(why)),
                     "%s", why);
+        themis_xfer_slice_t sl;
+        UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                     ? themis_xfer_rings_slice(coll, &ham, c2r, nchunks, r, &sl)
+                                     : themis_xfer_torus2d_slice(coll, rows, cols, c2r, nchunks,
+                                                                 r, &sl)));
+        UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(
+                                     &sl, whole,
+                                     THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts : NULL,
+                                     in_flight, &slp[r], why, sizeof(why)),
+                    "slice: %s", why);
+        themis_xfer_slice_free(&sl);
+        slice_same_program(&newp[r], &slp[r], r);
+        /* in place as before: an allreduce runs in the output buffer (an
+         * allgather's list keeps its input apart: scratch now) */
+        UNIT_CHECKF(THEMIS_COLL_ALLREDUCE != coll
+                        || oldp[r].work_is_output == newp[r].work_is_output,
+                    "rank %u: work in the output %d before, %d now", r, oldp[r].work_is_output,
+                    newp[r].work_is_output);
         uint32_t na, nb;
         msg_t *a = messages(&oldp[r],
                             ALGO_TORUS2D == algo && THEMIS_COLL_ALLREDUCE != coll ? UINT64_MAX
@@ -519,9 +579,12 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
                     why);
         UNIT_CHECKF(0 == run_f64(n, newp, coll, in_n, out_n, o2, why, sizeof(why)), "new: %s",
                     why);
+        UNIT_CHECKF(0 == run_f64(n, slp, coll, in_n, out_n, o3, why, sizeof(why)),
+                    "slices: %s", why);
     }
     for (uint32_t r = 0; r < n && !unit_case_failed; r++) {
-        UNIT_CHECKF(0 == memcmp(o1[r], o2[r], out_n[r] * sizeof(double)),
+        UNIT_CHECKF(0 == memcmp(o1[r], o2[r], out_n[r] * sizeof(double))
+                        && 0 == memcmp(o1[r], o3[r], out_n[r] * sizeof(double)),
                     "rank %u: results differ in their bits", r);
     }
     if (!unit_case_failed) {
@@ -536,15 +599,19 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
     for (uint32_t r = 0; r < n; r++) {
         themis_program_free(&oldp[r]);
         themis_program_free(&newp[r]);
+        themis_program_free(&slp[r]);
         free(o1[r]);
         free(o2[r]);
+        free(o3[r]);
     }
     themis_xfer_free(&s);
     themis_ham_free(&ham);
     free(oldp);
     free(newp);
+    free(slp);
     free(o1);
     free(o2);
+    free(o3);
     free(c2r);
     free(rcounts);
     free(out_n);
@@ -609,6 +676,46 @@ static void test_xfer_rings_refuses(void)
     themis_ham_free(&ham);
 }
 
+/* Slices refuse a rank out of range, and the compiler a slice that is
+ * not its rank's or whose units move (transfer_slice.h), with a message;
+ * a slice needs no bound on the whole list's length. */
+static void test_xfer_slice_refuses(void)
+{
+    themis_ham_t ham;
+    themis_xfer_slice_t sl;
+    themis_program_t p;
+    char why[200] = "";
+    UNIT_CHECK(THEMIS_OK == themis_ham_build(3, 3, &ham, NULL, 0));
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_rings_slice(THEMIS_COLL_ALLREDUCE, &ham, NULL, 1, 9, &sl));
+    UNIT_CHECK(0 == sl.s.nxfers && NULL == sl.tag);
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_torus2d_slice(THEMIS_COLL_ALLGATHER, 2, 3, NULL, 1, 6, &sl));
+    /* 576 transfers a chunk: one chunk more than the whole list may have */
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED
+               == themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL,
+                                    THEMIS_XFER_RINGS_MAX_XFERS / 576 + 1, &sl.s));
+    UNIT_CHECK(THEMIS_OK
+               == themis_xfer_rings_slice(THEMIS_COLL_ALLREDUCE, &ham, NULL,
+                                          THEMIS_XFER_RINGS_MAX_XFERS / 576 + 1, 4, &sl));
+    themis_xfer_slice_free(&sl);
+    UNIT_CHECK(THEMIS_OK
+               == themis_xfer_torus2d_slice(THEMIS_COLL_REDUCE_SCATTER, 3, 3, NULL, 2, 4, &sl));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    themis_program_free(&p);
+    sl.rank = 5;   /* not the rank whose transfers these are */
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "is not rank 5's"), "%s", why);
+    sl.rank = 4;
+    sl.scratch_unit[0] ^= 1;   /* leaf 0 holds another unit than is moved there */
+    UNIT_CHECK(THEMIS_ERR_INVALID
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECKF(NULL != strstr(why, "not a stationary schedule"), "%s", why);
+    themis_xfer_slice_free(&sl);
+    themis_ham_free(&ham);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rings_matrix);
@@ -619,6 +726,7 @@ int main(void)
     UNIT_RUN(test_neighbour_traffic);
     UNIT_RUN(test_xfer_rings_same_messages);
     UNIT_RUN(test_xfer_rings_refuses);
+    UNIT_RUN(test_xfer_slice_refuses);
     UNIT_RUN(test_xfer_torus2d_same_messages);
     UNIT_EXIT();
 }

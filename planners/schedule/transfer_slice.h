@@ -1,0 +1,56 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * One rank's slice of a transfer schedule (transfer.h): the transfers the
+ * rank takes part in, each with its index in the whole list (its message
+ * tag), and dependencies between them alone.  A generator that knows
+ * where a rank's transfers fall in its list (rings, torus2d: xfer_ring.h)
+ * emits the slice directly, so a rank's program costs its own transfers,
+ * not the whole list (8 K P^2 transfers for the rings): the run compiles
+ * the same schedule the cost simulates, by the one compiler.
+ *
+ * Dependencies.  A slice's dependencies order the rank's own accesses to
+ * its own buffers (xfer_tracker.h's conflicts on that rank); the orders
+ * the whole list adds through other ranks are their programs' business
+ * (a message matches by tag whenever it was sent).  They point backwards
+ * and are a subset of what compiling the whole list gives, so the
+ * deadlock argument of transfer.h holds and the results are the same
+ * bits.
+ *
+ * Units.  A slice's schedule is stationary: every unit of every rank
+ * holds one global unit throughout, the collective's (its input, its
+ * result) in INPUT and OUTPUT and scratch_unit[u] in scratch unit u,
+ * alike on every rank, so unit sizes follow without running the list.
+ * The compiler refuses a transfer that breaks this.
+ */
+#ifndef THEMIS_TRANSFER_SLICE_H
+#define THEMIS_TRANSFER_SLICE_H
+
+#include "transfer.h"
+
+typedef struct {
+    /* The schedule's header (coll, nranks, nunits, buffers, layout, name)
+     * with only the rank's transfers; their deps index this list. */
+    themis_xfer_sched_t s;
+    uint32_t rank;
+    uint32_t *tag;            /* [s.nxfers] each one's index in the whole list */
+    uint32_t cap_tag;
+    /* [s.buf_units[SCRATCH]] the global unit scratch unit u holds,
+     * UINT32_MAX where no transfer writes it. */
+    uint32_t *scratch_unit;
+} themis_xfer_slice_t;
+
+void themis_xfer_slice_free(themis_xfer_slice_t *sl);
+
+/* Rank sl->rank's program, as themis_xfer_compile gives for the whole
+ * schedule (the same steps, tags, work buffer and copies; dependencies
+ * as above).  THEMIS_ERR_INVALID (why says so) for a transfer that does
+ * not involve the rank, a dependency that does not point backwards, or a
+ * schedule that is not stationary; otherwise as themis_xfer_compile. */
+struct themis_program;
+themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_t total,
+                                          const uint64_t *counts, uint32_t chunks_in_flight,
+                                          struct themis_program *out, char *why, size_t len);
+
+#endif
