@@ -96,6 +96,71 @@ static themis_link_order_t *xfer_order(themis_algo_rep_cache_t *c, const themis_
     return &c->xorder[slot];
 }
 
+/* The cache's schedule of that key, or NULL; *order: its order. */
+static const themis_xfer_sched_t *cache_find(themis_algo_rep_cache_t *c, uint64_t key,
+                                             themis_link_order_t **order)
+{
+    for (int i = 0; i < c->n; ++i) {
+        if (c->key[i] == key) {
+            *order = &c->order[i];
+            return &c->s[i];
+        }
+    }
+    return NULL;
+}
+
+/* *s kept in the cache under key (emptied), in place of the oldest. */
+static const themis_xfer_sched_t *cache_keep(themis_algo_rep_cache_t *c, uint64_t key,
+                                             themis_xfer_sched_t *s, themis_link_order_t **order)
+{
+    const int slot = c->next;
+    themis_xfer_free(&c->s[slot]);
+    themis_link_order_free(&c->order[slot]);
+    c->s[slot] = *s;
+    c->key[slot] = key;
+    memset(s, 0, sizeof(*s));
+    c->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
+    c->n += c->n < THEMIS_ALGO_REP_CACHE;
+    *order = &c->order[slot];
+    return &c->s[slot];
+}
+
+/* Whether a and b simulate alike: the same transfers (ends, sizes,
+ * dependencies) over the same units.  Compared, not hashed: comparing
+ * is exact and several times faster than hashing a list of 10^5
+ * transfers. */
+static int same_list(const themis_xfer_sched_t *a, const themis_xfer_sched_t *b)
+{
+    if (a->nranks != b->nranks || a->nunits != b->nunits || a->nxfers != b->nxfers
+        || a->ndeps != b->ndeps
+        || (0 != a->ndeps && 0 != memcmp(a->deps, b->deps, a->ndeps * sizeof(*a->deps)))) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < a->nxfers; ++i) {
+        const themis_xfer_t *x = &a->xfers[i], *y = &b->xfers[i];
+        if (x->src != y->src || x->dst != y->dst || x->count != y->count
+            || x->dep_first != y->dep_first || x->ndeps != y->ndeps) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A list a row made for one call (*tmp, emptied when kept): the cache's
+ * copy of the same transfers (rings' and torus2d's lists are the same at
+ * every class whose chunk count reaches their cap), else kept there. */
+static const themis_xfer_sched_t *kept_list(themis_algo_rep_cache_t *c, themis_xfer_sched_t *tmp,
+                                            themis_link_order_t **order)
+{
+    for (int i = 0; i < c->n; ++i) {
+        if (same_list(&c->s[i], tmp)) {
+            *order = &c->order[i];
+            return &c->s[i];
+        }
+    }
+    return cache_keep(c, 0, tmp, order);
+}
+
 /* Every rank's program of the row for `count` elements per rank (the
  * vector for allreduce), as a transfer schedule: from the cache where
  * the same programs were converted before (the table's classes often
@@ -147,12 +212,8 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
         key = themis_fnv1a_u64(key, themis_program_hash(&progs[r]));
     }
-    for (int i = 0; THEMIS_OK == st && NULL != cache && i < cache->n; ++i) {
-        if (cache->key[i] == key) {
-            *out = &cache->s[i];
-            *order = &cache->order[i];
-            goto done;
-        }
+    if (THEMIS_OK == st && NULL != cache && NULL != (*out = cache_find(cache, key, order))) {
+        goto done;
     }
     if (THEMIS_OK == st) {
         uint64_t whole = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
@@ -163,16 +224,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         *out = own;
     }
     if (THEMIS_OK == st && NULL != cache) {
-        const int slot = cache->next;
-        themis_xfer_free(&cache->s[slot]);
-        themis_link_order_free(&cache->order[slot]);
-        cache->s[slot] = *own;
-        cache->key[slot] = key;
-        memset(own, 0, sizeof(*own));
-        cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
-        cache->n += cache->n < THEMIS_ALGO_REP_CACHE;
-        *out = &cache->s[slot];
-        *order = &cache->order[slot];
+        *out = cache_keep(cache, key, own, order);
     }
 done:
     for (uint32_t r = 0; r < p; ++r) {
@@ -221,12 +273,18 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     if (NULL != a->xfer) {
         /* A row that runs a transfer schedule: that schedule, as it is. */
         themis_xfer_sched_t tmp;
+        themis_link_order_t *order = NULL;
         memset(&tmp, 0, sizeof(tmp));
         const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, len);
-        themis_status_t st =
-            NULL == s   ? THEMIS_ERR_UNSUPPORTED
-            : s == &tmp ? simulate(in, s, s->nunits, NULL, time, why, len)
-                        : simulate(in, s, s->nunits, xfer_order(cache, s), time, why, len);
+        if (NULL != s && s == &tmp && NULL != cache) {
+            /* made for this call (rings, torus2d): the same list as at an
+             * earlier class (their chunk counts are capped) replays it */
+            s = kept_list(cache, &tmp, &order);
+        } else if (NULL != s) {
+            order = xfer_order(cache, s);
+        }
+        themis_status_t st = NULL == s ? THEMIS_ERR_UNSUPPORTED
+                                       : simulate(in, s, s->nunits, order, time, why, len);
         themis_xfer_free(&tmp);
         return st;
     }
