@@ -47,6 +47,9 @@ typedef struct {
     themis_xfer_rank_deps_t deps;
 } tacos_state_t;
 #define TACOS_CLASS (THEMIS_ALGO_TABLE_CLASSES / 2)
+/* Seeds: as many as this many ready-list entries allow (tacos.h), 4 to
+ * 32: every communicator synthesizes while it builds its cost table. */
+#define TACOS_SEED_WORK (1ull << 16)
 #define TACOS_SLOTS (THEMIS_COLL_ALLGATHER + 1)
 
 static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -111,7 +114,9 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         rc = themis_graph_unwind(g, 0, &ranks, why, sizeof(why));
         if (THEMIS_OK == rc) {
             rc = themis_tacos_synthesize(&ranks, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
-                                         THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
+                                         themis_tacos_seeds_within(&ranks, TACOS_K,
+                                                                   TACOS_SEED_WORK),
+                                         tmp, why, sizeof(why));
         }
         if (THEMIS_OK != rc && NULL != in->why) {
             snprintf(in->why, in->why_len, "tacos: %s", why);
