@@ -125,42 +125,6 @@ static const themis_xfer_sched_t *cache_keep(themis_algo_rep_cache_t *c, uint64_
     return &c->s[slot];
 }
 
-/* Whether a and b simulate alike: the same transfers (ends, sizes,
- * dependencies) over the same units.  Compared, not hashed: comparing
- * is exact and several times faster than hashing a list of 10^5
- * transfers. */
-static int same_list(const themis_xfer_sched_t *a, const themis_xfer_sched_t *b)
-{
-    if (a->nranks != b->nranks || a->nunits != b->nunits || a->nxfers != b->nxfers
-        || a->ndeps != b->ndeps
-        || (0 != a->ndeps && 0 != memcmp(a->deps, b->deps, a->ndeps * sizeof(*a->deps)))) {
-        return 0;
-    }
-    for (uint32_t i = 0; i < a->nxfers; ++i) {
-        const themis_xfer_t *x = &a->xfers[i], *y = &b->xfers[i];
-        if (x->src != y->src || x->dst != y->dst || x->count != y->count
-            || x->dep_first != y->dep_first || x->ndeps != y->ndeps) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* A list a row made for one call (*tmp, emptied when kept): the cache's
- * copy of the same transfers (rings' and torus2d's lists are the same at
- * every class whose chunk count reaches their cap), else kept there. */
-static const themis_xfer_sched_t *kept_list(themis_algo_rep_cache_t *c, themis_xfer_sched_t *tmp,
-                                            themis_link_order_t **order)
-{
-    for (int i = 0; i < c->n; ++i) {
-        if (same_list(&c->s[i], tmp)) {
-            *order = &c->order[i];
-            return &c->s[i];
-        }
-    }
-    return cache_keep(c, 0, tmp, order);
-}
-
 /* Every rank's program of the row for `count` elements per rank (the
  * vector for allreduce), as a transfer schedule: from the cache where
  * the same programs were converted before (the table's classes often
@@ -242,6 +206,7 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
         themis_link_order_free(&c->order[i]);
         themis_link_order_free(&c->xorder[i]);
     }
+    themis_xfer_memo_free(&c->lists);
     memset(c, 0, sizeof(*c));
 }
 
@@ -274,13 +239,13 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         /* A row that runs a transfer schedule: that schedule, as it is. */
         themis_xfer_sched_t tmp;
         themis_link_order_t *order = NULL;
+        themis_algo_input_t rin = *in;
+        rin.lists = NULL != cache ? &cache->lists : NULL;
         memset(&tmp, 0, sizeof(tmp));
-        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, len);
-        if (NULL != s && s == &tmp && NULL != cache) {
-            /* made for this call (rings, torus2d): the same list as at an
-             * earlier class (their chunk counts are capped) replays it */
-            s = kept_list(cache, &tmp, &order);
-        } else if (NULL != s) {
+        const themis_xfer_sched_t *s = a->xfer(&rin, &tmp, why, len);
+        if (NULL != s && s != &tmp) {
+            /* kept in the row's state or in rin.lists: at the same
+             * address through the table's build */
             order = xfer_order(cache, s);
         }
         themis_status_t st = NULL == s ? THEMIS_ERR_UNSUPPORTED
