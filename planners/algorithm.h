@@ -244,9 +244,8 @@ typedef struct {
 themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_algo_params_fn fn,
                                         void *ctx, themis_algo_table_t *t);
 uint64_t themis_algo_table_class_bytes(int k);
-/* The class at or below bytes (0 below the first): rows that keep state
- * per size (a synthesis per chunk size) key it by class, so that a new
- * message size reuses what the table built. */
+/* The class at or below bytes (0 below the first): the pair of classes
+ * a size interpolates between. */
 int themis_algo_table_class_of(uint64_t bytes);
 /* Every row's time at `bytes` (status THEMIS_OK where it has one). */
 void themis_algo_table_at(const themis_algo_table_t *t, uint64_t bytes,
