@@ -5,20 +5,20 @@
 # What `auto` costs on a graph, beside what it cost before, in one run:
 # benchmarks/bench_auto of this tree (the cost table built once per
 # communicator, then a lookup and one rank's program per new size), the
-# same source built against the planners of BEFORE (default 205eea5: the
-# cost table before the setup work of issue 21), and built with
+# same source built against the planners of BEFORE (default 26187aa: the
+# cost table before its setup was made cheap, issue 21), and built with
 # -DBENCH_BASELINE against the planners of BASE (default c7233bc: every
 # plan-cache miss costs every row at its size on the graph, without row
 # states).  Process CPU time, medians (the machine is shared).  Run it one
 # at a time machine-wide:
 #   flock /tmp/themis-mpi.lock nice -n 5 benchmarks/auto_setup.sh
 # usage: auto_setup.sh [BEFORE [BASE [REPS]]]   (THEMIS_BUILD_DIR: the build
-# tree; REPS for the 64-rank runs, default 3)
+# tree; BASE - : none; REPS for the 64-rank runs, default 3)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${THEMIS_BUILD_DIR:-$top}
-before=${1:-205eea5}
+before=${1:-26187aa}
 base=${2:-c7233bc}
 reps=${3:-3}
 bench="$build/benchmarks/bench_auto"
@@ -47,7 +47,7 @@ build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
         -o "$out" "$here/bench_auto.c" "${srcs[@]}" "${libs[@]}" -lm
 }
 build_at "$before" "$tmp/bench_before"
-build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE
+[ "$base" = - ] || build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE
 # the first size is the first call (its program), the others new sizes
 # (of three TACOS synthesis groups); BASE's misses at the first two only
 # (a miss at 256 MiB takes 40 s at 64 ranks)
@@ -57,7 +57,7 @@ one() {   # GRAPH SHAPE COLL REPS_NOW REPS_BASE
     echo "== $1 $3, sizes $sizes"
     "$bench" "$1" "$2" "$3" "$sizes" "$4" | sed 's/^/  now:  /'
     "$tmp/bench_before" "$1" "$2" "$3" "$sizes" "$4" | sed "s/^/  $before: /"
-    "$tmp/bench_base" "$1" "$2" "$3" "$base_sizes" "$5" | sed "s/^/  $base: /"
+    [ "$base" = - ] || "$tmp/bench_base" "$1" "$2" "$3" "$base_sizes" "$5" | sed "s/^/  $base: /"
 }
 uptime
 for coll in allreduce reduce_scatter allgather; do

@@ -96,6 +96,35 @@ static themis_link_order_t *xfer_order(themis_algo_rep_cache_t *c, const themis_
     return &c->xorder[slot];
 }
 
+/* The cache's schedule of that key, or NULL; *order: its order. */
+static const themis_xfer_sched_t *cache_find(themis_algo_rep_cache_t *c, uint64_t key,
+                                             themis_link_order_t **order)
+{
+    for (int i = 0; i < c->n; ++i) {
+        if (c->key[i] == key) {
+            *order = &c->order[i];
+            return &c->s[i];
+        }
+    }
+    return NULL;
+}
+
+/* *s kept in the cache under key (emptied), in place of the oldest. */
+static const themis_xfer_sched_t *cache_keep(themis_algo_rep_cache_t *c, uint64_t key,
+                                             themis_xfer_sched_t *s, themis_link_order_t **order)
+{
+    const int slot = c->next;
+    themis_xfer_free(&c->s[slot]);
+    themis_link_order_free(&c->order[slot]);
+    c->s[slot] = *s;
+    c->key[slot] = key;
+    memset(s, 0, sizeof(*s));
+    c->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
+    c->n += c->n < THEMIS_ALGO_REP_CACHE;
+    *order = &c->order[slot];
+    return &c->s[slot];
+}
+
 /* Every rank's program of the row for `count` elements per rank (the
  * vector for allreduce), as a transfer schedule: from the cache where
  * the same programs were converted before (the table's classes often
@@ -147,12 +176,8 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     for (uint32_t r = 0; r < p && THEMIS_OK == st; ++r) {
         key = themis_fnv1a_u64(key, themis_program_hash(&progs[r]));
     }
-    for (int i = 0; THEMIS_OK == st && NULL != cache && i < cache->n; ++i) {
-        if (cache->key[i] == key) {
-            *out = &cache->s[i];
-            *order = &cache->order[i];
-            goto done;
-        }
+    if (THEMIS_OK == st && NULL != cache && NULL != (*out = cache_find(cache, key, order))) {
+        goto done;
     }
     if (THEMIS_OK == st) {
         uint64_t whole = THEMIS_COLL_ALLREDUCE == in->coll ? count : count * p;
@@ -163,16 +188,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
         *out = own;
     }
     if (THEMIS_OK == st && NULL != cache) {
-        const int slot = cache->next;
-        themis_xfer_free(&cache->s[slot]);
-        themis_link_order_free(&cache->order[slot]);
-        cache->s[slot] = *own;
-        cache->key[slot] = key;
-        memset(own, 0, sizeof(*own));
-        cache->next = (slot + 1) % THEMIS_ALGO_REP_CACHE;
-        cache->n += cache->n < THEMIS_ALGO_REP_CACHE;
-        *out = &cache->s[slot];
-        *order = &cache->order[slot];
+        *out = cache_keep(cache, key, own, order);
     }
 done:
     for (uint32_t r = 0; r < p; ++r) {
@@ -190,6 +206,7 @@ void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
         themis_link_order_free(&c->order[i]);
         themis_link_order_free(&c->xorder[i]);
     }
+    themis_xfer_memo_free(&c->lists);
     memset(c, 0, sizeof(*c));
 }
 
@@ -221,12 +238,18 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
     if (NULL != a->xfer) {
         /* A row that runs a transfer schedule: that schedule, as it is. */
         themis_xfer_sched_t tmp;
+        themis_link_order_t *order = NULL;
+        themis_algo_input_t rin = *in;
+        rin.lists = NULL != cache ? &cache->lists : NULL;
         memset(&tmp, 0, sizeof(tmp));
-        const themis_xfer_sched_t *s = a->xfer(in, &tmp, why, len);
-        themis_status_t st =
-            NULL == s   ? THEMIS_ERR_UNSUPPORTED
-            : s == &tmp ? simulate(in, s, s->nunits, NULL, time, why, len)
-                        : simulate(in, s, s->nunits, xfer_order(cache, s), time, why, len);
+        const themis_xfer_sched_t *s = a->xfer(&rin, &tmp, why, len);
+        if (NULL != s && s != &tmp) {
+            /* kept in the row's state or in rin.lists: at the same
+             * address through the table's build */
+            order = xfer_order(cache, s);
+        }
+        themis_status_t st = NULL == s ? THEMIS_ERR_UNSUPPORTED
+                                       : simulate(in, s, s->nunits, order, time, why, len);
         themis_xfer_free(&tmp);
         return st;
     }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xfer_memo.h"
 #include "xfer_ring.h"
 
 static int rings_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -146,15 +147,18 @@ static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
     themis_ham_t *ham = rings_cycles_or(in, &own, &st);
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
-    if (THEMIS_OK == st) {
+    /* the list depends on the shape, the collective and k alone */
+    const themis_xfer_sched_t *kept = themis_xfer_memo_find(in->lists, in->coll, k);
+    if (THEMIS_OK == st && NULL == kept) {
         st = themis_xfer_rings(in->coll, ham, NULL, k, tmp);
+        kept = THEMIS_OK == st ? themis_xfer_memo_keep(in->lists, in->coll, k, tmp) : NULL;
     }
     themis_ham_free(&own);
     if (THEMIS_OK != st) {
         snprintf(why, len, "no transfer list of the rings: %s", themis_status_string(st));
         return NULL;
     }
-    return tmp;
+    return kept;
 }
 
 const themis_algorithm_t themis_algorithm_rings = {

@@ -8,9 +8,8 @@
  * (themis_graph_from_topology; node i = rank i), compiled for this rank
  * (transfer.h).  One chunk per rank (TACOS_K), of any size (units of
  * uneven size, transfer.h), so every count runs.  Every rank synthesizes
- * the same schedule (integer times, fixed seeds) for the chunk size of the
- * call's group of message-size classes, kept in the row's state per
- * collective and group until the graph changes.  Cost: the link simulator
+ * the same schedule (integer times, fixed seeds) for one chunk size per
+ * collective, kept in the row's state until the graph changes.  Cost: the link simulator
  * on the synthesized schedule; `auto` weighs it only on a
  * coll_themis_graph, where every row is costed by that simulator (on
  * dimensions alone, the other rows' models differ).
@@ -32,21 +31,26 @@
 /* Synthesis and the schedule's size grow with ranks squared. */
 #define TACOS_MAX_RANKS THEMIS_GRAPH_COST_MAX_RANKS
 
-/* Per collective and group of TACOS_GROUP message-size classes
- * (themis_algo_table_class_of): the schedule synthesized for the chunk
- * size of the group's middle class, so that the cost table and every
- * later size of the group share one synthesis (the chunk size only
- * weighs latency against bandwidth in the greedy's link times). */
+/* Per collective: the schedule synthesized for the chunk size of the
+ * middle message-size class (TACOS_CLASS), which the cost table costs at
+ * every class and every call runs: one synthesis per collective and
+ * communicator (the chunk size only weighs latency against bandwidth in
+ * the greedy's link times).  A synthesis per group of four classes (the
+ * table's 2-3 syntheses) cost 3x the setup for schedules at most 6 %
+ * faster where the size's own synthesis differed, without changing a
+ * choice of `auto` (benchmarks/README.md, auto_setup.sh). */
 typedef struct {
     uint64_t key;               /* graph hash, collective, chunk bytes */
     themis_xfer_sched_t s;      /* nxfers 0: none */
     /* What compiling s for this rank reads of all of it: a new message
-     * size of the group compiles from it. */
+     * size compiles from it. */
     themis_xfer_rank_deps_t deps;
 } tacos_state_t;
-#define TACOS_GROUP 4
-#define TACOS_GROUPS ((THEMIS_ALGO_TABLE_CLASSES + TACOS_GROUP - 1) / TACOS_GROUP)
-#define TACOS_SLOTS ((THEMIS_COLL_ALLGATHER + 1) * TACOS_GROUPS)
+#define TACOS_CLASS (THEMIS_ALGO_TABLE_CLASSES / 2)
+/* Seeds: as many as this many ready-list entries allow (tacos.h), 4 to
+ * 32: every communicator synthesizes while it builds its cost table. */
+#define TACOS_SEED_WORK (1ull << 16)
+#define TACOS_SLOTS (THEMIS_COLL_ALLGATHER + 1)
 
 static int tacos_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -77,10 +81,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
     themis_graph_t own, ranks;
     const themis_graph_t *g = in->graph;
     uint64_t p = themis_topology_npus(in->topo);
-    const int group = themis_algo_table_class_of(in->bytes) / TACOS_GROUP;
-    int mid = group * TACOS_GROUP + TACOS_GROUP / 2;
-    mid = mid < THEMIS_ALGO_TABLE_CLASSES ? mid : THEMIS_ALGO_TABLE_CLASSES - 1;
-    uint64_t chunk = themis_algo_table_class_bytes(mid) / (p * TACOS_K);
+    uint64_t chunk = themis_algo_table_class_bytes(TACOS_CLASS) / (p * TACOS_K);
     tacos_state_t *st = NULL;
     themis_status_t rc = THEMIS_OK;
     char why[160];
@@ -102,7 +103,7 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
             *in->state = calloc(TACOS_SLOTS, sizeof(tacos_state_t));
         }
         st = NULL != *in->state
-                 ? (tacos_state_t *) *in->state + (size_t) in->coll * TACOS_GROUPS + group
+                 ? (tacos_state_t *) *in->state + (size_t) in->coll
                  : NULL;
     }
     if (THEMIS_OK == rc && NULL != st && 0 != st->s.nxfers && key == st->key) {
@@ -113,7 +114,9 @@ static themis_status_t tacos_get(const themis_algo_input_t *in, themis_xfer_sche
         rc = themis_graph_unwind(g, 0, &ranks, why, sizeof(why));
         if (THEMIS_OK == rc) {
             rc = themis_tacos_synthesize(&ranks, in->coll, TACOS_K, 0 == chunk ? 1 : chunk,
-                                         THEMIS_TACOS_SEEDS_AUTO, tmp, why, sizeof(why));
+                                         themis_tacos_seeds_within(&ranks, TACOS_K,
+                                                                   TACOS_SEED_WORK),
+                                         tmp, why, sizeof(why));
         }
         if (THEMIS_OK != rc && NULL != in->why) {
             snprintf(in->why, in->why_len, "tacos: %s", why);
@@ -164,20 +167,6 @@ static themis_status_t tacos_build(const themis_algo_input_t *in, const themis_p
 
     memset(&tmp, 0, sizeof(tmp));
     themis_status_t st = tacos_get(in, &tmp, &s, &slot);
-    if (THEMIS_OK == st && NULL != slot
-        && (!slot->deps.valid || slot->deps.rank != (uint32_t) req->rank)) {
-        /* This rank's first program from the schedules the cost table
-         * synthesized: what compiling reads of each, for every group of
-         * the collective at once, so that a new size of any group
-         * compiles from it. */
-        tacos_state_t *first = (tacos_state_t *) *in->state + (size_t) in->coll * TACOS_GROUPS;
-        for (int g = 0; THEMIS_OK == st && g < TACOS_GROUPS; ++g) {
-            if (0 != first[g].s.nxfers) {
-                st = themis_xfer_rank_deps_make(&first[g].s, (uint32_t) req->rank,
-                                                &first[g].deps);
-            }
-        }
-    }
     if (THEMIS_OK == st) {
         themis_xfer_rank_deps_t own;
         memset(&own, 0, sizeof(own));

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xfer_memo.h"
 #include "xfer_ring.h"
 
 static int torus2d_applies(const themis_algo_input_t *in, char *why, size_t len)
@@ -116,13 +117,18 @@ static const themis_xfer_sched_t *torus2d_xfer(const themis_algo_input_t *in,
     }
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
+    /* the list depends on the shape, the collective and k alone */
+    const themis_xfer_sched_t *kept = themis_xfer_memo_find(in->lists, in->coll, k);
+    if (NULL != kept) {
+        return kept;
+    }
     themis_status_t st = themis_xfer_torus2d(in->coll, in->topo->dims[1].size,
                                              in->topo->dims[0].size, NULL, k, tmp);
     if (THEMIS_OK != st) {
         snprintf(why, len, "no transfer list of torus2d: %s", themis_status_string(st));
         return NULL;
     }
-    return tmp;
+    return themis_xfer_memo_keep(in->lists, in->coll, k, tmp);
 }
 
 const themis_algorithm_t themis_algorithm_torus2d = {

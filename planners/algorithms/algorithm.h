@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "transfer.h"
 #include "transfer_slice.h"
+#include "xfer_memo.h"
 
 #define THEMIS_MAX_ALGORITHMS 16
 #define THEMIS_COLL_BIT(c) (1u << (c))
@@ -73,6 +74,11 @@ typedef struct {
     /* Why in->xsched is NULL although a schedule was given (one for
      * another number of ranks, told by its start tag), or NULL. */
     const char *no_xsched;
+    /* While the cost table is built, where a row's xfer hook may keep the
+     * lists it makes, under its own key (xfer_memo.h), so that the next
+     * class with the same key neither makes nor simulates it again; NULL
+     * otherwise (return the list in *tmp). */
+    themis_xfer_memo_t *lists;
 } themis_algo_input_t;
 
 /* Row flags. */
@@ -184,6 +190,7 @@ typedef struct {
     int xn, xnext;
     const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
+    themis_xfer_memo_t lists;   /* the row's lists (themis_algo_input_t.lists) */
 } themis_algo_rep_cache_t;
 /* The same with the cache, and why where the row cannot be simulated. */
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
@@ -252,9 +259,8 @@ typedef struct {
 themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_algo_params_fn fn,
                                         void *ctx, themis_algo_table_t *t);
 uint64_t themis_algo_table_class_bytes(int k);
-/* The class at or below bytes (0 below the first): rows that keep state
- * per size (a synthesis per chunk size) key it by class, so that a new
- * message size reuses what the table built. */
+/* The class at or below bytes (0 below the first): the pair of classes
+ * a size interpolates between. */
 int themis_algo_table_class_of(uint64_t bytes);
 /* Every row's time at `bytes` (status THEMIS_OK where it has one). */
 void themis_algo_table_at(const themis_algo_table_t *t, uint64_t bytes,

@@ -62,8 +62,13 @@ typedef struct {
     uint32_t *slot;             /* [nlinks] index into links[], or NONE */
     link_state_t *links;
     uint32_t nslots;
-    event_t *ev;
-    uint32_t nev, cap_ev;
+    /* The event queue: a heap of events, and one of those at the time
+     * taken last (`now`), where about half of all pushes go (a finish
+     * readies its dependents at once): they need not sift through the
+     * large one.  ev_pop takes the least of both tops. */
+    event_t *ev, *nq;
+    uint32_t nev, cap_ev, nnq, cap_nq;
+    themis_time_t now;
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
     themis_link_order_t *rec;   /* where to record the service order, or NULL */
     uint32_t cap_seq;
@@ -86,30 +91,83 @@ static int ev_less(const event_t *a, const event_t *b)
     return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
+/* ceil(bytes x 8 x 10^12 / bw) ps, the last one remembered: a schedule's
+ * transfers mostly share one size and its links one rate, and the 128-bit
+ * division was a tenth of a replay. */
+typedef struct {
+    uint64_t bytes, bw;
+    unsigned __int128 ps;
+} serve_memo_t;
+
+static unsigned __int128 serve_ps(serve_memo_t *m, uint64_t bytes, uint64_t bw)
+{
+    if (bytes != m->bytes || bw != m->bw) {
+        unsigned __int128 bits = (unsigned __int128) bytes * 8000000000000ULL;
+        m->ps = (bits + bw - 1) / bw;
+        m->bytes = bytes;
+        m->bw = bw;
+    }
+    return m->ps;
+}
+
 /* A 4-ary heap: half the levels of a binary one, siblings adjacent in
  * memory (the event queue is most of a simulation's time). */
 #define EV_ARITY 4u
 
+static themis_status_t heap_push(sim_t *sm, event_t **v, uint32_t *n, uint32_t *cap,
+                                 event_t e)
+{
+    if (*n == *cap) {
+        uint32_t c = (0 == *cap) ? 256 : 2 * *cap;
+        event_t *r = realloc(*v, (size_t) c * sizeof(*r));
+        if (NULL == r) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+        *v = r;
+        *cap = c;
+    }
+    event_t *h = *v;
+    uint32_t i = (*n)++;
+    while (i > 0 && ev_less(&e, &h[(i - 1) / EV_ARITY])) {
+        h[i] = h[(i - 1) / EV_ARITY];
+        i = (i - 1) / EV_ARITY;
+    }
+    h[i] = e;
+    return THEMIS_OK;
+}
+
+static event_t heap_pop(event_t *h, uint32_t *n)
+{
+    event_t top = h[0];
+    event_t last = h[--*n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = EV_ARITY * i + 1;
+        if (c >= *n) {
+            break;
+        }
+        const uint32_t end = c + EV_ARITY < *n ? c + EV_ARITY : *n;
+        for (uint32_t j = c + 1; j < end; ++j) {
+            c = ev_less(&h[j], &h[c]) ? j : c;
+        }
+        if (!ev_less(&h[c], &last)) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0) {
+        h[i] = last;
+    }
+    return top;
+}
+
 static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
                                    uint32_t gen)
 {
-    if (sm->nev == sm->cap_ev) {
-        uint32_t cap = (0 == sm->cap_ev) ? 256 : 2 * sm->cap_ev;
-        event_t *n = realloc(sm->ev, (size_t) cap * sizeof(*n));
-        if (NULL == n) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        sm->ev = n;
-        sm->cap_ev = cap;
-    }
     event_t e = {t, (uint64_t) cls << 32 | id, gen};
-    uint32_t i = sm->nev++;
-    while (i > 0 && ev_less(&e, &sm->ev[(i - 1) / EV_ARITY])) {
-        sm->ev[i] = sm->ev[(i - 1) / EV_ARITY];
-        i = (i - 1) / EV_ARITY;
-    }
-    sm->ev[i] = e;
-    return THEMIS_OK;
+    return t == sm->now ? heap_push(sm, &sm->nq, &sm->nnq, &sm->cap_nq, e)
+                        : heap_push(sm, &sm->ev, &sm->nev, &sm->cap_ev, e);
 }
 
 /* Room in *v (n used of *cap) for one more. */
@@ -151,30 +209,20 @@ static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_
     return ev_push_gen(sm, t, cls, id, 0);
 }
 
+static int ev_any(const sim_t *sm)
+{
+    return 0 < sm->nev || 0 < sm->nnq;
+}
+
+/* Events are never pushed before `now` (nothing happens in the past), so
+ * taking a later one from the large heap leaves the small one empty. */
 static event_t ev_pop(sim_t *sm)
 {
-    event_t top = sm->ev[0];
-    event_t last = sm->ev[--sm->nev];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = EV_ARITY * i + 1;
-        if (c >= sm->nev) {
-            break;
-        }
-        const uint32_t end = c + EV_ARITY < sm->nev ? c + EV_ARITY : sm->nev;
-        for (uint32_t j = c + 1; j < end; ++j) {
-            c = ev_less(&sm->ev[j], &sm->ev[c]) ? j : c;
-        }
-        if (!ev_less(&sm->ev[c], &last)) {
-            break;
-        }
-        sm->ev[i] = sm->ev[c];
-        i = c;
-    }
-    if (sm->nev > 0) {
-        sm->ev[i] = last;
-    }
-    return top;
+    const event_t e = 0 < sm->nnq && (0 == sm->nev || ev_less(&sm->nq[0], &sm->ev[0]))
+                          ? heap_pop(sm->nq, &sm->nnq)
+                          : heap_pop(sm->ev, &sm->nev);
+    sm->now = e.t;
+    return e;
 }
 
 static int wait_less(const wait_t *a, const wait_t *b)
@@ -566,7 +614,7 @@ static themis_status_t run_duplex(sim_t *sm)
             st = ev_push(sm, 0, EV_ARRIVE, i);
         }
     }
-    while (THEMIS_OK == st && sm->nev > 0) {
+    while (THEMIS_OK == st && ev_any(sm)) {
         event_t e = ev_pop(sm);
         switch (EV_CLS(e)) {
         case EV_FREED:
@@ -609,13 +657,14 @@ static themis_status_t run_fifo(sim_t *sm)
     themis_link_sim_t *out = sm->out;
     themis_time_t *free_at = calloc((size_t) sm->nslots + 1, sizeof(*free_at));
     themis_status_t st = NULL != free_at ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
         if (0 == s->xfers[i].ndeps) {
             st = push_ready(sm, 0, i);
         }
     }
-    while (THEMIS_OK == st && sm->nev > 0) {
+    while (THEMIS_OK == st && ev_any(sm)) {
         const event_t e = ev_pop(sm);
         const uint32_t i = EV_ID(e);
         if (EV_DONE == EV_CLS(e)) {
@@ -637,8 +686,7 @@ static themis_status_t run_fifo(sim_t *sm)
         const themis_link_t *lk = &sm->g->links[l];
         themis_time_t *fa = &free_at[sm->slot[l]];
         const themis_time_t begin = e.t > *fa ? e.t : *fa;
-        unsigned __int128 bits = (unsigned __int128) sm->bytes[i] * 8000000000000ULL;
-        unsigned __int128 serve = (bits + lk->bw_bps - 1) / lk->bw_bps;
+        unsigned __int128 serve = serve_ps(&memo, sm->bytes[i], lk->bw_bps);
         themis_time_t at = 0;
         if (serve > UINT64_MAX) {
             st = fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
@@ -771,6 +819,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.slot);
     free(sm.links);
     free(sm.ev);
+    free(sm.nq);
     return st;
 }
 
@@ -815,6 +864,7 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
     themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
     uint32_t *last = malloc(ns * sizeof(*last));
     themis_time_t end = 0;
+    serve_memo_t memo = {0, 0, 0};
     int ok = NULL != hop && NULL != arr && NULL != link_free && NULL != last_ready
                      && NULL != last
                  ? 1
@@ -851,8 +901,7 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
             ok = 0;
             break;
         }
-        unsigned __int128 bits = (unsigned __int128) (x->count * unit_bytes) * 8000000000000ULL;
-        unsigned __int128 fin = (bits + lk->bw_bps - 1) / lk->bw_bps
+        unsigned __int128 fin = serve_ps(&memo, x->count * unit_bytes, lk->bw_bps)
                                 + (ready > link_free[k] ? ready : link_free[k]);
         if (fin + lk->lat_ps > UINT64_MAX) {
             ok = 0;

@@ -766,8 +766,13 @@ themis_time_t themis_tacos_ser_ps(uint64_t b, uint64_t bw)
 
 uint32_t themis_tacos_seeds(const themis_graph_t *g, uint32_t k)
 {
+    return themis_tacos_seeds_within(g, k, THEMIS_TACOS_AUTO_WORK);
+}
+
+uint32_t themis_tacos_seeds_within(const themis_graph_t *g, uint32_t k, uint64_t budget)
+{
     uint64_t work = (uint64_t) g->nlinks * g->nnodes * k;
-    uint64_t s = 0 == work ? THEMIS_TACOS_AUTO_MAX_SEEDS : THEMIS_TACOS_AUTO_WORK / work;
+    uint64_t s = 0 == work ? THEMIS_TACOS_AUTO_MAX_SEEDS : budget / work;
     if (s < THEMIS_TACOS_DEFAULT_SEEDS) {
         return THEMIS_TACOS_DEFAULT_SEEDS;
     }

@@ -131,6 +131,8 @@ void themis_tacos_ag_free(themis_tacos_ag_t *ag);
 /* The seeds THEMIS_TACOS_SEEDS_AUTO stands for on g with k chunks per
  * node (a function of the graph's size only, so equal on every rank). */
 uint32_t themis_tacos_seeds(const themis_graph_t *g, uint32_t k);
+/* The same within another budget of ready-list entries. */
+uint32_t themis_tacos_seeds_within(const themis_graph_t *g, uint32_t k, uint64_t budget);
 
 /* The collective (allgather, reduce-scatter, allreduce) as a transfer
  * schedule on g (see above): rev is an All-Gather synthesized on g's

@@ -276,28 +276,51 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
     return t;
 }
 
-/* The schedule of coll from rev and fwd into *out when it is the first
- * (*have 0) or, for an allreduce, simulates faster than *best. */
+/* The schedule kept so far, its simulated time and, where the caller
+ * wants them (starts non-NULL), its transfers' simulated starts. */
+typedef struct {
+    themis_xfer_sched_t *out;
+    int have;
+    themis_time_t best;
+    themis_time_t **starts;
+} kept_t;
+
+/* The schedule of coll from rev and fwd into k->out when it is the first
+ * or, for an allreduce, simulates faster than k->best. */
 static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_ag_t *rev,
                                    const themis_tacos_ag_t *fwd, themis_coll_t coll,
-                                   uint64_t chunk_bytes, themis_xfer_sched_t *out, int *have,
-                                   themis_time_t *best)
+                                   uint64_t chunk_bytes, kept_t *k)
 {
     themis_xfer_sched_t s;
+    themis_link_sim_t sim;
+    char why[128];
     themis_status_t st = themis_tacos_schedule(g, rev, fwd, coll, &s);
     if (THEMIS_OK != st) {
         return st;
     }
-    themis_time_t t = THEMIS_COLL_ALLREDUCE == coll ? themis_tacos_simulated(g, &s, chunk_bytes)
-                                                    : 0;
-    if (!*have || t < *best) {
-        themis_xfer_free(out);
-        *out = s;
-        *best = t;
-        *have = 1;
+    memset(&sim, 0, sizeof(sim));
+    themis_time_t t = 0;
+    if (THEMIS_COLL_ALLREDUCE == coll) {
+        t = THEMIS_OK == themis_link_sim(g, &s, chunk_bytes, &sim, why, sizeof(why))
+                ? sim.total_ps
+                : UINT64_MAX;
+    }
+    if (!k->have || t < k->best) {
+        themis_xfer_free(k->out);
+        *k->out = s;
+        k->best = t;
+        k->have = 1;
+        if (NULL != k->starts) {
+            /* the winner's starts: themis_tacos_synthesize orders by them
+             * without simulating it again */
+            free(*k->starts);
+            *k->starts = UINT64_MAX != t ? sim.start_ps : NULL;
+            sim.start_ps = UINT64_MAX != t ? NULL : sim.start_ps;
+        }
     } else {
         themis_xfer_free(&s);
     }
+    themis_link_sim_free(&sim);
     return THEMIS_OK;
 }
 
@@ -314,8 +337,7 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
  * torus2d:5x5 7 %; free: mesh2d:4x9 0.04 %); the last takes at most both
  * halves, which the others can exceed. */
 static themis_status_t allreduce_forms(const themis_graph_t *g, const themis_tacos_ag_t *rev,
-                                       themis_tacos_ag_t *fwd, uint64_t chunk_bytes,
-                                       themis_xfer_sched_t *out, int *have, themis_time_t *best)
+                                       themis_tacos_ag_t *fwd, uint64_t chunk_bytes, kept_t *k)
 {
     themis_status_t st = THEMIS_OK;
     uint8_t own = fwd->link_order;
@@ -328,7 +350,7 @@ static themis_status_t allreduce_forms(const themis_graph_t *g, const themis_tac
         }
         fwd->link_order = 0 == v % 2 ? own : !own;
         fwd->after_all = v >= 2;
-        st = keep_faster(g, rev, fwd, THEMIS_COLL_ALLREDUCE, chunk_bytes, out, have, best);
+        st = keep_faster(g, rev, fwd, THEMIS_COLL_ALLREDUCE, chunk_bytes, k);
     }
     fwd->link_order = own;
     fwd->after_all = 0;
@@ -339,16 +361,17 @@ static themis_status_t greedy_ag(const themis_graph_t *g, void *ctx, themis_taco
                                  char *why, size_t len);
 
 
-themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
-                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
-                                             void *ctx, themis_xfer_sched_t *out, char *why,
-                                             size_t len)
+/* themis_tacos_synthesize_with; *starts (starts non-NULL): an
+ * allreduce's simulated starts of its transfers, else NULL. */
+static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
+                                  uint64_t chunk_bytes, themis_tacos_ag_fn ag, void *ctx,
+                                  themis_xfer_sched_t *out, themis_time_t **starts, char *why,
+                                  size_t len)
 {
     themis_tacos_ag_t rev, fwd, alt[2];
     themis_graph_t t;
     themis_status_t st = THEMIS_OK;
-    themis_time_t best = UINT64_MAX;
-    int have = 0;
+    kept_t kept = {.out = out, .have = 0, .best = UINT64_MAX, .starts = starts};
 
     memset(out, 0, sizeof(*out));
     memset(&rev, 0, sizeof(rev));
@@ -373,11 +396,11 @@ themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_col
      * no longer than rev (reduce_part). */
     rev.link_order = 1;
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE == coll) {
-        st = allreduce_forms(g, &rev, &fwd, chunk_bytes, out, &have, &best);
+        st = allreduce_forms(g, &rev, &fwd, chunk_bytes, &kept);
     } else if (THEMIS_OK == st) {
         st = keep_faster(g, THEMIS_COLL_ALLGATHER != coll ? &rev : NULL,
                          THEMIS_COLL_REDUCE_SCATTER != coll ? &fwd : NULL, coll, chunk_bytes,
-                         out, &have, &best);
+                         &kept);
     }
     /* A small symmetric graph's All-Reduce is chosen by its own time among
      * the pairs of the greedy's All-Gathers on g and on its transpose
@@ -396,11 +419,15 @@ themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_col
         alt[0].link_order = 1;
         for (int p = 0; THEMIS_OK == st && p < 3; ++p) {
             st = allreduce_forms(g, 1 == p ? &rev : &alt[0], 0 == p ? &fwd : &alt[1],
-                                 chunk_bytes, out, &have, &best);
+                                 chunk_bytes, &kept);
         }
     }
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
+        if (NULL != starts) {
+            free(*starts);
+            *starts = NULL;
+        }
         if (THEMIS_ERR_NOMEM != st && 0 != fwd.nnodes + rev.nnodes && NULL != why && 0 != len
             && '\0' == why[0]) {
             snprintf(why, len, "no schedule from the synthesis");
@@ -412,6 +439,14 @@ themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_col
     themis_tacos_ag_free(&alt[1]);
     themis_graph_free(&t);
     return st;
+}
+
+themis_status_t themis_tacos_synthesize_with(const themis_graph_t *g, themis_coll_t coll,
+                                             uint64_t chunk_bytes, themis_tacos_ag_fn ag,
+                                             void *ctx, themis_xfer_sched_t *out, char *why,
+                                             size_t len)
+{
+    return synthesize(g, coll, chunk_bytes, ag, ctx, out, NULL, why, len);
 }
 
 typedef struct {
@@ -431,11 +466,18 @@ themis_status_t themis_tacos_synthesize(const themis_graph_t *g, themis_coll_t c
                                         themis_xfer_sched_t *out, char *why, size_t len)
 {
     greedy_ctx_t c = {.k = k, .nseeds = nseeds, .chunk_bytes = chunk_bytes};
-    themis_status_t st = themis_tacos_synthesize_with(g, coll, chunk_bytes, greedy_ag, &c, out,
-                                                      why, len);
-    if (THEMIS_OK == st) {
+    themis_time_t *starts = NULL;
+    themis_status_t st = synthesize(g, coll, chunk_bytes, greedy_ag, &c, out, &starts, why, len);
+    if (THEMIS_OK == st && NULL != starts) {
+        /* as themis_link_sim_order, from the simulation that chose it */
+        st = themis_xfer_sort(out, starts);
+        if (THEMIS_OK != st) {
+            snprintf(why, len, "cannot order the transfers by their simulated starts");
+        }
+    } else if (THEMIS_OK == st) {
         st = themis_link_sim_order(g, out, chunk_bytes, why, len);
     }
+    free(starts);
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
     }

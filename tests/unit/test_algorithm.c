@@ -353,6 +353,48 @@ static void test_table_says_why(void)
     themis_graph_free(&g);
 }
 
+/* The cost table's classes through one row cache: rings and torus2d make
+ * their list once per chunk count (the cache's lists) and the link
+ * simulator runs it once, the other classes replay it, with the times a
+ * fresh costing gives. */
+static void test_table_keeps_lists(void)
+{
+    themis_topology_t t = unit_topology("biring:4:100Gb:1us_biring:4:100Gb:1us");
+    themis_graph_t g;
+    themis_graph_opts_t o;
+    themis_parse_error_t e;
+    themis_algo_cost_params_t p;
+    themis_graph_opts_default(&o);
+    UNIT_CHECK(THEMIS_OK == themis_graph_load("torus2d:4x4", &o, &g, &e));
+    /* one chunk: the lists of every class are the same */
+    themis_algo_cost_params_from_chunks(&p, 1, 2, THEMIS_ORDER_SCF, THEMIS_SCHED_THEMIS);
+    const int rows[] = {themis_algorithm_index("rings"), themis_algorithm_index("torus2d")};
+    for (int r = 0; r < 2; ++r) {
+        themis_algo_rep_cache_t cache;
+        memset(&cache, 0, sizeof(cache));
+        themis_algo_input_t in = {.topo = &t, .coll = THEMIS_COLL_ALLREDUCE, .params = &p,
+                                  .graph = &g};
+        for (int k = 3; k < 8; ++k) {
+            themis_time_t cached = 0, fresh = 0;
+            char why[160];
+            in.bytes = themis_algo_table_class_bytes(k);
+            UNIT_CHECK(THEMIS_OK == themis_algo_graph_cost_cached(rows[r], &in, &cache, &cached,
+                                                                  why, sizeof(why)));
+            UNIT_CHECK(THEMIS_OK == themis_algo_graph_cost(rows[r], &in, &fresh));
+            UNIT_CHECKF(cached == fresh, "%s at class %d: %llu, fresh %llu",
+                        themis_algorithm_get(rows[r])->name, k, (unsigned long long) cached,
+                        (unsigned long long) fresh);
+        }
+        UNIT_CHECKF(1 == cache.xn && 1 == cache.xorder[0].sims && 4 == cache.xorder[0].replays,
+                    "%s: %d lists, %llu simulations, %llu replays",
+                    themis_algorithm_get(rows[r])->name, cache.xn,
+                    (unsigned long long) cache.xorder[0].sims,
+                    (unsigned long long) cache.xorder[0].replays);
+        themis_algo_rep_cache_free(&cache);
+    }
+    themis_graph_free(&g);
+}
+
 int main(void)
 {
     UNIT_RUN(test_rows_well_formed);
@@ -362,5 +404,6 @@ int main(void)
     UNIT_RUN(test_auto_on_graph);
     UNIT_RUN(test_plan_serves_call);
     UNIT_RUN(test_table_says_why);
+    UNIT_RUN(test_table_keeps_lists);
     UNIT_EXIT();
 }
