@@ -63,5 +63,8 @@ int themis_plan_cmd_synth(int argc, char **argv);
 /* `themis-plan compare --graph SPEC|FILE ...`: every algorithm's time or
  * reason and auto's choice, as the component (tools/themis_plan_compare.c). */
 int themis_plan_cmd_compare(int argc, char **argv);
+/* `themis-plan bed --graph SPEC|FILE ...`: the test bed's build plan
+ * (tools/themis_plan_bed.c). */
+int themis_plan_cmd_bed(int argc, char **argv);
 
 #endif
