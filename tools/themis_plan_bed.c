@@ -20,7 +20,6 @@
 #include "cluster_clos.h"
 #include "graph.h"
 #include "link_sim.h"
-#include "msccl.h"
 #include "themis_plan_cmds.h"
 #include "xfer_direct.h"
 #include "xfer_ring.h"
@@ -97,31 +96,22 @@ static int xfer_plan(const themis_graph_t *g, int direct, themis_coll_t coll, ui
                 bytes, s->nunits);
         return EXIT_USAGE;
     }
-    if (NULL != msccl_out) {
-        FILE *f = fopen(msccl_out, "w");
-        st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(s, f);
-        if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan bed: cannot write %s\n", msccl_out);
-            return EXIT_RUNTIME;
-        }
+    if (NULL != msccl_out && 0 != (rc = themis_plan_write_msccl("bed", s, msccl_out))) {
+        return rc;
     }
     if (have_spines) {
-        themis_clos_route_t cr;
-        memset(&cr, 0, sizeof(cr));
-        via = malloc(((size_t) s->nxfers + 1) * sizeof(*via));
+        rc = themis_plan_spines_via("bed", g, s, algo, seed, &via, NULL);
         *pair_via = malloc((size_t) g->nranks * g->nranks * sizeof(**pair_via));
-        st = (NULL == via || NULL == *pair_via)
-                 ? THEMIS_ERR_NOMEM
-                 : themis_clos_graph_via(g, s, algo, seed, via, &cr, why, sizeof(why));
-        themis_clos_route_free(&cr);
-        if (THEMIS_OK == st) {
-            st = themis_bed_pair_via(g, s, via, *pair_via, why, sizeof(why));
-        }
-        if (THEMIS_OK != st) {
+        st = (0 != rc) ? THEMIS_OK : NULL == *pair_via
+                 ? THEMIS_ERR_NOMEM : themis_bed_pair_via(g, s, via, *pair_via, why, sizeof(why));
+        if (0 == rc && THEMIS_OK != st) {
             fprintf(stderr, "themis-plan bed: --spines: %s\n",
                     THEMIS_ERR_NOMEM == st ? "out of memory" : why);
+            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+        if (0 != rc) {
             free(via);
-            return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+            return rc;
         }
     }
     st = themis_link_sim_via(g, s, bytes / s->nunits, THEMIS_LINK_SIM_FULL_PPM, via, &r, why,

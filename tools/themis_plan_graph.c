@@ -323,6 +323,38 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
     return rc;
 }
 
+int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    themis_status_t st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(s, f);
+    if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan %s: cannot write %s\n", cmd, path);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themis_xfer_sched_t *s,
+                           themis_clos_algo_t algo, uint64_t seed, uint32_t **via, FILE *summary)
+{
+    themis_clos_route_t r;
+    char why[256];
+    memset(&r, 0, sizeof(r));
+    *via = malloc(((size_t) s->nxfers + 1) * sizeof(**via));
+    themis_status_t st = NULL == *via ? THEMIS_ERR_NOMEM
+                                      : themis_clos_graph_via(g, s, algo, seed, *via, &r, why,
+                                                              sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan %s: --spines: %s\n", cmd,
+                THEMIS_ERR_NOMEM == st ? "out of memory" : why);
+    } else if (NULL != summary) {
+        fprintf(summary, "spines: %s max_load=%u lower_bound=%u\n", themis_clos_algo_name(algo),
+                r.max_load, r.lower_bound);
+    }
+    themis_clos_route_free(&r);
+    return THEMIS_OK == st ? 0 : THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
 int themis_plan_cmd_xfer(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -496,30 +528,11 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         }
     }
     if (0 == rc && NULL != msccl_out) {
-        FILE *f = fopen(msccl_out, "w");
-        st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(&s, f);
-        if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan xfer: cannot write %s\n", msccl_out);
-            rc = EXIT_RUNTIME;
-        }
+        rc = themis_plan_write_msccl("xfer", &s, msccl_out);
     }
     uint32_t *via = NULL;
     if (0 == rc && have_spines) {
-        themis_clos_route_t r;
-        char why[256];
-        memset(&r, 0, sizeof(r));
-        via = malloc(((size_t) s.nxfers + 1) * sizeof(*via));
-        st = NULL == via ? THEMIS_ERR_NOMEM
-                         : themis_clos_graph_via(&g, &s, spines, seed, via, &r, why, sizeof(why));
-        if (THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan xfer: --spines: %s\n",
-                    THEMIS_ERR_NOMEM == st ? "out of memory" : why);
-            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
-        } else {
-            printf("spines: %s max_load=%u lower_bound=%u\n", themis_clos_algo_name(spines),
-                   r.max_load, r.lower_bound);
-        }
-        themis_clos_route_free(&r);
+        rc = themis_plan_spines_via("xfer", &g, &s, spines, seed, &via, stdout);
     }
     if (0 == rc) {
         rc = themis_plan_link_sim_report("xfer", &g, &s, bytes, duplex_ppm, via);
