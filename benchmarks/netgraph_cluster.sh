@@ -21,8 +21,9 @@
 #       the simulator models ECMP), one bed per routing.
 #
 # Output: one line per run (rows or routings), predicted and measured ms
-# (median call time, averaged over ranks), their ratio and the path the
-# MPI_T counters saw; the load average before and after.  Rates are the
+# (median call time, averaged over ranks), their ratio, the mean count of
+# runnable tasks during the run (2 cores: above 2, ranks wait for a CPU)
+# and the path the MPI_T counters saw; the load average before and after.  Rates are the
 # plan's: all links together BUDGET (default 1200Mb/s, what 2 cores
 # forward) unless SCALE is set.
 #
@@ -73,11 +74,19 @@ bed_up() {
 # measure COLL NAME PREDICTED_US MCA...: one run, one output line.
 worst=1.0
 measure() {
-    local coll=$1 name=$2 pred=$3 out line med valid path ratio chose
+    local coll=$1 name=$2 pred=$3 out line med valid path ratio chose sampler rq
     shift 3
+    # Runnable tasks machine-wide (/proc/loadavg's 4th field, less the
+    # sampler's own cut), twice a second: above the cores, ranks wait for a
+    # CPU rather than for the links.
+    (while :; do cut -d' ' -f4 /proc/loadavg; sleep 0.5; done) >"$work/rq" &
+    sampler=$!
     out=$(timeout -k 10 1200 "$ng" mpirun -- "${common[@]}" "$@" \
               "$bench" --coll "$coll" --min "$bytes" --max "$bytes" --iters "$iters" \
               --warmup 1 2>&1)
+    kill "$sampler" 2>/dev/null
+    wait "$sampler" 2>/dev/null
+    rq=$(awk -F/ '{ s += $1 - 1; n++ } END { printf "%.1f", n ? s / n : 0 }' "$work/rq")
     line=$(grep -E "^$bytes " <<<"$out")
     if [ -z "$line" ] || [ -z "$pred" ]; then
         echo "netgraph_cluster: $name: no result" >&2
@@ -90,22 +99,24 @@ measure() {
     worst=$(awk -v w="$worst" -v r="$ratio" \
                 'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;
                          print (d > dw ? r : w) }')
-    printf '%-10s %14.1f %14.1f %8s %10s %s\n' "$name" \
+    printf '%-10s %14.1f %14.1f %8s %9s %10s %s\n' "$name" \
         "$(awk -v p="$pred" 'BEGIN { print p / 1000 }')" \
-        "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$path/$valid" \
+        "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$rq" "$path/$valid" \
         "${chose:+auto chose: $chose}"
 }
 
 echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ clos = "$mode" ]; then
-    printf '%-10s %14s %14s %8s %10s\n' "# routes" "predicted_ms" "measured_ms" "ratio" "path"
+    printf '%-10s %14s %14s %8s %9s %10s\n' "# routes" "predicted_ms" "measured_ms" "ratio" \
+        "runnable" "path"
     for sp in $spines; do
         opts=(--xfer direct --coll ag --bytes "$bytes" --msccl "$work/direct.xml")
         [ graph = "$sp" ] || opts+=(--spines "$sp" --seed "$seed")
         bed_up "${opts[@]}"
         pred=$(sed -n 's/^predict .* collective_us=\([0-9.]*\) .*/\1/p' "$work/bed.plan")
         echo "# $sp: $(grep -c '^rule ' "$work/bed.plan") source rules"
-        measure allgather "$sp" "$pred" --mca coll_themis_allgather_schedule "$work/direct.xml"
+        measure allgather "$sp" "$pred" --mca coll_themis_allgather_algorithm schedule \
+            --mca coll_themis_allgather_schedule "$work/direct.xml"
         "$ng" down >/dev/null
     done
 else
@@ -113,11 +124,16 @@ else
     cmp=$("$plan" compare --graph "$work/scaled.graph" --coll ar --bytes "$bytes") || exit 1
     auto=$(sed -n 's/^auto: .* -> \([a-z0-9_]*\) .*/\1/p' <<<"$cmp")
     echo "# themis-plan compare on the scaled graph: auto -> $auto"
-    printf '%-10s %14s %14s %8s %10s\n' "# row" "predicted_ms" "measured_ms" "ratio" "path"
+    printf '%-10s %14s %14s %8s %9s %10s\n' "# row" "predicted_ms" "measured_ms" "ratio" \
+        "runnable" "path"
     for row in auto $rows; do
         r=$row
         [ auto != "$row" ] || r=$auto
         pred=$(sed -n "s/^  $r  *\([0-9.]*\) us\$/\1/p" <<<"$cmp")
+        if [ -z "$pred" ]; then
+            echo "# $row: not run, compare says: $(sed -n "s/^  $r  *-  //p" <<<"$cmp")"
+            continue
+        fi
         measure allreduce "$row" "$pred" --mca coll_themis_allreduce_algorithm "$row"
     done
 fi
