@@ -27,7 +27,9 @@
 # plan's: all links together BUDGET (default 1200Mb/s, what 2 cores
 # forward) unless SCALE is set.
 #
-# Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), ROWS
+# Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), EXTRA_MCA
+# (more mpirun options, e.g. eager limits), THEMIS_NETGRAPH_SMALL_FIRST=1
+# (htb with small packets first instead of tbf), ROWS
 # (default "themis rings torus2d treepack tacos"), SPINES (default "graph
 # exact ecmp"), SEED (default 1), BUDGET, SCALE, THEMIS_BUILD_DIR.  Needs
 # root; run it under `flock /tmp/themis-mpi.lock` without nice.
@@ -62,6 +64,8 @@ scaling=(--budget "${BUDGET:-1200Mb/s}")
 common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
         --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0
         --mca coll_themis_graph "$work/scaled.graph" --mca coll_themis_verbose 10)
+# shellcheck disable=SC2206  # EXTRA_MCA: words of MCA options
+common+=(${EXTRA_MCA:-})
 
 # bed_up PLAN-OPTIONS...: plans GRAPH, writes the scaled graph, builds the bed.
 bed_up() {
@@ -105,7 +109,7 @@ measure() {
         "${chose:+auto chose: $chose}"
 }
 
-echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ clos = "$mode" ]; then
     printf '%-10s %14s %14s %8s %9s %10s\n' "# routes" "predicted_ms" "measured_ms" "ratio" \
         "runnable" "path"
