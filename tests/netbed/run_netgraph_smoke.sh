@@ -14,6 +14,10 @@
 #              NVLink, planned with --scale 0.00025 (dual 100, single 50)
 #   directed   a one-way ring 0->1->2->3->0 plus 0<->2 with 2->0 failed,
 #              and a failed node 4: some directions are blocked
+#   clos       leafspine:4x1 (ranks 0-3, NICs 4-7, leaves 8-9, spines
+#              10-11) at 50Mb/s, the direct allgather's flows routed by the
+#              Clos planner: 0 -> 2 and back by spine 11, not the graph's
+#              spine 10 (source rules at the leaves)
 # it runs `up`, `check`, and netgraph_stream (one-way MPI stream between
 # two ranks) checking with `link-bytes` that the pair's bytes went over
 # exactly the links of its route and nowhere else; on ring4 and p38 it
@@ -202,5 +206,14 @@ if bed_up directed "$work/directed"; then
     stream directed 1 0 "1>2 2>3 3>0" "0>1" "1>0 0>2 0>3 2>1 3>2 2>0"
 fi
 bed_down directed
+
+# ----------------------------------------------------------------- clos, planned spines
+if bed_up clos 'leafspine:4x1,leaves=2,spines=2,bw=50Mb/s,pcie=50Mb/s' "" --scale 1 \
+        --xfer direct --coll ag --bytes 4KiB --spines exact; then
+    grep -q '^rule 8 0 2 11$' "$work/plan"
+    verdict $? "themis-plan bed clos: 0 -> 2 by spine 11, a rule at leaf 8"
+    stream clos 0 2 "0>4 4>8 8>11 11>9 9>6 6>2" "2>6 6>9 9>11 11>8 8>4 4>0" "8>10 10>9 9>10 10>8"
+fi
+bed_down clos
 
 exit "$failed"
