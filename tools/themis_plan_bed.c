@@ -9,7 +9,6 @@
  */
 #include "themis_build_config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,17 +74,17 @@ static void usage(void)
 }
 
 /* The schedule, its waypoints and the prediction line's time. */
-static int xfer_plan(const themis_graph_t *g, int direct, themis_coll_t coll, uint64_t bytes,
-                     int have_spines, themis_clos_algo_t algo, uint64_t seed,
+static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer_opts_t *xo,
                      const char *msccl_out, themis_xfer_sched_t *s, uint32_t **pair_via,
                      char *line, size_t linelen)
 {
+    const uint64_t bytes = xo->bytes;
     char why[256];
     uint32_t *via = NULL;
     themis_link_sim_t r;
     int rc = 0;
-    themis_status_t st = direct ? themis_xfer_direct(coll, g->nranks, 0, s)
-                                : themis_xfer_ring(coll, g->nranks, NULL, s);
+    themis_status_t st = direct ? themis_xfer_direct(xo->coll, g->nranks, 0, s)
+                                : themis_xfer_ring(xo->coll, g->nranks, NULL, s);
     memset(&r, 0, sizeof(r));
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan bed: --xfer: cannot build for %u ranks\n", g->nranks);
@@ -99,8 +98,8 @@ static int xfer_plan(const themis_graph_t *g, int direct, themis_coll_t coll, ui
     if (NULL != msccl_out && 0 != (rc = themis_plan_write_msccl("bed", s, msccl_out))) {
         return rc;
     }
-    if (have_spines) {
-        rc = themis_plan_spines_via("bed", g, s, algo, seed, &via, NULL);
+    if (xo->have_spines) {
+        rc = themis_plan_spines_via("bed", g, s, xo->spines, xo->seed, &via, NULL);
         *pair_via = malloc((size_t) g->nranks * g->nranks * sizeof(**pair_via));
         st = (0 != rc) ? THEMIS_OK : NULL == *pair_via
                  ? THEMIS_ERR_NOMEM : themis_bed_pair_via(g, s, via, *pair_via, why, sizeof(why));
@@ -123,7 +122,7 @@ static int xfer_plan(const themis_graph_t *g, int direct, themis_coll_t coll, ui
         uint64_t ns = (r.total_ps + 500) / 1000;
         snprintf(line, linelen, "predict %s bytes %" PRIu64 " collective_us=%" PRIu64
                  ".%03" PRIu64 " spines %s\n", s->name, bytes, ns / 1000, ns % 1000,
-                 have_spines ? themis_clos_algo_name(algo) : "graph");
+                 xo->have_spines ? themis_clos_algo_name(xo->spines) : "graph");
     }
     themis_link_sim_free(&r);
     free(via);
@@ -147,11 +146,9 @@ int themis_plan_cmd_bed(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *spec = NULL, *graph_out = NULL, *xfer = NULL, *msccl_out = NULL;
-    uint64_t scale_num = 0, budget = 0, bytes = 0, seed = 1;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    themis_clos_algo_t algo = THEMIS_CLOS_GREEDY;
-    int have_coll = 0, have_spines = 0, c;
-    char *end = NULL;
+    uint64_t scale_num = 0, budget = 0;
+    themis_plan_xfer_opts_t xo = {THEMIS_COLL_ALLREDUCE, 0, 0, THEMIS_CLOS_GREEDY, 0, 1};
+    int c, rc;
 
     optind = 1;
     while (-1 != (c = getopt_long(argc, argv, "g:f:u:o:x:c:B:S:E:m:h", longopts, NULL))) {
@@ -184,33 +181,11 @@ int themis_plan_cmd_bed(int argc, char **argv)
             xfer = optarg;
             break;
         case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan bed: --coll: unknown collective '%s' (ar, rs, "
-                        "ag)\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
         case 'B':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
-                fprintf(stderr, "themis-plan bed: --bytes: '%s' is not a size > 0\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
         case 'S':
-            if (THEMIS_OK != themis_clos_algo_parse(optarg, &algo) || THEMIS_CLOS_ILP == algo) {
-                fprintf(stderr, "themis-plan bed: --spines: '%s' is not greedy, parallel, exact "
-                        "or ecmp\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_spines = 1;
-            break;
         case 'E':
-            errno = 0;
-            seed = strtoull(optarg, &end, 10);
-            if (0 != errno || end == optarg || '\0' != *end || '-' == optarg[0]) {
-                fprintf(stderr, "themis-plan bed: --seed: '%s' is not an integer\n", optarg);
-                return EXIT_USAGE;
+            if (0 != (rc = themis_plan_xfer_option("bed", c, optarg, &xo))) {
+                return rc;
             }
             break;
         case 'm':
@@ -231,8 +206,8 @@ int themis_plan_cmd_bed(int argc, char **argv)
         fprintf(stderr, "themis-plan bed: give --scale or --budget, not both\n");
         return EXIT_USAGE;
     }
-    if ((NULL != xfer) != (have_coll && 0 != bytes) ||
-        (NULL == xfer && (have_spines || NULL != msccl_out))) {
+    if ((NULL != xfer) != (xo.have_coll && 0 != xo.bytes) ||
+        (NULL == xfer && (xo.have_spines || NULL != msccl_out))) {
         fprintf(stderr, "themis-plan bed: --xfer, --coll and --bytes go together; --spines and "
                 "--msccl need them\n");
         return EXIT_USAGE;
@@ -260,7 +235,7 @@ int themis_plan_cmd_bed(int argc, char **argv)
         fprintf(stderr, "themis-plan bed: %s\n", why);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    int rc = 0;
+    rc = 0;
     if (NULL != graph_out) {
         FILE *f = fopen(graph_out, "w");
         if (NULL == f || 0 != themis_graph_write(&g, f) || 0 != fclose(f)) {
@@ -273,13 +248,13 @@ int themis_plan_cmd_bed(int argc, char **argv)
     char predict[256] = "";
     memset(&s, 0, sizeof(s));
     if (0 == rc && NULL != xfer) {
-        rc = xfer_plan(&g, 0 == strcmp("direct", xfer), coll, bytes, have_spines, algo, seed,
-                       msccl_out, &s, &pair_via, predict, sizeof(predict));
+        rc = xfer_plan(&g, 0 == strcmp("direct", xfer), &xo, msccl_out, &s, &pair_via, predict,
+                       sizeof(predict));
     }
     if (0 == rc) {
         printf("# themis-plan bed: %s, rates x %" PRIu64 "/%" PRIu64 " (total %" PRIu64
                " bit/s before), routes by %s\n", spec, num, den, total,
-               have_spines ? themis_clos_algo_name(algo) : "the graph");
+               xo.have_spines ? themis_clos_algo_name(xo.spines) : "the graph");
         st = themis_bed_plan_write(&g, pair_via, stdout, why, sizeof(why));
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan bed: %s\n", why);

@@ -46,6 +46,18 @@ int themis_plan_cmd_xfer(int argc, char **argv);
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
                                 uint32_t duplex_ppm, const uint32_t *via);
+/* The options a transfer schedule takes (xfer, bed): --coll (c), --bytes
+ * (B), --spines (S), --seed (E). */
+typedef struct {
+    themis_coll_t coll;
+    int have_coll;
+    uint64_t bytes;                 /* 0: not given */
+    themis_clos_algo_t spines;
+    int have_spines;
+    uint64_t seed;
+} themis_plan_xfer_opts_t;
+/* One of them into o; 0, or EXIT_USAGE after a message. */
+int themis_plan_xfer_option(const char *cmd, int c, const char *arg, themis_plan_xfer_opts_t *o);
 /* s as MSCCL-XML into path; 0, or EXIT_RUNTIME after a message. */
 int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path);
 /* One waypoint per transfer of s (*via: malloc'ed, freed by the caller
