@@ -53,8 +53,9 @@ static void test_scale(void)
                && themis_bed_total_bps(&s) > 1200000000ULL - s.nlinks);
     UNIT_CHECK(s.nnodes == g.nnodes && s.nlinks == g.nlinks && s.nranks == 16 && s.nhosts == 4);
     for (uint32_t l = 0; l < g.nlinks; l++) {
-        UNIT_CHECK(s.links[l].bw_bps == (uint64_t) ((unsigned __int128) g.links[l].bw_bps * 1200000000ULL / total)
-                   && s.links[l].lat_ps == g.links[l].lat_ps && s.links[l].src == g.links[l].src);
+        unsigned __int128 want = (unsigned __int128) g.links[l].bw_bps * 1200000000ULL / total;
+        UNIT_CHECK(s.links[l].bw_bps == (uint64_t) want && s.links[l].lat_ps == g.links[l].lat_ps
+                   && s.links[l].src == g.links[l].src);
     }
     for (uint32_t v = 0; v < g.nnodes; v++) {
         UNIT_CHECK(s.kind[v] == g.kind[v] && s.host[v] == g.host[v]);
@@ -76,14 +77,16 @@ static void test_plan_lines(void)
     UNIT_CHECK(NULL != t);
     if (NULL != t) {
         /* ranks 0-3, NICs 4-5, the switch 6; 2 + 4 + 2 links both ways */
-        UNIT_CHECKF(0 == strncmp(t, "bed nodes 7 ranks 4 hosts 2 links 16 total_bps ", 47),
-                    "%.60s", t);
-        UNIT_CHECK(NULL != strstr(t, "\nnode 0 rank host 0\n") &&
-                   NULL != strstr(t, "\nnode 5 nic host 1\n") && NULL != strstr(t, "\nnode 6 switch\n"));
+        UNIT_CHECKF(0 == strncmp(t, "bed nodes 7 ranks 4 hosts 2 links 16 total_bps ", 47), "%.60s",
+                    t);
+        UNIT_CHECK(NULL != strstr(t, "\nnode 0 rank host 0\n")
+                   && NULL != strstr(t, "\nnode 5 nic host 1\n")
+                   && NULL != strstr(t, "\nnode 6 switch\n"));
         UNIT_CHECK(NULL != strstr(t, "\nlink 4 6 8000000000 1000000\n"));
         UNIT_CHECK(7 == lines_starting(t, "node ") && 16 == lines_starting(t, "link ")
                    && 42 == lines_starting(t, "route ") && 0 == lines_starting(t, "rule "));
-        UNIT_CHECK(NULL != strstr(t, "\nroute 0 3 4 6 5 3\n") && NULL != strstr(t, "\nroute 0 1 1\n"));
+        UNIT_CHECK(NULL != strstr(t, "\nroute 0 3 4 6 5 3\n")
+                   && NULL != strstr(t, "\nroute 0 1 1\n"));
     }
     free(t);
     /* a failed node is left out; a node cut off is "route S D -" */
@@ -96,7 +99,8 @@ static void test_plan_lines(void)
     themis_graph_free(&g);
     g = load("ring:3,faillink=0-1");
     t = plan_text(&g, NULL);
-    UNIT_CHECK(NULL != t && NULL != strstr(t, "\nroute 0 1 -\n") && 2 == lines_starting(t, "link "));
+    UNIT_CHECK(NULL != t && NULL != strstr(t, "\nroute 0 1 -\n")
+               && 2 == lines_starting(t, "link "));
     free(t);
     themis_graph_free(&g);
 }
