@@ -29,7 +29,8 @@
 #
 # Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), EXTRA_MCA
 # (more mpirun options, e.g. eager limits), THEMIS_NETGRAPH_SMALL_FIRST=1
-# (htb with small packets first instead of tbf), ROWS
+# (htb with small packets first instead of tbf), THEMIS_NETGRAPH_QUEUE_MS
+# (each shaper's queue, default 50 ms), ROWS
 # (default "themis rings torus2d treepack tacos"), SPINES (default "graph
 # exact ecmp"), SEED (default 1), BUDGET, SCALE, THEMIS_BUILD_DIR.  Needs
 # root; run it under `flock /tmp/themis-mpi.lock` without nice.
@@ -109,7 +110,7 @@ measure() {
         "${chose:+auto chose: $chose}"
 }
 
-echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}${THEMIS_NETGRAPH_QUEUE_MS:+, queue ${THEMIS_NETGRAPH_QUEUE_MS}ms}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ clos = "$mode" ]; then
     printf '%-10s %14s %14s %8s %9s %10s\n' "# routes" "predicted_ms" "measured_ms" "ratio" \
         "runnable" "path"
