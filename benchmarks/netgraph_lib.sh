@@ -1,5 +1,6 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 #
 # Sourced by the benchmarks that run on a netgraph bed (netgraph_*.sh):
 # where the build, the CLI, the benchmark, the bed and the components are.

@@ -5,8 +5,8 @@
 # The link-level simulator against real traffic: a ring All-Reduce on a
 # graph, predicted by `themis-plan xfer ring` and measured on the test bed
 # built from the same graph (benchmarks/netbed/netgraph: one tbf-shaped
-# veth per link, at the graph's rates, routes from `themis-plan graph
-# --routes`).  The measured ring is the very schedule that was simulated:
+# veth per link, at the graph's rates, routes from `themis-plan
+# bed`).  The measured ring is the very schedule that was simulated:
 # themis-plan writes it as MSCCL-XML and coll/themis runs it
 # (coll_themis_allreduce_schedule), proven by the MPI_T path column.
 #
@@ -36,9 +36,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/netgraph-ring.XXXXXX")
 cleanup() { "$ng" down >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 
-"$plan" graph "p3.16xlarge,bw=$rate,lat=0ns" >"$work/graph.txt" || exit 1
-"$plan" graph "$work/graph.txt" --routes >"$work/routes.txt" || exit 1
-"$ng" up "$work/graph.txt" --scale 1 --routes "$work/routes.txt" || exit 1
+"$plan" bed --graph "p3.16xlarge,bw=$rate,lat=0ns" --scale 1 --graph-out "$work/graph.txt" >"$work/bed.plan" || exit 1
+"$ng" up "$work/bed.plan" || exit 1
 "$ng" check >/dev/null || { echo "netgraph_ring: bed check failed" >&2; exit 1; }
 
 echo "# ring All-Reduce on p3.16xlarge, one NVLink = $rate, $iters timed calls per size"
@@ -64,7 +63,7 @@ for spec in hamiltonian:0,1,3,2,6,7,5,4 identity:0,1,2,3,4,5,6,7; do
             echo "$out" | tail -5 >&2
             exit 1
         fi
-        read -r _ avg _ _ _ valid path med <<<"$line"
+        read -r _ _ _ _ _ valid path med <<<"$line"
         ratio=$(awk -v m="$med" -v p="$pred" 'BEGIN { printf "%.3f", m / p }')
         worst=$(awk -v w="$worst" -v r="$ratio" \
                     'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;

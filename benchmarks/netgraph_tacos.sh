@@ -4,7 +4,7 @@
 #
 # TACOS All-Reduce on the test bed built from a 3x3 mesh graph
 # (benchmarks/netbed/netgraph: one tbf-shaped veth per link at RATE,
-# routes from `themis-plan graph --routes`), against Open MPI's ring
+# routes from `themis-plan bed`), against Open MPI's ring
 # (coll/tuned, dynamic rules, allreduce algorithm 4 = ring), Themis
 # (coll_themis_allreduce_algorithm themis on 3x3 biring dimensions, the
 # closest dimensions to a 3x3 mesh) and the lower bound, per size, each
@@ -57,17 +57,17 @@ cleanup() { "$ng" down >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 
 us() { sed -n 's/^collective_us=\([0-9.]*\).*/\1/p'; }
-"$plan" graph "mesh2d:3x3,bw=$rate,lat=0ns" >"$work/graph.txt" || exit 1
-"$plan" graph "$work/graph.txt" --routes >"$work/routes.txt" || exit 1
+"$plan" bed --graph "mesh2d:3x3,bw=$rate,lat=0ns" --scale 1 --graph-out "$work/graph.txt" >"$work/bed.plan" || exit 1
 dims="biring:3:$rate:0ns_biring:3:$rate:0ns"
 "$plan" export --msccl "$work/themis.xml" --topo "$dims" --coll ar --count $units \
     --algorithm themis --chunks 4 --chunks-in-flight 2 >/dev/null || exit 1
-"$ng" up "$work/graph.txt" --scale 1 --routes "$work/routes.txt" || exit 1
+"$ng" up "$work/bed.plan" || exit 1
 "$ng" check >/dev/null || { echo "netgraph_tacos: bed check failed" >&2; exit 1; }
 
 # shellcheck disable=SC2206
 common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
         --mca mpi_yield_when_idle 1 ${EXTRA_MCA:-})
+# shellcheck disable=SC2054  # the commas are one MCA value
 themis_coll=(--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
 declare -A args
 args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca coll_themis_graph $work/graph.txt"
@@ -122,7 +122,7 @@ for size in $sizes; do
             echo "$out" | tail -5 >&2
             exit 1
         fi
-        read -r _ avg _ _ _ valid path med <<<"$line"
+        read -r _ _ _ _ _ valid path med <<<"$line"
         ratio=$(awk -v m="$med" -v p="${cpred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
         rnom=$(awk -v m="$med" -v p="${pred[$algo]}" 'BEGIN { printf "%.3f", m / p }')
         worst=$(awk -v w="$worst" -v r="$ratio" \

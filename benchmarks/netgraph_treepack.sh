@@ -5,7 +5,7 @@
 # Spanning-tree packing (optimal-message-scheduling-for-aggregation.txt)
 # on the test bed built from the p3.16xlarge graph
 # (benchmarks/netbed/netgraph: one tbf-shaped veth per link at the graph's
-# rates, routes from `themis-plan graph --routes`): All-Reduce per size
+# rates, routes from `themis-plan bed`): All-Reduce per size
 # with
 #   treepack    coll_themis_allreduce_algorithm treepack (the optimal
 #               packing: the chains of the dual-NVLink and the single
@@ -72,9 +72,8 @@ cleanup() { "$ng" down >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
 
 g=$work/graph.txt
-"$plan" graph "p3.16xlarge,bw=$rate,lat=0ns" >"$g" || exit 1
-"$plan" graph "$g" --routes >"$work/routes.txt" || exit 1
-"$ng" up "$g" --scale 1 --routes "$work/routes.txt" >/dev/null || die "bed up failed"
+"$plan" bed --graph "p3.16xlarge,bw=$rate,lat=0ns" --scale 1 --graph-out "$g" >"$work/bed.plan" || exit 1
+"$ng" up "$work/bed.plan" >/dev/null || die "bed up failed"
 "$ng" check >/dev/null || die "bed check failed"
 
 tp=$("$plan" treepack --graph "$g" --bytes 1M) || die "themis-plan treepack failed"

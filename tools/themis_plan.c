@@ -987,6 +987,7 @@ static void usage(FILE *f)
         "  treepack   the optimal spanning-tree packing of a graph, C(G) exact\n"
         "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
         "  compare    every algorithm's predicted time on a graph per size, auto's choice\n"
+        "  bed        the emulated test bed's build plan: scaled links, routes, prediction\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -1012,7 +1013,8 @@ int main(int argc, char **argv)
         {"route", themis_plan_cmd_route},
         {"treepack", themis_plan_cmd_treepack},
         {"synth", themis_plan_cmd_synth},
-        {"compare", themis_plan_cmd_compare}
+        {"compare", themis_plan_cmd_compare},
+        {"bed", themis_plan_cmd_bed}
     };
 
     if (argc < 2) {

@@ -10,6 +10,9 @@
 #ifndef THEMIS_PLAN_CMDS_H
 #define THEMIS_PLAN_CMDS_H
 
+#include <stdio.h>
+
+#include "clos_route.h"
 #include "graph.h"
 #include "transfer.h"
 
@@ -43,6 +46,26 @@ int themis_plan_cmd_xfer(int argc, char **argv);
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
                                 uint32_t duplex_ppm, const uint32_t *via);
+/* The options a transfer schedule takes (xfer, bed): --coll (c), --bytes
+ * (B), --spines (S), --seed (E). */
+typedef struct {
+    themis_coll_t coll;
+    int have_coll;
+    uint64_t bytes;                 /* 0: not given */
+    themis_clos_algo_t spines;
+    int have_spines;
+    uint64_t seed;
+} themis_plan_xfer_opts_t;
+/* One of them into o; 0, or EXIT_USAGE after a message. */
+int themis_plan_xfer_option(const char *cmd, int c, const char *arg, themis_plan_xfer_opts_t *o);
+/* s as MSCCL-XML into path; 0, or EXIT_RUNTIME after a message. */
+int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path);
+/* One waypoint per transfer of s (*via: malloc'ed, freed by the caller
+ * even on an error): the spine of its Clos flow routed by algo on the
+ * leaf-spine g (themis_clos_graph_via); with summary, a line 'spines: ALGO
+ * max_load=M lower_bound=B' to it.  0, or an exit status after a message. */
+int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themis_xfer_sched_t *s,
+                           themis_clos_algo_t algo, uint64_t seed, uint32_t **via, FILE *summary);
 /* --duplex F: a fraction 0 < F <= 1 with up to 6 decimals into *ppm; 0,
  * or EXIT_USAGE after a message. */
 int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm);
@@ -63,5 +86,8 @@ int themis_plan_cmd_synth(int argc, char **argv);
 /* `themis-plan compare --graph SPEC|FILE ...`: every algorithm's time or
  * reason and auto's choice, as the component (tools/themis_plan_compare.c). */
 int themis_plan_cmd_compare(int argc, char **argv);
+/* `themis-plan bed --graph SPEC|FILE ...`: the test bed's build plan
+ * (tools/themis_plan_bed.c). */
+int themis_plan_cmd_bed(int argc, char **argv);
 
 #endif

@@ -323,6 +323,77 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
     return rc;
 }
 
+int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    themis_status_t st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(s, f);
+    if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan %s: cannot write %s\n", cmd, path);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themis_xfer_sched_t *s,
+                           themis_clos_algo_t algo, uint64_t seed, uint32_t **via, FILE *summary)
+{
+    themis_clos_route_t r;
+    char why[256];
+    memset(&r, 0, sizeof(r));
+    *via = malloc(((size_t) s->nxfers + 1) * sizeof(**via));
+    themis_status_t st = NULL == *via ? THEMIS_ERR_NOMEM
+                                      : themis_clos_graph_via(g, s, algo, seed, *via, &r, why,
+                                                              sizeof(why));
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan %s: --spines: %s\n", cmd,
+                THEMIS_ERR_NOMEM == st ? "out of memory" : why);
+    } else if (NULL != summary) {
+        fprintf(summary, "spines: %s max_load=%u lower_bound=%u\n", themis_clos_algo_name(algo),
+                r.max_load, r.lower_bound);
+    }
+    themis_clos_route_free(&r);
+    return THEMIS_OK == st ? 0 : THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int themis_plan_xfer_option(const char *cmd, int c, const char *arg, themis_plan_xfer_opts_t *o)
+{
+    char *end = NULL;
+    switch (c) {
+    case 'c':
+        if (THEMIS_OK != themis_coll_parse(arg, &o->coll)) {
+            fprintf(stderr, "themis-plan %s: --coll: unknown collective '%s' (ar, rs, ag)\n", cmd,
+                    arg);
+            return EXIT_USAGE;
+        }
+        o->have_coll = 1;
+        return 0;
+    case 'B':
+        if (THEMIS_OK != themis_parse_size(arg, &o->bytes) || 0 == o->bytes) {
+            fprintf(stderr, "themis-plan %s: --bytes: '%s' is not a size > 0 (e.g. 64MiB)\n", cmd,
+                    arg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    case 'S':
+        if (THEMIS_OK != themis_clos_algo_parse(arg, &o->spines) || THEMIS_CLOS_ILP == o->spines) {
+            fprintf(stderr, "themis-plan %s: --spines: '%s' is not greedy, parallel, exact or "
+                    "ecmp\n", cmd, arg);
+            return EXIT_USAGE;
+        }
+        o->have_spines = 1;
+        return 0;
+    case 'E':
+        errno = 0;
+        o->seed = strtoull(arg, &end, 10);
+        if (0 != errno || end == arg || '\0' != *end || '-' == arg[0]) {
+            fprintf(stderr, "themis-plan %s: --seed: '%s' is not an integer\n", cmd, arg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    return EXIT_USAGE;
+}
+
 int themis_plan_cmd_xfer(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -342,38 +413,15 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     themis_graph_opts_t o;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    themis_clos_algo_t spines = THEMIS_CLOS_GREEDY;
-    int have_spines = 0;
-    uint64_t seed = 1;
+    themis_plan_xfer_opts_t xo = {THEMIS_COLL_ALLREDUCE, 0, 0, THEMIS_CLOS_GREEDY, 0, 1};
     const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
-    uint64_t bytes = 0;
-    int have_coll = 0, have_bytes = 0, c, rc;
+    int c, rc;
     uint32_t xy_width = 0, duplex_ppm = THEMIS_LINK_SIM_FULL_PPM;
     themis_graph_opts_default(&o);
 
     optind = 1;
     while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:D:S:E:h", longopts, NULL))) {
         switch (c) {
-        case 'S':
-            if (THEMIS_OK != themis_clos_algo_parse(optarg, &spines) || THEMIS_CLOS_ILP == spines) {
-                fprintf(stderr, "themis-plan xfer: --spines: '%s' is not greedy, parallel, exact "
-                        "or ecmp\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_spines = 1;
-            break;
-        case 'E': {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (0 != errno || end == optarg || '\0' != *end || '-' == optarg[0]) {
-                fprintf(stderr, "themis-plan xfer: --seed: '%s' is not an integer\n", optarg);
-                return EXIT_USAGE;
-            }
-            seed = v;
-            break;
-        }
         case 'm':
             msccl_out = optarg;
             break;
@@ -392,22 +440,6 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         case 'g':
             spec = optarg;
             break;
-        case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan xfer: --coll: unknown collective '%s' (ar, rs, "
-                        "ag)\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
-        case 'B':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
-                fprintf(stderr, "themis-plan xfer: --bytes: '%s' is not a size > 0 (e.g. 64MiB)\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            have_bytes = 1;
-            break;
         case 'o':
             order_text = optarg;
             break;
@@ -420,6 +452,14 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         case 'l':
         case 'd':
             if (0 != (rc = graph_option("xfer", c, optarg, &o))) {
+                return rc;
+            }
+            break;
+        case 'c':
+        case 'B':
+        case 'S':
+        case 'E':
+            if (0 != (rc = themis_plan_xfer_option("xfer", c, optarg, &xo))) {
                 return rc;
             }
             break;
@@ -458,7 +498,7 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         fprintf(stderr, "themis-plan xfer: --order goes with the ring, --xy with direct\n");
         return EXIT_USAGE;
     }
-    if (NULL == spec || !have_coll || !have_bytes) {
+    if (NULL == spec || !xo.have_coll || 0 == xo.bytes) {
         fprintf(stderr, "themis-plan xfer: --graph, --coll and --bytes are required\n");
         return EXIT_USAGE;
     }
@@ -482,47 +522,28 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         rc = EXIT_USAGE;
     }
     if (0 == rc && direct) {
-        st = themis_xfer_direct(coll, p, xy_width, &s);
+        st = themis_xfer_direct(xo.coll, p, xy_width, &s);
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan xfer: direct: cannot build for %u ranks (--xy %u)\n", p,
                     xy_width);
             rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
         }
     } else if (0 == rc) {
-        st = themis_xfer_ring(coll, p, order, &s);
+        st = themis_xfer_ring(xo.coll, p, order, &s);
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan xfer: --order: not a permutation of 0..%u\n", p - 1);
             rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
         }
     }
     if (0 == rc && NULL != msccl_out) {
-        FILE *f = fopen(msccl_out, "w");
-        st = NULL == f ? THEMIS_ERR_IO : themis_msccl_write(&s, f);
-        if ((NULL != f && 0 != fclose(f)) || THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan xfer: cannot write %s\n", msccl_out);
-            rc = EXIT_RUNTIME;
-        }
+        rc = themis_plan_write_msccl("xfer", &s, msccl_out);
     }
     uint32_t *via = NULL;
-    if (0 == rc && have_spines) {
-        themis_clos_route_t r;
-        char why[256];
-        memset(&r, 0, sizeof(r));
-        via = malloc(((size_t) s.nxfers + 1) * sizeof(*via));
-        st = NULL == via ? THEMIS_ERR_NOMEM
-                         : themis_clos_graph_via(&g, &s, spines, seed, via, &r, why, sizeof(why));
-        if (THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan xfer: --spines: %s\n",
-                    THEMIS_ERR_NOMEM == st ? "out of memory" : why);
-            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
-        } else {
-            printf("spines: %s max_load=%u lower_bound=%u\n", themis_clos_algo_name(spines),
-                   r.max_load, r.lower_bound);
-        }
-        themis_clos_route_free(&r);
+    if (0 == rc && xo.have_spines) {
+        rc = themis_plan_spines_via("xfer", &g, &s, xo.spines, xo.seed, &via, stdout);
     }
     if (0 == rc) {
-        rc = themis_plan_link_sim_report("xfer", &g, &s, bytes, duplex_ppm, via);
+        rc = themis_plan_link_sim_report("xfer", &g, &s, xo.bytes, duplex_ppm, via);
     }
     free(via);
     themis_xfer_free(&s);

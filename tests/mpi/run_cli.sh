@@ -595,3 +595,28 @@ if [ $rc -eq 0 ] && grep -q '^runtime(union): C(G)=1/6 ' "$tmp/tp.out" \
 else
     fail cli_treepack_runtime_vs_lp "rc=$rc: $(grep -h '^runtime' "$tmp/tp.out" "$tmp/tp2.out" | tr '\n' ' ')"
 fi
+
+# --- bed: the test bed's plan (docs/cluster.md): the default budget, the
+# scaled graph written beside it, a Clos routing's source rules and the
+# simulator's time by those routes (= xfer --spines on the scaled graph).
+bad=""
+run bed "$plan" bed --graph "$top/docs/examples/cluster_leafspine_8x2.graph" --graph-out "$tmp/bed.graph" \
+    --xfer direct --coll ag --bytes 1MiB --spines exact --msccl "$tmp/bed.xml"
+[ $rc -eq 0 ] || bad="$bad rc:$rc"
+grep -q '^bed nodes 30 ranks 16 hosts 8 links 80 total_bps 1199999968$' "$tmp/bed.out" || bad="$bad head"
+[ "$(grep -c '^route ' "$tmp/bed.out")" -eq 870 ] || bad="$bad routes"
+grep -q '^rule 24 0 14 29$' "$tmp/bed.out" || bad="$bad rule"
+grep -q '^link 24 28 8223684 500000$' "$tmp/bed.out" || bad="$bad rate"
+pred=$(sed -n 's/^predict direct allgather bytes 1048576 collective_us=\([0-9.]*\) spines exact$/\1/p' "$tmp/bed.out")
+run bedx "$plan" xfer direct --graph "$tmp/bed.graph" --coll ag --bytes 1MiB --spines exact
+[ -n "$pred" ] && grep -q "^collective_us=$pred " "$tmp/bedx.out" || bad="$bad predict:$pred"
+[ -s "$tmp/bed.xml" ] || bad="$bad msccl"
+run bed1 "$plan" bed --graph cluster:2x2 --scale 0.5 --budget 1Gb/s;   [ $rc -eq 2 ] || bad="$bad both:$rc"
+run bed2 "$plan" bed --graph cluster:2x2 --spines exact;               [ $rc -eq 2 ] || bad="$bad spines:$rc"
+run bed3 "$plan" bed --graph cluster:2x2 --xfer direct --coll ag --bytes 4KiB --spines ecmp
+[ $rc -eq 2 ] && grep -q 'not a leaf-spine' "$tmp/bed3.err" || bad="$bad not_clos:$rc"
+if [ -z "$bad" ]; then
+    pass cli_bed_plan
+else
+    fail cli_bed_plan "$bad: $(head -c 300 "$tmp/bed.err")"
+fi

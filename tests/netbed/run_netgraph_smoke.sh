@@ -2,16 +2,22 @@
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# netgraph smoke test (benchmarks/netbed/netgraph: a bed built from any
-# graph file).  For four graphs, written here by hand:
-#   ring4      4-node bidirectional ring, 100mbit, routes from our BFS
-#   ring4 + --routes   the same with a planner-style routes file that sends
-#              0 -> 2 the other way round (via 3)
+# netgraph smoke test (benchmarks/netbed/netgraph: a bed built from the
+# plan `themis-plan bed` writes for a graph).  For four graphs, written
+# here by hand:
+#   ring4      4-node bidirectional ring, 100mbit, the graph's routes
+#   ring4 + edited routes   the same plan with 0 -> 2 and 2 -> 0 sent the
+#              other way round (via 3): the bed installs what the plan
+#              says, it routes nothing itself
 #   p38        p3.8xlarge-like: GPUs 0-3, (0,1) (1,3) (2,3) dual NVLink,
 #              (0,2) (0,3) (1,2) single, both directions; 25GB/s per
-#              NVLink, scaled with --max-rate 100mbit (dual 100, single 50)
+#              NVLink, planned with --scale 0.00025 (dual 100, single 50)
 #   directed   a one-way ring 0->1->2->3->0 plus 0<->2 with 2->0 failed,
 #              and a failed node 4: some directions are blocked
+#   clos       leafspine:4x1 (ranks 0-3, NICs 4-7, leaves 8-9, spines
+#              10-11) at 50Mb/s, the direct allgather's flows routed by the
+#              Clos planner: 0 -> 2 and back by spine 11, not the graph's
+#              spine 10 (source rules at the leaves)
 # it runs `up`, `check`, and netgraph_stream (one-way MPI stream between
 # two ranks) checking with `link-bytes` that the pair's bytes went over
 # exactly the links of its route and nowhere else; on ring4 and p38 it
@@ -25,6 +31,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ng=$top/benchmarks/netbed/netgraph
+plan=${THEMIS_BUILD_DIR:-$top}/tools/themis-plan
 per_run=${NETBED_SMOKE_TIMEOUT:-120}
 failed=0
 
@@ -56,22 +63,6 @@ cat >"$work/ring4" <<'EOF'
 2 3 100mbit 1us both
 3 0 100mbit 1us both
 EOF
-# As `themis-plan graph SPEC --routes` prints routes: SRC DST node sequence
-# (with or without the end points).  0 -> 2 and 2 -> 0 go via 3.
-cat >"$work/ring4.routes" <<'EOF'
-0 1 0 1
-0 2 0 3 2
-0 3 0 3
-1 0 1 0
-1 2 1 2
-1 3 1 2 3
-2 0 3
-2 1
-2 3
-3 0
-3 1 2
-3 2
-EOF
 cat >"$work/p38" <<'EOF'
 # p3.8xlarge-like: 4 GPUs; one NVLink = 25GB/s, dual = 50GB/s
 nodes 4
@@ -101,10 +92,18 @@ verdict() {   # rc message...
     if [ "$rc" -eq 0 ]; then echo "PASS: $*"; else echo "FAIL: $*"; failed=1; fi
 }
 
-bed_up() {   # name args...
-    local name=$1
-    shift
-    if "$ng" up "$@" >"$work/up.log" 2>&1; then
+bed_up() {   # name graph [sed-script] [themis-plan bed options...]
+    local name=$1 graph=$2 edit=${3:-}
+    shift 2
+    [ $# -gt 0 ] && shift
+    if ! "$plan" bed --graph "$graph" "$@" >"$work/plan" 2>"$work/up.log"; then
+        sed 's/^/    | /' "$work/up.log"
+        echo "FAIL: themis-plan bed $name"
+        failed=1
+        return 1
+    fi
+    [ -z "$edit" ] || sed -i "$edit" "$work/plan"
+    if "$ng" up "$work/plan" >"$work/up.log" 2>&1; then
         echo "PASS: netgraph up $name ($(sed -n 's/^netgraph: up [^:]*: //p' "$work/up.log"))"
     else
         sed 's/^/    | /' "$work/up.log"
@@ -172,23 +171,23 @@ stream() {
     verdict $? "netgraph $name: $from -> $to stays on its route ($(tr '\n' ' ' <"$work/delta" | sed 's/ $//'))${bad:+; wrong:$bad}"
 }
 
-# ----------------------------------------------------------------- ring4, BFS routes
+# ----------------------------------------------------------------- ring4, the graph's routes
 if bed_up ring4 "$work/ring4"; then
     mpi "$work/smoke.log" "$smoke" --label "netgraph ring4 tuned" --pvars off
-    # BFS: fewest hops, then lowest next-hop id: 0 -> 2 via 1.
+    # The graph's routes: fewest hops, then lowest next-hop id: 0 -> 2 via 1.
     stream ring4 0 2 "0>1 1>2" "2>1 1>0" "0>3 3>2 3>0 2>3"
     "$ng" measure 0 1 --seconds 2 2>&1 | sed 's/^/INFO: /'
 fi
 bed_down ring4
 
-# ----------------------------------------------------------------- ring4, planner routes
-if bed_up "ring4 --routes" "$work/ring4" --routes "$work/ring4.routes"; then
-    stream "ring4 --routes" 0 2 "0>3 3>2" "2>3 3>0" "0>1 1>2 1>0 2>1"
+# ----------------------------------------------------------------- ring4, edited routes
+if bed_up "ring4 edited" "$work/ring4" 's/^route 0 2 1 2$/route 0 2 3 2/; s/^route 2 0 1 0$/route 2 0 3 0/'; then
+    stream "ring4 edited" 0 2 "0>3 3>2" "2>3 3>0" "0>1 1>2 1>0 2>1"
 fi
-bed_down "ring4 --routes"
+bed_down "ring4 edited"
 
 # ----------------------------------------------------------------- p3.8xlarge-like
-if bed_up "p38 --max-rate 100mbit" "$work/p38" --max-rate 100mbit; then
+if bed_up "p38 --scale 0.00025" "$work/p38" "" --scale 0.00025; then
     "$ng" link-bytes >"$work/lb0"
     mpi "$work/smoke.log" "$smoke" --label "netgraph p38 tuned" --pvars off
     "$ng" link-bytes >"$work/lb1"
@@ -207,5 +206,14 @@ if bed_up directed "$work/directed"; then
     stream directed 1 0 "1>2 2>3 3>0" "0>1" "1>0 0>2 0>3 2>1 3>2 2>0"
 fi
 bed_down directed
+
+# ----------------------------------------------------------------- clos, planned spines
+if bed_up clos 'leafspine:4x1,leaves=2,spines=2,bw=50Mb/s,pcie=50Mb/s' "" --scale 1 \
+        --xfer direct --coll ag --bytes 4KiB --spines exact; then
+    grep -q '^rule 8 0 2 11$' "$work/plan"
+    verdict $? "themis-plan bed clos: 0 -> 2 by spine 11, a rule at leaf 8"
+    stream clos 0 2 "0>4 4>8 8>11 11>9 9>6 6>2" "2>6 6>9 9>11 11>8 8>4 4>0" "8>10 10>9 9>10 10>8"
+fi
+bed_down clos
 
 exit "$failed"
