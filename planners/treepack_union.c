@@ -15,7 +15,8 @@
  * bound) or a partition (a new upper bound), until they meet or the run
  * budget is spent.  Where that stops short of the bound because the
  * budget holds fewer trees than the strength, the same union packs trees
- * of several weights level by level (levels()).  Everything is integer;
+ * of several weights level by level (levels()): the (L, k) trees refined
+ * by residual levels, and levels from the top.  Everything is integer;
  * ties go to the lower edge, forest and L.
  */
 #include "treepack.h"
@@ -519,14 +520,17 @@ static uint64_t level_scale(themis_tp_frac_t ub)
  * of trees (the (L, k) search then rounds every capacity down to a
  * multiple of d, K64 with capacities 1..16 to 1.22x the bound).  The
  * capacities times L0 are a residual r; level d (dtop, else the largest
- * power of two; then halving) packs as many spanning trees as the graph of floor(r_e / d)
- * copies holds, each of weight d, and takes them off r, so what one level
- * rounds away the next packs finer.  Levels end when the budget of
- * distinct trees is spent (the finest carry least).  out: the trees, w in
- * units of 1 / L0 (q = L0).  part, mult, deg: scratch of n, m, n.
+ * power of two; then halving) packs as many spanning trees as the graph
+ * of floor(r_e / d) copies holds, each of weight d, and takes them off r,
+ * so what one level rounds away the next packs finer; init (may be NULL)
+ * is the first level instead.  Levels end when the budget of distinct
+ * trees or s->work_max is spent (the finest carry least).  out: the
+ * trees, w in units of 1 / L0 (q = L0).  part, mult, deg: scratch of n,
+ * m, n.
  */
 static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
-                              uint64_t dtop, const themis_tp_packing_t *init, uint32_t max_trees, cert_t *c, uint64_t *r, uint64_t *mult,
+                              uint64_t dtop, const themis_tp_packing_t *init,
+                              uint32_t max_trees, cert_t *c, uint64_t *r, uint64_t *mult,
                               uint32_t *part, uint64_t *deg, uint32_t *runs,
                               themis_tp_packing_t *out)
 {
@@ -569,7 +573,8 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
     }
     themis_tp_graph_t gs = *g;
     gs.cap = mult;
-    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS && s->work < s->work_max;
+    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS
+           && s->work < s->work_max;
          d /= 2) {
         for (uint32_t e = 0; e < m; e++) {
             mult[e] = r[e] / d;
@@ -781,8 +786,8 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
              * margin of the bound ends the search, and so does the budget
              * from 3 on (the scales differ where the levels leave what a
              * tree cannot span, not where trees run out). */
-            st = levels(&s, g, f * level_scale(c.ub), 0, NULL, max_units, &c, scaled, mult, part,
-                        mult + m, &runs, &lv);
+            st = levels(&s, g, f * level_scale(c.ub), 0, NULL, max_units, &c, scaled, mult,
+                        part, mult + m, &runs, &lv);
             if (THEMIS_OK != st) {
                 goto done;
             }
