@@ -51,8 +51,9 @@
  *             (certified).  Short of it (a strength above the budget),
  *             trees of several weights: level by level, as many trees of
  *             weight d as the graph of floor(residual / d) copies holds,
- *             d halving, within the same budget of distinct trees; the
- *             better of the two runs.
+ *             d halving, within the same budget of distinct trees - from
+ *             the (L, k) trees (or heavier first trees) and from the top
+ *             power of two; the best runs.
  *   exact     union with a budget large enough to reach the bound (the
  *             optimum's numerator is at most THEMIS_TP_EXACT_MAX_ELEMS /
  *             (n - 1)); unsupported where it is not reached.

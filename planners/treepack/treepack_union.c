@@ -15,7 +15,8 @@
  * bound) or a partition (a new upper bound), until they meet or the run
  * budget is spent.  Where that stops short of the bound because the
  * budget holds fewer trees than the strength, the same union packs trees
- * of several weights level by level (levels()).  Everything is integer;
+ * of several weights level by level (levels()): the (L, k) trees refined
+ * by residual levels, and levels from the top.  Everything is integer;
  * ties go to the lower edge, forest and L.
  */
 #include "treepack.h"
@@ -39,6 +40,17 @@
 #define LEVEL_GRAIN 256u
 /* Odd multiples of level_scale() the level packing tries. */
 #define LEVEL_SCALES 7u
+/* First-level weights the refinement of the (L, k) packing tries, in
+ * eighths of its tree weight d (1: its own trees; 5/4, 9/8, 3/2):
+ * heavier trees leave more of the budget to the residual; which is best
+ * depends on how the capacities round. */
+static const uint64_t refine_eighths[] = {8, 10, 9, 12};
+/* Finer residual weights the refinement tries: the (L, k) weight over
+ * 1 and 2. */
+#define REFINE_FINER 2u
+/* Work (un_t.work: 3 to 5 ns a step) the refinement may take: every
+ * candidate on sparse 64-node graphs, two on a 64-node clique. */
+#define REFINE_MAX_WORK 6000000u
 
 /* k forests over the copies of the edges.  An item is a forest slot,
  * f * (n - 1) + i (forest f's i-th edge), or a spare copy of edge e
@@ -59,6 +71,9 @@ typedef struct {
     uint32_t *lab, *queue, *src;            /* [nslots + m], [m] */
     uint8_t *dirty;                         /* [k] */
     uint32_t *uf, *order;                   /* [n], [m] */
+    /* Steps (edges scanned, items searched times forests) so far, and
+     * where levels() stops: a deterministic measure of time. */
+    uint64_t work, work_max;
     uint64_t *keys;                         /* [m] */
 } un_t;
 
@@ -93,6 +108,7 @@ static themis_status_t un_alloc(un_t *s, const themis_tp_graph_t *g, uint32_t km
     s->g = g;
     s->n = n;
     s->m = g->m;
+    s->work_max = UINT64_MAX;
     s->spare = calloc((size_t) g->m + 1, sizeof(*s->spare));
     s->fe = calloc(items, sizeof(*s->fe));
     s->fcount = calloc((size_t) kmax + 1, sizeof(*s->fcount));
@@ -191,6 +207,7 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
     for (uint32_t i = 0; i < s->k * n && !keep; i++) {
         s->jump[i] = i % n;
     }
+    s->work += keep ? 0 : (uint64_t) s->nslots + s->m + (uint64_t) s->k * n;
     for (uint32_t j = 0; j < nsrc; j++) {
         s->lab[s->nslots + src[j]] = s->nslots + src[j];
         s->queue[tail++] = s->nslots + src[j];
@@ -222,8 +239,10 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 for (uint32_t h = 0; h < s->k; h++) {
                     if (s->dirty[h]) {
                         un_rebuild(s, h);
+                        s->work += n;
                     }
                 }
+                s->work += (uint64_t) head * s->k;
                 return 1;
             }
             uint32_t *jump = &s->jump[(size_t) f * n];
@@ -239,6 +258,7 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
             }
         }
     }
+    s->work += (uint64_t) head * s->k;
     return 0;
 }
 
@@ -308,6 +328,7 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
 {
     uint32_t n = s->n, m = s->m;
     s->k = k;
+    s->work += (uint64_t) m * k;
     s->nslots = k * (n - 1);
     for (uint32_t e = 0; e < m; e++) {
         /* Uncapped: copies beyond k stay spare, so the closure below
@@ -498,14 +519,17 @@ static uint64_t level_scale(themis_tp_frac_t ub)
  * Trees of several weights, for graphs whose strength exceeds the budget
  * of trees (the (L, k) search then rounds every capacity down to a
  * multiple of d, K64 with capacities 1..16 to 1.22x the bound).  The
- * capacities times L0 are a residual r; level d (powers of two, largest
- * first) packs as many spanning trees as the graph of floor(r_e / d)
- * copies holds, each of weight d, and takes them off r, so what one level
- * rounds away the next packs finer.  Levels end when the budget of
- * distinct trees is spent (the finest carry least).  out: the trees, w in
- * units of 1 / L0 (q = L0).  part, mult, deg: scratch of n, m, n.
+ * capacities times L0 are a residual r; level d (dtop, else the largest
+ * power of two; then halving) packs as many spanning trees as the graph
+ * of floor(r_e / d) copies holds, each of weight d, and takes them off r,
+ * so what one level rounds away the next packs finer; init (may be NULL)
+ * is the first level instead.  Levels end when the budget of distinct
+ * trees or s->work_max is spent (the finest carry least).  out: the
+ * trees, w in units of 1 / L0 (q = L0).  part, mult, deg: scratch of n,
+ * m, n.
  */
 static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
+                              uint64_t dtop, const themis_tp_packing_t *init,
                               uint32_t max_trees, cert_t *c, uint64_t *r, uint64_t *mult,
                               uint32_t *part, uint64_t *deg, uint32_t *runs,
                               themis_tp_packing_t *out)
@@ -529,6 +553,17 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
     while (d <= top / 2) {
         d *= 2;
     }
+    d = 0 != dtop ? dtop : d;
+    /* init (q dividing L0) is the first level: its trees and the rest. */
+    for (uint32_t t = 0; NULL != init && t < init->ntrees; t++) {
+        const uint32_t *tree = &init->edges[(size_t) t * (n - 1)];
+        uint64_t w = init->w[t] * (L0 / init->q);
+        add_tree(out, tree, w);
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            r[tree[i]] -= w;
+        }
+    }
+    d = NULL != init ? d / 2 : d;
     /* The finest level: weights (multiples of dmin) add up to at most
      * THEMIS_TP_SCHED_MAX_UNITS dmin, so the schedule takes them as they
      * are (rounding shares there could overload a thin edge). */
@@ -538,7 +573,9 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
     }
     themis_tp_graph_t gs = *g;
     gs.cap = mult;
-    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS; d /= 2) {
+    for (; d >= dmin && out->ntrees < max_trees && *runs < LEVEL_MAX_RUNS
+           && s->work < s->work_max;
+         d /= 2) {
         for (uint32_t e = 0; e < m; e++) {
             mult[e] = r[e] / d;
         }
@@ -546,7 +583,7 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
         first_bound(&gs, part, &np, &ubs, deg);
         uint64_t k = ubs.num / ubs.den, left = max_trees - out->ntrees;
         k = k > left ? left : k;
-        while (0 != k && *runs < LEVEL_MAX_RUNS) {
+        while (0 != k && *runs < LEVEL_MAX_RUNS && s->work < s->work_max) {
             (*runs)++;
             if (un_run(s, mult, (uint32_t) k, part, &np)) {
                 for (uint32_t f = 0; f < k; f++) {
@@ -580,6 +617,25 @@ static themis_status_t levels(un_t *s, const themis_tp_graph_t *g, uint64_t L0,
     return THEMIS_OK;
 }
 
+/* out within UNION_SETTLE_PERMILLE of c's bound: more trees would cost
+ * more units than they gain. */
+static int settled(const cert_t *c, const themis_tp_packing_t *out)
+{
+    return (unsigned __int128) c->ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
+           <= (unsigned __int128) c->ub.den * out->value.num * 1000;
+}
+
+/* The better of out and lv in out (ties: out); lv freed. */
+static void keep_better(themis_tp_packing_t *out, themis_tp_packing_t *lv)
+{
+    if (less(out->value.num, out->value.den, lv->value.num, lv->value.den)) {
+        themis_tp_packing_free(out);
+        *out = *lv;
+        memset(lv, 0, sizeof(*lv));
+    }
+    themis_tp_packing_free(lv);
+}
+
 themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
                                 themis_tp_packing_t *out, char *why, size_t len)
 {
@@ -590,8 +646,9 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
         return THEMIS_ERR_INVALID;
     }
     un_t s;
-    themis_tp_packing_t lv;
+    themis_tp_packing_t lv, un_pk;
     memset(&lv, 0, sizeof(lv));
+    memset(&un_pk, 0, sizeof(un_pk));
     themis_status_t st = un_alloc(&s, g, max_units);
     uint64_t *scaled = calloc((size_t) m + 1, sizeof(*scaled));
     uint64_t *mult = calloc((size_t) m + (n > m ? n : m) + 1, sizeof(*mult));
@@ -628,7 +685,7 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
     themis_tp_frac_t ubs;
     first_bound(&gs, part, &np, &ubs, mult);
     uint64_t bk = 0, bL = 1, klim = UNION_FIRST_TREES < max_units ? UNION_FIRST_TREES : max_units;
-    uint32_t runs = 0;
+    uint32_t runs = 0, refined = 0;
     while (runs < UNION_MAX_RUNS) {
         /* The best k / L under the bound with k <= klim, ties to the
          * smaller L; klim doubles up to the budget when nothing is left
@@ -686,34 +743,62 @@ themis_status_t themis_tp_union(const themis_tp_graph_t *g, uint32_t max_units,
     }
     /* Short of the bound by more than the settling margin: trees of
      * several weights (levels()) may come closer within the budget. */
-    if ((unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
-        > (unsigned __int128) c.ub.den * out->value.num * 1000) {
-        for (uint64_t f = 1; f <= LEVEL_SCALES; f += 2) {
+    if (!settled(&c, out)) {
+        /* First the (L, k) packing refined: its trees at weight d (or
+         * somewhat heavier), then the residual at halving weights.  The
+         * levels from the top put heavy trees where the residual of a
+         * tight node cannot follow (56-node graphs of capacities 1..64
+         * or 1..1000 at 1.03x the bound, 1.0 to 1.013x so). */
+        s.work_max = s.work + REFINE_MAX_WORK;
+        uint32_t runs0 = runs;
+        st = themis_tp_packing_alloc(&un_pk, THEMIS_TP_UNION, n, out->ntrees, 1);
+        if (THEMIS_OK != st) {
+            goto done;
+        }
+        memcpy(un_pk.edges, out->edges, (size_t) out->ntrees * (n - 1) * sizeof(*un_pk.edges));
+        memcpy(un_pk.w, out->w, out->ntrees * sizeof(*un_pk.w));
+        un_pk.q = out->q;
+        for (uint64_t f2 = 1; f2 <= REFINE_FINER && !settled(&c, out); f2 *= 2) {
+            for (size_t i = 0; i < sizeof(refine_eighths) / sizeof(refine_eighths[0]); i++) {
+                uint64_t dtop = d * f2 * refine_eighths[i] / 8;
+                if ((i > 0 && dtop == d * f2 * refine_eighths[0] / 8)
+                    || UINT64_MAX / 8 / f2 < bL * d || s.work >= s.work_max) {
+                    continue;
+                }
+                st = levels(&s, g, bL * f2, dtop, 0 == i ? &un_pk : NULL, max_units, &c, scaled,
+                            mult, part, mult + m, &runs, &lv);
+                if (THEMIS_OK != st) {
+                    goto done;
+                }
+                keep_better(out, &lv);
+                if (settled(&c, out)) {
+                    break;
+                }
+            }
+        }
+        /* The scales below get the runs they had without the refinement. */
+        s.work_max = UINT64_MAX;
+        refined = runs - runs0;
+        runs = runs0;
+        for (uint64_t f = 1; f <= LEVEL_SCALES && !settled(&c, out); f += 2) {
             /* Levels of powers of two times 1, 3, 5, 7 round capacities
              * differently: the best runs.  The first within the settling
              * margin of the bound ends the search, and so does the budget
              * from 3 on (the scales differ where the levels leave what a
              * tree cannot span, not where trees run out). */
-            st = levels(&s, g, f * level_scale(c.ub), max_units, &c, scaled, mult, part,
-                        mult + m, &runs, &lv);
+            st = levels(&s, g, f * level_scale(c.ub), 0, NULL, max_units, &c, scaled, mult,
+                        part, mult + m, &runs, &lv);
             if (THEMIS_OK != st) {
                 goto done;
             }
             int full = f >= 3 && lv.ntrees >= max_units;
-            if (less(out->value.num, out->value.den, lv.value.num, lv.value.den)) {
-                themis_tp_packing_free(out);
-                *out = lv;
-                memset(&lv, 0, sizeof(lv));
-            }
-            themis_tp_packing_free(&lv);
-            if (full
-                || (unsigned __int128) c.ub.num * out->value.den * (1000 - UNION_SETTLE_PERMILLE)
-                       <= (unsigned __int128) c.ub.den * out->value.num * 1000) {
+            keep_better(out, &lv);
+            if (full) {
                 break;
             }
         }
     }
-    out->iterations = runs;
+    out->iterations = runs + refined;
     out->bound_exact = 1;
     out->bound = c.ub;
     out->bound_f = (double) c.ub.num / (double) c.ub.den;
@@ -725,6 +810,7 @@ done:
         themis_tp_packing_free(out);
     }
     themis_tp_packing_free(&lv);
+    themis_tp_packing_free(&un_pk);
     un_free(&s);
     free(scaled);
     free(mult);

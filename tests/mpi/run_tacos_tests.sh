@@ -86,6 +86,15 @@ for c in allreduce reduce_scatter allgather; do
         run "mesh2d:4x4 $c counts $(any_counts_big)" 1800 16
     fi
 done
+# Full level: counts sampled across 1 .. 2^20 + 1 for all three
+# collectives (reduce_scatter: even, skewed and all-on-one blocks).
+if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
+    for c in allreduce reduce_scatter allgather; do
+        args=(--coll "$c" --counts 3,251,65521,262147,1048577 --algo tacos --no-subcomms
+              --level tiny)
+        run "mesh2d:4x4 $c sampled counts to 2^20+1" 1800 16
+    done
+fi
 rm -rf "$gen"
 
 echo "tacos suite: $((SECONDS - suite_start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -79,6 +79,16 @@ for g in p3.16xlarge:8 p3.8xlarge:4 "$here/../data/graphs/ring12_chords.txt:12" 
     fi
 done
 
+# Full level: counts sampled across 1 .. 2^20 + 1 (primes, a power of
+# two, odd ones near 2^20) with every datatype and op, in place and not.
+if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
+    # shellcheck disable=SC2207
+    opts=("${VADER[@]}" "${MIN0[@]}" "${YIELD[@]}" "${TP[@]}" $(graph p3.8xlarge))
+    args=(--coll allreduce --algo treepack --counts 3,251,4096,65521,262147,1048575,1048577
+          --no-subcomms --level full)
+    run "p3.8xlarge allreduce sampled counts to 2^20+1, every type and op" 900 4
+fi
+
 # Where it cannot run: Themis instead (substituted).
 opts=("${VADER[@]}" "${MIN0[@]}" "${TP[@]}")
 args=(--coll allreduce --algo themis --substituted --no-subcomms --level tiny)
