@@ -60,7 +60,8 @@ done
 # the unit tests of that build and the MPI correctness suites at CI
 # level, launched by 5.0's mpirun (tests/mpi/mpirun.sh).
 ompi5_suites=(run_mpi_tests run_dtype_tests run_repro_tests run_msccl_tests
-              run_tacos_tests run_torus_tests run_persistent_tests run_input_tests)
+              run_tacos_tests run_torus_tests run_persistent_tests run_input_tests
+              run_place_tests)
 ompi5_tar=${THEMIS_OMPI5_TARBALL:-$top/../shared/ompi/openmpi-5.0.9-src.tar.xz}
 if [ "${THEMIS_OMPI5:-1}" = 0 ]; then
     :
