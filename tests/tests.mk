@@ -171,7 +171,7 @@ SUITES = tests/check_static.sh tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_te
     tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
     tests/mpi/run_torus_tests.sh tests/mpi/run_treepack_tests.sh tests/mpi/run_auto_tests.sh \
     tests/mpi/run_input_tests.sh tests/mpi/run_nbc_tests.sh tests/mpi/run_persistent_tests.sh \
-    tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \
+    tests/mpi/run_place_tests.sh tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \
     tests/mpi/run_engine_harness.sh tests/mpi/run_cli.sh tests/mpi/run_sanitizer.sh \
     tests/netbed/run_netbed_smoke.sh tests/netbed/run_netbed_torus.sh \
     tests/netbed/run_netclos_smoke.sh tests/netbed/run_netgraph_smoke.sh \
@@ -179,7 +179,8 @@ SUITES = tests/check_static.sh tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_te
 # The suites that run again on the Open MPI 5 build (tests/run_all.sh).
 SUITES_OMPI5 = tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
     tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
-    tests/mpi/run_torus_tests.sh tests/mpi/run_persistent_tests.sh tests/mpi/run_input_tests.sh
+    tests/mpi/run_torus_tests.sh tests/mpi/run_persistent_tests.sh tests/mpi/run_input_tests.sh \
+    tests/mpi/run_place_tests.sh
 
 TESTS += $(UNIT_TESTS) $(SUITES)
 LOG_DRIVER = bash $(top_srcdir)/tests/suite_driver.sh

@@ -162,6 +162,7 @@ typedef struct {
     bool schedule_set[MCA_COLL_THEMIS_NALGO_COLLS];
     uint64_t schedule_hash[MCA_COLL_THEMIS_NALGO_COLLS];
     uint64_t graph_hash;                /* of coll_themis_graph, 0 = none */
+    uint64_t host_map_hash;             /* of coll_themis_host_map, 0 = none */
 } mca_coll_themis_config_t;
 
 typedef struct mca_coll_themis_component_t {
@@ -206,6 +207,7 @@ typedef struct mca_coll_themis_component_t {
     uint32_t schedule_ngpus[MCA_COLL_THEMIS_NALGO_COLLS];
     themis_xfer_sched_t schedule[MCA_COLL_THEMIS_NALGO_COLLS];
     char schedule_error[MCA_COLL_THEMIS_NALGO_COLLS][256];
+    char *host_map_param;               /* coll_themis_host_map (tests) */
     char *graph_param;                  /* coll_themis_graph */
     themis_graph_t graph;               /* parsed; nnodes 0 = none */
 } mca_coll_themis_component_t;
@@ -222,7 +224,9 @@ typedef struct {
     int place[THEMIS_MAX_DIMS];
     mca_coll_themis_level_t level[THEMIS_MAX_DIMS];
     mca_coll_themis_level_t farthest;   /* farthest peer of this rank */
+    mca_coll_themis_level_t node_level; /* farthest peer on this rank's node */
     int local_ranks;                    /* ranks of the comm on this node */
+    bool from_graph;                    /* dims from coll_themis_graph's hosts */
     char reason[200];
 } mca_coll_themis_shape_t;
 
@@ -335,6 +339,10 @@ typedef struct mca_coll_themis_module_t {
     themis_topology_t topo;
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
     int *coord_to_rank;                 /* NULL = identity */
+    /* coll_themis_graph with its rank nodes renumbered as the runtime
+     * placed this communicator's ranks on its hosts (rank node i = rank
+     * i); NULL: the component's graph as given (coll_themis_placement.c). */
+    themis_graph_t *graph;
     /* Per-shape state of the algorithm table's rows (e.g. the rings'
      * Hamiltonian cycles), built once, freed with each row's state_free. */
     void *algo_state[THEMIS_MAX_ALGORITHMS];
@@ -427,11 +435,40 @@ void mca_coll_themis_dims_single(mca_coll_themis_shape_t *shape, int comm_size,
  * node's network interface. */
 void mca_coll_themis_dims_default_rates(mca_coll_themis_level_t level, int sharing,
                                         uint64_t *bw_bps, themis_time_t *lat_ps);
-/* Ping-pong probe of every dimension on p2p_comm, agreed on all ranks by
+/* Ping-pong probe of every dimension on p2p_comm (through m->coord_to_rank), agreed on all ranks by
  * one allreduce through the previous module.  Overwrites bw/lat. */
 int mca_coll_themis_dims_probe(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_themis_shape_t *shape, uint64_t *bw_bps,
                                themis_time_t *lat_ps);
+
+/* placement (coll_themis_placement.c) */
+/* coll_themis_host_map ("0,0,1,1": the host of each MPI_COMM_WORLD rank,
+ * for tests) parsed; *hash 0 when empty.  false with why when malformed. */
+bool mca_coll_themis_host_map_parse(const char *text, uint64_t *hash, char *why, size_t len);
+void mca_coll_themis_host_map_free(void);
+/* Whether coll_themis_host_map puts comm rank q on another host than this
+ * rank (false without a map). */
+bool mca_coll_themis_host_map_apart(struct ompi_communicator_t *comm, int q);
+/* The lowest comm rank on this rank's host (from the runtime's locality,
+ * coll_themis_host_map applied): this rank's entry of the placement the
+ * setup agreement gathers (coll_themis_dims.c). */
+int mca_coll_themis_placement_host(struct ompi_communicator_t *comm);
+/* After the agreement: host[r] = 1 + the lowest rank on rank r's host,
+ * equal on every rank.  Logs the placement (verbose 10); maps the ranks
+ * onto coll_themis_graph's hosts (m->graph) or says once why not; dims
+ * taken from the graph then follow the runtime's hosts (place values and
+ * levels; *order, malloc'd, maps coordinate index -> rank where place
+ * values cannot say it, else stays NULL).  OMPI_ERR_OUT_OF_RESOURCE is
+ * the only error. */
+int mca_coll_themis_placement_apply(mca_coll_themis_module_t *m,
+                                    struct ompi_communicator_t *comm, const uint64_t *host,
+                                    mca_coll_themis_level_t node_level,
+                                    mca_coll_themis_shape_t *shape, int **order);
+
+static inline const themis_graph_t *mca_coll_themis_graph_of(const mca_coll_themis_module_t *m)
+{
+    return NULL != m->graph ? m->graph : &mca_coll_themis_component.graph;
+}
 
 /* What runs a call (coll_themis_decide.c). */
 typedef struct {

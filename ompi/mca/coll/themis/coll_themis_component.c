@@ -107,6 +107,7 @@ static int themis_close(void)
         mca_coll_themis_component.schedule_text[k] = NULL;
     }
     themis_graph_free(&mca_coll_themis_component.graph);
+    mca_coll_themis_host_map_free();
     mca_coll_themis_nbc_fini();
     mca_coll_themis_trace_close();
     if (0 <= mca_coll_themis_component.output) {

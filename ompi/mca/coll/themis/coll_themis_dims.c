@@ -89,11 +89,26 @@ static opal_hwloc_locality_t peer_flags(ompi_communicator_t *comm, int q)
     if (q == ompi_comm_rank(comm)) {
         return OPAL_PROC_ALL_LOCAL;
     }
+    if (mca_coll_themis_host_map_apart(comm, q)) {
+        return OPAL_PROC_NON_LOCAL;
+    }
     proc = ompi_group_get_proc_ptr(comm->c_local_group, q, true);
     if (NULL == proc) {
         return OPAL_PROC_NON_LOCAL;
     }
     return proc->super.proc_flags;
+}
+
+int mca_coll_themis_placement_host(struct ompi_communicator_t *comm)
+{
+    const int me = ompi_comm_rank(comm);
+
+    for (int q = 0; q < me; ++q) {
+        if (OPAL_PROC_ON_LOCAL_NODE(peer_flags(comm, q))) {
+            return q;
+        }
+    }
+    return me;
 }
 
 static bool in_candidate(opal_hwloc_locality_t f, int cand)
@@ -126,6 +141,7 @@ void mca_coll_themis_dims_single(mca_coll_themis_shape_t *shape, int comm_size,
                                  mca_coll_themis_level_t level)
 {
     shape->valid = true;
+    shape->from_graph = false;
     shape->ndims = 1;
     shape->size[0] = (uint32_t) comm_size;
     shape->place[0] = 1;
@@ -150,6 +166,9 @@ uint64_t mca_coll_themis_shape_hash(const mca_coll_themis_shape_t *shape)
 
 /* ---------------------------------------------------------------- declared */
 
+/* The shape coll_themis_graph's hosts give (mca_coll_themis_declared_shape). */
+static __thread mca_coll_themis_shape_decl_t from_graph;
+
 const mca_coll_themis_shape_decl_t *mca_coll_themis_declared_shape(uint64_t comm_size)
 {
     static __thread mca_coll_themis_shape_decl_t from_rules;
@@ -169,7 +188,6 @@ const mca_coll_themis_shape_decl_t *mca_coll_themis_declared_shape(uint64_t comm
     }
     /* Else coll_themis_graph's placement of its ranks on hosts: ranks per
      * host x hosts (cluster.h), as themis-plan compare plans them. */
-    static __thread mca_coll_themis_shape_decl_t from_graph;
     const themis_graph_t *g = &mca_coll_themis_component.graph;
     char why[8];
     if (0 != g->nhosts && g->nranks == comm_size) {
@@ -190,6 +208,7 @@ static void declared_shape(ompi_communicator_t *comm, const mca_coll_themis_shap
 
     shape->valid = true;
     shape->declared = true;
+    shape->from_graph = &from_graph == decl;
     shape->ndims = decl->ndims;
     for (int i = 0; i < decl->ndims; ++i) {
         const int d = (int) decl->dims[i];
@@ -475,6 +494,7 @@ void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
 
     memset(shape, 0, sizeof(*shape));
     shape->farthest = MCA_COLL_THEMIS_LEVEL_SOCKET;
+    shape->node_level = MCA_COLL_THEMIS_LEVEL_SOCKET;
     for (int q = 0; q < size; ++q) {
         const opal_hwloc_locality_t f = peer_flags(comm, q);
         const mca_coll_themis_level_t l = flags_level(f);
@@ -483,6 +503,9 @@ void mca_coll_themis_dims_local(struct ompi_communicator_t *comm,
         }
         if (OPAL_PROC_ON_LOCAL_NODE(f)) {
             ++shape->local_ranks;
+            if (l > shape->node_level) {
+                shape->node_level = l;
+            }
         }
     }
 
@@ -546,20 +569,31 @@ int mca_coll_themis_dims_probe(mca_coll_themis_module_t *m, struct ompi_communic
                                themis_time_t *lat_ps)
 {
     const int me = ompi_comm_rank(comm);
+    const int *map = m->coord_to_rank;
     uint64_t v[2 * THEMIS_MAX_DIMS];
     char *buf = malloc(THEMIS_PROBE_BW_BYTES);
-    int rc = OMPI_SUCCESS, rc2;
+    int rc = OMPI_SUCCESS, rc2, idx = me, stride = 1;
 
+    /* With a rank map, coordinates are those of this rank's index in it
+     * (place values then are the index's strides). */
+    for (int k = 0; NULL != map && k < ompi_comm_size(comm); ++k) {
+        if (me == map[k]) {
+            idx = k;
+        }
+    }
     memset(v, 0, sizeof(v));
-    for (int i = 0; i < shape->ndims && OMPI_SUCCESS == rc && NULL != buf; ++i) {
-        const int c = (me / shape->place[i]) % (int) shape->size[i];
+    for (int i = 0; i < shape->ndims && OMPI_SUCCESS == rc && NULL != buf;
+         stride *= (int) shape->size[i], ++i) {
+        const int place = NULL != map ? stride : shape->place[i];
+        const int c = (idx / place) % (int) shape->size[i];
         const int pc = c ^ 1;
         uint64_t lat_ns, bw_ns;
 
         if (pc >= (int) shape->size[i]) {
             continue;
         }
-        const int peer = me + (pc - c) * shape->place[i];
+        const int peer_idx = idx + (pc - c) * place;
+        const int peer = NULL != map ? map[peer_idx] : peer_idx;
         const bool initiator = c < pc;
 
         rc = pingpong(m->p2p_comm, peer, initiator, buf, 8, 8, THEMIS_PROBE_LAT_ITERS, &lat_ns);

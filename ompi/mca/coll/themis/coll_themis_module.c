@@ -31,17 +31,26 @@ enum {
     AGREE_FAIL,            /* size - rank of the lowest rank that cannot take part */
     AGREE_FARTHEST,        /* farthest peer level of any rank */
     AGREE_LOCAL_RANKS,     /* most ranks of the comm on one node */
+    AGREE_NODE_LEVEL,      /* farthest peer on one node, max over ranks */
     AGREE_LEVEL0,          /* per-dimension level, max over ranks */
+    /* then one slot per rank: 1 + the lowest rank on its host, set by that
+     * rank alone (coll_themis_placement.c) */
     AGREE_COUNT = AGREE_LEVEL0 + THEMIS_MAX_DIMS
 };
 
+/* Length of the agreement vector of a communicator of `size` ranks. */
+static size_t agree_len(int size)
+{
+    return AGREE_COUNT + (size_t) size;
+}
+
 /* A nonblocking setup under way (mca_coll_themis_setup_start). */
 struct mca_coll_themis_setup_t {
-    uint64_t agree[AGREE_COUNT];
     mca_coll_themis_shape_t shape;
     ompi_request_t *agree_req;
     ompi_request_t *dup_req;
     ompi_communicator_t *dup;
+    uint64_t agree[];      /* agree_len(size) */
 };
 
 static int themis_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -65,6 +74,7 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     memset(&m->topo, 0, sizeof(m->topo));
     memset(m->dim_algo, 0, sizeof(m->dim_algo));
     m->coord_to_rank = NULL;
+    m->graph = NULL;
     memset(m->algo_state, 0, sizeof(m->algo_state));
     memset(m->algo_table, 0, sizeof(m->algo_table));
     mca_coll_themis_plan_cache_init(&m->cache);
@@ -228,6 +238,11 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
     mca_coll_themis_engine_scratch_release(&m->scratch);
     free(m->coord_to_rank);
     m->coord_to_rank = NULL;
+    if (NULL != m->graph) {
+        themis_graph_free(m->graph);
+        free(m->graph);
+        m->graph = NULL;
+    }
     for (int a = 0; a < themis_nalgorithms(); ++a) {
         if (NULL != m->algo_state[a] && NULL != themis_algorithm_get(a)->state_free) {
             themis_algorithm_get(a)->state_free(m->algo_state[a]);
@@ -394,12 +409,17 @@ static int create_p2p_comm(mca_coll_themis_module_t *m, ompi_communicator_t *com
 }
 
 /* Identity maps need no table; otherwise linear coordinate index ->
- * communicator rank through the place values. */
+ * communicator rank through the place values, unless the placement set
+ * the map already. */
 static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_shape_t *s,
                           int comm_size)
 {
     int stride = 1;
     bool identity = true;
+
+    if (NULL != m->coord_to_rank) {
+        return OMPI_SUCCESS;
+    }
 
     for (int i = 0; i < s->ndims; ++i) {
         if (s->place[i] != stride) {
@@ -430,9 +450,9 @@ static int build_rank_map(mca_coll_themis_module_t *m, const mca_coll_themis_sha
  * certifies (a partition's ratio), and the C of the schedule the row runs
  * (the packing rounded to units and chunks) against the same bound: what
  * the row's time is within of C(G), at verbose 1, once per communicator. */
-static void log_packing(ompi_communicator_t *comm)
+static void log_packing(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
 {
-    const themis_graph_t *graph = &mca_coll_themis_component.graph;
+    const themis_graph_t *graph = mca_coll_themis_graph_of(m);
     themis_tp_graph_t g;
     themis_tp_packing_t p;
     themis_xfer_sched_t s;
@@ -483,13 +503,16 @@ static void agree_local(ompi_communicator_t *comm, mca_coll_themis_shape_t *shap
     mca_coll_themis_component_t *c = &mca_coll_themis_component;
 
     memset(shape, 0, sizeof(*shape));
-    memset(agree, 0, sizeof(uint64_t) * AGREE_COUNT);
+    memset(agree, 0, sizeof(uint64_t) * agree_len(ompi_comm_size(comm)));
     if (c->config_ok) {
         mca_coll_themis_dims_local(comm, &c->config, shape);
         agree[AGREE_CFG] = c->config_hash;
         agree[AGREE_SHAPE] = mca_coll_themis_shape_hash(shape);
         agree[AGREE_FARTHEST] = (uint64_t) shape->farthest;
         agree[AGREE_LOCAL_RANKS] = (uint64_t) shape->local_ranks;
+        agree[AGREE_NODE_LEVEL] = (uint64_t) shape->node_level;
+        agree[AGREE_COUNT + ompi_comm_rank(comm)] =
+            1 + (uint64_t) mca_coll_themis_placement_host(comm);
         for (int i = 0; shape->valid && i < shape->ndims; ++i) {
             agree[AGREE_LEVEL0 + i] = (uint64_t) shape->level[i];
         }
@@ -514,20 +537,25 @@ static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
 int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communicator_t *comm)
 {
     mca_coll_themis_shape_t shape;
-    uint64_t agree[AGREE_COUNT];
+    const size_t len = agree_len(ompi_comm_size(comm));
+    uint64_t *agree = malloc(sizeof(uint64_t) * len);
     int rc;
 
+    if (NULL == agree) {
+        step_aside(m, comm, NULL, "out of memory for the setup");
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     m->in_setup = true;
     agree_local(comm, &shape, agree);
     rc = m->prev[MCA_COLL_THEMIS_ALLREDUCE].fn.allreduce(
-        MPI_IN_PLACE, agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm,
+        MPI_IN_PLACE, agree, (int) len, MPI_UINT64_T, MPI_MAX, comm,
         m->prev[MCA_COLL_THEMIS_ALLREDUCE].module);
     if (OMPI_SUCCESS != rc) {
         step_aside(m, comm, NULL, "the agreement allreduce failed");
-        m->in_setup = false;
-        return rc;
+    } else {
+        rc = setup_decide(m, comm, agree, shape);
     }
-    rc = setup_decide(m, comm, agree, shape);
+    free(agree);
     m->in_setup = false;
     return rc;
 }
@@ -541,7 +569,8 @@ int mca_coll_themis_lazy_setup(mca_coll_themis_module_t *m, struct ompi_communic
 
 int mca_coll_themis_setup_start(mca_coll_themis_module_t *m, ompi_communicator_t *comm)
 {
-    struct mca_coll_themis_setup_t *s = calloc(1, sizeof(*s));
+    const size_t len = agree_len(ompi_comm_size(comm));
+    struct mca_coll_themis_setup_t *s = calloc(1, sizeof(*s) + sizeof(uint64_t) * len);
     opal_info_t *info = NULL;
     int rc;
 
@@ -551,7 +580,7 @@ int mca_coll_themis_setup_start(mca_coll_themis_module_t *m, ompi_communicator_t
     }
     agree_local(comm, &s->shape, s->agree);
     rc = m->prev[MCA_COLL_THEMIS_IALLREDUCE].fn.iallreduce(
-        MPI_IN_PLACE, s->agree, AGREE_COUNT, MPI_UINT64_T, MPI_MAX, comm, &s->agree_req,
+        MPI_IN_PLACE, s->agree, (int) len, MPI_UINT64_T, MPI_MAX, comm, &s->agree_req,
         m->prev[MCA_COLL_THEMIS_IALLREDUCE].module);
     if (OMPI_SUCCESS == rc) {
         info = private_info();
@@ -662,9 +691,19 @@ static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
             shape.level[i] = (mca_coll_themis_level_t) agree[AGREE_LEVEL0 + i];
         }
     }
+    /* Where the ranks run, against coll_themis_graph's hosts. */
+    rc = mca_coll_themis_placement_apply(m, comm, agree + AGREE_COUNT,
+                                         (mca_coll_themis_level_t) agree[AGREE_NODE_LEVEL],
+                                         &shape, &m->coord_to_rank);
+    if (OMPI_SUCCESS != rc) {
+        /* Local failure after a collective decision: this rank errors out. */
+        step_aside(m, comm, NULL, "out of memory for the placement");
+        return rc;
+    }
     /* Declared dims the graph's placement does not cut along hosts: the
      * programs are planned for one network, `auto` simulates another. */
-    if (shape.declared && (uint64_t) size == c->graph.nranks && is_rank0(comm)) {
+    if (shape.declared && !shape.from_graph && (uint64_t) size == c->graph.nranks
+        && is_rank0(comm)) {
         char disagree[256];
         if (!themis_graph_dims_agree(&c->graph, shape.size, shape.ndims, disagree,
                                      sizeof(disagree))
@@ -794,7 +833,7 @@ static int setup_decide(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     if (is_rank0(comm) && (opal_output_get_verbosity(c->output) >= 1)
         && (uint32_t) size == c->graph.nranks) {
-        log_packing(comm);
+        log_packing(m, comm);
     }
     const mca_coll_themis_shape_decl_t *decl = mca_coll_themis_declared_shape((uint64_t) size);
     if (NULL != decl && (opal_output_get_verbosity(c->output) >= 10)) {

@@ -287,6 +287,18 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->graph_param);
 
+    c->host_map_param = "";
+    (void) mca_base_component_var_register(
+        comp, "host_map",
+        "For testing on one machine: the host of every MPI_COMM_WORLD rank, in rank order "
+        "(\"0,0,1,1\": ranks 0 and 1 on host 0, 2 and 3 on host 1), used instead of the "
+        "runtime's locality wherever coll/themis asks which ranks share a node: the automatic "
+        "dims, the levels of declared ones, and the placement of coll_themis_graph's ranks on "
+        "its hosts. Ranks past the list's end are a host each. A real run leaves it empty and "
+        "uses locality. Part of the setup agreement. Empty: none.",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->host_map_param);
+
     c->torus_param = "";
     (void) mca_base_component_var_register(
         comp, "torus",
@@ -758,6 +770,7 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
         h = themis_fnv1a_u64(h, cfg->schedule_hash[k]);
     }
     h = themis_fnv1a_u64(h, cfg->graph_hash);
+    h = themis_fnv1a_u64(h, cfg->host_map_hash);
     return h;
 }
 
@@ -926,6 +939,12 @@ bool mca_coll_themis_params_parse(void)
         } else {
             cfg->graph_hash = themis_graph_hash(&c->graph);
         }
+    }
+
+    if (!mca_coll_themis_host_map_parse(c->host_map_param, &cfg->host_map_hash, why,
+                                        sizeof(why))) {
+        report("coll_themis_host_map", c->host_map_param, why);
+        ok = false;
     }
 
     if (0 != c->scratch_max_param && c->scratch_max_param < ((size_t) 1 << 20)) {

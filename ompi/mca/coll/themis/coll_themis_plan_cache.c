@@ -141,13 +141,15 @@ static void report_refused(ompi_communicator_t *comm, themis_coll_t coll, int re
                         comm->c_name, themis_coll_name(coll), why);
 }
 
-/* coll_themis_graph where it has a rank node per rank; said once where not,
+/* coll_themis_graph (as placed on the runtime's hosts) where it has a rank
+ * node per rank; said once where not,
  * and why in *no_graph for the rows that need it. */
-static const themis_graph_t *graph_for(ompi_communicator_t *comm, uint64_t nranks,
+static const themis_graph_t *graph_for(const mca_coll_themis_module_t *m,
+                                       ompi_communicator_t *comm, uint64_t nranks,
                                        char *no_graph, size_t len)
 {
     static bool said = false;
-    const themis_graph_t *g = &mca_coll_themis_component.graph;
+    const themis_graph_t *g = mca_coll_themis_graph_of(m);
 
     if (0 == g->nranks) {
         return NULL;
@@ -256,7 +258,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     themis_algo_input_t in = {.topo = &m->topo, .coll = coll, .bytes = elems * elem_size,
                               .params = &params, .states = m->algo_state,
                               .xsched = xs,
-                              .graph = graph_for(comm, nranks, no_graph, sizeof(no_graph)),
+                              .graph = graph_for(m, comm, nranks, no_graph, sizeof(no_graph)),
                               .no_graph = '\0' != no_graph[0] ? no_graph : NULL,
                               .no_xsched = '\0' != no_xsched[0] ? no_xsched : NULL,
                               .dim_algo = m->dim_algo};
