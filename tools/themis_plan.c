@@ -175,8 +175,8 @@ static int list_item(const char *list, int k, int ndims, char *buf, size_t len)
  * [--dim-kinds K[,L]]: coll/themis' syntax for its coll_themis_dims and
  * coll_themis_dim_* parameters, the same parsers; rates default to the
  * component's across-nodes ones, kinds to sw. */
-static int dims_topology(cli_opts_t *o, const char *dims, const char *bws, const char *lats,
-                         const char *kinds)
+int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char *bws,
+                              const char *lats, const char *kinds)
 {
     static const char *const kind_names[] = {"ring", "biring", "fc", "sw"};
     static const themis_dim_kind_t kind_values[] = {THEMIS_DIM_RING, THEMIS_DIM_BIRING,
@@ -194,10 +194,10 @@ static int dims_topology(cli_opts_t *o, const char *dims, const char *bws, const
         fprintf(stderr, "%s: bad --dims '%s': %s\n", prog, dims, 0 == n ? "empty" : why);
         return EXIT_USAGE;
     }
-    memset(&o->topo, 0, sizeof(o->topo));
-    o->topo.ndims = n;
+    memset(t, 0, sizeof(*t));
+    t->ndims = n;
     for (int i = 0; i < n; i++) {
-        themis_dim_t *d = &o->topo.dims[i];
+        themis_dim_t *d = &t->dims[i];
         const char *end = "";
         d->size = sizes[i];
         d->kind = THEMIS_DIM_SWITCH;
@@ -232,12 +232,10 @@ static int dims_topology(cli_opts_t *o, const char *dims, const char *bws, const
             d->kind = kind_values[found];
         }
     }
-    if (THEMIS_OK != themis_topology_check(&o->topo, why, sizeof(why))) {
+    if (THEMIS_OK != themis_topology_check(t, why, sizeof(why))) {
         fprintf(stderr, "%s: --dims %s: %s\n", prog, dims, why);
         return EXIT_USAGE;
     }
-    themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));
-    o->have_topo = 1;
     return 0;
 }
 
@@ -474,7 +472,13 @@ int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_
             fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, argv[0]);
             return EXIT_USAGE;
         }
-        return dims_topology(o, dims, dim_bw, dim_lat, dim_kinds);
+        int rc = themis_plan_dims_topology(&o->topo, dims, dim_bw, dim_lat, dim_kinds);
+        if (0 != rc) {
+            return rc;
+        }
+        themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));
+        o->have_topo = 1;
+        return 0;
     }
     if (NULL != topo_spec || NULL != topo_file) {
         return load_topology(o, topo_spec, topo_file);

@@ -28,8 +28,12 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: themis-plan export --msccl OUT.xml --topo SPEC --coll ar|rs|ag --count N\n"
+            "usage: themis-plan export --msccl OUT.xml (--topo SPEC | --dims SHAPE)\n"
+            "                          --coll ar|rs|ag (--count N | --bytes S)\n"
             "                          [--algorithm NAME] [--chunks K] [--chunks-in-flight F]\n"
+            "  --dims 4x2 [--dim-bandwidths B,..] [--dim-latencies L,..] [--dim-kinds K,..]:\n"
+            "  coll/themis' shape syntax, as in themis-plan schedule --help.  --bytes S:\n"
+            "  N = S / 4 (floats).\n"
             "  The programs of every rank for one call of N elements per rank's input\n"
             "  (allreduce: the vector; allgather: the block; reduce-scatter: each rank's\n"
             "  block) with the algorithm (default themis, as coll_themis_<coll>_algorithm),\n"
@@ -158,6 +162,11 @@ int themis_plan_cmd_export(int argc, char **argv)
         {"topo", required_argument, NULL, 't'},
         {"coll", required_argument, NULL, 'c'},
         {"count", required_argument, NULL, 'n'},
+        {"bytes", required_argument, NULL, 'b'},
+        {"dims", required_argument, NULL, 'd'},
+        {"dim-bandwidths", required_argument, NULL, 'B'},
+        {"dim-latencies", required_argument, NULL, 'L'},
+        {"dim-kinds", required_argument, NULL, 'K'},
         {"algorithm", required_argument, NULL, 'a'},
         {"chunks", required_argument, NULL, 'k'},
         {"chunks-in-flight", required_argument, NULL, 'f'},
@@ -165,12 +174,14 @@ int themis_plan_cmd_export(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *outp = NULL, *spec = NULL, *algo_name = themis_algorithm_get(0)->name;
+    const char *dims = NULL, *dim_bw = NULL, *dim_lat = NULL, *dim_kinds = NULL;
+    uint64_t bytes;
     themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
     uint32_t count = 0, chunks = 4, in_flight = 2;
     int have_coll = 0, c;
 
     optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "m:t:c:n:a:k:f:h", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "m:t:c:n:b:d:B:L:K:a:k:f:h", longopts, NULL))) {
         switch (c) {
         case 'm':
             outp = optarg;
@@ -191,6 +202,27 @@ int themis_plan_cmd_export(int argc, char **argv)
                         THEMIS_XFER_PROGRAMS_MAX_UNITS);
                 return EXIT_USAGE;
             }
+            break;
+        case 'b':
+            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 != bytes % sizeof(float)
+                || 0 == bytes || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS) {
+                fprintf(stderr, "themis-plan export: --bytes: a multiple of 4 (floats), "
+                        "4 .. %u x 4\n", THEMIS_XFER_PROGRAMS_MAX_UNITS);
+                return EXIT_USAGE;
+            }
+            count = (uint32_t) (bytes / sizeof(float));
+            break;
+        case 'd':
+            dims = optarg;
+            break;
+        case 'B':
+            dim_bw = optarg;
+            break;
+        case 'L':
+            dim_lat = optarg;
+            break;
+        case 'K':
+            dim_kinds = optarg;
             break;
         case 'a':
             algo_name = optarg;
@@ -216,7 +248,8 @@ int themis_plan_cmd_export(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (optind != argc || NULL == outp || NULL == spec || !have_coll || 0 == count) {
+    if (optind != argc || NULL == outp || (NULL == spec) == (NULL == dims) || !have_coll
+        || 0 == count) {
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -229,8 +262,13 @@ int themis_plan_cmd_export(int argc, char **argv)
     themis_topology_t t;
     themis_parse_error_t e;
     char why[256];
-    if (THEMIS_OK != themis_topology_parse(spec, &t, &e)
-        || THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
+    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
+        int rc = themis_plan_dims_topology(&t, dims, dim_bw, dim_lat, dim_kinds);
+        if (0 != rc) {
+            return rc;
+        }
+    } else if (THEMIS_OK != themis_topology_parse(spec, &t, &e)
+               || THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
         fprintf(stderr, "themis-plan export: --topo %s: %s\n", spec, e.message);
         return EXIT_USAGE;
     }

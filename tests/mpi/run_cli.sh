@@ -362,6 +362,13 @@ run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --co
 [ $rc -eq 2 ] && grep -q '1 \.\. 32' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "--chunks-in-flight 33: rc=$rc"; }
 run ex "$plan" simulate --topo sw:4:100Gb:1us --chunks-in-flight 33
 [ $rc -eq 2 ] && grep -q '(1\.\.32)' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
+# the other subcommands' network and size options: --dims 4x2 is the
+# component's sw:4_sw:2 at the across-nodes rates, --bytes 48 is 12 floats
+run ex "$plan" export --msccl "$tmp/ex_topo.xml" --topo sw:4:100Gb:2us_sw:2:100Gb:2us --coll ar \
+    --count 12
+run ex2 "$plan" export --msccl "$tmp/ex_dims.xml" --dims 4x2 --coll ar --bytes 48
+[ $rc -eq 0 ] && cmp -s "$tmp/ex_topo.xml" "$tmp/ex_dims.xml" ||
+    { ok=0; fail cli_export_msccl "--dims 4x2 --bytes 48: rc=$rc, or not --topo's --count 12"; }
 [ $ok -eq 1 ] && pass cli_export_msccl
 
 printf '<algo coll="allreduce" ngpus="2" nchunksperloop="2">\n<gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0"/>\n</algo>\n' \
