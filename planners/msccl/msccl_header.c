@@ -44,7 +44,7 @@ themis_status_t themis_msccl_header(const char *text, size_t size, themis_msccl_
         const xmlChar *name = xmlTextReaderConstLocalName(r);
         xmlChar *ngpus = xmlTextReaderGetAttribute(r, (const xmlChar *) "ngpus");
         if (NULL != name && 0 == strcmp((const char *) name, "algo") && NULL != ngpus) {
-            /* As the full parse reads it (msccl.c parse_algo). */
+            /* As the full parse reads it (msccl_import.c parse_algo). */
             char *end;
             errno = 0;
             long long g = strtoll((const char *) ngpus, &end, 10);
