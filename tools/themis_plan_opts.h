@@ -16,7 +16,7 @@
 #include "simulator.h"
 #include "topology.h"
 
-#define MAX_LIST 64              /* entries of --bytes / --chunks lists */
+#define MAX_LIST 64 /* entries of --bytes / --chunks lists */
 
 enum {
     OPT_TOPO = 1 << 0,
@@ -45,12 +45,13 @@ enum {
 
 /* The topology options: a preset or spec, a file, or coll/themis' shape
  * syntax (--dims 4x2 with optional per-dimension lists). */
-#define OPT_TOPOLOGY (OPT_TOPO | OPT_TOPO_FILE | OPT_DIMS | OPT_DIM_BW | OPT_DIM_LAT | OPT_DIM_KINDS)
+#define OPT_TOPOLOGY \
+    (OPT_TOPO | OPT_TOPO_FILE | OPT_DIMS | OPT_DIM_BW | OPT_DIM_LAT | OPT_DIM_KINDS)
 
 typedef struct {
     themis_topology_t topo;
     int have_topo;
-    char topo_label[1024];       /* what the user named: preset, spec or file */
+    char topo_label[1024]; /* what the user named: preset, spec or file */
     themis_coll_t coll;
     uint64_t bytes[MAX_LIST];
     int nbytes;
@@ -61,16 +62,16 @@ typedef struct {
     uint32_t chunks_in_flight;
     uint32_t threshold_permille;
     int have_threshold;
-    themis_latency_mode_t latency;   /* simulator latency mode */
-    themis_load_model_t load;        /* scheduler Dim Load Tracker model */
+    themis_latency_mode_t latency; /* simulator latency mode */
+    themis_load_model_t load;      /* scheduler Dim Load Tracker model */
     const char *json_path;
     int csv;
     const char *png_path;
     int help;
-    uint64_t min_chunk;          /* > 0: --chunks is a maximum (chunking.h) */
-    const char *trace_path;      /* timeline --trace */
-    uint32_t call;               /* timeline --call: index of the traced call */
-    unsigned given;              /* OPT_* bits that were on the command line */
+    uint64_t min_chunk;     /* > 0: --chunks is a maximum (chunking.h) */
+    const char *trace_path; /* timeline --trace */
+    uint32_t call;          /* timeline --call: index of the traced call */
+    unsigned given;         /* OPT_* bits that were on the command line */
 } cli_opts_t;
 
 /* Parses argv (options in `allowed`, OPT_*) into o; *first_pos: the
