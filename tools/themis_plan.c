@@ -54,6 +54,7 @@ static const struct option long_options[] = {
     {"topo-file", required_argument, NULL, OPT_TOPO_FILE},
     {"coll", required_argument, NULL, OPT_COLL},
     {"bytes", required_argument, NULL, OPT_BYTES},
+    {"count", required_argument, NULL, OPT_COUNT},
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"scheduler", required_argument, NULL, OPT_SCHEDULER},
     {"order", required_argument, NULL, OPT_ORDER},
@@ -299,6 +300,19 @@ static int parse_one_size(const char *tok, void *out)
     return 0;
 }
 
+/* --count: elements of 4 bytes (floats, as the component's tests), so
+ * that every subcommand taking a size takes --bytes and --count. */
+static int parse_one_count(const char *tok, void *out)
+{
+    uint64_t v;
+    if (THEMIS_OK != themis_parse_size(tok, &v) || 0 == v || v > UINT64_MAX / sizeof(float)) {
+        fprintf(stderr, "%s: bad count '%s' (want elements, e.g. 1M, 65536; > 0)\n", prog, tok);
+        return -1;
+    }
+    *(uint64_t *) out = v * sizeof(float);
+    return 0;
+}
+
 static int parse_one_chunks(const char *tok, void *out)
 {
     if (0 != parse_u32(tok, 1, THEMIS_PLAN_MAX_CHUNKS, (uint32_t *) out)) {
@@ -343,9 +357,14 @@ int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_
                     argv[optind - 1]);
             return EXIT_USAGE;
         }
-        if (0 == (allowed & (unsigned) c)) {
+        if (0 == (allowed & (unsigned) c) && !(OPT_COUNT == c && 0 != (allowed & OPT_BYTES))) {
             fprintf(stderr, "%s %s: option --%s does not apply here (try --help)\n", prog,
                     argv[0], option_name(c));
+            return EXIT_USAGE;
+        }
+        if ((OPT_COUNT == c && 0 != (o->given & OPT_BYTES))
+            || (OPT_BYTES == c && 0 != (o->given & OPT_COUNT))) {
+            fprintf(stderr, "%s %s: give --bytes or --count, not both\n", prog, argv[0]);
             return EXIT_USAGE;
         }
         o->given |= (unsigned) c;
@@ -377,6 +396,12 @@ int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_
             break;
         case OPT_BYTES:
             if (0 != parse_list(optarg, "bytes", parse_one_size, o->bytes, sizeof(o->bytes[0]),
+                                &o->nbytes)) {
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_COUNT:
+            if (0 != parse_list(optarg, "count", parse_one_count, o->bytes, sizeof(o->bytes[0]),
                                 &o->nbytes)) {
                 return EXIT_USAGE;
             }
@@ -822,6 +847,7 @@ static void usage_schedule(FILE *f)
         "  and the 64-bit schedule hash.\n"
         "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
         "  --bytes SIZE          per-NPU vector size, e.g. 1GB, 250MB, 64MiB (default 1GB)\n"
+        "  --count N             the same in 4-byte elements (--bytes 4N)\n"
         "  --chunks N            chunks per collective; without --chunks and --min-chunk\n"
         "                        coll/themis' defaults: at most %u, floors of 16 KiB\n"
         "                        and the latency model (--min-chunk)\n"

@@ -40,7 +40,8 @@ enum {
     OPT_DIM_LAT = 1 << 18,
     OPT_DIM_KINDS = 1 << 19,
     OPT_LATENCY = 1 << 20,
-    OPT_LOAD = 1 << 21
+    OPT_LOAD = 1 << 21,
+    OPT_COUNT = 1 << 22 /* --bytes in 4-byte elements; allowed with OPT_BYTES */
 };
 
 /* The topology options: a preset or spec, a file, or coll/themis' shape

@@ -86,6 +86,16 @@ else
     fail cli_exit_codes "wrong status:$bad"
 fi
 
+# --- --count N is --bytes 4N wherever a size is taken; not both
+run cnt "$plan" simulate --topo 2D-SW_SW --count 1M,2M --chunks 4 --csv
+run cntb "$plan" simulate --topo 2D-SW_SW --bytes 4MiB,8MiB --chunks 4 --csv
+run cnt2 "$plan" simulate --topo 2D-SW_SW --count 1M --bytes 4MiB
+if [ $rc -eq 2 ] && cmp -s "$tmp/cnt.out" "$tmp/cntb.out" && [ -s "$tmp/cnt.out" ]; then
+    pass cli_count
+else
+    fail cli_count "rc=$rc (want 2 for both), or --count 1M,2M differs from --bytes 4MiB,8MiB"
+fi
+
 # --- cycles --costs: --chunks and --torus-chunks have the other subcommands'
 # bound (10^9 chunks used to plan for minutes); out of range is rejected at
 # once (10 s is only a hang guard) with the range in the message.
