@@ -444,8 +444,8 @@ int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc)
 /* A nonblocking call, or a start of a persistent one: the engine runs
  * from progress, fin goes with the request (its staging included). */
 static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const mca_coll_themis_call_t *c, mca_coll_themis_engine_args_t *args,
-                         mca_coll_themis_finish_t *fin)
+                         const mca_coll_themis_call_t *c, const mca_coll_themis_blocks_t *blocks,
+                         mca_coll_themis_engine_args_t *args, mca_coll_themis_finish_t *fin)
 {
     mca_coll_themis_request_t *req = c->persist;
     int rc;
@@ -461,13 +461,13 @@ static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     req->fin.t.prog = &req->fin.prog;
     if (NULL != c->persist) {
         /* The request's own communicator, scratch and pinned program. */
-        rc = mca_coll_themis_request_launch(req, args);
+        rc = mca_coll_themis_request_launch(req, args, blocks);
         if (OMPI_SUCCESS != rc) {
             (void) mca_coll_themis_call_finish(&req->fin, rc);
         }
         return rc;
     }
-    rc = mca_coll_themis_request_start(req, args);   /* releases req on error */
+    rc = mca_coll_themis_request_start(req, args, blocks);   /* releases req on error */
     if (OMPI_SUCCESS == rc) {
         *c->request = &req->super.super;
     }
@@ -517,7 +517,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     args.op_ns = fin->op_ns;
     if (NULL != c->request || NULL != c->persist) {
-        return start_program(m, comm, c, &args, fin);
+        return start_program(m, comm, c, &p->blocks, &args, fin);
     }
 
     /* Blocking: start and wait on the same engine, in a lane like any
@@ -783,13 +783,6 @@ static int call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     default:
         rc = plan_reduce_scatter(m, comm, c, p, why);
         break;
-    }
-    if (OMPI_SUCCESS == rc && NULL != c->request
-        && mca_coll_themis_blocks_segmented(&p->blocks, p->prog, nranks)) {
-        /* Segments run one after another, each a program of its own: the
-         * blocking path's business (coll_themis_segment.c). */
-        *why = "nonblocking or persistent call larger than coll_themis_scratch_max";
-        rc = OMPI_ERR_NOT_SUPPORTED;
     }
     if (OMPI_SUCCESS != rc) {
         mca_coll_themis_planned_free(p);
