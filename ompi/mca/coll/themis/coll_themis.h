@@ -607,6 +607,9 @@ typedef struct {
     /* A start of a persistent request: the request that runs it. */
     struct mca_coll_themis_request_t *persist;
     bool resumed;                       /* nonblocking: deferred behind the setup, now started */
+    /* MPI_Iallreduce: the entry point's return address, which tells the
+     * user's calls (through MPI's binding) from Open MPI's own. */
+    const void *caller;
 } mca_coll_themis_call_t;
 
 /* A call decided and planned (mca_coll_themis_call): everything a run

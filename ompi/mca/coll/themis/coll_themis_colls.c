@@ -37,6 +37,9 @@
  */
 #include "ompi_config.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -233,6 +236,32 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return MCA_COLL_THEMIS_STATE_READY == m->state;
 }
 
+/* Whether a return address lies in MPI's binding of MPI_Iallreduce
+ * (PMPI_Iallreduce; MPI_Iallreduce is its alias, and Fortran's and
+ * profiling tools' wrappers call it): the user's call.  Its code range,
+ * once found, is kept (every thread would find the same). */
+static bool from_binding(const void *ret)
+{
+    static uintptr_t lo, hi;   /* [lo, hi): PMPI_Iallreduce, once found */
+    const uintptr_t a = (uintptr_t) ret;
+    const ElfW(Sym) *sym = NULL;
+    Dl_info info;
+
+    if (0 != __atomic_load_n(&hi, __ATOMIC_ACQUIRE)) {
+        return __atomic_load_n(&lo, __ATOMIC_RELAXED) <= a && a < hi;
+    }
+    if (NULL == ret || 0 == dladdr1(ret, &info, (void **) &sym, RTLD_DL_SYMENT)
+        || NULL == sym || NULL == info.dli_sname || NULL == info.dli_saddr
+        || a >= (uintptr_t) info.dli_saddr + sym->st_size
+        || (0 != strcmp(info.dli_sname, "PMPI_Iallreduce")
+            && 0 != strcmp(info.dli_sname, "MPI_Iallreduce"))) {
+        return false;
+    }
+    __atomic_store_n(&lo, (uintptr_t) info.dli_saddr, __ATOMIC_RELAXED);
+    __atomic_store_n(&hi, (uintptr_t) info.dli_saddr + sym->st_size, __ATOMIC_RELEASE);
+    return true;
+}
+
 /* Open MPI agrees on communicator ids with MPI_Iallreduce of one MPI_INT
  * (MPI_MAX, then MPI_MIN) on the parent, started from inside progress;
  * our own nonblocking setup duplicates the communicator that way.  Those
@@ -242,13 +271,17 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
  * call started from progress takes a place in that order that differs
  * between ranks, so the user's own nonblocking collectives would match
  * the wrong messages.  They run here by point-to-point with a tag of
- * their own (mca_coll_themis_cid_start), whatever the state (the
- * arguments decide, so every rank alike), counted apart
- * (coll_themis_cid_agreements). */
+ * their own (mca_coll_themis_cid_start), whatever the state, counted
+ * apart (coll_themis_cid_agreements).  Open MPI calls the module
+ * directly (ompi/communicator/comm_cid.c), the user through MPI's
+ * binding: who called decides, the same code on every rank, so a user's
+ * own one-int MPI_MAX takes the path of any call (if the binding cannot
+ * be found, e.g. a static libmpi without symbols, it is taken for an
+ * agreement, which computes the same value). */
 static bool cid_agreement(const mca_coll_themis_call_t *c)
 {
     return MCA_COLL_THEMIS_IALLREDUCE == c->id && 1 == c->count && MPI_INT == c->dtype
-           && (MPI_MAX == c->op || MPI_MIN == c->op);
+           && (MPI_MAX == c->op || MPI_MIN == c->op) && !from_binding(c->caller);
 }
 
 /* A nonblocking call: starts the nonblocking setup on a new communicator
@@ -982,7 +1015,8 @@ int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLREDUCE];
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE,
                                       .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
-                                      .dtype = dtype, .op = op, .count = count, .request = request};
+                                      .dtype = dtype, .op = op, .count = count, .request = request,
+                                      .caller = __builtin_return_address(0)};
     MCA_COLL_THEMIS_ENTRY(m, comm, c,
                           p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
 }

@@ -259,6 +259,10 @@ int mca_coll_themis_segments_prepare(mca_coll_themis_module_t *m, ompi_communica
             g->plan_of[s] = g->nplans - 1;
             continue;
         }
+        if (g->nplans == 2 * (uint32_t) nranks + 1) {
+            rc = OMPI_ERR_BAD_PARAM;   /* cannot happen: slices changed more often */
+            break;
+        }
         const themis_program_t *prog;
         const mca_coll_themis_engine_layout_t *layout;
         rc = mca_coll_themis_plan_get(m, comm, call->coll, rs ? seg_total : len[0],
