@@ -12,7 +12,10 @@
  * finished ones.  The list has a mutex; the callback only tries it, so a
  * thread already advancing (or an engine's own progress) never waits.
  * Each call owns its engine state and scratch; programs are the plan
- * cache's, shared read-only.
+ * cache's, shared read-only.  A call larger than coll_themis_scratch_max
+ * runs its segments one after another: when one segment's engine
+ * completes, the progress callback starts the next one's, whose program
+ * was resolved and pinned at the start (coll_themis_segment.c).
  *
  * Lanes: outstanding calls on one communicator must not match each
  * other's messages.  Every themis-path call, blocking or not, takes the
