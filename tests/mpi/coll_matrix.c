@@ -826,13 +826,6 @@ static path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems
     if (!cx->comm_is_world_like) {
         return PATH_ANY;          /* shape of a sub-communicator is the component's call */
     }
-    /* One MPI_INT with MPI_MAX or MPI_MIN is what Open MPI's
-     * communicator-id agreement sends: nonblocking, coll/themis runs it
-     * by point-to-point, counted apart (coll_themis_cid_agreements). */
-    if (cx->nb > 0 && C_ALLREDUCE == c->coll && 1 == total_elems && MPI_INT == c->t->dt
-        && (O_MAX == c->op || O_MIN == c->op)) {
-        return PATH_ANY;
-    }
     int commutative = (O_AFFINE != c->op);
     if (!commutative && C_ALLGATHER != c->coll) {
         return PATH_FALLBACK;
@@ -1589,9 +1582,54 @@ static void nb_setup(ctx_t *cx)
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, cx->comm);
 }
 
+/* One MPI_INT with MPI_MAX or MPI_MIN is also what Open MPI's
+ * communicator-id agreement sends through coll/themis (which runs those
+ * apart, coll_themis_cid_agreements): the user's own such calls, with an
+ * MPI_Comm_idup (an agreement) in flight on the same communicator, must
+ * give the right values and count as the user's MPI_Iallreduce calls. */
+static void nb_cid_shape(ctx_t *cx)
+{
+    tc_snapshot_t before, after;
+    MPI_Request r[3];
+    MPI_Comm dup = MPI_COMM_NULL;
+    int mine = 3 * cx->rank + 1, most = -1, least = -1, err;
+
+    if (0 == cx->nb) {
+        return;
+    }
+    tc_read(&before);
+    err = MPI_Comm_idup(cx->comm, &dup, &r[0]);
+    if (MPI_SUCCESS == err) {
+        err = MPI_Iallreduce(&mine, &most, 1, MPI_INT, MPI_MAX, cx->comm, &r[1]);
+    }
+    if (MPI_SUCCESS == err) {
+        err = MPI_Iallreduce(&mine, &least, 1, MPI_INT, MPI_MIN, cx->comm, &r[2]);
+    }
+    for (int i = 0; i < 3 && MPI_SUCCESS == err; i++) {
+        /* Completed in an order that differs between ranks. */
+        err = MPI_Wait(&r[(i + cx->rank) % 3], MPI_STATUS_IGNORE);
+    }
+    tc_read(&after);
+    if (MPI_SUCCESS != err || most != 3 * (cx->nprocs - 1) + 1 || least != 1) {
+        report(cx, NULL, "one-int MPI_MAX/MPI_MIN MPI_Iallreduce beside MPI_Comm_idup: %d, "
+               "max %d, min %d", err, most, least);
+    }
+    const uint64_t dc = after.calls[TC_IALLREDUCE] - before.calls[TC_IALLREDUCE];
+    const uint64_t df = after.fallbacks[TC_IALLREDUCE] - before.fallbacks[TC_IALLREDUCE];
+    if (EXPECT_NONE != cx->expect && cx->comm_is_world_like && 2 != dc + df) {
+        report(cx, NULL, "one-int MPI_MAX/MPI_MIN MPI_Iallreduce: coll_themis_iallreduce_calls "
+               "+%" PRIu64 ", _fallbacks +%" PRIu64 ", expected 2 in all (taken for Open "
+               "MPI's communicator-id agreement?)", dc, df);
+    }
+    if (MPI_COMM_NULL != dup) {
+        MPI_Comm_free(&dup);
+    }
+}
+
 static void run_matrix(ctx_t *cx, level_t level, const size_t *counts, size_t ncounts, int big)
 {
     nb_setup(cx);
+    nb_cid_shape(cx);
     run_matrix_cases(cx, level, counts, ncounts, big);
     batch_flush(cx);
 }

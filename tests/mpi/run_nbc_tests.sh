@@ -55,6 +55,23 @@ opts=("${VADER[@]}" "${D[@]}" 2x2 --mca coll_themis_min_bytes 1048576)
 args=(--nonblocking 4 --level minbytes)
 run "2x2 vader min_bytes 1 MiB" 600 4
 
+# Above coll_themis_scratch_max (1 MiB, its least) reduce-scatters and
+# allgathers run as consecutive segments, each its own program, started
+# one after another from progress: a prime count (1.5 MiB of ints; the
+# allgather's 6 MiB) gives segments of two sizes and, skewed, of changing
+# block counts, in place and not, 6 in flight.  Transfer schedules
+# (tacos) also run a large allreduce in slices.  The counters must show
+# themis (before, these calls fell back).
+SEG=(--mca coll_themis_min_bytes 0 --mca coll_themis_scratch_max 1048576)
+opts=("${VADER[@]}" "${D[@]}" 2x2 "${SEG[@]}")
+args=(--nonblocking 6 --level tiny --counts 393241)
+run "2x2 vader scratch_max 1 MiB segments 6 in flight" 600 4
+
+# shellcheck disable=SC2207
+opts=("${VADER[@]}" "${D[@]}" 2x2 "${SEG[@]}" $(algo tacos))
+args=(--nonblocking 4 --algo tacos --no-subcomms --level tiny --coll allreduce --counts 262147)
+run "2x2 vader tacos allreduce scratch_max 1 MiB segments 4 in flight" 600 4
+
 # MPI_THREAD_MULTIPLE: threads on their own communicators drive progress
 # at once (tests/mpi/nbc_threads; its own summary line).
 threads() {   # NP DESCRIPTION [ARGS...]

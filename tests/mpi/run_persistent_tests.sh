@@ -49,6 +49,10 @@ one() {  # DESCRIPTION NP A B REPS [mpirun options...]
 
 one "2x2 vader" 4 1009 1024 50 "${VADER[@]}" --mca coll_themis_dims 2x2
 one "4x2 vader" 8 257 256 20 "${VADER[@]}" --mca coll_themis_dims 4x2 --mca mpi_yield_when_idle 1
+# Above coll_themis_scratch_max (1 MiB, its least) the starts run in
+# segments from progress (coll_themis_segment.c); they fell back before.
+one "2x2 vader scratch_max 1 MiB segments" 4 393241 262144 3 "${VADER[@]}" \
+    --mca coll_themis_dims 2x2 --mca coll_themis_scratch_max 1048576
 if [ "$(level_or ci)" = full ]; then
     one "3 tcp automatic" 3 7919 4096 50 "${TCP[@]}"
     one "2x2x2 vader" 8 65537 32768 10 "${VADER[@]}" --mca coll_themis_dims 2x2x2 \

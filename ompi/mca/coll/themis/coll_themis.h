@@ -515,6 +515,26 @@ int mca_coll_themis_run_blocks(mca_coll_themis_module_t *m, struct ompi_communic
                                const mca_coll_themis_engine_args_t *whole,
                                uint64_t *segments);
 
+/* A call that runs as consecutive segments (coll_themis_segment.c). */
+typedef struct mca_coll_themis_segments_t mca_coll_themis_segments_t;
+/* In the caller's thread: *segs NULL when `whole` runs as one program,
+ * else every segment's program resolved from the plan cache and pinned. */
+int mca_coll_themis_segments_prepare(mca_coll_themis_module_t *m,
+                                     struct ompi_communicator_t *comm,
+                                     const mca_coll_themis_blocks_t *call,
+                                     const mca_coll_themis_engine_args_t *whole,
+                                     mca_coll_themis_segments_t **segs);
+/* The next segment's engine arguments in *args (*more false after the
+ * last).  The first call keeps *args's call-wide fields (lane, scratch,
+ * communicator) for all segments.  No plan cache: safe in progress. */
+int mca_coll_themis_segments_next(mca_coll_themis_segments_t *segs,
+                                  mca_coll_themis_engine_args_t *args, bool *more);
+uint64_t mca_coll_themis_segments_count(const mca_coll_themis_segments_t *segs);
+/* After the last segment (or an error rc): puts a reduce-scatter's block
+ * collected aside in place, frees segs (NULL allowed); returns rc. */
+int mca_coll_themis_segments_finish(mca_coll_themis_segments_t *segs, int rc);
+void mca_coll_themis_segments_free(mca_coll_themis_segments_t *segs);
+
 /* Sets choice->messages and message_bytes from the transfers of prog
  * (elements of elem_size bytes); at plan time, for the tiny-messages
  * check of every call. */
@@ -617,6 +637,9 @@ typedef struct {
     /* A start of a persistent request: the request that runs it. */
     struct mca_coll_themis_request_t *persist;
     bool resumed;                       /* nonblocking: deferred behind the setup, now started */
+    /* MPI_Iallreduce: the entry point's return address, which tells the
+     * user's calls (through MPI's binding) from Open MPI's own. */
+    const void *caller;
 } mca_coll_themis_call_t;
 
 /* A call decided and planned (mca_coll_themis_call): everything a run
@@ -682,6 +705,9 @@ typedef struct mca_coll_themis_request_t {
     mca_coll_themis_engine_t *engine;
     mca_coll_themis_scratch_t scratch;  /* the call's own */
     struct mca_coll_themis_plan_pin_t *pin;
+    /* A call larger than coll_themis_scratch_max: its segments, the
+     * running one's engine in `engine`; NULL for one program. */
+    mca_coll_themis_segments_t *segs;
     ompi_datatype_t *dtypes[2];         /* retained: engine's and user's */
     ompi_op_t *op;                      /* retained, or NULL */
     uint32_t lane;
@@ -724,9 +750,12 @@ void mca_coll_themis_request_init(mca_coll_themis_request_t *req, mca_coll_themi
                                   ompi_communicator_t *comm);
 /* Starts req's engine on args (its scratch and lane are the request's;
  * args->prog and layout must come from mca_coll_themis_plan_get) and hands
- * it to progress.  On error (nothing was sent) req is released. */
+ * it to progress.  blocks (or NULL): the call's, so that one larger than
+ * coll_themis_scratch_max runs in segments.  On error (nothing was sent)
+ * req is released. */
 int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
-                                  const mca_coll_themis_engine_args_t *args);
+                                  const mca_coll_themis_engine_args_t *args,
+                                  const mca_coll_themis_blocks_t *blocks);
 /* The two halves of a start: what req holds for the call (its types and
  * op retained, the plan pinned; args->prog is the plan cache's), done once
  * for a persistent request; and the launch (lane unless persistent,
@@ -735,7 +764,8 @@ int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
 int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
                                  const mca_coll_themis_engine_args_t *args);
 int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
-                                   const mca_coll_themis_engine_args_t *args);
+                                   const mca_coll_themis_engine_args_t *args,
+                                   const mca_coll_themis_blocks_t *blocks);
 /* A request complete at once with rc (a call without messages). */
 void mca_coll_themis_request_complete_now(mca_coll_themis_request_t *req, int rc);
 /* Releases a request that was never started. */
@@ -749,6 +779,10 @@ void mca_coll_themis_lane_release(mca_coll_themis_module_t *m, uint32_t lane);
 /* A plan cache entry is freed: if outstanding calls pin it (*pin), the
  * pin takes prog and layout and true is returned (the entry must not free
  * them). */
+/* Pins the program of a plan cache entry (from mca_coll_themis_plan_get):
+ * its arrays live until the pin is put.  NULL without memory. */
+struct mca_coll_themis_plan_pin_t *mca_coll_themis_plan_pin(const themis_program_t *prog);
+void mca_coll_themis_plan_unpin(struct mca_coll_themis_plan_pin_t *pin);
 bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **pin,
                                     themis_program_t *prog,
                                     mca_coll_themis_engine_layout_t *layout);

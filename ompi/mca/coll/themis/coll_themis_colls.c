@@ -37,6 +37,9 @@
  */
 #include "ompi_config.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "opal/datatype/opal_convertor.h"
@@ -234,6 +237,32 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     return MCA_COLL_THEMIS_STATE_READY == m->state;
 }
 
+/* Whether a return address lies in MPI's binding of MPI_Iallreduce
+ * (PMPI_Iallreduce; MPI_Iallreduce is its alias, and Fortran's and
+ * profiling tools' wrappers call it): the user's call.  Its code range,
+ * once found, is kept (every thread would find the same). */
+static bool from_binding(const void *ret)
+{
+    static uintptr_t lo, hi;   /* [lo, hi): PMPI_Iallreduce, once found */
+    const uintptr_t a = (uintptr_t) ret;
+    const ElfW(Sym) *sym = NULL;
+    Dl_info info;
+
+    if (0 != __atomic_load_n(&hi, __ATOMIC_ACQUIRE)) {
+        return __atomic_load_n(&lo, __ATOMIC_RELAXED) <= a && a < hi;
+    }
+    if (NULL == ret || 0 == dladdr1(ret, &info, (void **) &sym, RTLD_DL_SYMENT)
+        || NULL == sym || NULL == info.dli_sname || NULL == info.dli_saddr
+        || a >= (uintptr_t) info.dli_saddr + sym->st_size
+        || (0 != strcmp(info.dli_sname, "PMPI_Iallreduce")
+            && 0 != strcmp(info.dli_sname, "MPI_Iallreduce"))) {
+        return false;
+    }
+    __atomic_store_n(&lo, (uintptr_t) info.dli_saddr, __ATOMIC_RELAXED);
+    __atomic_store_n(&hi, (uintptr_t) info.dli_saddr + sym->st_size, __ATOMIC_RELEASE);
+    return true;
+}
+
 /* Open MPI agrees on communicator ids with MPI_Iallreduce of one MPI_INT
  * (MPI_MAX, then MPI_MIN) on the parent, started from inside progress;
  * our own nonblocking setup duplicates the communicator that way.  Those
@@ -243,13 +272,17 @@ static bool themis_ready(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
  * call started from progress takes a place in that order that differs
  * between ranks, so the user's own nonblocking collectives would match
  * the wrong messages.  They run here by point-to-point with a tag of
- * their own (mca_coll_themis_cid_start), whatever the state (the
- * arguments decide, so every rank alike), counted apart
- * (coll_themis_cid_agreements). */
+ * their own (mca_coll_themis_cid_start), whatever the state, counted
+ * apart (coll_themis_cid_agreements).  Open MPI calls the module
+ * directly (ompi/communicator/comm_cid.c), the user through MPI's
+ * binding: who called decides, the same code on every rank, so a user's
+ * own one-int MPI_MAX takes the path of any call (if the binding cannot
+ * be found, e.g. a static libmpi without symbols, it is taken for an
+ * agreement, which computes the same value). */
 static bool cid_agreement(const mca_coll_themis_call_t *c)
 {
     return MCA_COLL_THEMIS_IALLREDUCE == c->id && 1 == c->count && MPI_INT == c->dtype
-           && (MPI_MAX == c->op || MPI_MIN == c->op);
+           && (MPI_MAX == c->op || MPI_MIN == c->op) && !from_binding(c->caller);
 }
 
 /* A nonblocking call: starts the nonblocking setup on a new communicator
@@ -445,8 +478,8 @@ int mca_coll_themis_call_finish(mca_coll_themis_finish_t *f, int rc)
 /* A nonblocking call, or a start of a persistent one: the engine runs
  * from progress, fin goes with the request (its staging included). */
 static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
-                         const mca_coll_themis_call_t *c, mca_coll_themis_engine_args_t *args,
-                         mca_coll_themis_finish_t *fin)
+                         const mca_coll_themis_call_t *c, const mca_coll_themis_blocks_t *blocks,
+                         mca_coll_themis_engine_args_t *args, mca_coll_themis_finish_t *fin)
 {
     mca_coll_themis_request_t *req = c->persist;
     int rc;
@@ -462,13 +495,13 @@ static int start_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     req->fin.t.prog = &req->fin.prog;
     if (NULL != c->persist) {
         /* The request's own communicator, scratch and pinned program. */
-        rc = mca_coll_themis_request_launch(req, args);
+        rc = mca_coll_themis_request_launch(req, args, blocks);
         if (OMPI_SUCCESS != rc) {
             (void) mca_coll_themis_call_finish(&req->fin, rc);
         }
         return rc;
     }
-    rc = mca_coll_themis_request_start(req, args);   /* releases req on error */
+    rc = mca_coll_themis_request_start(req, args, blocks);   /* releases req on error */
     if (OMPI_SUCCESS == rc) {
         *c->request = &req->super.super;
     }
@@ -518,7 +551,7 @@ static int run_program(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
     }
     args.op_ns = fin->op_ns;
     if (NULL != c->request || NULL != c->persist) {
-        return start_program(m, comm, c, &args, fin);
+        return start_program(m, comm, c, &p->blocks, &args, fin);
     }
 
     /* Blocking: start and wait on the same engine, in a lane like any
@@ -785,13 +818,6 @@ static int call_plan(mca_coll_themis_module_t *m, ompi_communicator_t *comm,
         rc = plan_reduce_scatter(m, comm, c, p, why);
         break;
     }
-    if (OMPI_SUCCESS == rc && NULL != c->request
-        && mca_coll_themis_blocks_segmented(&p->blocks, p->prog, nranks)) {
-        /* Segments run one after another, each a program of its own: the
-         * blocking path's business (coll_themis_segment.c). */
-        *why = "nonblocking or persistent call larger than coll_themis_scratch_max";
-        rc = OMPI_ERR_NOT_SUPPORTED;
-    }
     if (OMPI_SUCCESS != rc) {
         mca_coll_themis_planned_free(p);
     }
@@ -990,7 +1016,8 @@ int mca_coll_themis_iallreduce(const void *sbuf, void *rbuf, int count,
     const mca_coll_themis_prev_t *p = &m->prev[MCA_COLL_THEMIS_IALLREDUCE];
     const mca_coll_themis_call_t c = {.id = MCA_COLL_THEMIS_IALLREDUCE,
                                       .coll = THEMIS_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf,
-                                      .dtype = dtype, .op = op, .count = count, .request = request};
+                                      .dtype = dtype, .op = op, .count = count, .request = request,
+                                      .caller = __builtin_return_address(0)};
     MCA_COLL_THEMIS_ENTRY(m, comm, c,
                           p->fn.iallreduce(sbuf, rbuf, count, dtype, op, comm, request, p->module));
 }

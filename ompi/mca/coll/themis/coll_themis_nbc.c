@@ -12,7 +12,10 @@
  * finished ones.  The list has a mutex; the callback only tries it, so a
  * thread already advancing (or an engine's own progress) never waits.
  * Each call owns its engine state and scratch; programs are the plan
- * cache's, shared read-only.
+ * cache's, shared read-only.  A call larger than coll_themis_scratch_max
+ * runs its segments one after another: when one segment's engine
+ * completes, the progress callback starts the next one's, whose program
+ * was resolved and pinned at the start (coll_themis_segment.c).
  *
  * Lanes: outstanding calls on one communicator must not match each
  * other's messages.  Every themis-path call, blocking or not, takes the
@@ -108,7 +111,7 @@ void mca_coll_themis_lane_release(mca_coll_themis_module_t *m, uint32_t lane)
 /* ----------------------------------------------------------------- pins */
 
 /* prog is the program of a plan cache entry (mca_coll_themis_plan_get). */
-static mca_coll_themis_plan_pin_t *pin_get(const themis_program_t *prog)
+mca_coll_themis_plan_pin_t *mca_coll_themis_plan_pin(const themis_program_t *prog)
 {
     mca_coll_themis_plan_entry_t *e =
         (mca_coll_themis_plan_entry_t *) ((char *) prog
@@ -131,7 +134,7 @@ static mca_coll_themis_plan_pin_t *pin_get(const themis_program_t *prog)
     return pin;
 }
 
-static void pin_put(mca_coll_themis_plan_pin_t *pin)
+void mca_coll_themis_plan_unpin(mca_coll_themis_plan_pin_t *pin)
 {
     bool owned = false;
 
@@ -203,6 +206,7 @@ void mca_coll_themis_request_init(mca_coll_themis_request_t *req, mca_coll_themi
     req->scratch.base = NULL;
     req->scratch.size = 0;
     req->pin = NULL;
+    req->segs = NULL;
     req->dtypes[0] = req->dtypes[1] = NULL;
     req->op = NULL;
     req->lane = UINT32_MAX;
@@ -225,11 +229,12 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
 {
     mca_coll_themis_engine_free(req->engine);
     req->engine = NULL;
+    mca_coll_themis_segments_free(req->segs);
     mca_coll_themis_engine_scratch_release(&req->scratch);
     if (UINT32_MAX != req->lane) {
         mca_coll_themis_lane_release(req->module, req->lane);
     }
-    pin_put(req->pin);
+    mca_coll_themis_plan_unpin(req->pin);
     for (int i = 0; i < 2; ++i) {
         if (NULL != req->dtypes[i]) {
             OBJ_RELEASE(req->dtypes[i]);
@@ -283,6 +288,11 @@ static int finish(mca_coll_themis_request_t *req, int rc)
 {
     mca_coll_themis_engine_free(req->engine);
     req->engine = NULL;
+    if (NULL != req->segs) {
+        req->fin.t.op_ns = NULL;   /* the segments ran other programs: no op times */
+    }
+    rc = mca_coll_themis_segments_finish(req->segs, rc);
+    req->segs = NULL;
     rc = mca_coll_themis_call_finish(&req->fin, rc);
     if (req->persistent) {
         return rc;   /* scratch and pin serve the next start */
@@ -290,7 +300,7 @@ static int finish(mca_coll_themis_request_t *req, int rc)
     mca_coll_themis_engine_scratch_release(&req->scratch);
     mca_coll_themis_lane_release(req->module, req->lane);
     req->lane = UINT32_MAX;
-    pin_put(req->pin);
+    mca_coll_themis_plan_unpin(req->pin);
     req->pin = NULL;
     return rc;
 }
@@ -405,6 +415,31 @@ int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *
     return OMPI_SUCCESS;
 }
 
+/* Advances a call's engine; when a segment completes, starts the next
+ * one's (their programs were resolved at the start, so no plan cache
+ * here). */
+static int request_advance(mca_coll_themis_request_t *req, bool *done)
+{
+    int rc = mca_coll_themis_engine_advance(req->engine, done);
+
+    while (*done && OMPI_SUCCESS == rc && NULL != req->segs) {
+        mca_coll_themis_engine_args_t a;
+        bool more = false;
+        mca_coll_themis_engine_free(req->engine);
+        req->engine = NULL;
+        rc = mca_coll_themis_segments_next(req->segs, &a, &more);
+        if (OMPI_SUCCESS != rc || !more) {
+            break;
+        }
+        rc = mca_coll_themis_engine_start(&a, &req->engine);
+        if (OMPI_SUCCESS != rc) {
+            break;
+        }
+        rc = mca_coll_themis_engine_advance(req->engine, done);
+    }
+    return rc;
+}
+
 /* Starts the calls deferred behind m's setup, in call order; calls made
  * meanwhile queue behind them (m->draining). */
 static void drain(mca_coll_themis_module_t *m)
@@ -460,7 +495,7 @@ static int nbc_progress(void)
              * without driving progress (this is progress). */
             done = REQUEST_COMPLETE(req->inner);
         } else {
-            rc = mca_coll_themis_engine_advance(req->engine, &done);
+            rc = request_advance(req, &done);
         }
         if (!done) {
             link = &req->next;
@@ -598,15 +633,24 @@ int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    req->pin = pin_get(args->prog);
+    req->pin = mca_coll_themis_plan_pin(args->prog);
     return NULL == req->pin ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
 int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
-                                   const mca_coll_themis_engine_args_t *args)
+                                   const mca_coll_themis_engine_args_t *args,
+                                   const mca_coll_themis_blocks_t *blocks)
 {
     mca_coll_themis_engine_args_t a = *args;
-    int rc;
+    bool more = true;
+    int rc = OMPI_SUCCESS;
+
+    if (NULL != blocks) {
+        rc = mca_coll_themis_segments_prepare(req->module, req->comm, blocks, args, &req->segs);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
 
     if (req->persistent) {
         a.p2p_comm = req->p2p_comm;
@@ -621,8 +665,16 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
     a.scratch = &req->scratch;
     a.in_progress = true;
     req->done = false;
-    rc = mca_coll_themis_engine_start(&a, &req->engine);
+    if (NULL != req->segs) {
+        /* A segment with data exists: the call is larger than the scratch. */
+        rc = mca_coll_themis_segments_next(req->segs, &a, &more);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_themis_engine_start(&a, &req->engine);
+    }
     if (OMPI_SUCCESS != rc) {
+        mca_coll_themis_segments_free(req->segs);
+        req->segs = NULL;
         req->done = true;
         if (!req->persistent) {
             mca_coll_themis_lane_release(req->module, req->lane);
@@ -640,12 +692,15 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
 }
 
 int mca_coll_themis_request_start(mca_coll_themis_request_t *req,
-                                  const mca_coll_themis_engine_args_t *args)
+                                  const mca_coll_themis_engine_args_t *args,
+                                  const mca_coll_themis_blocks_t *blocks)
 {
+    /* Held (the whole program pinned, for the trace) before the segments'
+     * programs are looked up, which may replace its cache entry. */
     int rc = mca_coll_themis_request_hold(req, args);
 
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_themis_request_launch(req, args);
+        rc = mca_coll_themis_request_launch(req, args, blocks);
     }
     if (OMPI_SUCCESS != rc) {
         mca_coll_themis_request_release(req);
