@@ -68,8 +68,10 @@ run() {
     echo "$med $valid $path"
 }
 
+# shellcheck disable=SC2054  # the commas separate Open MPI component names
 THEMIS=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
         --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
+# shellcheck disable=SC2054  # the commas separate Open MPI component names
 HAN=(--mca coll han,inter,tuned,libnbc,basic,self --mca coll_han_priority 100)
 worst=99 worst_best=99
 for bed in "4x2 2 100mbit" "2x2x2 2x2 60mbit,60mbit"; do

@@ -57,21 +57,23 @@ int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
 typedef struct {
     themis_coll_t coll;
     int have_coll;
-    uint64_t bytes;                 /* 0: not given */
+    uint64_t bytes; /* 0: not given */
     themis_clos_algo_t spines;
     int have_spines;
     uint64_t seed;
 } themis_plan_xfer_opts_t;
 /* One of them into o; 0, or EXIT_USAGE after a message. */
-int themis_plan_xfer_option(const char *cmd, int c, const char *arg, themis_plan_xfer_opts_t *o);
+int themis_plan_xfer_option(const char *cmd, int c, const char *arg,
+                            themis_plan_xfer_opts_t *o);
 /* s as MSCCL-XML into path; 0, or EXIT_RUNTIME after a message. */
 int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path);
 /* One waypoint per transfer of s (*via: malloc'ed, freed by the caller
  * even on an error): the spine of its Clos flow routed by algo on the
  * leaf-spine g (themis_clos_graph_via); with summary, a line 'spines: ALGO
  * max_load=M lower_bound=B' to it.  0, or an exit status after a message. */
-int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themis_xfer_sched_t *s,
-                           themis_clos_algo_t algo, uint64_t seed, uint32_t **via, FILE *summary);
+int themis_plan_spines_via(const char *cmd, const themis_graph_t *g,
+                           const themis_xfer_sched_t *s, themis_clos_algo_t algo, uint64_t seed,
+                           uint32_t **via, FILE *summary);
 /* --duplex F: a fraction 0 < F <= 1 with up to 6 decimals into *ppm; 0,
  * or EXIT_USAGE after a message. */
 int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm);

@@ -23,6 +23,7 @@
 #
 # Environment: THEMIS_BUILD_DIR, THEMIS_TEST_LOG_DIR, THEMIS_TEST_FILTER
 # (see coll_matrix_lib.sh).
+# shellcheck disable=SC2054  # commas separate counts and MCA values, not array elements
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=place

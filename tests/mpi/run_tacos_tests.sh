@@ -16,6 +16,7 @@
 # not (any_counts, reduce-scatters with unequal and empty blocks) run tacos
 # too on the 4x4 mesh.  Oversubscribed: mpi_yield_when_idle and generous
 # timeouts.
+# shellcheck disable=SC2054  # commas separate counts and MCA values, not array elements
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite_label=tacos
