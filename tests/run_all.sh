@@ -23,13 +23,16 @@ export THEMIS_TEST_LOG_DIR=$log_dir
 passed=0; failed=0; skipped=0
 count() {   # DIR: add the results of the .trs files `make check` left there
     local d=$1 p fl s
-    p=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: PASS' || true)
-    fl=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -cE '^:test-result: (FAIL|ERROR)' || true)
-    s=$(find "$d/tests" -name '*.trs' -exec cat {} + | grep -c '^:test-result: SKIP' || true)
+    local trs=()
+    # the suites' own logs (tests/logs) may hold builds of their own: not ours
+    mapfile -t trs < <(find "$d/tests" -path "$d/tests/logs" -prune -o -name '*.trs' -print)
+    p=$(cat /dev/null "${trs[@]}" | grep -c '^:test-result: PASS' || true)
+    fl=$(cat /dev/null "${trs[@]}" | grep -cE '^:test-result: (FAIL|ERROR)' || true)
+    s=$(cat /dev/null "${trs[@]}" | grep -c '^:test-result: SKIP' || true)
     passed=$((passed + p)); failed=$((failed + fl)); skipped=$((skipped + s))
 }
 clean_results() {   # DIR: results of an earlier run must not count again
-    find "$1/tests" -name '*.trs' -delete 2>/dev/null || true
+    find "$1/tests" -path "$1/tests/logs" -prune -o -name '*.trs' -exec rm -f {} + 2>/dev/null || true
     rm -f "$1/test-suite.log"
 }
 
@@ -53,8 +56,8 @@ done
 
 echo "== make check"
 clean_results "$top"
-make -s check >"$log_dir/make-check.log" 2>&1
-grep -vE '^(make|Making)' "$log_dir/make-check.log" | grep -vE '^=+$' | sed 's/^/   /'
+# streamed, so that a long run shows how far it got
+make -s check 2>&1 | tee "$log_dir/make-check.log" | grep -vE '^(make|Making)|^=+$' | sed 's/^/   /'
 count "$top"
 
 # Open MPI 5.0.9 (THEMIS_OMPI5=0 leaves it out): built once into
@@ -75,9 +78,8 @@ else
         b5=$top/build-ompi5
         echo "== make check-ompi5"
         clean_results "$b5"
-        THEMIS_TEST_LOG_DIR="$log_dir/ompi5" make -s -C "$b5" check-ompi5 \
-            >"$log_dir/make-check-ompi5.log" 2>&1
-        grep -vE '^(make|Making)' "$log_dir/make-check-ompi5.log" | grep -vE '^=+$' \
+        THEMIS_TEST_LOG_DIR="$log_dir/ompi5" make -s -C "$b5" check-ompi5 2>&1 \
+            | tee "$log_dir/make-check-ompi5.log" | grep -vE '^(make|Making)|^=+$' \
             | sed 's/^/   ompi5 /'
         count "$b5"
     else

@@ -87,15 +87,15 @@ echo "PASS: sanitizer: ASan+UBSan build of coll/themis and coll_matrix in $build
      "($((SECONDS - build_start))s)"
 
 # ------------------------------------------------- make check and the CLI
-# The planners under the sanitizers without MPI: `make check` (the unit
-# tests; leaks count there) and themis-plan on good and bad input.  Any
+# The planners under the sanitizers without MPI: `make check-unit` (the
+# unit tests; leaks count there) and themis-plan on good and bad input.  Any
 # report fails (halt_on_error; UBSan reports go to the test's log).
 san_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 check_start=$SECONDS
 check_failed=0
 if [ -z "${THEMIS_TEST_FILTER:-}" ] || grep -Eq -- "$THEMIS_TEST_FILTER" <<<"make check"; then
-    (cd "$build" && env "${san_env[@]}" make -j2 check) >"$san/check.log" 2>&1
+    (cd "$build" && env "${san_env[@]}" make -j2 check-unit) >"$san/check.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && ! grep -qE 'runtime error:|ERROR: [A-Za-z]+Sanitizer' \
             "$san/check.log" "$build"/tests/unit/*.log 2>/dev/null; then
