@@ -29,7 +29,10 @@ if [ -z "$test_name" ] || [ -z "$log_file" ] || [ -z "$trs_file" ] || [ $# -eq 0
 fi
 
 t0=$SECONDS
-"$@" >"$log_file" 2>&1 </dev/null
+# A suite runs as it would from a shell: make's variables must not reach a
+# make the suite runs itself (the sanitizer's build would inherit this
+# run's TEST_LOGS and run every suite again, nested).
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES "$@" >"$log_file" 2>&1 </dev/null
 rc=$?
 secs=$((SECONDS - t0))
 
