@@ -38,6 +38,30 @@ else
     exit 1
 fi
 
+# Installed for one user (configure --with-component-dir=user): Open MPI
+# searches $HOME/.openmpi/components by default, so ompi_info and mpirun
+# find the component with no mca_base_component_path.
+user_home=$(mktemp -d "${TMPDIR:-/tmp}/themis-home.XXXXXX")
+user_dir=$user_home/.openmpi/components
+if ! make -C "$BUILD" -s install-componentLTLIBRARIES install-data-hook componentdir="$user_dir" \
+        >"$log_dir/user_install.log" 2>&1; then
+    echo "FAIL: per-user install (make install-componentLTLIBRARIES componentdir=$user_dir:" \
+         "$(tail -n 2 "$log_dir/user_install.log" | tr '\n' ' '))"
+elif [ "$(ls "$user_dir")" != mca_coll_themis.so ]; then
+    echo "FAIL: per-user install ($user_dir holds $(ls "$user_dir" | tr '\n' ' '), not only the .so)"
+elif ! HOME=$user_home "$OMPI_INFO" --param coll themis --level 9 2>&1 | grep -q coll_themis_min_bytes; then
+    echo "FAIL: per-user install (ompi_info with HOME=$user_home does not list coll_themis_*)"
+else
+    echo "PASS: per-user install (ompi_info lists coll/themis from \$HOME/.openmpi/components)"
+    saved_common=("${common[@]}")
+    # shellcheck disable=SC2054  # the commas separate MCA component names
+    common=(--oversubscribe --mca coll themis,inter,tuned,libnbc,basic,self --mca op ^avx)
+    opts=("${MIN0[@]}" "${VADER[@]}"); args=(--level tiny); launcher=(); need=()
+    HOME=$user_home run "per-user install, no component path, vader tiny" 120 2
+    common=("${saved_common[@]}")
+fi
+rm -rf "$user_home"
+
 # ------------------------------------------------------------ themis path
 # Each configuration: transport, shape, scheduler/order, matrix.  Eligible
 # calls must run on themis (min_bytes 0 so that small counts do too).
