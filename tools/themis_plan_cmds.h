@@ -52,8 +52,8 @@ int themis_plan_cmd_xfer(int argc, char **argv);
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
                                 uint32_t duplex_ppm, const uint32_t *via);
-/* The options a transfer schedule takes (xfer, bed): --coll (c), --bytes
- * (B), --spines (S), --seed (E). */
+/* The options a transfer schedule takes (xfer, bed): --coll, --bytes or
+ * --count (one size), --spines, --seed. */
 typedef struct {
     themis_coll_t coll;
     int have_coll;
@@ -62,9 +62,9 @@ typedef struct {
     int have_spines;
     uint64_t seed;
 } themis_plan_xfer_opts_t;
-/* One of them into o; 0, or EXIT_USAGE after a message. */
-int themis_plan_xfer_option(const char *cmd, int c, const char *arg,
-                            themis_plan_xfer_opts_t *o);
+struct themis_plan_args;
+/* Them from a's options into o; 0, or EXIT_USAGE after a message. */
+int themis_plan_xfer_opts(const struct themis_plan_args *a, themis_plan_xfer_opts_t *o);
 /* s as MSCCL-XML into path; 0, or EXIT_RUNTIME after a message. */
 int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path);
 /* One waypoint per transfer of s (*via: malloc'ed, freed by the caller
@@ -74,9 +74,6 @@ int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const
 int themis_plan_spines_via(const char *cmd, const themis_graph_t *g,
                            const themis_xfer_sched_t *s, themis_clos_algo_t algo, uint64_t seed,
                            uint32_t **via, FILE *summary);
-/* --duplex F: a fraction 0 < F <= 1 with up to 6 decimals into *ppm; 0,
- * or EXIT_USAGE after a message. */
-int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm);
 /* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
  * (tools/themis_plan_msccl.c). */
 int themis_plan_cmd_msccl(int argc, char **argv);

@@ -1,0 +1,421 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The option table of themis-plan's graph, transfer and export
+ * subcommands and its parser (themis_plan_args.h).
+ */
+#include "themis_build_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "defaults.h"
+#include "link_sim.h"
+#include "tacos.h"
+#include "themis_plan_args.h"
+#include "themis_plan_cmds.h"
+#include "topology.h"
+#include "xfer_direct.h"
+
+/* How an option's argument is checked and converted: one rule a kind. */
+typedef enum {
+    ARG_FLAG,   /* no argument */
+    ARG_TEXT,   /* a path or a name the subcommand checks */
+    ARG_SHAPE,  /* 4x2 (themis_parse_dims) */
+    ARG_SIZES,  /* S[,S...], each a size > 0 (themis_parse_size) */
+    ARG_COUNTS, /* N[,N...] elements, each > 0; bytes = N x --elem-size */
+    ARG_SIZE,   /* one size > 0 */
+    ARG_UINT,   /* an integer in lo .. hi */
+    ARG_COLL,   /* ar|rs|ag */
+    ARG_BW,     /* B or B,B2: the graph's link rates */
+    ARG_RATE,   /* one rate > 0 */
+    ARG_LAT,    /* a latency up to THEMIS_GRAPH_MAX_LAT_PS */
+    ARG_PPM,    /* a fraction in (0, 1], up to 6 decimals */
+} arg_kind_t;
+
+typedef struct {
+    const char *name;
+    arg_kind_t kind;
+    const char *meta; /* the argument in --help */
+    uint64_t lo, hi;  /* ARG_UINT */
+    const char *cmds; /* the subcommands that take it, space separated */
+    const char *help;
+} opt_row_t;
+
+/* Who takes a network (--graph, --dims, --bw, --lat) and a size (--bytes,
+ * --count): every such subcommand, by construction of these lists. */
+#define NET_CMDS "graph xfer compare synth bed msccl treepack"
+#define SIZE_CMDS "xfer compare synth bed msccl treepack export"
+
+static const opt_row_t rows[TPO_N] = {
+    [TPO_GRAPH] = {"graph", ARG_TEXT, "SPEC|FILE", 0, 0, NET_CMDS,
+                   "the network: a graph spec (torus2d:4x4, leafspine:4x2, ...) or a graph "
+                   "file (themis-plan graph --help)"},
+    [TPO_DIMS] = {"dims", ARG_SHAPE, "SHAPE", 0, 0, NET_CMDS " export",
+                  "the ranks' dimensions, innermost first (4x4), as coll_themis_dims; with "
+                  "--graph they must hold its ranks (default: ranks per host x hosts)"},
+    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, "export",
+                  "a dimension topology (KIND:SIZE:BW:LAT_..., themis-plan presets), or --dims"},
+    [TPO_DIM_BW] = {"dim-bandwidths", ARG_TEXT, "B[,B...]", 0, 0, "export",
+                    "with --dims: one rate per dimension or one for all"},
+    [TPO_DIM_LAT] = {"dim-latencies", ARG_TEXT, "L[,L...]", 0, 0, "export",
+                     "with --dims: one latency per dimension or one for all"},
+    [TPO_DIM_KINDS] = {"dim-kinds", ARG_TEXT, "K[,K...]", 0, 0, "export",
+                       "with --dims: ring, biring, fc or sw per dimension or for all"},
+    [TPO_BW] = {"bw", ARG_BW, "B[,B2]", 0, 0, NET_CMDS,
+                "link rate where the spec gives none (B2: the second class of links); "
+                "compare: the dimensions' rate"},
+    [TPO_LAT] = {"lat", ARG_LAT, "L", 0, 0, NET_CMDS,
+                 "link latency where the spec gives none (up to 1s); compare: the "
+                 "dimensions' latency"},
+    [TPO_DEGREE] = {"degree", ARG_UINT, "D", 1, THEMIS_GRAPH_MAX_NODES, "graph xfer",
+                    "degree where the spec gives none"},
+    [TPO_COLL] = {"coll", ARG_COLL, "ar|rs|ag", 0, 0, "xfer compare synth bed export",
+                  "the collective (allreduce, reduce_scatter, allgather)"},
+    [TPO_BYTES] = {"bytes", ARG_SIZES, "S[,S...]", 0, 0, SIZE_CMDS,
+                   "the vector's size: 65536, 64K, 4MiB, 1.5MB (K/M/G binary, KB/MB/GB "
+                   "decimal)"},
+    [TPO_COUNT] = {"count", ARG_COUNTS, "N[,N...]", 0, 0, SIZE_CMDS,
+                   "the vector's size in elements of --elem-size bytes (default 4), "
+                   "instead of --bytes"},
+    [TPO_ELEM_SIZE] = {"elem-size", ARG_UINT, "E", 1, 64, "compare",
+                       "bytes of one element (default 4)"},
+    [TPO_ALGORITHM] = {"algorithm", ARG_TEXT, "NAME", 0, 0, "export",
+                       "an algorithm that plans (themis-plan algorithms; default the first)"},
+    [TPO_CHUNKS] = {"chunks", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS, "compare export",
+                    "chunks per call (compare: coll_themis_chunks)"},
+    [TPO_CHUNKS_PER_NPU] = {"chunks-per-npu", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS,
+                            "synth", "chunks each rank's block is cut into"},
+    [TPO_CHUNKS_IN_FLIGHT] = {"chunks-in-flight", ARG_UINT, "F", 1,
+                              THEMIS_MAX_CHUNKS_IN_FLIGHT, "compare export",
+                              "chunks in flight (coll_themis_chunks_in_flight)"},
+    [TPO_MIN_CHUNK_BYTES] = {"min-chunk-bytes", ARG_SIZE, "S", 0, 0, "compare",
+                             "smallest chunk (coll_themis_min_chunk_bytes)"},
+    [TPO_XFER] = {"xfer", ARG_TEXT, "ring|direct", 0, 0, "bed",
+                  "also plan this transfer schedule and predict its time"},
+    [TPO_ORDER] = {"order", ARG_TEXT, "R,R,...", 0, 0, "xfer", "the ring's rank order"},
+    [TPO_XY] = {"xy", ARG_UINT, "W", 1, THEMIS_XFER_DIRECT_MAX_RANKS, "xfer",
+                "direct: dimension-ordered routes on rows of W"},
+    [TPO_DUPLEX] = {"duplex", ARG_PPM, "F", 0, 0, "xfer synth msccl",
+                    "a link whose reverse also sends runs at F of its rate (default 1)"},
+    [TPO_SPINES] = {"spines", ARG_TEXT, "ALGO", 0, 0, "xfer bed",
+                    "route Clos flows by greedy, parallel, exact or ecmp"},
+    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed", "ecmp's draw (default 1)"},
+    [TPO_SEEDS] = {"seeds", ARG_UINT, "N", 1, THEMIS_TACOS_MAX_SEEDS, "synth", "greedy runs (default auto)"},
+    [TPO_ILP] = {"ilp", ARG_FLAG, NULL, 0, 0, "synth", "TACOS-ILP instead of the greedy"},
+    [TPO_TIME_LIMIT] = {"time-limit", ARG_TEXT, "T", 0, 0, "synth",
+                        "with --ilp: seconds or a time such as 500ms"},
+    [TPO_ILP_CLUSTER] = {"ilp-cluster", ARG_UINT, "N", 1, 1u << 16, "synth",
+                         "with --ilp: steps per ILP"},
+    [TPO_METHOD] = {"method", ARG_TEXT, "auto|lp|exact|cycles|torus|mw", 0, 0, "treepack",
+                    "how to pack (default auto)"},
+    [TPO_TREES] = {"trees", ARG_UINT, "N", 0, UINT32_MAX, "treepack",
+                   "trees to print (default 32)"},
+    [TPO_SCALE] = {"scale", ARG_TEXT, "F", 0, 0, "bed", "rates x F (up to 9 decimals)"},
+    [TPO_BUDGET] = {"budget", ARG_RATE, "R", 0, 0, "bed", "scale the rates to sum to R"},
+    [TPO_GRAPH_OUT] = {"graph-out", ARG_TEXT, "FILE", 0, 0, "bed", "write the scaled graph"},
+    [TPO_WRITE_GRAPH] = {"write-graph", ARG_TEXT, "FILE", 0, 0, "synth",
+                         "write the graph synthesized on"},
+    [TPO_MSCCL] = {"msccl", ARG_TEXT, "OUT.xml", 0, 0, "xfer synth bed export",
+                   "write the schedule as MSCCL-XML"},
+    [TPO_OUT] = {"out", ARG_TEXT, "OUT.xml", 0, 0, "msccl", "export: the file to write"},
+    [TPO_EXPORT] = {"export", ARG_TEXT, "DIR", 0, 0, "synth",
+                    "write the schedule as coll/themis' files into DIR"},
+    [TPO_ROUTES] = {"routes", ARG_FLAG, NULL, 0, 0, "graph", "print every route instead"},
+    [TPO_HELP] = {"help", ARG_FLAG, NULL, 0, 0, "*", "this text"},
+};
+
+int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id)
+{
+    const char *c = rows[id].cmds;
+    size_t n = strlen(cmd);
+    if (0 == strcmp("*", c)) {
+        return 1;
+    }
+    for (const char *p = strstr(c, cmd); NULL != p; p = strstr(p + 1, cmd)) {
+        if ((p == c || ' ' == p[-1]) && (' ' == p[n] || '\0' == p[n])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int themis_plan_args_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *why)
+{
+    fprintf(stderr, "themis-plan %s: --%s: %s\n", a->cmd, rows[id].name, why);
+    return EXIT_USAGE;
+}
+
+static void usage(const themis_plan_cmd_spec_t *cmd, FILE *f)
+{
+    fprintf(f, "usage: themis-plan %s%s%s [options]\n", cmd->name,
+            '\0' != cmd->synopsis[0] ? " " : "", cmd->synopsis);
+    if (NULL != cmd->about_fn) {
+        cmd->about_fn(f);
+    } else {
+        fputs(cmd->about, f);
+    }
+    fprintf(f, "options:\n");
+    for (int i = 0; i < TPO_N; i++) {
+        char head[64];
+        if (themis_plan_args_takes(cmd->name, (themis_plan_opt_id_t) i)) {
+            snprintf(head, sizeof(head), "--%s%s%s", rows[i].name, NULL != rows[i].meta ? " " : "",
+                     NULL != rows[i].meta ? rows[i].meta : "");
+            fprintf(f, "  %-26s %s\n", head, rows[i].help);
+        }
+    }
+}
+
+/* One item of a --bytes or --count list into *v. */
+static int list_value(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *tok,
+                      uint64_t *v)
+{
+    char why[160];
+    if (THEMIS_OK == themis_parse_size(tok, v) && 0 != *v) {
+        return 0;
+    }
+    snprintf(why, sizeof(why), "'%s' is not %s > 0 (e.g. 65536, 64K, 4MiB, 1.5MB)", tok,
+             TPO_COUNT == id ? "a count of elements" : "a size");
+    return themis_plan_args_fail(a, id, why);
+}
+
+static int parse_list(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg)
+{
+    char buf[1024], why[96];
+    int n = 0;
+    if (strlen(arg) >= sizeof(buf)) {
+        return themis_plan_args_fail(a, id, "list too long");
+    }
+    strcpy(buf, arg);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); NULL != tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (THEMIS_PLAN_ARGS_MAX_SIZES == n) {
+            snprintf(why, sizeof(why), "at most %d values", THEMIS_PLAN_ARGS_MAX_SIZES);
+            return themis_plan_args_fail(a, id, why);
+        }
+        if (0 != list_value(a, id, tok, &a->bytes[n])) {
+            return EXIT_USAGE;
+        }
+        n++;
+    }
+    if (0 == n) {
+        return themis_plan_args_fail(a, id, "empty list");
+    }
+    a->nbytes = n;
+    return 0;
+}
+
+static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg)
+{
+    char *end = NULL, why[160];
+    uint64_t hi = rows[id].hi;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || '+' == arg[0]
+        || v < rows[id].lo || v > hi) {
+        snprintf(why, sizeof(why), "'%s' is not an integer in %" PRIu64 " .. %" PRIu64, arg,
+                 rows[id].lo, hi);
+        return themis_plan_args_fail(a, id, why);
+    }
+    a->num[id] = v;
+    return 0;
+}
+
+/* B or B,B2 into the graph's defaults. */
+static int parse_bw(themis_plan_args_t *a, const char *arg)
+{
+    const char *end = NULL;
+    char why[160];
+    themis_status_t st = themis_parse_bandwidth(arg, &a->graph_opts.bw_bps, &end);
+    if (THEMIS_OK == st && ',' == *end) {
+        st = themis_parse_bandwidth(end + 1, &a->graph_opts.bw2_bps, NULL);
+    } else if (THEMIS_OK == st && '\0' != *end) {
+        st = THEMIS_ERR_PARSE;
+    }
+    if (THEMIS_OK != st) {
+        snprintf(why, sizeof(why), "'%s' is not B or B,B2 (rates such as 100Gb, 25GB/s or "
+                 "80GiB/s)", arg);
+        return themis_plan_args_fail(a, TPO_BW, why);
+    }
+    a->num[TPO_BW] = a->graph_opts.bw_bps;
+    return 0;
+}
+
+/* The argument of option id by its row's kind. */
+static int parse_arg(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg)
+{
+    char why[200];
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int n = 0;
+    themis_time_t ps = 0;
+
+    a->text[id] = arg;
+    switch (rows[id].kind) {
+    case ARG_FLAG:
+    case ARG_TEXT:
+        return 0;
+    case ARG_SHAPE:
+        if (THEMIS_OK != themis_parse_dims(arg, dims, &n, why, sizeof(why)) || 0 == n) {
+            char msg[260];
+            snprintf(msg, sizeof(msg), "'%s' is not a shape like 4x4: %s", arg,
+                     0 == n ? "empty" : why);
+            return themis_plan_args_fail(a, id, msg);
+        }
+        return 0;
+    case ARG_SIZES:
+    case ARG_COUNTS:
+        return parse_list(a, id, arg);
+    case ARG_SIZE:
+        return list_value(a, id, arg, &a->num[id]);
+    case ARG_UINT:
+        return parse_uint(a, id, arg);
+    case ARG_COLL:
+        if (THEMIS_OK != themis_coll_parse(arg, &a->coll)) {
+            snprintf(why, sizeof(why), "unknown collective '%s' (ar, rs, ag)", arg);
+            return themis_plan_args_fail(a, id, why);
+        }
+        return 0;
+    case ARG_BW:
+        return parse_bw(a, arg);
+    case ARG_RATE:
+        if (THEMIS_OK != themis_parse_bandwidth(arg, &a->num[id], NULL) || 0 == a->num[id]) {
+            snprintf(why, sizeof(why), "'%s' is not a rate (e.g. 1200Mb/s)", arg);
+            return themis_plan_args_fail(a, id, why);
+        }
+        return 0;
+    case ARG_LAT:
+        if (THEMIS_OK != themis_parse_latency(arg, &ps, NULL) || ps > THEMIS_GRAPH_MAX_LAT_PS) {
+            snprintf(why, sizeof(why), "'%s' is not a latency up to 1s (e.g. 500ns)", arg);
+            return themis_plan_args_fail(a, id, why);
+        }
+        a->graph_opts.lat_ps = ps;
+        a->num[id] = ps;
+        return 0;
+    case ARG_PPM:
+        if (THEMIS_OK != themis_parse_ppm(arg, &a->num[id]) || 0 == a->num[id]
+            || a->num[id] > THEMIS_LINK_SIM_FULL_PPM) {
+            snprintf(why, sizeof(why), "'%s' is not a fraction in (0, 1] with up to 6 "
+                     "decimals (e.g. 0.9)", arg);
+            return themis_plan_args_fail(a, id, why);
+        }
+        return 0;
+    }
+    return EXIT_USAGE;
+}
+
+/* --count N: N elements of --elem-size bytes (4, a float, by default). */
+static int count_to_bytes(themis_plan_args_t *a)
+{
+    uint64_t elem = THEMIS_PLAN_GIVEN(a, TPO_ELEM_SIZE) ? a->num[TPO_ELEM_SIZE] : sizeof(float);
+    for (int i = 0; i < a->nbytes; i++) {
+        if (a->bytes[i] > UINT64_MAX / elem) {
+            return themis_plan_args_fail(a, TPO_COUNT, "too many elements");
+        }
+        a->bytes[i] *= elem;
+    }
+    return 0;
+}
+
+int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **argv,
+                           themis_plan_args_t *a, int *rc)
+{
+    struct option longopts[TPO_N + 1];
+    int n = 0, c;
+
+    memset(a, 0, sizeof(*a));
+    a->cmd = cmd->name;
+    a->coll = THEMIS_COLL_ALLREDUCE;
+    themis_graph_opts_default(&a->graph_opts);
+    for (int i = 0; i < TPO_N; i++) {
+        if (themis_plan_args_takes(cmd->name, (themis_plan_opt_id_t) i)) {
+            longopts[n++] = (struct option){rows[i].name,
+                                            ARG_FLAG == rows[i].kind ? no_argument
+                                                                     : required_argument,
+                                            NULL, i};
+        }
+    }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+
+    *rc = EXIT_USAGE;
+    optind = 1;
+    opterr = 0;
+    while (-1 != (c = getopt_long(argc, argv, ":h", longopts, NULL))) {
+        if ('h' == c) {
+            c = TPO_HELP;
+        }
+        if (':' == c || '?' == c) {
+            fprintf(stderr, "themis-plan %s: %s '%s'%s (try --help)\n", cmd->name,
+                    ':' == c ? "option" : "unknown option", argv[optind - 1],
+                    ':' == c ? " needs a value" : "");
+            return 1;
+        }
+        if ((TPO_COUNT == c && THEMIS_PLAN_GIVEN(a, TPO_BYTES))
+            || (TPO_BYTES == c && THEMIS_PLAN_GIVEN(a, TPO_COUNT))) {
+            fprintf(stderr, "themis-plan %s: give --bytes or --count, not both\n", cmd->name);
+            return 1;
+        }
+        a->given |= UINT64_C(1) << c;
+        if (0 != parse_arg(a, (themis_plan_opt_id_t) c, optarg)) {
+            return 1;
+        }
+    }
+    if (THEMIS_PLAN_GIVEN(a, TPO_HELP)) {
+        usage(cmd, stdout);
+        *rc = 0;
+        return 1;
+    }
+    if (THEMIS_PLAN_GIVEN(a, TPO_COUNT) && 0 != count_to_bytes(a)) {
+        return 1;
+    }
+    a->first_pos = optind;
+    *rc = 0;
+    return 0;
+}
+
+int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, themis_graph_t *g,
+                             uint32_t dims[THEMIS_MAX_DIMS], int *ndims)
+{
+    themis_parse_error_t e;
+    themis_status_t st = themis_graph_load(spec, &a->graph_opts, g, &e);
+    char why[256];
+
+    if (THEMIS_OK != st) {
+        if (0 == e.line) {
+            fprintf(stderr, "themis-plan %s: %s: %s\n", a->cmd, spec, e.message);
+        } else {
+            fprintf(stderr, "themis-plan %s: %s: parse error at line %d, column %d: %s\n",
+                    a->cmd, spec, e.line, e.column, e.message);
+            if (NULL == strchr(spec, '\n') && 1 == e.line && e.column >= 1
+                && (size_t) e.column <= strlen(spec) + 1) {
+                fprintf(stderr, "  %s\n  %*s^\n", spec, e.column - 1, "");
+            }
+        }
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (!THEMIS_PLAN_GIVEN(a, TPO_DIMS)) {
+        *ndims = themis_graph_dims(g, dims, NULL, 0);
+        return 0;
+    }
+    uint64_t ranks = 1;
+    themis_parse_dims(a->text[TPO_DIMS], dims, ndims, why, sizeof(why));
+    for (int i = 0; i < *ndims && ranks <= UINT32_MAX; i++) {
+        ranks *= dims[i]; /* < 2^32 x 2^31: no overflow */
+    }
+    if (ranks != g->nranks) {
+        fprintf(stderr, "themis-plan %s: --dims %s has %" PRIu64 " ranks, the graph %u\n",
+                a->cmd, a->text[TPO_DIMS], ranks, g->nranks);
+        themis_graph_free(g);
+        return EXIT_USAGE;
+    }
+    if (!themis_graph_dims_agree(g, dims, *ndims, why, sizeof(why))) {
+        fprintf(stderr, "themis-plan %s: warning: --%s: the programs are planned for these "
+                "dims, the times simulated on the graph\n", a->cmd, why);
+    }
+    return 0;
+}
