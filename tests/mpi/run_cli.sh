@@ -637,3 +637,83 @@ if [ -z "$bad" ]; then
 else
     fail cli_bed_plan "$bad: $(head -c 300 "$tmp/bed.err")"
 fi
+
+# --- one option table: every subcommand that takes a size takes --bytes and
+# --count (elements of 4 bytes, compare: of --elem-size), every one that
+# takes a network --graph and --dims (checked against the graph's ranks);
+# --help lists them; bad values name the option and the subcommand, exit 2
+bad=""
+ring3="$msccl_data/allreduce_ring_3.xml"
+# NAME|ARGS with --bytes|the same with --count
+while IFS='|' read -r name with_bytes with_count; do
+    # shellcheck disable=SC2086  # the arguments are words
+    run "cb_$name" "$plan" $with_bytes
+    rb=$rc
+    # shellcheck disable=SC2086
+    run "cc_$name" "$plan" $with_count
+    # wall times (synthesis_ms=, ms=) differ from run to run
+    if [ $rb -ne 0 ] || [ $rc -ne 0 ] || [ ! -s "$tmp/cb_$name.out" ] \
+       || [ "$(sed 's/ms=[0-9.]*//g' "$tmp/cb_$name.out")" != "$(sed 's/ms=[0-9.]*//g' "$tmp/cc_$name.out")" ]
+    then
+        bad="$bad count_$name:$rb/$rc"
+    fi
+done <<LIST
+xfer|xfer ring --graph ring:8 --coll ar --bytes 8MiB|xfer ring --graph ring:8 --coll ar --count 2M
+compare|compare --graph mesh2d:2x2 --coll ar --bytes 64KiB --elem-size 8|compare --graph mesh2d:2x2 --coll ar --count 8K --elem-size 8
+synth|synth --graph mesh2d:2x2 --coll ag --bytes 4MiB|synth --graph mesh2d:2x2 --coll ag --count 1M
+msccl|msccl simulate $ring3 --graph ring:3 --bytes 3MiB|msccl simulate $ring3 --graph ring:3 --count 786432
+bed|bed --graph cluster:2x2 --xfer ring --coll ar --bytes 64KiB|bed --graph cluster:2x2 --xfer ring --coll ar --count 16K
+treepack|treepack --graph torus2d:3x3 --bytes 9MiB|treepack --graph torus2d:3x3 --count 2359296
+export|export --msccl $tmp/eb.xml --topo sw:4:100Gb:1us --coll ar --bytes 48|export --msccl $tmp/eb.xml --topo sw:4:100Gb:1us --coll ar --count 12
+LIST
+# --dims: the graph's shape is taken, another with as many ranks is warned
+# about, one with other ranks refused by name
+for c in "graph torus2d:4x4" "xfer ring --graph torus2d:4x4 --coll ar --bytes 16MiB" \
+         "synth --graph torus2d:4x4 --coll ar --bytes 16MiB" "treepack --graph torus2d:4x4" \
+         "bed --graph torus2d:4x4" "msccl simulate $ring3 --graph ring:3 --bytes 3MiB"; do
+    sub=${c%% *}
+    n=16; [ "$sub" = msccl ] && n=3
+    # shellcheck disable=SC2086
+    run dg "$plan" $c --dims "$n"
+    [ $rc -eq 0 ] || bad="$bad dims_$sub:$rc"
+    # shellcheck disable=SC2086
+    run dgx "$plan" $c --dims 5x2
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims 5x2 has 10 ranks, the graph $n" \
+        "$tmp/dgx.err" || bad="$bad dims_bad_$sub:$rc"
+    # shellcheck disable=SC2086
+    run dgs "$plan" $c --dims 4xq
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims: '4xq' is not a shape" "$tmp/dgs.err" \
+        || bad="$bad dims_syntax_$sub:$rc"
+    run dh "$plan" "$sub" --help
+    for o in graph dims bw lat; do
+        grep -q "^  --$o " "$tmp/dh.out" || bad="$bad help_${sub}_$o"
+    done
+done
+run gg "$plan" graph --graph ring:5
+[ $rc -eq 0 ] && grep -q '^# nodes=5 ' "$tmp/gg.out" || bad="$bad graph_option:$rc"
+for sub in xfer compare synth bed msccl treepack export; do
+    run sh "$plan" "$sub" --help
+    { [ $rc -eq 0 ] && grep -q '^  --bytes S' "$tmp/sh.out" && grep -q '^  --count N' "$tmp/sh.out"; } \
+        || bad="$bad help_size_$sub:$rc"
+    run s0 "$plan" "$sub" --count 0
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --count: '0' is not a count" "$tmp/s0.err" \
+        || bad="$bad count0_$sub:$rc"
+    run s1 "$plan" "$sub" --bytes 1K --count 1
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: give --bytes or --count, not both" "$tmp/s1.err" \
+        || bad="$bad both_$sub:$rc"
+    run s2 "$plan" "$sub" --frobnicate
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: unknown option '--frobnicate'" "$tmp/s2.err" \
+        || bad="$bad unknown_$sub:$rc"
+    run s3 "$plan" "$sub" --bytes
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: option '--bytes' needs a value" "$tmp/s3.err" \
+        || bad="$bad novalue_$sub:$rc"
+done
+run s4 "$plan" xfer ring --graph ring:8 --coll ar --count 1M,2M
+[ $rc -eq 2 ] && grep -q '^themis-plan xfer: --count: one size here' "$tmp/s4.err" || bad="$bad one_size:$rc"
+run s5 "$plan" compare --graph ring:4 --coll ar --count 99999999999999999999
+[ $rc -eq 2 ] && grep -q -- '--count' "$tmp/s5.err" || bad="$bad count_huge:$rc"
+if [ -z "$bad" ]; then
+    pass cli_option_table
+else
+    fail cli_option_table "$bad"
+fi
