@@ -32,6 +32,7 @@ typedef enum {
     ARG_COUNTS, /* N[,N...] elements, each > 0; bytes = N x --elem-size */
     ARG_SIZE,   /* one size > 0 */
     ARG_UINT,   /* an integer in lo .. hi */
+    ARG_UINTS,  /* K[,K...], each an integer in lo .. hi */
     ARG_COLL,   /* ar|rs|ag */
     ARG_BW,     /* B or B,B2: the graph's link rates */
     ARG_RATE,   /* one rate > 0 */
@@ -51,23 +52,28 @@ typedef struct {
 /* Who takes a network (--graph, --dims, --bw, --lat) and a size (--bytes,
  * --count): every such subcommand, by construction of these lists. */
 #define NET_CMDS "graph xfer compare synth bed msccl treepack"
-#define SIZE_CMDS "xfer compare synth bed msccl treepack export"
+#define DIM_CMDS "schedule simulate timeline topo export"
+#define SCHED_CMDS "schedule simulate timeline"
+#define SIZE_CMDS SCHED_CMDS " cycles rules xfer compare synth bed msccl treepack export"
 
 static const opt_row_t rows[TPO_N] = {
     [TPO_GRAPH] = {"graph", ARG_TEXT, "SPEC|FILE", 0, 0, NET_CMDS,
                    "the network: a graph spec (torus2d:4x4, leafspine:4x2, ...) or a graph "
                    "file (themis-plan graph --help)"},
-    [TPO_DIMS] = {"dims", ARG_SHAPE, "SHAPE", 0, 0, NET_CMDS " export",
-                  "the ranks' dimensions, innermost first (4x4), as coll_themis_dims; with "
+    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, SCHED_CMDS " cycles export",
+                  "dimensions KIND:SIZE:BW:LAT joined by _ (sw:4:100Gb:1us_sw:2:100Gb:2us) "
+                  "or a preset (themis-plan presets)"},
+    [TPO_TOPO_FILE] = {"topo-file", ARG_TEXT, "FILE", 0, 0, DIM_CMDS, "a topology file"},
+    [TPO_DIMS] = {"dims", ARG_SHAPE, "SHAPE", 0, 0, NET_CMDS " " DIM_CMDS,
+                  "the ranks' dimensions, innermost first (4x2), as coll_themis_dims; with "
                   "--graph they must hold its ranks (default: ranks per host x hosts)"},
-    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, "export",
-                  "a dimension topology (KIND:SIZE:BW:LAT_..., themis-plan presets), or --dims"},
-    [TPO_DIM_BW] = {"dim-bandwidths", ARG_TEXT, "B[,B...]", 0, 0, "export",
-                    "with --dims: one rate per dimension or one for all"},
-    [TPO_DIM_LAT] = {"dim-latencies", ARG_TEXT, "L[,L...]", 0, 0, "export",
-                     "with --dims: one latency per dimension or one for all"},
-    [TPO_DIM_KINDS] = {"dim-kinds", ARG_TEXT, "K[,K...]", 0, 0, "export",
-                       "with --dims: ring, biring, fc or sw per dimension or for all"},
+    [TPO_DIM_BW] = {"dim-bandwidths", ARG_TEXT, "B[,B...]", 0, 0, DIM_CMDS,
+                    "with --dims: one rate per dimension or one for all (default 100Gb)"},
+    [TPO_DIM_LAT] = {"dim-latencies", ARG_TEXT, "L[,L...]", 0, 0, DIM_CMDS,
+                     "with --dims: one latency per dimension or one for all (default 2us)"},
+    [TPO_DIM_KINDS] = {"dim-kinds", ARG_TEXT, "K[,K...]", 0, 0, DIM_CMDS,
+                       "with --dims: ring, biring, fc or sw per dimension or for all "
+                       "(default sw)"},
     [TPO_BW] = {"bw", ARG_BW, "B[,B2]", 0, 0, NET_CMDS,
                 "link rate where the spec gives none (B2: the second class of links); "
                 "compare: the dimensions' rate"},
@@ -76,8 +82,9 @@ static const opt_row_t rows[TPO_N] = {
                  "dimensions' latency"},
     [TPO_DEGREE] = {"degree", ARG_UINT, "D", 1, THEMIS_GRAPH_MAX_NODES, "graph xfer",
                     "degree where the spec gives none"},
-    [TPO_COLL] = {"coll", ARG_COLL, "ar|rs|ag", 0, 0, "xfer compare synth bed export",
-                  "the collective (allreduce, reduce_scatter, allgather)"},
+    [TPO_COLL] = {"coll", ARG_COLL, "ar|rs|ag", 0, 0,
+                  SCHED_CMDS " cycles rules algorithms xfer compare synth bed export",
+                  "the collective: allreduce, reduce_scatter, allgather (default allreduce)"},
     [TPO_BYTES] = {"bytes", ARG_SIZES, "S[,S...]", 0, 0, SIZE_CMDS,
                    "the vector's size: 65536, 64K, 4MiB, 1.5MB (K/M/G binary, KB/MB/GB "
                    "decimal)"},
@@ -86,31 +93,50 @@ static const opt_row_t rows[TPO_N] = {
                    "instead of --bytes"},
     [TPO_ELEM_SIZE] = {"elem-size", ARG_UINT, "E", 1, 64, "compare",
                        "bytes of one element (default 4)"},
+    [TPO_COMM_SIZE] = {"comm-size", ARG_SIZE, "N", 0, 0, "rules", "ranks of the call"},
     [TPO_ALGORITHM] = {"algorithm", ARG_TEXT, "NAME", 0, 0, "export",
                        "an algorithm that plans (themis-plan algorithms; default the first)"},
-    [TPO_CHUNKS] = {"chunks", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS, "compare export",
-                    "chunks per call (compare: coll_themis_chunks)"},
+    [TPO_CHUNKS] = {"chunks", ARG_UINTS, "K[,K...]", 1, THEMIS_PLAN_MAX_CHUNKS,
+                    SCHED_CMDS " cycles compare export",
+                    "chunks per call (default: coll/themis' coll_themis_chunks and floors)"},
     [TPO_CHUNKS_PER_NPU] = {"chunks-per-npu", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS,
-                            "synth", "chunks each rank's block is cut into"},
+                            "synth", "chunks each rank's block is cut into (default as "
+                            "coll/themis' tacos)"},
+    [TPO_TORUS_CHUNKS] = {"torus-chunks", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS, "cycles",
+                          "torus2d's chunks"},
     [TPO_CHUNKS_IN_FLIGHT] = {"chunks-in-flight", ARG_UINT, "F", 1,
-                              THEMIS_MAX_CHUNKS_IN_FLIGHT, "compare export",
+                              THEMIS_MAX_CHUNKS_IN_FLIGHT, SCHED_CMDS " cycles compare export",
                               "chunks in flight (coll_themis_chunks_in_flight)"},
+    [TPO_MIN_CHUNK] = {"min-chunk", ARG_SIZE, "S", 0, 0, SCHED_CMDS,
+                       "make --chunks a maximum: each chunk at least S (chunking.h)"},
     [TPO_MIN_CHUNK_BYTES] = {"min-chunk-bytes", ARG_SIZE, "S", 0, 0, "compare",
                              "smallest chunk (coll_themis_min_chunk_bytes)"},
+    [TPO_SCHEDULER] = {"scheduler", ARG_TEXT, "baseline|themis", 0, 0, "schedule",
+                       "the scheduler (default themis)"},
+    [TPO_ORDER] = {"order", ARG_TEXT, "fifo|scf|R,R,...", 0, 0, "schedule xfer",
+                   "schedule: intra-dimension policy (default scf); xfer: the ring's rank "
+                   "order"},
+    [TPO_THRESHOLD] = {"threshold", ARG_UINT, "PERMILLE", 0, 1000000, SCHED_CMDS,
+                       "Algorithm 1 threshold, per mille of the paper's (default 1000)"},
+    [TPO_LATENCY] = {"latency", ARG_TEXT, "overlapped|serialized", 0, 0, SCHED_CMDS,
+                     "whether a step's latency holds its slot (default overlapped)"},
+    [TPO_LOAD] = {"load", ARG_TEXT, "bandwidth|phase", 0, 0, SCHED_CMDS,
+                  "Dim Load Tracker model (default bandwidth)"},
     [TPO_XFER] = {"xfer", ARG_TEXT, "ring|direct", 0, 0, "bed",
                   "also plan this transfer schedule and predict its time"},
-    [TPO_ORDER] = {"order", ARG_TEXT, "R,R,...", 0, 0, "xfer", "the ring's rank order"},
     [TPO_XY] = {"xy", ARG_UINT, "W", 1, THEMIS_XFER_DIRECT_MAX_RANKS, "xfer",
                 "direct: dimension-ordered routes on rows of W"},
     [TPO_DUPLEX] = {"duplex", ARG_PPM, "F", 0, 0, "xfer synth msccl",
                     "a link whose reverse also sends runs at F of its rate (default 1)"},
     [TPO_SPINES] = {"spines", ARG_TEXT, "ALGO", 0, 0, "xfer bed",
                     "route Clos flows by greedy, parallel, exact or ecmp"},
-    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed", "ecmp's draw (default 1)"},
-    [TPO_SEEDS] = {"seeds", ARG_UINT, "N", 1, THEMIS_TACOS_MAX_SEEDS, "synth", "greedy runs (default auto)"},
+    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed",
+                  "ecmp's draw (default 1)"},
+    [TPO_SEEDS] = {"seeds", ARG_UINT, "N", 1, THEMIS_TACOS_MAX_SEEDS, "synth",
+                   "greedy runs (default auto)"},
     [TPO_ILP] = {"ilp", ARG_FLAG, NULL, 0, 0, "synth", "TACOS-ILP instead of the greedy"},
     [TPO_TIME_LIMIT] = {"time-limit", ARG_TEXT, "T", 0, 0, "synth",
-                        "with --ilp: seconds or a time such as 500ms"},
+                        "seconds or a time such as 500ms for the ILP"},
     [TPO_ILP_CLUSTER] = {"ilp-cluster", ARG_UINT, "N", 1, 1u << 16, "synth",
                          "with --ilp: steps per ILP"},
     [TPO_METHOD] = {"method", ARG_TEXT, "auto|lp|exact|cycles|torus|mw", 0, 0, "treepack",
@@ -119,6 +145,19 @@ static const opt_row_t rows[TPO_N] = {
                    "trees to print (default 32)"},
     [TPO_SCALE] = {"scale", ARG_TEXT, "F", 0, 0, "bed", "rates x F (up to 9 decimals)"},
     [TPO_BUDGET] = {"budget", ARG_RATE, "R", 0, 0, "bed", "scale the rates to sum to R"},
+    [TPO_LIST] = {"list", ARG_FLAG, NULL, 0, 0, "cycles", "plain text: CYCLE STEP ROW COL"},
+    [TPO_SWEEP] = {"sweep", ARG_TEXT, "MIN:MAX", 0, 0, "cycles",
+                   "build and verify every size MIN..MAX x MIN..MAX"},
+    [TPO_COSTS] = {"costs", ARG_FLAG, NULL, 0, 0, "cycles",
+                   "themis, rings and torus2d's predicted times on --topo"},
+    [TPO_NAMES] = {"names", ARG_FLAG, NULL, 0, 0, "algorithms",
+                   "one name per line (with --coll: those serving it)"},
+    [TPO_MARKDOWN] = {"markdown", ARG_FLAG, NULL, 0, 0, "algorithms",
+                      "the table of docs/coll_themis.md"},
+    [TPO_TRACE] = {"trace", ARG_TEXT, "FILE", 0, 0, "timeline",
+                   "a call traced by coll/themis (coll_themis_trace)"},
+    [TPO_CALL] = {"call", ARG_UINT, "N", 0, UINT32_MAX, "timeline",
+                  "with --trace: the N-th call of the file, from 0"},
     [TPO_GRAPH_OUT] = {"graph-out", ARG_TEXT, "FILE", 0, 0, "bed", "write the scaled graph"},
     [TPO_WRITE_GRAPH] = {"write-graph", ARG_TEXT, "FILE", 0, 0, "synth",
                          "write the graph synthesized on"},
@@ -127,23 +166,30 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_OUT] = {"out", ARG_TEXT, "OUT.xml", 0, 0, "msccl", "export: the file to write"},
     [TPO_EXPORT] = {"export", ARG_TEXT, "DIR", 0, 0, "synth",
                     "write the schedule as coll/themis' files into DIR"},
+    [TPO_JSON] = {"json", ARG_TEXT, "FILE|-", 0, 0, "schedule cycles",
+                  "write JSON to FILE ('-': standard output)"},
+    [TPO_CSV] = {"csv", ARG_FLAG, NULL, 0, 0, "simulate", "one CSV row per method"},
+    [TPO_PNG] = {"png", ARG_TEXT, "OUT.png", 0, 0, "timeline", "the picture to write"},
     [TPO_ROUTES] = {"routes", ARG_FLAG, NULL, 0, 0, "graph", "print every route instead"},
     [TPO_HELP] = {"help", ARG_FLAG, NULL, 0, 0, "*", "this text"},
 };
 
-int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id)
+/* Whether the space-separated list holds word. */
+static int in_list(const char *list, const char *word)
 {
-    const char *c = rows[id].cmds;
-    size_t n = strlen(cmd);
-    if (0 == strcmp("*", c)) {
-        return 1;
-    }
-    for (const char *p = strstr(c, cmd); NULL != p; p = strstr(p + 1, cmd)) {
-        if ((p == c || ' ' == p[-1]) && (' ' == p[n] || '\0' == p[n])) {
+    size_t n = strlen(word);
+    for (const char *p = NULL == list ? NULL : strstr(list, word); NULL != p;
+         p = strstr(p + 1, word)) {
+        if ((p == list || ' ' == p[-1]) && (' ' == p[n] || '\0' == p[n])) {
             return 1;
         }
     }
     return 0;
+}
+
+int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id)
+{
+    return 0 == strcmp("*", rows[id].cmds) || in_list(rows[id].cmds, cmd);
 }
 
 int themis_plan_args_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *why)
@@ -177,18 +223,25 @@ static int list_value(const themis_plan_args_t *a, themis_plan_opt_id_t id, cons
                       uint64_t *v)
 {
     char why[160];
-    if (THEMIS_OK == themis_parse_size(tok, v) && 0 != *v) {
+    const int zero_ok = TPO_BYTES == id && a->spec->zero_bytes;
+    if (THEMIS_OK == themis_parse_size(tok, v) && (0 != *v || zero_ok)) {
         return 0;
     }
-    snprintf(why, sizeof(why), "'%s' is not %s > 0 (e.g. 65536, 64K, 4MiB, 1.5MB)", tok,
-             TPO_COUNT == id ? "a count of elements" : "a size");
+    snprintf(why, sizeof(why), "'%s' is not %s %s 0 (e.g. 65536, 64K, 4MiB, 1.5MB)", tok,
+             TPO_COUNT == id ? "a count of elements" : "a size", zero_ok ? ">=" : ">");
     return themis_plan_args_fail(a, id, why);
 }
 
+static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg,
+                      uint64_t *v);
+
+/* S[,S...] or K[,K...]: one value unless the subcommand lists the option
+ * as taking several. */
 static int parse_list(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg)
 {
     char buf[1024], why[96];
     int n = 0;
+    uint64_t v;
     if (strlen(arg) >= sizeof(buf)) {
         return themis_plan_args_fail(a, id, "list too long");
     }
@@ -199,19 +252,30 @@ static int parse_list(themis_plan_args_t *a, themis_plan_opt_id_t id, const char
             snprintf(why, sizeof(why), "at most %d values", THEMIS_PLAN_ARGS_MAX_SIZES);
             return themis_plan_args_fail(a, id, why);
         }
-        if (0 != list_value(a, id, tok, &a->bytes[n])) {
+        if (0 != (ARG_UINTS == rows[id].kind ? parse_uint(a, id, tok, &v)
+                                             : list_value(a, id, tok, &v))) {
             return EXIT_USAGE;
+        }
+        if (ARG_UINTS == rows[id].kind) {
+            a->chunks[n] = (uint32_t) v; /* hi <= UINT32_MAX */
+        } else {
+            a->bytes[n] = v;
         }
         n++;
     }
     if (0 == n) {
         return themis_plan_args_fail(a, id, "empty list");
     }
-    a->nbytes = n;
+    if (n > 1 && !in_list(a->spec->lists, rows[id].name)) {
+        return themis_plan_args_fail(a, id, "one value here");
+    }
+    *(ARG_UINTS == rows[id].kind ? &a->nchunks : &a->nbytes) = n;
+    a->num[id] = ARG_UINTS == rows[id].kind ? a->chunks[0] : a->bytes[0];
     return 0;
 }
 
-static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg)
+static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char *arg,
+                      uint64_t *out)
 {
     char *end = NULL, why[160];
     uint64_t hi = rows[id].hi;
@@ -223,7 +287,7 @@ static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char
                  rows[id].lo, hi);
         return themis_plan_args_fail(a, id, why);
     }
-    a->num[id] = v;
+    *out = v;
     return 0;
 }
 
@@ -270,13 +334,16 @@ static int parse_arg(themis_plan_args_t *a, themis_plan_opt_id_t id, const char 
         return 0;
     case ARG_SIZES:
     case ARG_COUNTS:
+    case ARG_UINTS:
         return parse_list(a, id, arg);
     case ARG_SIZE:
         return list_value(a, id, arg, &a->num[id]);
     case ARG_UINT:
-        return parse_uint(a, id, arg);
+        return parse_uint(a, id, arg, &a->num[id]);
     case ARG_COLL:
-        if (THEMIS_OK != themis_coll_parse(arg, &a->coll)) {
+        /* MPI's name for the block variant: the same schedule */
+        if (THEMIS_OK != themis_coll_parse(0 == strcmp("reduce_scatter_block", arg)
+                                               ? "reduce_scatter" : arg, &a->coll)) {
             snprintf(why, sizeof(why), "unknown collective '%s' (ar, rs, ag)", arg);
             return themis_plan_args_fail(a, id, why);
         }
@@ -330,6 +397,7 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
 
     memset(a, 0, sizeof(*a));
     a->cmd = cmd->name;
+    a->spec = cmd;
     a->coll = THEMIS_COLL_ALLREDUCE;
     themis_graph_opts_default(&a->graph_opts);
     for (int i = 0; i < TPO_N; i++) {

@@ -26,8 +26,9 @@
 /* The rows of the table (tools/themis_plan_args.c), in --help order. */
 typedef enum {
     TPO_GRAPH,
-    TPO_DIMS,
     TPO_TOPO,
+    TPO_TOPO_FILE,
+    TPO_DIMS,
     TPO_DIM_BW,
     TPO_DIM_LAT,
     TPO_DIM_KINDS,
@@ -38,13 +39,20 @@ typedef enum {
     TPO_BYTES,
     TPO_COUNT,
     TPO_ELEM_SIZE,
+    TPO_COMM_SIZE,
     TPO_ALGORITHM,
     TPO_CHUNKS,
     TPO_CHUNKS_PER_NPU,
+    TPO_TORUS_CHUNKS,
     TPO_CHUNKS_IN_FLIGHT,
+    TPO_MIN_CHUNK,
     TPO_MIN_CHUNK_BYTES,
-    TPO_XFER,
+    TPO_SCHEDULER,
     TPO_ORDER,
+    TPO_THRESHOLD,
+    TPO_LATENCY,
+    TPO_LOAD,
+    TPO_XFER,
     TPO_XY,
     TPO_DUPLEX,
     TPO_SPINES,
@@ -57,40 +65,55 @@ typedef enum {
     TPO_TREES,
     TPO_SCALE,
     TPO_BUDGET,
+    TPO_LIST,
+    TPO_SWEEP,
+    TPO_COSTS,
+    TPO_NAMES,
+    TPO_MARKDOWN,
+    TPO_TRACE,
+    TPO_CALL,
     TPO_GRAPH_OUT,
     TPO_WRITE_GRAPH,
     TPO_MSCCL,
     TPO_OUT,
     TPO_EXPORT,
+    TPO_JSON,
+    TPO_CSV,
+    TPO_PNG,
     TPO_ROUTES,
     TPO_HELP,
     TPO_N
 } themis_plan_opt_id_t;
 
+/* A subcommand: its name as the table's rows list it, what follows
+ * "usage: themis-plan NAME" (positional arguments), and what --help says
+ * before the options. */
+typedef struct themis_plan_cmd_spec {
+    const char *name;
+    const char *synopsis;
+    const char *about;
+    void (*about_fn)(FILE *f); /* instead of about, where it prints numbers */
+    const char *lists;         /* options taking several values here, e.g. "bytes count" */
+    int zero_bytes;            /* --bytes 0 is a size here (a rule's range) */
+} themis_plan_cmd_spec_t;
+
 /* What a subcommand's command line said. */
 typedef struct themis_plan_args {
     const char *cmd;            /* the subcommand, for messages */
+    const struct themis_plan_cmd_spec *spec;
     uint64_t given;             /* bit 1 << TPO_* per option given */
     const char *text[TPO_N];    /* each option's argument as given (the last) */
     uint64_t num[TPO_N];        /* integers, sizes, rates, ppm: converted */
     uint64_t bytes[THEMIS_PLAN_ARGS_MAX_SIZES]; /* --bytes, or --count x elem size */
     int nbytes;
+    uint32_t chunks[THEMIS_PLAN_ARGS_MAX_SIZES]; /* --chunks K[,K...] */
+    int nchunks;
     themis_coll_t coll;         /* --coll (default allreduce) */
     themis_graph_opts_t graph_opts; /* --bw, --lat, --degree */
     int first_pos;              /* argv index of the first positional argument */
 } themis_plan_args_t;
 
 #define THEMIS_PLAN_GIVEN(a, id) (0 != ((a)->given & (UINT64_C(1) << (id))))
-
-/* A subcommand: its name as the table's rows list it, what follows
- * "usage: themis-plan NAME" (positional arguments), and what --help says
- * before the options. */
-typedef struct {
-    const char *name;
-    const char *synopsis;
-    const char *about;
-    void (*about_fn)(FILE *f); /* instead of about, where it prints numbers */
-} themis_plan_cmd_spec_t;
 
 /* Parses argv (argv[0]: the subcommand) by the table's rows for cmd->name.
  * 0: go on; else 1 with *rc the exit status: 0 after --help (printed),

@@ -55,7 +55,8 @@ static int parse_scale(const char *s, uint64_t *num)
 }
 
 static const themis_plan_cmd_spec_t bed_cmd = {
-    "bed", "",
+    .name = "bed", .synopsis = "",
+    .about =
     "  The test bed's build plan (docs/cluster.md, 'The test bed's plan'): every\n"
     "  node with its kind and host, every working directed link at its scaled\n"
     "  rate (bit/s) and latency (ps), every route, and 'rule' lines where a\n"
@@ -67,7 +68,7 @@ static const themis_plan_cmd_spec_t bed_cmd = {
     "  ecmp's draw, default 1) on a leaf-spine each rank pair across leaves\n"
     "  goes by its flow's spine (planners/routing/cluster_clos.h), and a last line\n"
     "  'predict SCHEDULE bytes S collective_us=X' is the link simulator's time\n"
-    "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n", NULL};
+    "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n"};
 
 /* The schedule, its waypoints and the prediction line's time. */
 static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer_opts_t *xo,

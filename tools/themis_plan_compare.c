@@ -150,7 +150,8 @@ static int compare_size(const opts_t *o, const themis_graph_t *g, themis_coll_t 
     return 0;
 }
 
-static const themis_plan_cmd_spec_t compare_cmd = {"compare", "", NULL, about};
+static const themis_plan_cmd_spec_t compare_cmd = {
+    .name = "compare", .synopsis = "", .about_fn = about, .lists = "bytes count"};
 
 int themis_plan_cmd_compare(int argc, char **argv)
 {

@@ -127,7 +127,8 @@ static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, u
 }
 
 static const themis_plan_cmd_spec_t export_cmd = {
-    "export", "",
+    .name = "export", .synopsis = "",
+    .about =
     "  --msccl OUT.xml, --coll, --bytes S or --count N, and --topo SPEC or\n"
     "  --dims 4x2 [--dim-bandwidths B,..] [--dim-latencies L,..] [--dim-kinds K,..]\n"
     "  (coll/themis' shape syntax, as in themis-plan schedule --help) are required.\n"
@@ -138,8 +139,7 @@ static const themis_plan_cmd_spec_t export_cmd = {
     "  K chunks (default 4) and F in flight (default 2) on the topology SPEC\n"
     "  (topology.h: e.g. sw:4:100Gb:1us_sw:2:100Gb:2us, or a Table 2 preset),\n"
     "  as MSCCL-XML with one chunk per element.  Read back, the file must give\n"
-    "  the same schedule and the same programs; the last line says so.\n",
-    NULL};
+    "  the same schedule and the same programs; the last line says so.\n"};
 
 int themis_plan_cmd_export(int argc, char **argv)
 {
@@ -160,9 +160,6 @@ int themis_plan_cmd_export(int argc, char **argv)
     uint32_t in_flight = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT)
                              ? (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT] : 2;
 
-    if (a.nbytes > 1) {
-        return themis_plan_args_fail(&a, size_opt, "one size here");
-    }
     if (a.nbytes > 0 && (0 != bytes % sizeof(float)
                          || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS)) {
         snprintf(msg, sizeof(msg), "1 .. %u elements (a multiple of 4 bytes: floats)",

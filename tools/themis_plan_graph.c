@@ -111,7 +111,8 @@ static int print_routes(const themis_graph_t *g)
 }
 
 static const themis_plan_cmd_spec_t graph_cmd = {
-    "graph", "SPEC|FILE",
+    .name = "graph", .synopsis = "SPEC|FILE",
+    .about =
     "  Prints the graph in its file format (it reads back), then a comment\n"
     "  '# nodes=N links=L failed_nodes=F failed_links=G min_bw=.. max_bw=..'.\n"
     "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
@@ -123,7 +124,7 @@ static const themis_plan_cmd_spec_t graph_cmd = {
     "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
     "  The graph is the argument or --graph.\n"
     "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
-    "  pair of working nodes, 'SRC DST -' when unreachable.\n", NULL};
+    "  pair of working nodes, 'SRC DST -' when unreachable.\n"};
 
 int themis_plan_cmd_graph(int argc, char **argv)
 {
@@ -260,7 +261,8 @@ int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themi
 }
 
 static const themis_plan_cmd_spec_t xfer_cmd = {
-    "xfer", "ring|direct",
+    .name = "xfer", .synopsis = "ring|direct",
+    .about =
     "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
     "  P the graph's nodes); direct: every rank sends each other rank its block\n"
     "  straight (planners/schedule/xfer_direct.h).  A transfer schedule of P units of\n"
@@ -276,7 +278,7 @@ static const themis_plan_cmd_spec_t xfer_cmd = {
     "  one draw of --seed N, default 1) and its transfers go by that spine\n"
     "  (planners/routing/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
     "  lower_bound=B' comes first.  --graph, --coll and --bytes (or --count)\n"
-    "  are required.\n", NULL};
+    "  are required.\n"};
 
 int themis_plan_xfer_opts(const themis_plan_args_t *a, themis_plan_xfer_opts_t *o)
 {
@@ -285,10 +287,6 @@ int themis_plan_xfer_opts(const themis_plan_args_t *a, themis_plan_xfer_opts_t *
     o->have_coll = THEMIS_PLAN_GIVEN(a, TPO_COLL);
     o->spines = THEMIS_CLOS_GREEDY;
     o->seed = THEMIS_PLAN_GIVEN(a, TPO_SEED) ? a->num[TPO_SEED] : 1;
-    if (a->nbytes > 1) {
-        return themis_plan_args_fail(a, THEMIS_PLAN_GIVEN(a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES,
-                                     "one size here");
-    }
     o->bytes = a->nbytes > 0 ? a->bytes[0] : 0;
     o->have_spines = THEMIS_PLAN_GIVEN(a, TPO_SPINES);
     if (o->have_spines

@@ -23,7 +23,8 @@
 static const char *const buf_names[THEMIS_NBUFS] = {"input", "output", "scratch"};
 
 static const themis_plan_cmd_spec_t msccl_cmd = {
-    "msccl", "check|export|draw|simulate FILE",
+    .name = "msccl", .synopsis = "check|export|draw|simulate FILE",
+    .about =
     "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
     "  export (--out OUT.xml): write the schedule as MSCCL-XML, load it again,\n"
     "    print both hashes\n"
@@ -33,7 +34,7 @@ static const themis_plan_cmd_spec_t msccl_cmd = {
     "    `themis-plan xfer`; --duplex F: a link whose reverse also sends runs at\n"
     "    F of its rate (default 1)\n"
     "  Every action first checks the schedule as coll/themis does (races, the\n"
-    "  collective's result): a file that fails is reported, exit 2.\n", NULL};
+    "  collective's result): a file that fails is reported, exit 2.\n"};
 
 static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *info)
 {
@@ -113,10 +114,6 @@ static int simulate(const char *path, const themis_plan_args_t *a)
         fprintf(stderr, "themis-plan msccl simulate: --graph and --bytes (or --count) are "
                 "required\n");
         return EXIT_USAGE;
-    }
-    if (a->nbytes > 1) {
-        return themis_plan_args_fail(a, THEMIS_PLAN_GIVEN(a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES,
-                                     "one size here");
     }
     int rc = load(path, &s, NULL);
     if (0 != rc) {

@@ -240,7 +240,8 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
     return rc;
 }
 
-static const themis_plan_cmd_spec_t synth_cmd = {"synth", "", NULL, about};
+static const themis_plan_cmd_spec_t synth_cmd = {.name = "synth", .synopsis = "",
+                                                 .about_fn = about};
 
 int themis_plan_cmd_synth(int argc, char **argv)
 {
@@ -273,10 +274,6 @@ int themis_plan_cmd_synth(int argc, char **argv)
     }
     if (have_limit && 0 != parse_limit(o.text[TPO_TIME_LIMIT], &a.ilp_opts.time_limit_ms)) {
         return EXIT_USAGE;
-    }
-    if (o.nbytes > 1) {
-        return themis_plan_args_fail(&o, THEMIS_PLAN_GIVEN(&o, TPO_COUNT) ? TPO_COUNT : TPO_BYTES,
-                                     "one size here");
     }
     if (o.first_pos != argc || NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL) || 0 == a.bytes) {
         fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes (or --count) are "

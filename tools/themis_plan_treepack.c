@@ -157,7 +157,8 @@ static void about(FILE *f)
             LP_AUTO_MAX_NODES);
 }
 
-static const themis_plan_cmd_spec_t treepack_cmd = {"treepack", "", NULL, about};
+static const themis_plan_cmd_spec_t treepack_cmd = {.name = "treepack", .synopsis = "",
+                                                    .about_fn = about};
 
 int themis_plan_cmd_treepack(int argc, char **argv)
 {
@@ -171,10 +172,6 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     const char *method = THEMIS_PLAN_GIVEN(&a, TPO_METHOD) ? a.text[TPO_METHOD] : "auto";
     const uint64_t bytes = 1 == a.nbytes ? a.bytes[0] : 0;
     const uint32_t show = THEMIS_PLAN_GIVEN(&a, TPO_TREES) ? (uint32_t) a.num[TPO_TREES] : 32;
-    if (a.nbytes > 1) {
-        return themis_plan_args_fail(&a, THEMIS_PLAN_GIVEN(&a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES,
-                                     "one size here");
-    }
     int want_lp = 0 == strcmp(method, "lp"), want_exact = 0 == strcmp(method, "exact");
     int want_torus = 0 == strcmp(method, "torus"), want_mw = 0 == strcmp(method, "mw");
     int want_cycles = 0 == strcmp(method, "cycles");

@@ -709,7 +709,7 @@ for sub in xfer compare synth bed msccl treepack export; do
         || bad="$bad novalue_$sub:$rc"
 done
 run s4 "$plan" xfer ring --graph ring:8 --coll ar --count 1M,2M
-[ $rc -eq 2 ] && grep -q '^themis-plan xfer: --count: one size here' "$tmp/s4.err" || bad="$bad one_size:$rc"
+[ $rc -eq 2 ] && grep -q '^themis-plan xfer: --count: one value here' "$tmp/s4.err" || bad="$bad one_size:$rc"
 run s5 "$plan" compare --graph ring:4 --coll ar --count 99999999999999999999
 [ $rc -eq 2 ] && grep -q -- '--count' "$tmp/s5.err" || bad="$bad count_huge:$rc"
 if [ -z "$bad" ]; then
