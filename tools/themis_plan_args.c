@@ -60,7 +60,7 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_GRAPH] = {"graph", ARG_TEXT, "SPEC|FILE", 0, 0, NET_CMDS,
                    "the network: a graph spec (torus2d:4x4, leafspine:4x2, ...) or a graph "
                    "file (themis-plan graph --help)"},
-    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, SCHED_CMDS " cycles export",
+    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, DIM_CMDS " cycles",
                   "dimensions KIND:SIZE:BW:LAT joined by _ (sw:4:100Gb:1us_sw:2:100Gb:2us) "
                   "or a preset (themis-plan presets)"},
     [TPO_TOPO_FILE] = {"topo-file", ARG_TEXT, "FILE", 0, 0, DIM_CMDS, "a topology file"},
@@ -89,8 +89,7 @@ static const opt_row_t rows[TPO_N] = {
                    "the vector's size: 65536, 64K, 4MiB, 1.5MB (K/M/G binary, KB/MB/GB "
                    "decimal)"},
     [TPO_COUNT] = {"count", ARG_COUNTS, "N[,N...]", 0, 0, SIZE_CMDS,
-                   "the vector's size in elements of --elem-size bytes (default 4), "
-                   "instead of --bytes"},
+                   "instead of --bytes: elements of 4 bytes (compare: of --elem-size)"},
     [TPO_ELEM_SIZE] = {"elem-size", ARG_UINT, "E", 1, 64, "compare",
                        "bytes of one element (default 4)"},
     [TPO_COMM_SIZE] = {"comm-size", ARG_SIZE, "N", 0, 0, "rules", "ranks of the call"},
@@ -198,6 +197,26 @@ int themis_plan_args_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, 
     return EXIT_USAGE;
 }
 
+/* One option's help: its name and argument, then the text wrapped to 79
+ * columns from column 29. */
+static void usage_row(FILE *f, const opt_row_t *r)
+{
+    enum { TEXT_COL = 29, WIDTH = 79 };
+    int col = fprintf(f, "  --%s%s%s", r->name, NULL != r->meta ? " " : "",
+                      NULL != r->meta ? r->meta : "");
+    const char *p = r->help;
+    while ('\0' != *p) {
+        size_t word = strcspn(p, " ");
+        if (col >= TEXT_COL && col + 1 + (int) word > WIDTH) {
+            fprintf(f, "\n");
+            col = 0;
+        }
+        col += fprintf(f, "%*s%.*s", col < TEXT_COL ? TEXT_COL - col : 1, "", (int) word, p);
+        p += word + (' ' == p[word]);
+    }
+    fprintf(f, "\n");
+}
+
 static void usage(const themis_plan_cmd_spec_t *cmd, FILE *f)
 {
     fprintf(f, "usage: themis-plan %s%s%s [options]\n", cmd->name,
@@ -209,11 +228,8 @@ static void usage(const themis_plan_cmd_spec_t *cmd, FILE *f)
     }
     fprintf(f, "options:\n");
     for (int i = 0; i < TPO_N; i++) {
-        char head[64];
         if (themis_plan_args_takes(cmd->name, (themis_plan_opt_id_t) i)) {
-            snprintf(head, sizeof(head), "--%s%s%s", rows[i].name, NULL != rows[i].meta ? " " : "",
-                     NULL != rows[i].meta ? rows[i].meta : "");
-            fprintf(f, "  %-26s %s\n", head, rows[i].help);
+            usage_row(f, &rows[i]);
         }
     }
 }

@@ -12,42 +12,12 @@
 #include <stdio.h>
 
 #include "bound.h"
+#include "themis_plan_args.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
 
-#define MAX_LIST 64 /* entries of --bytes / --chunks lists */
-
-enum {
-    OPT_TOPO = 1 << 0,
-    OPT_TOPO_FILE = 1 << 1,
-    OPT_COLL = 1 << 2,
-    OPT_BYTES = 1 << 3,
-    OPT_CHUNKS = 1 << 4,
-    OPT_SCHEDULER = 1 << 5,
-    OPT_ORDER = 1 << 6,
-    OPT_CHUNKS_IN_FLIGHT = 1 << 7,
-    OPT_THRESHOLD = 1 << 8,
-    OPT_JSON = 1 << 9,
-    OPT_CSV = 1 << 10,
-    OPT_PNG = 1 << 11,
-    OPT_HELP = 1 << 12,
-    OPT_MIN_CHUNK = 1 << 13,
-    OPT_TRACE = 1 << 14,
-    OPT_CALL = 1 << 15,
-    OPT_DIMS = 1 << 16,
-    OPT_DIM_BW = 1 << 17,
-    OPT_DIM_LAT = 1 << 18,
-    OPT_DIM_KINDS = 1 << 19,
-    OPT_LATENCY = 1 << 20,
-    OPT_LOAD = 1 << 21,
-    OPT_COUNT = 1 << 22 /* --bytes in 4-byte elements; allowed with OPT_BYTES */
-};
-
-/* The topology options: a preset or spec, a file, or coll/themis' shape
- * syntax (--dims 4x2 with optional per-dimension lists). */
-#define OPT_TOPOLOGY \
-    (OPT_TOPO | OPT_TOPO_FILE | OPT_DIMS | OPT_DIM_BW | OPT_DIM_LAT | OPT_DIM_KINDS)
+#define MAX_LIST THEMIS_PLAN_ARGS_MAX_SIZES /* entries of --bytes / --chunks lists */
 
 typedef struct {
     themis_topology_t topo;
@@ -68,22 +38,22 @@ typedef struct {
     const char *json_path;
     int csv;
     const char *png_path;
-    int help;
     uint64_t min_chunk;     /* > 0: --chunks is a maximum (chunking.h) */
     const char *trace_path; /* timeline --trace */
     uint32_t call;          /* timeline --call: index of the traced call */
-    unsigned given;         /* OPT_* bits that were on the command line */
+    uint64_t given;         /* THEMIS_PLAN_GIVEN bits of the command line */
+    int first_pos;          /* argv index of the first positional argument */
 } cli_opts_t;
 
-/* Parses argv (options in `allowed`, OPT_*) into o; *first_pos: the
- * first positional argument.  0, or the exit status. */
-int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
-                              int *first_pos);
-/* A subcommand's options without positional arguments: 0 to go on, or
- * 1 with *rc what the subcommand returns (0 after --help, which printed
- * usage; EXIT_USAGE, said, for bad options or a stray argument). */
-int themis_plan_command_options(int argc, char **argv, unsigned allowed, const char *cmd,
-                                void (*usage)(FILE *), cli_opts_t *o, int *rc);
+/* Parses argv (argv[0]: the subcommand) by the option table's rows for
+ * spec->name into o: 0 to go on, or 1 with *rc what the subcommand
+ * returns (0 after --help, which printed usage; EXIT_USAGE, said, for bad
+ * options).  o->first_pos: the first positional argument. */
+int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
+                              cli_opts_t *o, int *rc);
+/* The same for a subcommand without positional arguments. */
+int themis_plan_command_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
+                                cli_opts_t *o, int *rc);
 /* The chunk count a call of `bytes` gets (the component's rule). */
 uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes);
 void themis_plan_format_size(uint64_t b, char *buf, size_t len);

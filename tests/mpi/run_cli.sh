@@ -204,7 +204,7 @@ run lats "$plan" simulate --topo 2D-SW_SW --bytes 100MB --chunks 64 --chunks-in-
 chk=$(awk -F, 'FNR > 1 && $6 == "Baseline" { t[FILENAME] = $7 } END { n = 0; for (f in t) n++;
     print (n == 2 && t[ARGV[1]] < t[ARGV[2]]) ? "ok" : "bad" }' "$tmp/lato.out" "$tmp/lats.out")
 run latbad "$plan" simulate --topo 2D-SW_SW --latency none
-if [ "$chk" = "ok" ] && [ $rc -eq 2 ] && grep -q "bad --latency" "$tmp/latbad.err"; then
+if [ "$chk" = "ok" ] && [ $rc -eq 2 ] && grep -q "simulate: --latency: 'none' is not" "$tmp/latbad.err"; then
     pass cli_simulate_latency
 else
     fail cli_simulate_latency "$chk rc=$rc: $(head -c 200 "$tmp/latbad.err")"
@@ -222,7 +222,7 @@ else
     fail cli_simulate_min_chunk "rc=$rc, bytes:chunks $chk$(head -c 200 "$tmp/mc.err")"
 fi
 run mcbad "$plan" simulate --topo 2D-SW_SW --min-chunk 0
-if [ $rc -eq 2 ] && grep -q "bad size" "$tmp/mcbad.err"; then
+if [ $rc -eq 2 ] && grep -q "simulate: --min-chunk: '0' is not a size" "$tmp/mcbad.err"; then
     pass cli_simulate_min_chunk_bad
 else
     fail cli_simulate_min_chunk_bad "rc=$rc: $(head -c 200 "$tmp/mcbad.err")"
@@ -371,7 +371,7 @@ run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --co
     --chunks-in-flight 33
 [ $rc -eq 2 ] && grep -q '1 \.\. 32' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "--chunks-in-flight 33: rc=$rc"; }
 run ex "$plan" simulate --topo sw:4:100Gb:1us --chunks-in-flight 33
-[ $rc -eq 2 ] && grep -q '(1\.\.32)' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
+[ $rc -eq 2 ] && grep -q "simulate: --chunks-in-flight: '33' is not an integer in 1 \.\. 32" "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
 # the other subcommands' network and size options: --dims 4x2 is the
 # component's sw:4_sw:2 at the across-nodes rates, --bytes 48 is 12 floats
 run ex "$plan" export --msccl "$tmp/ex_topo.xml" --topo sw:4:100Gb:2us_sw:2:100Gb:2us --coll ar \
