@@ -213,8 +213,9 @@ static int enum_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, const
 
 /* An enum option's text into *v by its planner parser; 0, or EXIT_USAGE
  * after a message naming the option. */
-#define PARSE_ENUM(a, id, parse, v, names) \
-    (!THEMIS_PLAN_GIVEN(a, id) || THEMIS_OK == parse((a)->text[id], v) ? 0 : enum_fail(a, id, names))
+#define PARSE_ENUM(a, id, parse, v, names)                                   \
+    (!THEMIS_PLAN_GIVEN(a, id) || THEMIS_OK == parse((a)->text[id], v) ? 0 \
+                                                                       : enum_fail(a, id, names))
 
 /* The dimension topology subcommands (schedule, simulate, timeline, topo):
  * the table's options (themis_plan_args.h) into o, with the planners'
@@ -235,11 +236,13 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
         return 1;
     }
     *rc = EXIT_USAGE;
-    if (0 != PARSE_ENUM(&a, TPO_SCHEDULER, themis_sched_kind_parse, &o->kind, "baseline or themis")
+    if (0 != PARSE_ENUM(&a, TPO_SCHEDULER, themis_sched_kind_parse, &o->kind,
+                        "baseline or themis")
         || 0 != PARSE_ENUM(&a, TPO_ORDER, themis_order_policy_parse, &o->order, "fifo or scf")
         || 0 != PARSE_ENUM(&a, TPO_LATENCY, themis_latency_mode_parse, &o->latency,
                            "overlapped or serialized")
-        || 0 != PARSE_ENUM(&a, TPO_LOAD, themis_load_model_parse, &o->load, "bandwidth or phase")) {
+        || 0 != PARSE_ENUM(&a, TPO_LOAD, themis_load_model_parse, &o->load,
+                           "bandwidth or phase")) {
         return 1;
     }
     o->given = a.given;
@@ -277,7 +280,8 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
             fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, argv[0]);
             return 1;
         }
-        if (0 != (*rc = themis_plan_dims_topology(&o->topo, dims, dim_bw, dim_lat, dim_kinds))) {
+        *rc = themis_plan_dims_topology(&o->topo, dims, dim_bw, dim_lat, dim_kinds);
+        if (0 != *rc) {
             return 1;
         }
         themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));

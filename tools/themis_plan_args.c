@@ -98,13 +98,13 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_CHUNKS] = {"chunks", ARG_UINTS, "K[,K...]", 1, THEMIS_PLAN_MAX_CHUNKS,
                     SCHED_CMDS " cycles compare export",
                     "chunks per call (default: coll/themis' coll_themis_chunks and floors)"},
-    [TPO_CHUNKS_PER_NPU] = {"chunks-per-npu", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS,
-                            "synth", "chunks each rank's block is cut into (default as "
+    [TPO_CHUNKS_PER_NPU] = {"chunks-per-npu", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS, "synth",
+                            "chunks each rank's block is cut into (default as "
                             "coll/themis' tacos)"},
     [TPO_TORUS_CHUNKS] = {"torus-chunks", ARG_UINT, "K", 1, THEMIS_PLAN_MAX_CHUNKS, "cycles",
                           "torus2d's chunks"},
-    [TPO_CHUNKS_IN_FLIGHT] = {"chunks-in-flight", ARG_UINT, "F", 1,
-                              THEMIS_MAX_CHUNKS_IN_FLIGHT, SCHED_CMDS " cycles compare export",
+    [TPO_CHUNKS_IN_FLIGHT] = {"chunks-in-flight", ARG_UINT, "F", 1, THEMIS_MAX_CHUNKS_IN_FLIGHT,
+                              SCHED_CMDS " cycles compare export",
                               "chunks in flight (coll_themis_chunks_in_flight)"},
     [TPO_MIN_CHUNK] = {"min-chunk", ARG_SIZE, "S", 0, 0, SCHED_CMDS,
                        "make --chunks a maximum: each chunk at least S (chunking.h)"},
@@ -129,8 +129,7 @@ static const opt_row_t rows[TPO_N] = {
                     "a link whose reverse also sends runs at F of its rate (default 1)"},
     [TPO_SPINES] = {"spines", ARG_TEXT, "ALGO", 0, 0, "xfer bed",
                     "route Clos flows by greedy, parallel, exact or ecmp"},
-    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed",
-                  "ecmp's draw (default 1)"},
+    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed", "ecmp's draw (default 1)"},
     [TPO_SEEDS] = {"seeds", ARG_UINT, "N", 1, THEMIS_TACOS_MAX_SEEDS, "synth",
                    "greedy runs (default auto)"},
     [TPO_ILP] = {"ilp", ARG_FLAG, NULL, 0, 0, "synth", "TACOS-ILP instead of the greedy"},
@@ -297,8 +296,8 @@ static int parse_uint(themis_plan_args_t *a, themis_plan_opt_id_t id, const char
     uint64_t hi = rows[id].hi;
     errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
-    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || '+' == arg[0]
-        || v < rows[id].lo || v > hi) {
+    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || '+' == arg[0] ||
+        v < rows[id].lo || v > hi) {
         snprintf(why, sizeof(why), "'%s' is not an integer in %" PRIu64 " .. %" PRIu64, arg,
                  rows[id].lo, hi);
         return themis_plan_args_fail(a, id, why);
@@ -319,8 +318,10 @@ static int parse_bw(themis_plan_args_t *a, const char *arg)
         st = THEMIS_ERR_PARSE;
     }
     if (THEMIS_OK != st) {
-        snprintf(why, sizeof(why), "'%s' is not B or B,B2 (rates such as 100Gb, 25GB/s or "
-                 "80GiB/s)", arg);
+        snprintf(why, sizeof(why),
+                 "'%s' is not B or B,B2 (rates such as 100Gb, 25GB/s or "
+                 "80GiB/s)",
+                 arg);
         return themis_plan_args_fail(a, TPO_BW, why);
     }
     a->num[TPO_BW] = a->graph_opts.bw_bps;
@@ -358,8 +359,9 @@ static int parse_arg(themis_plan_args_t *a, themis_plan_opt_id_t id, const char 
         return parse_uint(a, id, arg, &a->num[id]);
     case ARG_COLL:
         /* MPI's name for the block variant: the same schedule */
-        if (THEMIS_OK != themis_coll_parse(0 == strcmp("reduce_scatter_block", arg)
-                                               ? "reduce_scatter" : arg, &a->coll)) {
+        if (THEMIS_OK !=
+            themis_coll_parse(0 == strcmp("reduce_scatter_block", arg) ? "reduce_scatter" : arg,
+                              &a->coll)) {
             snprintf(why, sizeof(why), "unknown collective '%s' (ar, rs, ag)", arg);
             return themis_plan_args_fail(a, id, why);
         }
@@ -381,10 +383,12 @@ static int parse_arg(themis_plan_args_t *a, themis_plan_opt_id_t id, const char 
         a->num[id] = ps;
         return 0;
     case ARG_PPM:
-        if (THEMIS_OK != themis_parse_ppm(arg, &a->num[id]) || 0 == a->num[id]
-            || a->num[id] > THEMIS_LINK_SIM_FULL_PPM) {
-            snprintf(why, sizeof(why), "'%s' is not a fraction in (0, 1] with up to 6 "
-                     "decimals (e.g. 0.9)", arg);
+        if (THEMIS_OK != themis_parse_ppm(arg, &a->num[id]) || 0 == a->num[id] ||
+            a->num[id] > THEMIS_LINK_SIM_FULL_PPM) {
+            snprintf(why, sizeof(why),
+                     "'%s' is not a fraction in (0, 1] with up to 6 "
+                     "decimals (e.g. 0.9)",
+                     arg);
             return themis_plan_args_fail(a, id, why);
         }
         return 0;
@@ -418,10 +422,9 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
     themis_graph_opts_default(&a->graph_opts);
     for (int i = 0; i < TPO_N; i++) {
         if (themis_plan_args_takes(cmd->name, (themis_plan_opt_id_t) i)) {
-            longopts[n++] = (struct option){rows[i].name,
-                                            ARG_FLAG == rows[i].kind ? no_argument
-                                                                     : required_argument,
-                                            NULL, i};
+            longopts[n++] = (struct option){
+                rows[i].name, ARG_FLAG == rows[i].kind ? no_argument : required_argument, NULL,
+                i};
         }
     }
     longopts[n] = (struct option){NULL, 0, NULL, 0};
@@ -439,8 +442,8 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
                     ':' == c ? " needs a value" : "");
             return 1;
         }
-        if ((TPO_COUNT == c && THEMIS_PLAN_GIVEN(a, TPO_BYTES))
-            || (TPO_BYTES == c && THEMIS_PLAN_GIVEN(a, TPO_COUNT))) {
+        if ((TPO_COUNT == c && THEMIS_PLAN_GIVEN(a, TPO_BYTES)) ||
+            (TPO_BYTES == c && THEMIS_PLAN_GIVEN(a, TPO_COUNT))) {
             fprintf(stderr, "themis-plan %s: give --bytes or --count, not both\n", cmd->name);
             return 1;
         }
@@ -475,8 +478,8 @@ int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, them
         } else {
             fprintf(stderr, "themis-plan %s: %s: parse error at line %d, column %d: %s\n",
                     a->cmd, spec, e.line, e.column, e.message);
-            if (NULL == strchr(spec, '\n') && 1 == e.line && e.column >= 1
-                && (size_t) e.column <= strlen(spec) + 1) {
+            if (NULL == strchr(spec, '\n') && 1 == e.line && e.column >= 1 &&
+                (size_t) e.column <= strlen(spec) + 1) {
                 fprintf(stderr, "  %s\n  %*s^\n", spec, e.column - 1, "");
             }
         }
@@ -498,8 +501,10 @@ int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, them
         return EXIT_USAGE;
     }
     if (!themis_graph_dims_agree(g, dims, *ndims, why, sizeof(why))) {
-        fprintf(stderr, "themis-plan %s: warning: --%s: the programs are planned for these "
-                "dims, the times simulated on the graph\n", a->cmd, why);
+        fprintf(stderr,
+                "themis-plan %s: warning: --%s: the programs are planned for these "
+                "dims, the times simulated on the graph\n",
+                a->cmd, why);
     }
     return 0;
 }

@@ -99,18 +99,18 @@ typedef struct themis_plan_cmd_spec {
 
 /* What a subcommand's command line said. */
 typedef struct themis_plan_args {
-    const char *cmd;            /* the subcommand, for messages */
+    const char *cmd; /* the subcommand, for messages */
     const struct themis_plan_cmd_spec *spec;
-    uint64_t given;             /* bit 1 << TPO_* per option given */
-    const char *text[TPO_N];    /* each option's argument as given (the last) */
-    uint64_t num[TPO_N];        /* integers, sizes, rates, ppm: converted */
+    uint64_t given;                             /* bit 1 << TPO_* per option given */
+    const char *text[TPO_N];                    /* each option's argument as given (the last) */
+    uint64_t num[TPO_N];                        /* integers, sizes, rates, ppm: converted */
     uint64_t bytes[THEMIS_PLAN_ARGS_MAX_SIZES]; /* --bytes, or --count x elem size */
     int nbytes;
     uint32_t chunks[THEMIS_PLAN_ARGS_MAX_SIZES]; /* --chunks K[,K...] */
     int nchunks;
-    themis_coll_t coll;         /* --coll (default allreduce) */
+    themis_coll_t coll;             /* --coll (default allreduce) */
     themis_graph_opts_t graph_opts; /* --bw, --lat, --degree */
-    int first_pos;              /* argv index of the first positional argument */
+    int first_pos;                  /* argv index of the first positional argument */
 } themis_plan_args_t;
 
 #define THEMIS_PLAN_GIVEN(a, id) (0 != ((a)->given & (UINT64_C(1) << (id))))
@@ -122,7 +122,8 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
                            themis_plan_args_t *a, int *rc);
 
 /* EXIT_USAGE after "themis-plan CMD: --OPT: WHY" when cond. */
-int themis_plan_args_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *why);
+int themis_plan_args_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id,
+                          const char *why);
 
 /* Whether the table gives option id to subcommand cmd (for tests). */
 int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id);

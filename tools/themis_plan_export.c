@@ -151,9 +151,11 @@ int themis_plan_cmd_export(int argc, char **argv)
         return rc;
     }
     const char *outp = a.text[TPO_MSCCL], *spec = a.text[TPO_TOPO], *dims = a.text[TPO_DIMS];
-    const char *algo_name = THEMIS_PLAN_GIVEN(&a, TPO_ALGORITHM) ? a.text[TPO_ALGORITHM]
-                                                                 : themis_algorithm_get(0)->name;
-    const themis_plan_opt_id_t size_opt = THEMIS_PLAN_GIVEN(&a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES;
+    const char *algo_name = THEMIS_PLAN_GIVEN(&a, TPO_ALGORITHM)
+                                ? a.text[TPO_ALGORITHM]
+                                : themis_algorithm_get(0)->name;
+    const themis_plan_opt_id_t size_opt =
+        THEMIS_PLAN_GIVEN(&a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES;
     const uint64_t bytes = 1 == a.nbytes ? a.bytes[0] : 0;
     const themis_coll_t coll = a.coll;
     uint32_t chunks = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? (uint32_t) a.num[TPO_CHUNKS] : 4;

@@ -261,7 +261,9 @@ int themis_plan_cmd_synth(int argc, char **argv)
     const int have_cluster = THEMIS_PLAN_GIVEN(&o, TPO_ILP_CLUSTER);
     a.coll = o.coll;
     a.bytes = o.nbytes > 0 ? o.bytes[0] : 0;
-    a.k = THEMIS_PLAN_GIVEN(&o, TPO_CHUNKS_PER_NPU) ? (uint32_t) o.num[TPO_CHUNKS_PER_NPU] : a.k;
+    if (THEMIS_PLAN_GIVEN(&o, TPO_CHUNKS_PER_NPU)) {
+        a.k = (uint32_t) o.num[TPO_CHUNKS_PER_NPU];
+    }
     a.seeds = THEMIS_PLAN_GIVEN(&o, TPO_SEEDS) ? (uint32_t) o.num[TPO_SEEDS] : a.seeds;
     a.duplex_ppm = THEMIS_PLAN_GIVEN(&o, TPO_DUPLEX) ? (uint32_t) o.num[TPO_DUPLEX]
                                                      : a.duplex_ppm;
@@ -275,7 +277,8 @@ int themis_plan_cmd_synth(int argc, char **argv)
     if (have_limit && 0 != parse_limit(o.text[TPO_TIME_LIMIT], &a.ilp_opts.time_limit_ms)) {
         return EXIT_USAGE;
     }
-    if (o.first_pos != argc || NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL) || 0 == a.bytes) {
+    if (o.first_pos != argc || NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL)
+        || 0 == a.bytes) {
         fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes (or --count) are "
                 "required (try --help)\n");
         return EXIT_USAGE;
