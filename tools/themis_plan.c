@@ -245,7 +245,7 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
                            "bandwidth or phase")) {
         return 1;
     }
-    o->given = a.given;
+    memcpy(o->given, a.given, sizeof(o->given));
     o->first_pos = a.first_pos;
     o->coll = a.coll;
     o->nbytes = a.nbytes;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clos.h"
 #include "cluster.h"
 #include "defaults.h"
 #include "link_sim.h"
@@ -74,9 +75,9 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_DIM_KINDS] = {"dim-kinds", ARG_TEXT, "K[,K...]", 0, 0, DIM_CMDS,
                        "with --dims: ring, biring, fc or sw per dimension or for all "
                        "(default sw)"},
-    [TPO_BW] = {"bw", ARG_BW, "B[,B2]", 0, 0, NET_CMDS,
+    [TPO_BW] = {"bw", ARG_BW, "B[,B2]", 0, 0, NET_CMDS " route",
                 "link rate where the spec gives none (B2: the second class of links); "
-                "compare: the dimensions' rate"},
+                "compare: the dimensions' rate; route: the links' and hosts'"},
     [TPO_LAT] = {"lat", ARG_LAT, "L", 0, 0, NET_CMDS,
                  "link latency where the spec gives none (up to 1s); compare: the "
                  "dimensions' latency"},
@@ -129,12 +130,13 @@ static const opt_row_t rows[TPO_N] = {
                     "a link whose reverse also sends runs at F of its rate (default 1)"},
     [TPO_SPINES] = {"spines", ARG_TEXT, "ALGO", 0, 0, "xfer bed",
                     "route Clos flows by greedy, parallel, exact or ecmp"},
-    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed", "ecmp's draw (default 1)"},
+    [TPO_SEED] = {"seed", ARG_UINT, "N", 0, UINT64_MAX, "xfer bed route",
+                  "ecmp's draw (default 1)"},
     [TPO_SEEDS] = {"seeds", ARG_UINT, "N", 1, THEMIS_TACOS_MAX_SEEDS, "synth",
                    "greedy runs (default auto)"},
     [TPO_ILP] = {"ilp", ARG_FLAG, NULL, 0, 0, "synth", "TACOS-ILP instead of the greedy"},
-    [TPO_TIME_LIMIT] = {"time-limit", ARG_TEXT, "T", 0, 0, "synth",
-                        "seconds or a time such as 500ms for the ILP"},
+    [TPO_TIME_LIMIT] = {"time-limit", ARG_TEXT, "T", 0, 0, "synth route",
+                        "the ILP's time: synth, seconds or a time such as 500ms; route, ms"},
     [TPO_ILP_CLUSTER] = {"ilp-cluster", ARG_UINT, "N", 1, 1u << 16, "synth",
                          "with --ilp: steps per ILP"},
     [TPO_METHOD] = {"method", ARG_TEXT, "auto|lp|exact|cycles|torus|mw", 0, 0, "treepack",
@@ -152,6 +154,28 @@ static const opt_row_t rows[TPO_N] = {
                    "one name per line (with --coll: those serving it)"},
     [TPO_MARKDOWN] = {"markdown", ARG_FLAG, NULL, 0, 0, "algorithms",
                       "the table of docs/coll_themis.md"},
+    [TPO_CLOS] = {"clos", ARG_TEXT, "TxS", 0, 0, "route",
+                  "a 2-layer Clos of T ToRs and S spines (64x32)"},
+    [TPO_HOSTS_PER_TOR] = {"hosts-per-tor", ARG_UINT, "H", 1, THEMIS_CLOS_MAX_HOSTS, "route",
+                           "hosts under each ToR"},
+    [TPO_PAIRS] = {"pairs", ARG_TEXT, "DIR", 0, 0, "route",
+                   "the flows of every *.txt traffic file of DIR"},
+    [TPO_RING] = {"ring", ARG_TEXT, "H,H,...", 0, 0, "route",
+                  "the flows of an All-Reduce ring, rank i on host H_i"},
+    [TPO_SCHEDULE] = {"schedule", ARG_TEXT, "FILE.xml", 0, 0, "route",
+                      "the flows of an MSCCL-XML schedule (with --hosts)"},
+    [TPO_HOSTS] = {"hosts", ARG_TEXT, "H,H,...", 0, 0, "route", "rank i on host H_i"},
+    [TPO_TOR_AWARE] = {"tor-aware", ARG_FLAG, NULL, 0, 0, "route", "order the ring by ToR"},
+    [TPO_FAILED_SPINES] = {"failed-spines", ARG_UINT, "F", 0, THEMIS_CLOS_MAX_SPINES, "route",
+                           "fail the F highest spines"},
+    [TPO_FAILED_LINKS] = {"failed-links", ARG_TEXT, "T-S+T-S...", 0, 0, "route",
+                          "fail these ToR-spine links"},
+    [TPO_ALGO] = {"algo", ARG_TEXT, "greedy|parallel|exact|ilp|ecmp", 0, 0, "route",
+                  "how to route (default greedy)"},
+    [TPO_DRAWS] = {"draws", ARG_UINT, "N", 1, 1000000, "route", "ecmp's random choices"},
+    [TPO_THREADS] = {"threads", ARG_UINT, "N", 1, 256, "route", "parallel's threads"},
+    [TPO_SEARCH_STEPS] = {"search-steps", ARG_UINT, "N", 0, UINT32_MAX, "route",
+                          "exact's search bound"},
     [TPO_TRACE] = {"trace", ARG_TEXT, "FILE", 0, 0, "timeline",
                    "a call traced by coll/themis (coll_themis_trace)"},
     [TPO_CALL] = {"call", ARG_UINT, "N", 0, UINT32_MAX, "timeline",
@@ -164,7 +188,7 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_OUT] = {"out", ARG_TEXT, "OUT.xml", 0, 0, "msccl", "export: the file to write"},
     [TPO_EXPORT] = {"export", ARG_TEXT, "DIR", 0, 0, "synth",
                     "write the schedule as coll/themis' files into DIR"},
-    [TPO_JSON] = {"json", ARG_TEXT, "FILE|-", 0, 0, "schedule cycles",
+    [TPO_JSON] = {"json", ARG_TEXT, "FILE|-", 0, 0, "schedule cycles route",
                   "write JSON to FILE ('-': standard output)"},
     [TPO_CSV] = {"csv", ARG_FLAG, NULL, 0, 0, "simulate", "one CSV row per method"},
     [TPO_PNG] = {"png", ARG_TEXT, "OUT.png", 0, 0, "timeline", "the picture to write"},
@@ -409,6 +433,9 @@ static int count_to_bytes(themis_plan_args_t *a)
     return 0;
 }
 
+/* getopt_long's value of row i: clear of '?', ':' and 'h'. */
+#define VAL_BASE 256
+
 int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **argv,
                            themis_plan_args_t *a, int *rc)
 {
@@ -424,7 +451,7 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
         if (themis_plan_args_takes(cmd->name, (themis_plan_opt_id_t) i)) {
             longopts[n++] = (struct option){
                 rows[i].name, ARG_FLAG == rows[i].kind ? no_argument : required_argument, NULL,
-                i};
+                VAL_BASE + i};
         }
     }
     longopts[n] = (struct option){NULL, 0, NULL, 0};
@@ -434,7 +461,7 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
     opterr = 0;
     while (-1 != (c = getopt_long(argc, argv, ":h", longopts, NULL))) {
         if ('h' == c) {
-            c = TPO_HELP;
+            c = VAL_BASE + TPO_HELP;
         }
         if (':' == c || '?' == c) {
             fprintf(stderr, "themis-plan %s: %s '%s'%s (try --help)\n", cmd->name,
@@ -442,12 +469,13 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
                     ':' == c ? " needs a value" : "");
             return 1;
         }
+        c -= VAL_BASE;
         if ((TPO_COUNT == c && THEMIS_PLAN_GIVEN(a, TPO_BYTES)) ||
             (TPO_BYTES == c && THEMIS_PLAN_GIVEN(a, TPO_COUNT))) {
             fprintf(stderr, "themis-plan %s: give --bytes or --count, not both\n", cmd->name);
             return 1;
         }
-        a->given |= UINT64_C(1) << c;
+        a->given[c] = 1;
         if (0 != parse_arg(a, (themis_plan_opt_id_t) c, optarg)) {
             return 1;
         }
@@ -507,4 +535,36 @@ int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, them
                 a->cmd, why);
     }
     return 0;
+}
+
+int themis_plan_parse_u32_list(const char *s, uint32_t max, uint32_t max_n, uint32_t **out,
+                               uint32_t *n)
+{
+    uint64_t cap = 1;
+    for (const char *p = s; '\0' != *p; p++) {
+        cap += (',' == *p);
+    }
+    *n = 0;
+    *out = NULL;
+    if (cap > max_n) {
+        return EXIT_USAGE;
+    }
+    *out = malloc((size_t) cap * sizeof(**out));
+    if (NULL == *out) {
+        return EXIT_RUNTIME;
+    }
+    for (const char *p = s;; p++) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p || v > max ||
+            (',' != *end && '\0' != *end)) {
+            return EXIT_USAGE;
+        }
+        (*out)[(*n)++] = (uint32_t) v;
+        if ('\0' == *end) {
+            return 0;
+        }
+        p = end;
+    }
 }

@@ -70,6 +70,19 @@ typedef enum {
     TPO_COSTS,
     TPO_NAMES,
     TPO_MARKDOWN,
+    TPO_CLOS,
+    TPO_HOSTS_PER_TOR,
+    TPO_PAIRS,
+    TPO_RING,
+    TPO_SCHEDULE,
+    TPO_HOSTS,
+    TPO_TOR_AWARE,
+    TPO_FAILED_SPINES,
+    TPO_FAILED_LINKS,
+    TPO_ALGO,
+    TPO_DRAWS,
+    TPO_THREADS,
+    TPO_SEARCH_STEPS,
     TPO_TRACE,
     TPO_CALL,
     TPO_GRAPH_OUT,
@@ -101,7 +114,7 @@ typedef struct themis_plan_cmd_spec {
 typedef struct themis_plan_args {
     const char *cmd; /* the subcommand, for messages */
     const struct themis_plan_cmd_spec *spec;
-    uint64_t given;                             /* bit 1 << TPO_* per option given */
+    unsigned char given[TPO_N];                 /* 1 for each option given */
     const char *text[TPO_N];                    /* each option's argument as given (the last) */
     uint64_t num[TPO_N];                        /* integers, sizes, rates, ppm: converted */
     uint64_t bytes[THEMIS_PLAN_ARGS_MAX_SIZES]; /* --bytes, or --count x elem size */
@@ -113,7 +126,7 @@ typedef struct themis_plan_args {
     int first_pos;                  /* argv index of the first positional argument */
 } themis_plan_args_t;
 
-#define THEMIS_PLAN_GIVEN(a, id) (0 != ((a)->given & (UINT64_C(1) << (id))))
+#define THEMIS_PLAN_GIVEN(a, id) (0 != (a)->given[id])
 
 /* Parses argv (argv[0]: the subcommand) by the table's rows for cmd->name.
  * 0: go on; else 1 with *rc the exit status: 0 after --help (printed),
@@ -135,5 +148,11 @@ int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id);
  * ranks per host x hosts).  0, or an exit status after a message. */
 int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, themis_graph_t *g,
                              uint32_t dims[THEMIS_MAX_DIMS], int *ndims);
+
+/* "0,1,3,2": up to max_n integers 0 .. max into *out (malloc'ed; the
+ * caller frees it, also on an error).  0, EXIT_RUNTIME (no memory) or
+ * EXIT_USAGE (not such a list; the caller says so). */
+int themis_plan_parse_u32_list(const char *s, uint32_t max, uint32_t max_n, uint32_t **out,
+                               uint32_t *n);
 
 #endif

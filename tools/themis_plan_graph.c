@@ -154,37 +154,6 @@ int themis_plan_cmd_graph(int argc, char **argv)
     return rc;
 }
 
-/* "0,1,3,2": a permutation of 0 .. n-1 (checked by themis_xfer_ring). */
-static int parse_order(const char *s, uint32_t **order, uint32_t *n)
-{
-    uint32_t cap = 1;
-    for (const char *p = s; '\0' != *p; p++) {
-        cap += (',' == *p);
-    }
-    *order = malloc((size_t) cap * sizeof(**order));
-    *n = 0;
-    if (NULL == *order) {
-        return EXIT_RUNTIME;
-    }
-    const char *p = s;
-    for (;;) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long v = strtoul(p, &end, 10);
-        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p ||
-            v >= THEMIS_XFER_RING_MAX_RANKS || (',' != *end && '\0' != *end)) {
-            fprintf(stderr, "themis-plan xfer: --order: '%s' is not a list of ranks such as "
-                    "0,1,3,2\n", s);
-            return EXIT_USAGE;
-        }
-        (*order)[(*n)++] = (uint32_t) v;
-        if ('\0' == *end) {
-            return 0;
-        }
-        p = end + 1;
-    }
-}
-
 /* X.XXX from an integer count of thousandths, rounded to the nearest. */
 static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
 {
@@ -335,8 +304,12 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     themis_status_t st;
     uint32_t *order = NULL, p = g.nranks;
     rc = 0;
-    if (NULL != order_text) {
-        rc = parse_order(order_text, &order, &p);
+    /* a permutation of 0 .. p-1, checked by themis_xfer_ring */
+    if (NULL != order_text && EXIT_USAGE == (rc = themis_plan_parse_u32_list(
+                                                 order_text, THEMIS_XFER_RING_MAX_RANKS - 1,
+                                                 UINT32_MAX, &order, &p))) {
+        fprintf(stderr, "themis-plan xfer: --order: '%s' is not a list of ranks such as "
+                "0,1,3,2\n", order_text);
     }
     themis_xfer_sched_t s;
     memset(&s, 0, sizeof(s));

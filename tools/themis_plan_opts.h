@@ -38,11 +38,11 @@ typedef struct {
     const char *json_path;
     int csv;
     const char *png_path;
-    uint64_t min_chunk;     /* > 0: --chunks is a maximum (chunking.h) */
-    const char *trace_path; /* timeline --trace */
-    uint32_t call;          /* timeline --call: index of the traced call */
-    uint64_t given;         /* THEMIS_PLAN_GIVEN bits of the command line */
-    int first_pos;          /* argv index of the first positional argument */
+    uint64_t min_chunk;         /* > 0: --chunks is a maximum (chunking.h) */
+    const char *trace_path;     /* timeline --trace */
+    uint32_t call;              /* timeline --call: index of the traced call */
+    unsigned char given[TPO_N]; /* THEMIS_PLAN_GIVEN: the options on the command line */
+    int first_pos;              /* argv index of the first positional argument */
 } cli_opts_t;
 
 /* Parses argv (argv[0]: the subcommand) by the option table's rows for

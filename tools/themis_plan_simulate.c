@@ -388,9 +388,11 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (NULL != o.trace_path) {
-        const uint64_t trace_opts = (UINT64_C(1) << TPO_TRACE) | (UINT64_C(1) << TPO_CALL)
-                                    | (UINT64_C(1) << TPO_PNG);
-        if (0 != (o.given & ~trace_opts)) {
+        int others = 0;
+        for (int i = 0; i < TPO_N; i++) {
+            others |= o.given[i] && TPO_TRACE != i && TPO_CALL != i && TPO_PNG != i;
+        }
+        if (others) {
             fprintf(stderr, "%s timeline: with --trace only --call and --png apply (the trace "
                     "gives the topology and the settings)\n", prog);
             return EXIT_USAGE;
