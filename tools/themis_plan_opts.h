@@ -77,6 +77,9 @@ double themis_plan_bound_util_pct(const themis_topology_t *topo, const themis_bo
 /* gnuplot: a quoted string, and running a script (0, or -1 said). */
 void themis_plan_gp_quote(FILE *f, const char *s);
 int themis_plan_run_gnuplot(const char *script);
+/* Closes the data file (written to dat) and opens the script gp: the
+ * script's FILE, or NULL after a message. */
+FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp);
 
 /* The subcommands (themis_plan_simulate.c, themis_plan_timeline.c). */
 int themis_plan_cmd_simulate(int argc, char **argv);

@@ -291,7 +291,8 @@ static void about(FILE *f)
 
 static const themis_plan_cmd_spec_t route_cmd = {
     .name = "route",
-    .synopsis = "--clos TxS (--pairs DIR | --ring H,H,... | --schedule FILE.xml --hosts H,H,...)",
+    .synopsis = "--clos TxS (--pairs DIR | --ring H,H,... |\n"
+                "         --schedule FILE.xml --hosts H,H,...)",
     .about_fn = about};
 
 int themis_plan_cmd_route(int argc, char **argv)
@@ -302,7 +303,8 @@ int themis_plan_cmd_route(int argc, char **argv)
     if (0 != themis_plan_args_parse(&route_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    const char *clos_spec = a.text[TPO_CLOS], *pairs = a.text[TPO_PAIRS], *ring = a.text[TPO_RING];
+    const char *clos_spec = a.text[TPO_CLOS], *pairs = a.text[TPO_PAIRS];
+    const char *ring = a.text[TPO_RING];
     const char *links = a.text[TPO_FAILED_LINKS], *json = a.text[TPO_JSON];
     const char *sched = a.text[TPO_SCHEDULE], *sched_hosts = a.text[TPO_HOSTS];
     const uint32_t failed = (uint32_t) a.num[TPO_FAILED_SPINES];
@@ -316,7 +318,9 @@ int themis_plan_cmd_route(int argc, char **argv)
     hpt = THEMIS_PLAN_GIVEN(&a, TPO_HOSTS_PER_TOR) ? (uint32_t) a.num[TPO_HOSTS_PER_TOR] : hpt;
     draws = THEMIS_PLAN_GIVEN(&a, TPO_DRAWS) ? (uint32_t) a.num[TPO_DRAWS] : draws;
     threads = THEMIS_PLAN_GIVEN(&a, TPO_THREADS) ? (uint32_t) a.num[TPO_THREADS] : threads;
-    steps = THEMIS_PLAN_GIVEN(&a, TPO_SEARCH_STEPS) ? (uint32_t) a.num[TPO_SEARCH_STEPS] : steps;
+    if (THEMIS_PLAN_GIVEN(&a, TPO_SEARCH_STEPS)) {
+        steps = (uint32_t) a.num[TPO_SEARCH_STEPS];
+    }
     if (THEMIS_PLAN_GIVEN(&a, TPO_BW) && NULL != strchr(a.text[TPO_BW], ',')) {
         return themis_plan_args_fail(&a, TPO_BW, "one rate here (links and hosts)");
     }

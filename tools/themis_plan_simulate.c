@@ -334,6 +334,19 @@ void themis_plan_gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp)
+{
+    FILE *f;
+    if (0 != fclose(data)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
+        return NULL;
+    }
+    if (NULL == (f = fopen(gp, "w"))) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    }
+    return f;
+}
+
 int themis_plan_run_gnuplot(const char *script)
 {
     pid_t pid = fork();
@@ -455,14 +468,7 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         }
         fprintf(f, "\n\n");   /* gnuplot: next index */
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
-        goto cleanup;
-    }
-
-    f = fopen(gp, "w");
-    if (NULL == f) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    if (NULL == (f = themis_plan_gp_script(f, dat, gp))) {
         goto cleanup;
     }
     themis_plan_format_size(bytes, sz, sizeof(sz));

@@ -797,14 +797,7 @@ int themis_plan_timeline_trace(const cli_opts_t *o)
         }
         write_bars(f, bars, nbars, nrows_pred, NULL);
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
-        goto out;
-    }
-
-    f = fopen(gp, "w");
-    if (NULL == f) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    if (NULL == (f = themis_plan_gp_script(f, dat, gp))) {
         goto out;
     }
     themis_topology_format(&t.topo, spec, sizeof(spec));
