@@ -693,15 +693,20 @@ static void print_dims(const themis_topology_t *t)
     }
 }
 
+static const themis_plan_cmd_spec_t presets_cmd = {
+    .name = "presets", .synopsis = "",
+    .about = "  Lists the Table 2 topologies of themis.txt; each name is a valid --topo "
+             "SPEC.\n"};
+
 static int cmd_presets(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (0 == strcmp("--help", argv[1]) || 0 == strcmp("-h", argv[1])) {
-            printf("usage: %s presets\n  Lists the Table 2 topologies of themis.txt; each name "
-                   "is a valid --topo SPEC.\n", prog);
-            return 0;
-        }
-        fprintf(stderr, "%s presets: unexpected argument '%s'\n", prog, argv[1]);
+    themis_plan_args_t a;
+    int rc;
+    if (0 != themis_plan_args_parse(&presets_cmd, argc, argv, &a, &rc)) {
+        return rc;
+    }
+    if (a.first_pos < argc) {
+        fprintf(stderr, "%s presets: unexpected argument '%s'\n", prog, argv[a.first_pos]);
         return EXIT_USAGE;
     }
     printf("%-20s %6s  %s\n", "name", "NPUs", "spec");
@@ -781,6 +786,7 @@ static void usage(FILE *f)
         "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
         "  compare    every algorithm's predicted time on a graph per size, auto's choice\n"
         "  bed        the emulated test bed's build plan: scaled links, routes, prediction\n"
+        "  size       sizes in bytes, as every --bytes takes them (for scripts)\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -807,7 +813,8 @@ int main(int argc, char **argv)
         {"treepack", themis_plan_cmd_treepack},
         {"synth", themis_plan_cmd_synth},
         {"compare", themis_plan_cmd_compare},
-        {"bed", themis_plan_cmd_bed}
+        {"bed", themis_plan_cmd_bed},
+        {"size", themis_plan_cmd_size}
     };
 
     if (argc < 2) {

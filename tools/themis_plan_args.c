@@ -568,3 +568,35 @@ int themis_plan_parse_u32_list(const char *s, uint32_t max, uint32_t max_n, uint
         p = end;
     }
 }
+
+static const themis_plan_cmd_spec_t size_cmd = {
+    .name = "size",
+    .synopsis = "S[,S...] ...",
+    .about = "  Prints each size in bytes, one a line, as --bytes takes it: 65536, 64K,\n"
+             "  16M, 1G (K/M/G/T and KiB/MiB/GiB/TiB binary), 1.5MB (KB/MB/GB/TB\n"
+             "  decimal), up to 6 decimals where the result is whole bytes; > 0.\n"
+             "  For scripts: benchmarks take their sizes through it.\n",
+    .lists = "bytes count"};
+
+int themis_plan_cmd_size(int argc, char **argv)
+{
+    themis_plan_args_t a;
+    int rc;
+    if (0 != themis_plan_args_parse(&size_cmd, argc, argv, &a, &rc)) {
+        return rc;
+    }
+    if (a.first_pos == argc) {
+        fprintf(stderr, "themis-plan size: want a size (try --help)\n");
+        return EXIT_USAGE;
+    }
+    for (int i = a.first_pos; i < argc; i++) {
+        /* the --bytes rule: one parser of sizes */
+        if (0 != parse_list(&a, TPO_BYTES, argv[i])) {
+            return EXIT_USAGE;
+        }
+        for (int k = 0; k < a.nbytes; k++) {
+            printf("%" PRIu64 "\n", a.bytes[k]);
+        }
+    }
+    return 0;
+}

@@ -95,4 +95,8 @@ int themis_plan_cmd_compare(int argc, char **argv);
  * (tools/themis_plan_bed.c). */
 int themis_plan_cmd_bed(int argc, char **argv);
 
+/* `themis-plan size S[,S...] ...`: each size in bytes, one a line, in the
+ * syntax every --bytes takes (tools/themis_plan_args.c), for scripts. */
+int themis_plan_cmd_size(int argc, char **argv);
+
 #endif

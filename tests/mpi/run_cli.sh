@@ -717,3 +717,26 @@ if [ -z "$bad" ]; then
 else
     fail cli_option_table "$bad"
 fi
+
+# --- one size syntax for the CLI and the benchmarks: `themis-plan size`
+# (what the netbed scripts call) and bench_auto take what --bytes takes
+bad=""
+run sz "$plan" size 64K 4MiB,1.5MB 65536 16M 1G
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/sz.out")" = "65536 4194304 1500000 65536 16777216 1073741824 " ] \
+    || bad="$bad size:$rc:$(tr '\n' ' ' <"$tmp/sz.out")"
+for s in 0 12XB 1.5B K; do
+    run szb "$plan" size "$s"
+    [ $rc -eq 2 ] && grep -q "'$s' is not a size" "$tmp/szb.err" || bad="$bad size_bad_$s:$rc"
+done
+auto="$build/benchmarks/bench_auto"
+if [ -x "$auto" ]; then
+    run ba "$auto" mesh2d:2x2 2x2 ar 64K,1MiB 1
+    [ $rc -eq 0 ] && grep -q '^new_size_ms\[1048576\]=' "$tmp/ba.out" || bad="$bad bench_auto:$rc"
+    run ba2 "$auto" mesh2d:2x2 2x2 ar 64X 1
+    [ $rc -eq 2 ] || bad="$bad bench_auto_bad:$rc"
+fi
+if [ -z "$bad" ]; then
+    pass cli_size_syntax
+else
+    fail cli_size_syntax "$bad"
+fi
