@@ -98,8 +98,8 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
              * say which subcommands take it. */
             memset(&g, 0, sizeof(g));
             if (THEMIS_OK == themis_graph_load(spec, NULL, &g, &gerr)) {
-                fprintf(stderr, "  '%s' is a graph: schedule, simulate and timeline take "
-                        "dimensions (--topo KIND:SIZE:BW:LAT_..., --topo-file or --dims);\n"
+                fprintf(stderr, "  '%s' is a graph: give it as --graph SPEC|FILE (here: its "
+                        "ranks' dimensions at the --dim-* rates);\n"
                         "  graph, xfer, compare, synth, treepack and msccl simulate take "
                         "--graph\n", spec);
             }
@@ -271,9 +271,19 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
     const char *topo_spec = a.text[TPO_TOPO], *topo_file = a.text[TPO_TOPO_FILE];
     const char *dims = a.text[TPO_DIMS], *dim_bw = a.text[TPO_DIM_BW];
     const char *dim_lat = a.text[TPO_DIM_LAT], *dim_kinds = a.text[TPO_DIM_KINDS];
-    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims) > 1) {
-        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims\n", prog, argv[0]);
+    char shape[128];
+    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims || NULL != a.text[TPO_GRAPH])
+        > 1) {
+        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims or --graph\n", prog,
+                argv[0]);
         return 1;
+    }
+    /* a graph: its ranks' dimensions (--dims checked against it) */
+    if (NULL != a.text[TPO_GRAPH]) {
+        if (0 != (*rc = themis_plan_args_graph_shape(&a, shape, sizeof(shape)))) {
+            return 1;
+        }
+        dims = shape;
     }
     if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
         if (NULL != topo_spec || NULL != topo_file) {

@@ -58,9 +58,10 @@ typedef struct {
 #define SIZE_CMDS SCHED_CMDS " cycles rules xfer compare synth bed msccl treepack export"
 
 static const opt_row_t rows[TPO_N] = {
-    [TPO_GRAPH] = {"graph", ARG_TEXT, "SPEC|FILE", 0, 0, NET_CMDS,
+    [TPO_GRAPH] = {"graph", ARG_TEXT, "SPEC|FILE", 0, 0, NET_CMDS " " DIM_CMDS,
                    "the network: a graph spec (torus2d:4x4, leafspine:4x2, ...) or a graph "
-                   "file (themis-plan graph --help)"},
+                   "file (themis-plan graph --help); where dimensions are planned, its "
+                   "ranks' dimensions at the --dim-* rates"},
     [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, DIM_CMDS " cycles",
                   "dimensions KIND:SIZE:BW:LAT joined by _ (sw:4:100Gb:1us_sw:2:100Gb:2us) "
                   "or a preset (themis-plan presets)"},
@@ -529,10 +530,11 @@ int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, them
         return EXIT_USAGE;
     }
     if (!themis_graph_dims_agree(g, dims, *ndims, why, sizeof(why))) {
-        fprintf(stderr,
-                "themis-plan %s: warning: --%s: the programs are planned for these "
-                "dims, the times simulated on the graph\n",
-                a->cmd, why);
+        /* as coll/themis warns: planned for the dims given, which the
+         * graph's hosts cut otherwise */
+        fprintf(stderr, "themis-plan %s: warning: --%s; planned for the dims as given%s\n",
+                a->cmd, why,
+                0 == strcmp("compare", a->cmd) ? ", the times simulated on the graph" : "");
     }
     return 0;
 }
@@ -597,6 +599,23 @@ int themis_plan_cmd_size(int argc, char **argv)
         for (int k = 0; k < a.nbytes; k++) {
             printf("%" PRIu64 "\n", a.bytes[k]);
         }
+    }
+    return 0;
+}
+
+int themis_plan_args_graph_shape(const themis_plan_args_t *a, char *shape, size_t len)
+{
+    themis_graph_t g;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims, rc = themis_plan_args_network(a, a->text[TPO_GRAPH], &g, dims, &ndims);
+    size_t used = 0;
+    if (0 != rc) {
+        return rc;
+    }
+    themis_graph_free(&g);
+    shape[0] = '\0';
+    for (int i = 0; i < ndims && used < len; i++) {
+        used += (size_t) snprintf(shape + used, len - used, "%s%u", 0 == i ? "" : "x", dims[i]);
     }
     return 0;
 }

@@ -149,6 +149,11 @@ int themis_plan_args_takes(const char *cmd, themis_plan_opt_id_t id);
 int themis_plan_args_network(const themis_plan_args_t *a, const char *spec, themis_graph_t *g,
                              uint32_t dims[THEMIS_MAX_DIMS], int *ndims);
 
+/* For the subcommands of dimensions: the shape "AxB" of --graph's ranks
+ * (themis_plan_args_network: --dims checked, else the graph's own) into
+ * shape.  0, or an exit status after a message. */
+int themis_plan_args_graph_shape(const themis_plan_args_t *a, char *shape, size_t len);
+
 /* "0,1,3,2": up to max_n integers 0 .. max into *out (malloc'ed; the
  * caller frees it, also on an error).  0, EXIT_RUNTIME (no memory) or
  * EXIT_USAGE (not such a list; the caller says so). */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "algorithm.h"
+#include "defaults.h"
 #include "hash.h"
 #include "msccl.h"
 #include "themis_plan_args.h"
@@ -126,6 +127,10 @@ static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, u
     return rc;
 }
 
+/* The file holds a step per chunk and peer: a few chunks keep it small
+ * (the component's 1024 would give every element its own). */
+#define EXPORT_DEFAULT_CHUNKS 4u
+
 static const themis_plan_cmd_spec_t export_cmd = {
     .name = "export", .synopsis = "",
     .about =
@@ -151,6 +156,18 @@ int themis_plan_cmd_export(int argc, char **argv)
         return rc;
     }
     const char *outp = a.text[TPO_MSCCL], *spec = a.text[TPO_TOPO], *dims = a.text[TPO_DIMS];
+    char shape[128];
+    /* a graph: its ranks' dimensions (--dims checked against it) */
+    if (NULL != a.text[TPO_GRAPH]) {
+        if (NULL != spec) {
+            fprintf(stderr, "themis-plan export: give --topo, or --dims and/or --graph\n");
+            return EXIT_USAGE;
+        }
+        if (0 != (rc = themis_plan_args_graph_shape(&a, shape, sizeof(shape)))) {
+            return rc;
+        }
+        dims = shape;
+    }
     const char *algo_name = THEMIS_PLAN_GIVEN(&a, TPO_ALGORITHM)
                                 ? a.text[TPO_ALGORITHM]
                                 : themis_algorithm_get(0)->name;
@@ -158,9 +175,11 @@ int themis_plan_cmd_export(int argc, char **argv)
         THEMIS_PLAN_GIVEN(&a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES;
     const uint64_t bytes = 1 == a.nbytes ? a.bytes[0] : 0;
     const themis_coll_t coll = a.coll;
-    uint32_t chunks = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? (uint32_t) a.num[TPO_CHUNKS] : 4;
+    uint32_t chunks = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? (uint32_t) a.num[TPO_CHUNKS]
+                                                        : EXPORT_DEFAULT_CHUNKS;
     uint32_t in_flight = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT)
-                             ? (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT] : 2;
+                             ? (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT]
+                             : THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
 
     if (a.nbytes > 0 && (0 != bytes % sizeof(float)
                          || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS)) {
@@ -172,7 +191,7 @@ int themis_plan_cmd_export(int argc, char **argv)
     if (a.first_pos != argc || NULL == outp || (NULL == spec) == (NULL == dims)
         || !THEMIS_PLAN_GIVEN(&a, TPO_COLL) || 0 == count) {
         fprintf(stderr, "themis-plan export: --msccl, --coll, --bytes (or --count) and one of "
-                "--topo and --dims are required (try --help)\n");
+                "--topo and --dims (or --graph) are required (try --help)\n");
         return EXIT_USAGE;
     }
     int algo = themis_algorithm_index(algo_name);

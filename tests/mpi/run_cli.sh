@@ -740,3 +740,32 @@ if [ -z "$bad" ]; then
 else
     fail cli_size_syntax "$bad"
 fi
+
+# --- --graph where dimensions are planned: the graph's ranks per host x
+# hosts (cluster:4x2: 2x4), the same as --dims 2x4; --dims is checked
+# against it; a graph is not also a --topo
+bad=""
+for c in "schedule --bytes 64M --chunks 16" "simulate --bytes 64M --chunks 16 --csv" \
+         "topo" "export --msccl $tmp/gd.xml --coll ar --count 12"; do
+    sub=${c%% *}
+    # shellcheck disable=SC2086  # the arguments are words
+    run gd_g "$plan" $c --graph cluster:4x2
+    rg=$rc
+    # shellcheck disable=SC2086
+    run gd_d "$plan" $c --dims 2x4
+    { [ $rg -eq 0 ] && [ $rc -eq 0 ] && [ -s "$tmp/gd_g.out" ] && cmp -s "$tmp/gd_g.out" "$tmp/gd_d.out"; } \
+        || bad="$bad graph_$sub:$rg/$rc"
+    # shellcheck disable=SC2086
+    run gd_x "$plan" $c --graph cluster:4x2 --dims 3x3
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims 3x3 has 9 ranks, the graph 8" "$tmp/gd_x.err" \
+        || bad="$bad graph_dims_$sub:$rc"
+done
+run gd_t "$plan" simulate --graph cluster:4x2 --topo 2D-SW_SW
+[ $rc -eq 2 ] || bad="$bad graph_topo:$rc"
+run gd_n "$plan" schedule --graph nosuchgraph:4
+[ $rc -eq 2 ] && grep -q "^themis-plan schedule: nosuchgraph:4: " "$tmp/gd_n.err" || bad="$bad graph_bad:$rc"
+if [ -z "$bad" ]; then
+    pass cli_graph_dims_commands
+else
+    fail cli_graph_dims_commands "$bad"
+fi
