@@ -58,10 +58,10 @@ uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t b
 
 /* Print a topology parse error with its position; for one-line text also
  * echo the text with a caret under the column. */
-static void report_parse_error(const char *what, const char *text,
+static void report_parse_error(const char *cmd, const char *what, const char *text,
                                const themis_parse_error_t *err)
 {
-    fprintf(stderr, "%s: %s: parse error at line %d, column %d: %s\n", prog, what,
+    fprintf(stderr, "%s %s: %s: parse error at line %d, column %d: %s\n", prog, cmd, what,
             err->line, err->column, err->message);
     if (NULL != text && NULL == strchr(text, '\n') && err->line <= 1 && err->column >= 1
         && (size_t) err->column <= strlen(text) + 1) {
@@ -69,31 +69,33 @@ static void report_parse_error(const char *what, const char *text,
     }
 }
 
-static int load_topology(cli_opts_t *o, const char *spec, const char *file)
+/* what: how the user gave spec ("--topo", or "topology" for topo SPEC). */
+static int load_topology(const char *cmd, const char *what, themis_topology_t *t, char *label,
+                         size_t len, const char *spec, const char *file)
 {
     themis_parse_error_t err;
     themis_status_t st;
 
     memset(&err, 0, sizeof(err));
     if (NULL != file) {
-        st = themis_topology_load_file(file, &o->topo, &err);
-        snprintf(o->topo_label, sizeof(o->topo_label), "%s", file);
+        st = themis_topology_load_file(file, t, &err);
+        snprintf(label, len, "%s", file);
         if (THEMIS_ERR_IO == st) {
-            fprintf(stderr, "%s: cannot read topology file %s: %s\n", prog, file,
+            fprintf(stderr, "%s %s: --topo-file: cannot read %s: %s\n", prog, cmd, file,
                     '\0' != err.message[0] ? err.message : themis_status_string(st));
             return EXIT_USAGE;
         }
         if (THEMIS_OK != st) {
-            report_parse_error(file, NULL, &err);
+            report_parse_error(cmd, file, NULL, &err);
             return EXIT_USAGE;
         }
     } else {
-        st = themis_topology_parse(spec, &o->topo, &err);
-        snprintf(o->topo_label, sizeof(o->topo_label), "%s", spec);
+        st = themis_topology_parse(spec, t, &err);
+        snprintf(label, len, "%s", spec);
         if (THEMIS_OK != st) {
             themis_graph_t g;
             themis_parse_error_t gerr;
-            report_parse_error("topology", spec, &err);
+            report_parse_error(cmd, what, spec, &err);
             /* A graph ("torus2d:4x4") given where dimensions are wanted:
              * say which subcommands take it. */
             memset(&g, 0, sizeof(g));
@@ -107,7 +109,50 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
             return EXIT_USAGE;
         }
     }
-    o->have_topo = 1;
+    return 0;
+}
+
+int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char *label,
+                         size_t len, int *have)
+{
+    const char *topo_spec = a->text[TPO_TOPO], *topo_file = a->text[TPO_TOPO_FILE];
+    const char *dims = a->text[TPO_DIMS], *dim_bw = a->text[TPO_DIM_BW];
+    const char *dim_lat = a->text[TPO_DIM_LAT], *dim_kinds = a->text[TPO_DIM_KINDS];
+    char shape[128];
+    int rc;
+
+    *have = 0;
+    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims || NULL != a->text[TPO_GRAPH])
+        > 1) {
+        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims or --graph\n", prog,
+                a->cmd);
+        return EXIT_USAGE;
+    }
+    /* a graph: its ranks' dimensions (--dims checked against it) */
+    if (NULL != a->text[TPO_GRAPH]) {
+        if (0 != (rc = themis_plan_args_graph_shape(a, shape, sizeof(shape)))) {
+            return rc;
+        }
+        dims = shape;
+    }
+    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
+        if (NULL != topo_spec || NULL != topo_file) {
+            fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, a->cmd);
+            return EXIT_USAGE;
+        }
+        if (0 != (rc = themis_plan_dims_topology(t, dims, dim_bw, dim_lat, dim_kinds))) {
+            return rc;
+        }
+        themis_topology_format(t, label, len);
+    } else if (NULL == topo_spec && NULL == topo_file) {
+        return 0;
+    } else {
+        rc = load_topology(a->cmd, "--topo", t, label, len, topo_spec, topo_file);
+        if (0 != rc) {
+            return rc;
+        }
+    }
+    *have = 1;
     return 0;
 }
 
@@ -268,40 +313,9 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
                    : THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? 0
                                                        : THEMIS_DEFAULT_MIN_CHUNK_NETWORK;
 
-    const char *topo_spec = a.text[TPO_TOPO], *topo_file = a.text[TPO_TOPO_FILE];
-    const char *dims = a.text[TPO_DIMS], *dim_bw = a.text[TPO_DIM_BW];
-    const char *dim_lat = a.text[TPO_DIM_LAT], *dim_kinds = a.text[TPO_DIM_KINDS];
-    char shape[128];
-    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims || NULL != a.text[TPO_GRAPH])
-        > 1) {
-        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims or --graph\n", prog,
-                argv[0]);
-        return 1;
-    }
-    /* a graph: its ranks' dimensions (--dims checked against it) */
-    if (NULL != a.text[TPO_GRAPH]) {
-        if (0 != (*rc = themis_plan_args_graph_shape(&a, shape, sizeof(shape)))) {
-            return 1;
-        }
-        dims = shape;
-    }
-    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
-        if (NULL != topo_spec || NULL != topo_file) {
-            fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, argv[0]);
-            return 1;
-        }
-        *rc = themis_plan_dims_topology(&o->topo, dims, dim_bw, dim_lat, dim_kinds);
-        if (0 != *rc) {
-            return 1;
-        }
-        themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));
-        o->have_topo = 1;
-    } else if ((NULL != topo_spec || NULL != topo_file)
-               && 0 != (*rc = load_topology(o, topo_spec, topo_file))) {
-        return 1;
-    }
-    *rc = 0;
-    return 0;
+    *rc = themis_plan_topology(&a, &o->topo, o->topo_label, sizeof(o->topo_label),
+                               &o->have_topo);
+    return 0 != *rc;
 }
 
 int themis_plan_command_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
@@ -755,10 +769,12 @@ static int cmd_topo(int argc, char **argv)
             fprintf(stderr, "%s topo: give one SPEC or --topo-file FILE\n", prog);
             return EXIT_USAGE;
         }
-        rc = load_topology(&o, argv[pos], NULL);
+        rc = load_topology("topo", "topology", &o.topo, o.topo_label, sizeof(o.topo_label),
+                           argv[pos], NULL);
         if (0 != rc) {
             return rc;
         }
+        o.have_topo = 1;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "topo"))) {
         return rc;

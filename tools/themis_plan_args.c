@@ -53,7 +53,7 @@ typedef struct {
 /* Who takes a network (--graph, --dims, --bw, --lat) and a size (--bytes,
  * --count): every such subcommand, by construction of these lists. */
 #define NET_CMDS "graph xfer compare synth bed msccl treepack"
-#define DIM_CMDS "schedule simulate timeline topo export"
+#define DIM_CMDS "schedule simulate timeline topo export cycles"
 #define SCHED_CMDS "schedule simulate timeline"
 #define SIZE_CMDS SCHED_CMDS " cycles rules xfer compare synth bed msccl treepack export"
 
@@ -62,7 +62,7 @@ static const opt_row_t rows[TPO_N] = {
                    "the network: a graph spec (torus2d:4x4, leafspine:4x2, ...) or a graph "
                    "file (themis-plan graph --help); where dimensions are planned, its "
                    "ranks' dimensions at the --dim-* rates"},
-    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, DIM_CMDS " cycles",
+    [TPO_TOPO] = {"topo", ARG_TEXT, "SPEC", 0, 0, DIM_CMDS,
                   "dimensions KIND:SIZE:BW:LAT joined by _ (sw:4:100Gb:1us_sw:2:100Gb:2us) "
                   "or a preset (themis-plan presets)"},
     [TPO_TOPO_FILE] = {"topo-file", ARG_TEXT, "FILE", 0, 0, DIM_CMDS, "a topology file"},

@@ -22,6 +22,7 @@
 #include "hamiltonian.h"
 #include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
+#include "themis_plan_opts.h"
 #include "topology.h"
 #include "util.h"
 
@@ -226,7 +227,8 @@ static int run_sweep(uint32_t lo, uint32_t hi)
 }
 
 typedef struct {
-    const char *topo_spec;
+    themis_topology_t topo;
+    int have_topo;
     themis_coll_t coll;
     uint64_t bytes[THEMIS_PLAN_ARGS_MAX_SIZES];
     int nbytes;
@@ -248,12 +250,7 @@ static int rings_win(const themis_topology_t *t, const costs_opts_t *o, uint64_t
 
 static int run_costs(const costs_opts_t *o)
 {
-    themis_topology_t t;
-    themis_parse_error_t e;
-    if (THEMIS_OK != themis_topology_parse(o->topo_spec, &t, &e)) {
-        fprintf(stderr, "themis-plan cycles: --topo: %s (column %d)\n", e.message, e.column);
-        return EXIT_USAGE;
-    }
+    const themis_topology_t t = o->topo;
     if (2 != t.ndims) {
         fprintf(stderr, "themis-plan cycles: --costs needs a 2D torus (two biring dims)\n");
         return EXIT_USAGE;
@@ -336,7 +333,10 @@ int themis_plan_cmd_cycles(int argc, char **argv)
     }
     const int list = THEMIS_PLAN_GIVEN(&a, TPO_LIST);
     const char *json_out = a.text[TPO_JSON];
-    co.topo_spec = a.text[TPO_TOPO];
+    char label[1024];
+    if (0 != (rc = themis_plan_topology(&a, &co.topo, label, sizeof(label), &co.have_topo))) {
+        return rc;
+    }
     co.coll = a.coll;
     co.nbytes = a.nbytes;
     memcpy(co.bytes, a.bytes, sizeof(co.bytes));
@@ -358,8 +358,8 @@ int themis_plan_cmd_cycles(int argc, char **argv)
         return run_sweep(sweep_lo, sweep_hi);
     }
     if (THEMIS_PLAN_GIVEN(&a, TPO_COSTS)) {
-        if (NULL == co.topo_spec) {
-            fprintf(stderr, "themis-plan cycles: --costs needs --topo\n");
+        if (!co.have_topo) {
+            fprintf(stderr, "themis-plan cycles: --costs needs --topo, --dims or --graph\n");
             return EXIT_USAGE;
         }
         if (0 == co.nbytes) {

@@ -21,6 +21,7 @@
 #include "msccl.h"
 #include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
+#include "themis_plan_opts.h"
 #include "xfer_programs.h"
 
 /* coll_themis_direct_max's default */
@@ -155,18 +156,12 @@ int themis_plan_cmd_export(int argc, char **argv)
     if (0 != themis_plan_args_parse(&export_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    const char *outp = a.text[TPO_MSCCL], *spec = a.text[TPO_TOPO], *dims = a.text[TPO_DIMS];
-    char shape[128];
-    /* a graph: its ranks' dimensions (--dims checked against it) */
-    if (NULL != a.text[TPO_GRAPH]) {
-        if (NULL != spec) {
-            fprintf(stderr, "themis-plan export: give --topo, or --dims and/or --graph\n");
-            return EXIT_USAGE;
-        }
-        if (0 != (rc = themis_plan_args_graph_shape(&a, shape, sizeof(shape)))) {
-            return rc;
-        }
-        dims = shape;
+    const char *outp = a.text[TPO_MSCCL];
+    themis_topology_t t;
+    char label[1024];
+    int have_topo;
+    if (0 != (rc = themis_plan_topology(&a, &t, label, sizeof(label), &have_topo))) {
+        return rc;
     }
     const char *algo_name = THEMIS_PLAN_GIVEN(&a, TPO_ALGORITHM)
                                 ? a.text[TPO_ALGORITHM]
@@ -188,7 +183,7 @@ int themis_plan_cmd_export(int argc, char **argv)
         return themis_plan_args_fail(&a, size_opt, msg);
     }
     const uint32_t count = (uint32_t) (bytes / sizeof(float));
-    if (a.first_pos != argc || NULL == outp || (NULL == spec) == (NULL == dims)
+    if (a.first_pos != argc || NULL == outp || !have_topo
         || !THEMIS_PLAN_GIVEN(&a, TPO_COLL) || 0 == count) {
         fprintf(stderr, "themis-plan export: --msccl, --coll, --bytes (or --count) and one of "
                 "--topo and --dims (or --graph) are required (try --help)\n");
@@ -200,19 +195,9 @@ int themis_plan_cmd_export(int argc, char **argv)
                 "plans (themis-plan algorithms)\n", algo_name);
         return EXIT_USAGE;
     }
-    themis_topology_t t;
-    themis_parse_error_t e;
     char why[256];
-    if (NULL != dims || THEMIS_PLAN_GIVEN(&a, TPO_DIM_BW) || THEMIS_PLAN_GIVEN(&a, TPO_DIM_LAT)
-        || THEMIS_PLAN_GIVEN(&a, TPO_DIM_KINDS)) {
-        rc = themis_plan_dims_topology(&t, dims, a.text[TPO_DIM_BW], a.text[TPO_DIM_LAT],
-                                       a.text[TPO_DIM_KINDS]);
-        if (0 != rc) {
-            return rc;
-        }
-    } else if (THEMIS_OK != themis_topology_parse(spec, &t, &e)
-               || THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
-        fprintf(stderr, "themis-plan export: --topo %s: %s\n", spec, e.message);
+    if (THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
+        fprintf(stderr, "themis-plan export: %s: %s\n", label, why);
         return EXIT_USAGE;
     }
     uint32_t p = (uint32_t) themis_topology_npus(&t);

@@ -54,6 +54,11 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
 /* The same for a subcommand without positional arguments. */
 int themis_plan_command_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
                                 cli_opts_t *o, int *rc);
+/* The topology of --topo, --topo-file, --dims (with --dim-*) or --graph
+ * (its ranks' dimensions) into t and label: 0, with *have 0 when none
+ * is given; or an exit status after a message. */
+int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char *label,
+                         size_t len, int *have);
 /* The chunk count a call of `bytes` gets (the component's rule). */
 uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes);
 void themis_plan_format_size(uint64_t b, char *buf, size_t len);
