@@ -760,6 +760,17 @@ for c in "schedule --bytes 64M --chunks 16" "simulate --bytes 64M --chunks 16 --
     [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims 3x3 has 9 ranks, the graph 8" "$tmp/gd_x.err" \
         || bad="$bad graph_dims_$sub:$rc"
 done
+for sub in schedule simulate timeline topo export cycles; do
+    run gdh "$plan" "$sub" --help
+    for o in graph dims topo topo-file; do
+        grep -q "^  --$o " "$tmp/gdh.out" || bad="$bad help_${sub}_$o"
+    done
+done
+for sub in schedule simulate timeline cycles rules; do
+    run gdh "$plan" "$sub" --help
+    { grep -q '^  --bytes S' "$tmp/gdh.out" && grep -q '^  --count N' "$tmp/gdh.out"; } \
+        || bad="$bad help_size_$sub"
+done
 run gd_t "$plan" simulate --graph cluster:4x2 --topo 2D-SW_SW
 [ $rc -eq 2 ] || bad="$bad graph_topo:$rc"
 run gd_n "$plan" schedule --graph nosuchgraph:4
