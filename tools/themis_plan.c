@@ -112,6 +112,112 @@ static int load_topology(const char *cmd, const char *what, themis_topology_t *t
     return 0;
 }
 
+/* Item k of a comma-separated list with one value for all or one per
+ * dimension, into buf; NULL list: none given. */
+static int list_item(const char *list, int k, int ndims, char *buf, size_t len)
+{
+    int n = 1;
+    for (const char *p = list; '\0' != *p; p++) {
+        n += ',' == *p;
+    }
+    if (1 != n && ndims != n) {
+        return -1;
+    }
+    const char *p = list;
+    for (int i = 0; i < (1 == n ? 0 : k); i++) {
+        p = strchr(p, ',') + 1;
+    }
+    size_t l = strcspn(p, ",");
+    if (0 == l || l >= len) {
+        return -1;
+    }
+    memcpy(buf, p, l);
+    buf[l] = '\0';
+    return 0;
+}
+
+/* Item i of a --dim-* list (one value per dimension or one for all) by
+ * parse (themis_parse_bandwidth or themis_parse_latency) into *v; 0 or -1. */
+static int dim_value(const char *list, int i, int n,
+                     themis_status_t (*parse)(const char *, uint64_t *, const char **),
+                     uint64_t *v)
+{
+    char item[64];
+    const char *end = "";
+    return NULL == list || (0 == list_item(list, i, n, item, sizeof(item))
+                            && THEMIS_OK == parse(item, v, &end) && '\0' == *end)
+               ? 0
+               : -1;
+}
+
+/* EXIT_USAGE after "CMD: --OPT: 'TEXT' is not WANT". */
+static int fail_not(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *want)
+{
+    char why[300];
+    snprintf(why, sizeof(why), "'%s' is not %s", a->text[id], want);
+    return themis_plan_args_fail(a, id, why);
+}
+
+/* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
+ * [--dim-kinds K[,L]]: coll/themis' syntax for its coll_themis_dims and
+ * coll_themis_dim_* parameters, the same parsers; rates default to the
+ * component's across-nodes ones, kinds to sw. */
+static int dims_topology(const themis_plan_args_t *a, themis_topology_t *t, const char *dims)
+{
+    static const char *const kind_names[] = {"ring", "biring", "fc", "sw"};
+    static const themis_dim_kind_t kind_values[] = {THEMIS_DIM_RING, THEMIS_DIM_BIRING,
+                                                    THEMIS_DIM_FC, THEMIS_DIM_SWITCH};
+    const char *kinds = a->text[TPO_DIM_KINDS];
+    uint32_t sizes[THEMIS_MAX_DIMS];
+    char why[200], item[64];
+    int n = 0;
+
+    if (NULL == dims) {
+        fprintf(stderr, "%s %s: --dim-bandwidths, --dim-latencies and --dim-kinds go with "
+                "--dims\n", prog, a->cmd);
+        return EXIT_USAGE;
+    }
+    if (THEMIS_OK != themis_parse_dims(dims, sizes, &n, why, sizeof(why)) || 0 == n) {
+        return themis_plan_args_fail(a, TPO_DIMS, 0 == n ? "empty" : why);
+    }
+    memset(t, 0, sizeof(*t));
+    t->ndims = n;
+    for (int i = 0; i < n; i++) {
+        themis_dim_t *d = &t->dims[i];
+        d->size = sizes[i];
+        d->kind = THEMIS_DIM_SWITCH;
+        d->bw_bps = THEMIS_DEFAULT_NETWORK_BW_BPS;
+        d->step_latency = THEMIS_DEFAULT_NETWORK_LAT_PS;
+        if (0 != dim_value(a->text[TPO_DIM_BW], i, n, themis_parse_bandwidth, &d->bw_bps)) {
+            return fail_not(a, TPO_DIM_BW, "one rate per dimension or one for all, e.g. "
+                            "400Gb,100Gbps");
+        }
+        if (0 != dim_value(a->text[TPO_DIM_LAT], i, n, themis_parse_latency,
+                           &d->step_latency)) {
+            return fail_not(a, TPO_DIM_LAT, "one latency per dimension or one for all, e.g. "
+                            "700ns,1.7us");
+        }
+        if (NULL != kinds) {
+            int found = -1;
+            if (0 == list_item(kinds, i, n, item, sizeof(item))) {
+                for (int k = 0; k < 4; k++) {
+                    found = 0 == strcmp(item, kind_names[k]) ? k : found;
+                }
+            }
+            if (found < 0) {
+                return fail_not(a, TPO_DIM_KINDS, "ring, biring, fc or sw, one per dimension "
+                                "or one for all");
+            }
+            d->kind = kind_values[found];
+        }
+    }
+    if (THEMIS_OK != themis_topology_check(t, why, sizeof(why))) {
+        fprintf(stderr, "%s %s: --dims %s: %s\n", prog, a->cmd, dims, why);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char *label,
                          size_t len, int *have)
 {
@@ -140,7 +246,7 @@ int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char
             fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, a->cmd);
             return EXIT_USAGE;
         }
-        if (0 != (rc = themis_plan_dims_topology(t, dims, dim_bw, dim_lat, dim_kinds))) {
+        if (0 != (rc = dims_topology(a, t, dims))) {
             return rc;
         }
         themis_topology_format(t, label, len);
@@ -156,111 +262,14 @@ int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char
     return 0;
 }
 
-/* Item k of a comma-separated list with one value for all or one per
- * dimension, into buf; NULL list: none given. */
-static int list_item(const char *list, int k, int ndims, char *buf, size_t len)
-{
-    int n = 1;
-    for (const char *p = list; '\0' != *p; p++) {
-        n += ',' == *p;
-    }
-    if (1 != n && ndims != n) {
-        return -1;
-    }
-    const char *p = list;
-    for (int i = 0; i < (1 == n ? 0 : k); i++) {
-        p = strchr(p, ',') + 1;
-    }
-    size_t l = strcspn(p, ",");
-    if (0 == l || l >= len) {
-        return -1;
-    }
-    memcpy(buf, p, l);
-    buf[l] = '\0';
-    return 0;
-}
 
-/* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
- * [--dim-kinds K[,L]]: coll/themis' syntax for its coll_themis_dims and
- * coll_themis_dim_* parameters, the same parsers; rates default to the
- * component's across-nodes ones, kinds to sw. */
-int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char *bws,
-                              const char *lats, const char *kinds)
-{
-    static const char *const kind_names[] = {"ring", "biring", "fc", "sw"};
-    static const themis_dim_kind_t kind_values[] = {THEMIS_DIM_RING, THEMIS_DIM_BIRING,
-                                                    THEMIS_DIM_FC, THEMIS_DIM_SWITCH};
-    uint32_t sizes[THEMIS_MAX_DIMS];
-    char why[160], item[64];
-    int n = 0;
 
-    if (NULL == dims) {
-        fprintf(stderr, "%s: --dim-bandwidths, --dim-latencies and --dim-kinds go with --dims\n",
-                prog);
-        return EXIT_USAGE;
-    }
-    if (THEMIS_OK != themis_parse_dims(dims, sizes, &n, why, sizeof(why)) || 0 == n) {
-        fprintf(stderr, "%s: bad --dims '%s': %s\n", prog, dims, 0 == n ? "empty" : why);
-        return EXIT_USAGE;
-    }
-    memset(t, 0, sizeof(*t));
-    t->ndims = n;
-    for (int i = 0; i < n; i++) {
-        themis_dim_t *d = &t->dims[i];
-        const char *end = "";
-        d->size = sizes[i];
-        d->kind = THEMIS_DIM_SWITCH;
-        d->bw_bps = THEMIS_DEFAULT_NETWORK_BW_BPS;
-        d->step_latency = THEMIS_DEFAULT_NETWORK_LAT_PS;
-        if (NULL != bws && (0 != list_item(bws, i, n, item, sizeof(item))
-                            || THEMIS_OK != themis_parse_bandwidth(item, &d->bw_bps, &end)
-                            || '\0' != *end)) {
-            fprintf(stderr, "%s: bad --dim-bandwidths '%s' (one per dimension or one for all, "
-                    "e.g. 400Gb,100Gbps)\n", prog, bws);
-            return EXIT_USAGE;
-        }
-        if (NULL != lats && (0 != list_item(lats, i, n, item, sizeof(item))
-                             || THEMIS_OK != themis_parse_latency(item, &d->step_latency, &end)
-                             || '\0' != *end)) {
-            fprintf(stderr, "%s: bad --dim-latencies '%s' (one per dimension or one for all, "
-                    "e.g. 700ns,1.7us)\n", prog, lats);
-            return EXIT_USAGE;
-        }
-        if (NULL != kinds) {
-            int found = -1;
-            if (0 == list_item(kinds, i, n, item, sizeof(item))) {
-                for (int k = 0; k < 4; k++) {
-                    found = 0 == strcmp(item, kind_names[k]) ? k : found;
-                }
-            }
-            if (found < 0) {
-                fprintf(stderr, "%s: bad --dim-kinds '%s' (ring, biring, fc or sw, one per "
-                        "dimension or one for all)\n", prog, kinds);
-                return EXIT_USAGE;
-            }
-            d->kind = kind_values[found];
-        }
-    }
-    if (THEMIS_OK != themis_topology_check(t, why, sizeof(why))) {
-        fprintf(stderr, "%s: --dims %s: %s\n", prog, dims, why);
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* EXIT_USAGE after "--OPT: 'TEXT' is not NAMES". */
-static int enum_fail(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *names)
-{
-    char why[160];
-    snprintf(why, sizeof(why), "'%s' is not %s", a->text[id], names);
-    return themis_plan_args_fail(a, id, why);
-}
 
 /* An enum option's text into *v by its planner parser; 0, or EXIT_USAGE
  * after a message naming the option. */
 #define PARSE_ENUM(a, id, parse, v, names)                                   \
     (!THEMIS_PLAN_GIVEN(a, id) || THEMIS_OK == parse((a)->text[id], v) ? 0 \
-                                                                       : enum_fail(a, id, names))
+                                                                       : fail_not(a, id, names))
 
 /* The dimension topology subcommands (schedule, simulate, timeline, topo):
  * the table's options (themis_plan_args.h) into o, with the planners'

@@ -23,12 +23,6 @@
  * memory. */
 #define THEMIS_PLAN_MAX_CHUNKS (1u << 20)
 
-/* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
- * [--dim-kinds K[,L]] (coll/themis' shape syntax) into t: 0, or
- * EXIT_USAGE with a message (tools/themis_plan.c). */
-int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char *bws,
-                              const char *lats, const char *kinds);
-
 /* `themis-plan cycles ...`: HammingMesh (tools/themis_plan_cycles.c). */
 int themis_plan_cmd_cycles(int argc, char **argv);
 

@@ -85,6 +85,9 @@ int themis_plan_run_gnuplot(const char *script);
 /* Closes the data file (written to dat) and opens the script gp: the
  * script's FILE, or NULL after a message. */
 FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp);
+/* Closes the script gp and runs gnuplot on it: 0; 1 when the script did
+ * not write; 2 when gnuplot failed, its input kept in dir (both said). */
+int themis_plan_gp_finish(FILE *script, const char *gp, const char *dir);
 
 /* The subcommands (themis_plan_simulate.c, themis_plan_timeline.c). */
 int themis_plan_cmd_simulate(int argc, char **argv);

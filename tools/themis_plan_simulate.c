@@ -347,6 +347,19 @@ FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp)
     return f;
 }
 
+int themis_plan_gp_finish(FILE *script, const char *gp, const char *dir)
+{
+    if (0 != fclose(script)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
+        return 1;
+    }
+    if (0 != themis_plan_run_gnuplot(gp)) {
+        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
+        return 2;
+    }
+    return 0;
+}
+
 int themis_plan_run_gnuplot(const char *script)
 {
     pid_t pid = fork();
@@ -520,13 +533,11 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         }
         fprintf(f, "unset multiplot\n");
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
+    switch (themis_plan_gp_finish(f, gp, dir)) {
+    case 1:
         goto cleanup;
-    }
-    if (0 != themis_plan_run_gnuplot(gp)) {
-        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
-        goto out;
+    case 2:
+        goto out; /* the input kept */
     }
     {
         struct stat sb;
