@@ -327,20 +327,6 @@ int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char
     return 0 != *rc;
 }
 
-int themis_plan_command_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
-                                cli_opts_t *o, int *rc)
-{
-    if (0 != themis_plan_parse_options(spec, argc, argv, o, rc)) {
-        return 1;
-    }
-    if (o->first_pos < argc) {
-        fprintf(stderr, "%s %s: unexpected argument '%s'\n", prog, spec->name,
-                argv[o->first_pos]);
-        *rc = EXIT_USAGE;
-        return 1;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------ formatting */
 
@@ -672,7 +658,7 @@ static int cmd_schedule(int argc, char **argv)
     uint64_t hash, bytes;
     int rc;
 
-    if (themis_plan_command_options(&schedule_cmd, argc, argv, &o, &rc)) {
+    if (themis_plan_parse_options(&schedule_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "schedule")) ||
@@ -738,10 +724,6 @@ static int cmd_presets(int argc, char **argv)
     if (0 != themis_plan_args_parse(&presets_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    if (a.first_pos < argc) {
-        fprintf(stderr, "%s presets: unexpected argument '%s'\n", prog, argv[a.first_pos]);
-        return EXIT_USAGE;
-    }
     printf("%-20s %6s  %s\n", "name", "NPUs", "spec");
     for (int i = 0; i < themis_topology_npresets; i++) {
         themis_topology_t t;
@@ -761,7 +743,8 @@ static const themis_plan_cmd_spec_t topo_cmd = {
     .about = "  Parses a topology and prints it.  SPEC is a preset name or\n"
              "  KIND:SIZE:BANDWIDTH:LATENCY dimensions joined by '_', e.g.\n"
              "  sw:16:1200Gb:700ns_sw:64:800Gb:1700ns (KIND ring|biring|fc|sw).\n"
-             "  Parse errors are reported with their position; exit status 2.\n"};
+             "  Parse errors are reported with their position; exit status 2.\n",
+    .max_pos = 1};
 
 static int cmd_topo(int argc, char **argv)
 {
@@ -774,7 +757,7 @@ static int cmd_topo(int argc, char **argv)
     }
     const int pos = o.first_pos;
     if (pos < argc) {
-        if (o.have_topo || pos + 1 < argc) {
+        if (o.have_topo) {
             fprintf(stderr, "%s topo: give one SPEC or --topo-file FILE\n", prog);
             return EXIT_USAGE;
         }

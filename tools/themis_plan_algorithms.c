@@ -46,11 +46,6 @@ int themis_plan_cmd_algorithms(int argc, char **argv)
     const int markdown = THEMIS_PLAN_GIVEN(&a, TPO_MARKDOWN);
     const int have_coll = THEMIS_PLAN_GIVEN(&a, TPO_COLL);
     const themis_coll_t coll = a.coll;
-    if (a.first_pos < argc) {
-        fprintf(stderr, "themis-plan algorithms: unexpected argument '%s'\n",
-                argv[a.first_pos]);
-        return EXIT_USAGE;
-    }
     if (markdown) {
         printf("| algorithm | collectives | runs instead where it does not apply | what it does |\n");
         printf("| --- | --- | --- | --- |\n");

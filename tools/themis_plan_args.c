@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +491,15 @@ int themis_plan_args_parse(const themis_plan_cmd_spec_t *cmd, int argc, char **a
         return 1;
     }
     a->first_pos = optind;
+    if (argc - optind > cmd->max_pos) {
+        fprintf(stderr, "themis-plan %s: unexpected argument '%s' (try --help)\n", cmd->name,
+                argv[optind + cmd->max_pos]);
+        return 1;
+    }
+    if (argc - optind < cmd->min_pos) {
+        fprintf(stderr, "themis-plan %s: want %s (try --help)\n", cmd->name, cmd->synopsis);
+        return 1;
+    }
     *rc = 0;
     return 0;
 }
@@ -578,7 +588,9 @@ static const themis_plan_cmd_spec_t size_cmd = {
              "  16M, 1G (K/M/G/T and KiB/MiB/GiB/TiB binary), 1.5MB (KB/MB/GB/TB\n"
              "  decimal), up to 6 decimals where the result is whole bytes; > 0.\n"
              "  For scripts: benchmarks take their sizes through it.\n",
-    .lists = "bytes count"};
+    .lists = "bytes count",
+    .min_pos = 1,
+    .max_pos = INT_MAX};
 
 int themis_plan_cmd_size(int argc, char **argv)
 {
@@ -586,10 +598,6 @@ int themis_plan_cmd_size(int argc, char **argv)
     int rc;
     if (0 != themis_plan_args_parse(&size_cmd, argc, argv, &a, &rc)) {
         return rc;
-    }
-    if (a.first_pos == argc) {
-        fprintf(stderr, "themis-plan size: want a size (try --help)\n");
-        return EXIT_USAGE;
     }
     for (int i = a.first_pos; i < argc; i++) {
         /* the --bytes rule: one parser of sizes */

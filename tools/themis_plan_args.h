@@ -108,6 +108,7 @@ typedef struct themis_plan_cmd_spec {
     void (*about_fn)(FILE *f); /* instead of about, where it prints numbers */
     const char *lists;         /* options taking several values here, e.g. "bytes count" */
     int zero_bytes;            /* --bytes 0 is a size here (a rule's range) */
+    int min_pos, max_pos;      /* positional arguments it takes */
 } themis_plan_cmd_spec_t;
 
 /* What a subcommand's command line said. */

@@ -149,7 +149,7 @@ int themis_plan_cmd_bed(int argc, char **argv)
     if (NULL != xfer && 0 != strcmp("ring", xfer) && 0 != strcmp("direct", xfer)) {
         return themis_plan_args_fail(&a, TPO_XFER, "not ring or direct");
     }
-    if (a.first_pos != argc || NULL == spec) {
+    if (NULL == spec) {
         fprintf(stderr, "themis-plan bed: want --graph SPEC|FILE and options only (try --help)\n");
         return EXIT_USAGE;
     }

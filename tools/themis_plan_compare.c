@@ -169,8 +169,8 @@ int themis_plan_cmd_compare(int argc, char **argv)
     if (0 != themis_plan_args_parse(&compare_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    if (!THEMIS_PLAN_GIVEN(&a, TPO_GRAPH) || !THEMIS_PLAN_GIVEN(&a, TPO_COLL) || 0 == a.nbytes
-        || a.first_pos < argc) {
+    if (!THEMIS_PLAN_GIVEN(&a, TPO_GRAPH) || !THEMIS_PLAN_GIVEN(&a, TPO_COLL)
+        || 0 == a.nbytes) {
         fprintf(stderr, "themis-plan compare: --graph, --coll and --bytes (or --count) are "
                 "required (try --help)\n");
         return EXIT_USAGE;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,7 +318,7 @@ static int run_costs(const costs_opts_t *o)
 
 static const themis_plan_cmd_spec_t cycles_cmd = {
     .name = "cycles", .synopsis = "[ROWSxCOLS ...]", .about_fn = about,
-    .lists = "bytes count"};
+    .lists = "bytes count", .max_pos = INT_MAX};
 
 int themis_plan_cmd_cycles(int argc, char **argv)
 {

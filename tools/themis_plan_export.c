@@ -183,7 +183,7 @@ int themis_plan_cmd_export(int argc, char **argv)
         return themis_plan_args_fail(&a, size_opt, msg);
     }
     const uint32_t count = (uint32_t) (bytes / sizeof(float));
-    if (a.first_pos != argc || NULL == outp || !have_topo
+    if (NULL == outp || !have_topo
         || !THEMIS_PLAN_GIVEN(&a, TPO_COLL) || 0 == count) {
         fprintf(stderr, "themis-plan export: --msccl, --coll, --bytes (or --count) and one of "
                 "--topo and --dims (or --graph) are required (try --help)\n");

@@ -124,7 +124,8 @@ static const themis_plan_cmd_spec_t graph_cmd = {
     "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
     "  The graph is the argument or --graph.\n"
     "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
-    "  pair of working nodes, 'SRC DST -' when unreachable.\n"};
+    "  pair of working nodes, 'SRC DST -' when unreachable.\n",
+    .max_pos = 1};
 
 int themis_plan_cmd_graph(int argc, char **argv)
 {
@@ -134,12 +135,11 @@ int themis_plan_cmd_graph(int argc, char **argv)
     if (0 != themis_plan_args_parse(&graph_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    int npos = argc - a.first_pos;
-    if (npos != (THEMIS_PLAN_GIVEN(&a, TPO_GRAPH) ? 0 : 1)) {
+    const char *spec = a.first_pos < argc ? argv[a.first_pos] : a.text[TPO_GRAPH];
+    if ((a.first_pos < argc) == THEMIS_PLAN_GIVEN(&a, TPO_GRAPH)) {
         fprintf(stderr, "themis-plan graph: want one SPEC or FILE (try --help)\n");
         return EXIT_USAGE;
     }
-    const char *spec = 0 == npos ? a.text[TPO_GRAPH] : argv[a.first_pos];
     themis_graph_t g;
     if (0 != (rc = themis_plan_args_network(&a, spec, &g, dims, &ndims))) {
         return rc;
@@ -247,7 +247,9 @@ static const themis_plan_cmd_spec_t xfer_cmd = {
     "  one draw of --seed N, default 1) and its transfers go by that spine\n"
     "  (planners/routing/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
     "  lower_bound=B' comes first.  --graph, --coll and --bytes (or --count)\n"
-    "  are required.\n"};
+    "  are required.\n",
+    .min_pos = 1,
+    .max_pos = 1};
 
 int themis_plan_xfer_opts(const themis_plan_args_t *a, themis_plan_xfer_opts_t *o)
 {
@@ -283,9 +285,8 @@ int themis_plan_cmd_xfer(int argc, char **argv)
     uint32_t xy_width = (uint32_t) a.num[TPO_XY];
     uint32_t duplex_ppm = THEMIS_PLAN_GIVEN(&a, TPO_DUPLEX) ? (uint32_t) a.num[TPO_DUPLEX]
                                                             : THEMIS_LINK_SIM_FULL_PPM;
-    int pos = a.first_pos;
-    int direct = pos + 1 == argc && 0 == strcmp("direct", argv[pos]);
-    if (pos + 1 != argc || (!direct && 0 != strcmp("ring", argv[pos]))) {
+    const int direct = 0 == strcmp("direct", argv[a.first_pos]);
+    if (!direct && 0 != strcmp("ring", argv[a.first_pos])) {
         fprintf(stderr, "themis-plan xfer: want the generator 'ring' or 'direct' (try --help)\n");
         return EXIT_USAGE;
     }

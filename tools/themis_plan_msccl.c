@@ -34,7 +34,9 @@ static const themis_plan_cmd_spec_t msccl_cmd = {
     "    `themis-plan xfer`; --duplex F: a link whose reverse also sends runs at\n"
     "    F of its rate (default 1)\n"
     "  Every action first checks the schedule as coll/themis does (races, the\n"
-    "  collective's result): a file that fails is reported, exit 2.\n"};
+    "  collective's result): a file that fails is reported, exit 2.\n",
+    .min_pos = 2,
+    .max_pos = 2};
 
 static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *info)
 {
@@ -181,10 +183,6 @@ int themis_plan_cmd_msccl(int argc, char **argv)
 
     if (0 != themis_plan_args_parse(&msccl_cmd, argc, argv, &a, &rc)) {
         return rc;
-    }
-    if (a.first_pos + 2 != argc) {
-        fprintf(stderr, "themis-plan msccl: want an action and a FILE (try --help)\n");
-        return EXIT_USAGE;
     }
     const char *outp = a.text[TPO_OUT];
     const char *action = argv[a.first_pos], *path = argv[a.first_pos + 1];

@@ -51,9 +51,6 @@ typedef struct {
  * options).  o->first_pos: the first positional argument. */
 int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
                               cli_opts_t *o, int *rc);
-/* The same for a subcommand without positional arguments. */
-int themis_plan_command_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
-                                cli_opts_t *o, int *rc);
 /* The topology of --topo, --topo-file, --dims (with --dim-*) or --graph
  * (its ranks' dimensions) into t and label: 0, with *have 0 when none
  * is given; or an exit status after a message. */

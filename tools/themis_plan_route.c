@@ -339,7 +339,7 @@ int themis_plan_cmd_route(int argc, char **argv)
         return themis_plan_args_fail(&a, TPO_TIME_LIMIT, "not 1 .. 3600000 (ms)");
     }
     uint32_t ntors = 0, nspines = 0;
-    if (a.first_pos != argc || NULL == clos_spec
+    if (NULL == clos_spec
 
         || 1 != (NULL != pairs) + (NULL != ring) + (NULL != sched)
         || (NULL == sched) != (NULL == sched_hosts)) {

@@ -56,7 +56,9 @@ static const themis_plan_cmd_spec_t rules_cmd = {
     .about = "  Checks a coll_themis_rules_filename file; with a call (--coll, --comm-size\n"
              "  and --bytes or --count together), prints the rule that applies to it\n"
              "  (the bytes of the full vector, e.g. 1M).\n",
-    .zero_bytes = 1};
+    .zero_bytes = 1,
+    .min_pos = 1,
+    .max_pos = 1};
 
 int themis_plan_cmd_rules(int argc, char **argv)
 {
@@ -72,9 +74,9 @@ int themis_plan_cmd_rules(int argc, char **argv)
     const int have_call = THEMIS_PLAN_GIVEN(&a, TPO_COLL) + THEMIS_PLAN_GIVEN(&a, TPO_COMM_SIZE)
                           + (0 < a.nbytes);
     const int pos = a.first_pos;
-    if (pos + 1 != argc || (0 != have_call && 3 != have_call)) {
-        fprintf(stderr, "themis-plan rules: want FILE, and --coll, --comm-size and --bytes "
-                        "together or not at all\n");
+    if (0 != have_call && 3 != have_call) {
+        fprintf(stderr, "themis-plan rules: --coll, --comm-size and --bytes together or not at "
+                        "all\n");
         return EXIT_USAGE;
     }
     themis_rules_t rules;

@@ -149,7 +149,7 @@ int themis_plan_cmd_simulate(int argc, char **argv)
     sim_row_t rows[NROWS];
     int rc;
 
-    if (themis_plan_command_options(&simulate_cmd, argc, argv, &o, &rc)) {
+    if (themis_plan_parse_options(&simulate_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "simulate"))) {
@@ -402,7 +402,7 @@ int themis_plan_cmd_timeline(int argc, char **argv)
     double div;
     const char *unit;
 
-    if (themis_plan_command_options(&timeline_cmd, argc, argv, &o, &rc)) {
+    if (themis_plan_parse_options(&timeline_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (NULL == o.png_path || '\0' == o.png_path[0]) {

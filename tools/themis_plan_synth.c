@@ -277,8 +277,7 @@ int themis_plan_cmd_synth(int argc, char **argv)
     if (have_limit && 0 != parse_limit(o.text[TPO_TIME_LIMIT], &a.ilp_opts.time_limit_ms)) {
         return EXIT_USAGE;
     }
-    if (o.first_pos != argc || NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL)
-        || 0 == a.bytes) {
+    if (NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL) || 0 == a.bytes) {
         fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes (or --count) are "
                 "required (try --help)\n");
         return EXIT_USAGE;

@@ -176,7 +176,7 @@ int themis_plan_cmd_treepack(int argc, char **argv)
     int want_torus = 0 == strcmp(method, "torus"), want_mw = 0 == strcmp(method, "mw");
     int want_cycles = 0 == strcmp(method, "cycles");
     int is_auto = 0 == strcmp(method, "auto");
-    if (NULL == spec || a.first_pos != argc
+    if (NULL == spec
         || !(want_lp || want_exact || want_cycles || want_torus || want_mw || is_auto)) {
         fprintf(stderr, "themis-plan treepack: want --graph SPEC|FILE and --method "
                 "auto|lp|exact|cycles|torus|mw (try --help)\n");
