@@ -94,9 +94,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s GRAPH COLSxROWS COLL BYTES[,BYTES...] [REPS]\n", argv[0]);
         return 2;
     }
+    /* themis-plan's size syntax (64K, 16M, 4MiB, 1.5MB), one parser */
     for (char *save = NULL, *tok = strtok_r(argv[4], ",", &save); NULL != tok && nsizes < MAX_SIZES;
          tok = strtok_r(NULL, ",", &save)) {
-        sizes[nsizes++] = strtoull(tok, NULL, 10);
+        if (THEMIS_OK != themis_parse_size(tok, &sizes[nsizes++])) {
+            fprintf(stderr, "%s: '%s' is not a size (e.g. 65536, 64K, 4MiB)\n", argv[0], tok);
+            return 2;
+        }
     }
     themis_graph_opts_default(&go);
     if (THEMIS_OK != themis_graph_load(argv[1], &go, &g, &e)) {

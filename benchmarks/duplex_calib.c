@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topology.h"
+
 #define MAX_PAIRS 64
 
 static int cmp_double(const void *a, const void *b)
@@ -94,7 +96,10 @@ int main(int argc, char **argv)
         if (0 == strcmp(argv[i], "--pairs")) {
             pair_text = argv[i + 1];
         } else if (0 == strcmp(argv[i], "--bytes")) {
-            bytes = atoll(argv[i + 1]);
+            /* themis-plan's size syntax (64K, 1M, 4MiB), one parser */
+            uint64_t b = 0;
+            bytes = THEMIS_OK == themis_parse_size(argv[i + 1], &b) && b <= (1ull << 30)
+                        ? (long long) b : -1;
         } else if (0 == strcmp(argv[i], "--reps")) {
             reps = atoi(argv[i + 1]);
         }

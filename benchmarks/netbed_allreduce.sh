@@ -174,15 +174,8 @@ done
 if [ -n "$loss" ]; then
     [[ $loss =~ ^[1-8]:[0-9]+(\.[0-9]+)?$ ]] || die "--loss wants DIM:PERCENT, e.g. 1:1"
 fi
-to_bytes() {   # 16M -> 16777216
-    local v=${1%[bB]} m=1
-    case $v in
-        *[kK]) m=1024; v=${v%?} ;;
-        *[mM]) m=1048576; v=${v%?} ;;
-        *[gG]) m=1073741824; v=${v%?} ;;
-    esac
-    if ! [[ $v =~ ^[0-9]+$ ]] || [ "$v" -eq 0 ]; then die "bad byte count '$1'"; fi
-    echo $((v * m))
+to_bytes() {   # 16M -> 16777216: themis-plan's size syntax, one parser
+    "$plan" size "$1" 2>/dev/null || die "bad byte count '$1' (themis-plan size --help)"
 }
 human() {   # 16777216 -> 16MiB
     local b=$1

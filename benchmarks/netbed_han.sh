@@ -45,7 +45,7 @@ shm=${RATE_SHM:-40Gb}
 for f in "$bench" "$plan" "$comp_dir/mca_coll_themis.so"; do
     [ -e "$f" ] || { echo "netbed_han: $f missing (make; make check TESTS=)" >&2; exit 1; }
 done
-bytes_of() { numfmt --from=iec "$1"; }
+bytes_of() { "$plan" size "$1"; }   # themis-plan's size syntax, one parser
 cleanup() { "$NETBED" down >/dev/null 2>&1; }
 trap cleanup EXIT
 

@@ -63,6 +63,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${THEMIS_BUILD_DIR:-$top}
 NETBED=$top/benchmarks/netbed/netbed
 bench=$BUILD/benchmarks/osu_coll_latency
+plan=$BUILD/tools/themis-plan
 comp_dir=$BUILD/ompi/mca/coll/themis/.libs
 ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
 export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-nbtor}
@@ -97,7 +98,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-for f in "$bench" "$comp_dir/mca_coll_themis.so"; do
+for f in "$bench" "$plan" "$comp_dir/mca_coll_themis.so"; do
     [ -e "$f" ] || die "missing $f (build first; THEMIS_BUILD_DIR=$BUILD)"
 done
 [[ $torus =~ ^([0-9]+)x([0-9]+)$ ]] || die "bad --torus '$torus' (want RxC)"
@@ -106,15 +107,8 @@ case $transport in ob1 | ofi) ;; *) die "bad --transport '$transport'" ;; esac
 for n in "$iters" "$min_iters" "$tmo"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "bad count '$n'"
 done
-to_bytes() {   # 16M -> 16777216
-    local v=${1%[bB]} m=1
-    case $v in
-        *[kK]) m=1024; v=${v%?} ;;
-        *[mM]) m=1048576; v=${v%?} ;;
-        *[gG]) m=1073741824; v=${v%?} ;;
-    esac
-    if ! [[ $v =~ ^[0-9]+$ ]] || [ "$v" -eq 0 ]; then die "bad byte count '$1'"; fi
-    echo $((v * m))
+to_bytes() {   # 16M -> 16777216: themis-plan's size syntax, one parser
+    "$plan" size "$1" 2>/dev/null || die "bad byte count '$1' (themis-plan size --help)"
 }
 human() {
     local b=$1

@@ -17,8 +17,6 @@
  */
 #include "themis_build_config.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -42,6 +40,7 @@
 #include "simulator.h"
 #include "defaults.h"
 #include "topology.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "themis_plan_opts.h"
 
@@ -49,32 +48,6 @@ static const char *prog = "themis-plan";
 
 /* ------------------------------------------------------------ options */
 
-static const struct option long_options[] = {
-    {"topo", required_argument, NULL, OPT_TOPO},
-    {"topo-file", required_argument, NULL, OPT_TOPO_FILE},
-    {"coll", required_argument, NULL, OPT_COLL},
-    {"bytes", required_argument, NULL, OPT_BYTES},
-    {"count", required_argument, NULL, OPT_COUNT},
-    {"chunks", required_argument, NULL, OPT_CHUNKS},
-    {"scheduler", required_argument, NULL, OPT_SCHEDULER},
-    {"order", required_argument, NULL, OPT_ORDER},
-    {"chunks-in-flight", required_argument, NULL, OPT_CHUNKS_IN_FLIGHT},
-    {"threshold", required_argument, NULL, OPT_THRESHOLD},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"csv", no_argument, NULL, OPT_CSV},
-    {"png", required_argument, NULL, OPT_PNG},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"min-chunk", required_argument, NULL, OPT_MIN_CHUNK},
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"call", required_argument, NULL, OPT_CALL},
-    {"dims", required_argument, NULL, OPT_DIMS},
-    {"dim-bandwidths", required_argument, NULL, OPT_DIM_BW},
-    {"dim-latencies", required_argument, NULL, OPT_DIM_LAT},
-    {"dim-kinds", required_argument, NULL, OPT_DIM_KINDS},
-    {"latency", required_argument, NULL, OPT_LATENCY},
-    {"load", required_argument, NULL, OPT_LOAD},
-    {NULL, 0, NULL, 0}
-};
 /* The chunk count a call of `bytes` gets: with a floor (--min-chunk, or
  * the defaults), the component's (themis_chunk_count); else `chunks`. */
 uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes)
@@ -83,22 +56,12 @@ uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t b
                              : themis_chunk_count(&o->topo, bytes, bytes, chunks, o->min_chunk);
 }
 
-static const char *option_name(int id)
-{
-    for (int i = 0; NULL != long_options[i].name; i++) {
-        if (id == long_options[i].val) {
-            return long_options[i].name;
-        }
-    }
-    return "?";
-}
-
 /* Print a topology parse error with its position; for one-line text also
  * echo the text with a caret under the column. */
-static void report_parse_error(const char *what, const char *text,
+static void report_parse_error(const char *cmd, const char *what, const char *text,
                                const themis_parse_error_t *err)
 {
-    fprintf(stderr, "%s: %s: parse error at line %d, column %d: %s\n", prog, what,
+    fprintf(stderr, "%s %s: %s: parse error at line %d, column %d: %s\n", prog, cmd, what,
             err->line, err->column, err->message);
     if (NULL != text && NULL == strchr(text, '\n') && err->line <= 1 && err->column >= 1
         && (size_t) err->column <= strlen(text) + 1) {
@@ -106,37 +69,39 @@ static void report_parse_error(const char *what, const char *text,
     }
 }
 
-static int load_topology(cli_opts_t *o, const char *spec, const char *file)
+/* what: how the user gave spec ("--topo", or "topology" for topo SPEC). */
+static int load_topology(const char *cmd, const char *what, themis_topology_t *t, char *label,
+                         size_t len, const char *spec, const char *file)
 {
     themis_parse_error_t err;
     themis_status_t st;
 
     memset(&err, 0, sizeof(err));
     if (NULL != file) {
-        st = themis_topology_load_file(file, &o->topo, &err);
-        snprintf(o->topo_label, sizeof(o->topo_label), "%s", file);
+        st = themis_topology_load_file(file, t, &err);
+        snprintf(label, len, "%s", file);
         if (THEMIS_ERR_IO == st) {
-            fprintf(stderr, "%s: cannot read topology file %s: %s\n", prog, file,
+            fprintf(stderr, "%s %s: --topo-file: cannot read %s: %s\n", prog, cmd, file,
                     '\0' != err.message[0] ? err.message : themis_status_string(st));
             return EXIT_USAGE;
         }
         if (THEMIS_OK != st) {
-            report_parse_error(file, NULL, &err);
+            report_parse_error(cmd, file, NULL, &err);
             return EXIT_USAGE;
         }
     } else {
-        st = themis_topology_parse(spec, &o->topo, &err);
-        snprintf(o->topo_label, sizeof(o->topo_label), "%s", spec);
+        st = themis_topology_parse(spec, t, &err);
+        snprintf(label, len, "%s", spec);
         if (THEMIS_OK != st) {
             themis_graph_t g;
             themis_parse_error_t gerr;
-            report_parse_error("topology", spec, &err);
+            report_parse_error(cmd, what, spec, &err);
             /* A graph ("torus2d:4x4") given where dimensions are wanted:
              * say which subcommands take it. */
             memset(&g, 0, sizeof(g));
             if (THEMIS_OK == themis_graph_load(spec, NULL, &g, &gerr)) {
-                fprintf(stderr, "  '%s' is a graph: schedule, simulate and timeline take "
-                        "dimensions (--topo KIND:SIZE:BW:LAT_..., --topo-file or --dims);\n"
+                fprintf(stderr, "  '%s' is a graph: give it as --graph SPEC|FILE (here: its "
+                        "ranks' dimensions at the --dim-* rates);\n"
                         "  graph, xfer, compare, synth, treepack and msccl simulate take "
                         "--graph\n", spec);
             }
@@ -144,7 +109,6 @@ static int load_topology(cli_opts_t *o, const char *spec, const char *file)
             return EXIT_USAGE;
         }
     }
-    o->have_topo = 1;
     return 0;
 }
 
@@ -172,51 +136,66 @@ static int list_item(const char *list, int k, int ndims, char *buf, size_t len)
     return 0;
 }
 
+/* Item i of a --dim-* list (one value per dimension or one for all) by
+ * parse (themis_parse_bandwidth or themis_parse_latency) into *v; 0 or -1. */
+static int dim_value(const char *list, int i, int n,
+                     themis_status_t (*parse)(const char *, uint64_t *, const char **),
+                     uint64_t *v)
+{
+    char item[64];
+    const char *end = "";
+    return NULL == list || (0 == list_item(list, i, n, item, sizeof(item))
+                            && THEMIS_OK == parse(item, v, &end) && '\0' == *end)
+               ? 0
+               : -1;
+}
+
+/* EXIT_USAGE after "CMD: --OPT: 'TEXT' is not WANT". */
+static int fail_not(const themis_plan_args_t *a, themis_plan_opt_id_t id, const char *want)
+{
+    char why[300];
+    snprintf(why, sizeof(why), "'%s' is not %s", a->text[id], want);
+    return themis_plan_args_fail(a, id, why);
+}
+
 /* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
  * [--dim-kinds K[,L]]: coll/themis' syntax for its coll_themis_dims and
  * coll_themis_dim_* parameters, the same parsers; rates default to the
  * component's across-nodes ones, kinds to sw. */
-int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char *bws,
-                              const char *lats, const char *kinds)
+static int dims_topology(const themis_plan_args_t *a, themis_topology_t *t, const char *dims)
 {
     static const char *const kind_names[] = {"ring", "biring", "fc", "sw"};
     static const themis_dim_kind_t kind_values[] = {THEMIS_DIM_RING, THEMIS_DIM_BIRING,
                                                     THEMIS_DIM_FC, THEMIS_DIM_SWITCH};
+    const char *kinds = a->text[TPO_DIM_KINDS];
     uint32_t sizes[THEMIS_MAX_DIMS];
-    char why[160], item[64];
+    char why[200], item[64];
     int n = 0;
 
     if (NULL == dims) {
-        fprintf(stderr, "%s: --dim-bandwidths, --dim-latencies and --dim-kinds go with --dims\n",
-                prog);
+        fprintf(stderr, "%s %s: --dim-bandwidths, --dim-latencies and --dim-kinds go with "
+                "--dims\n", prog, a->cmd);
         return EXIT_USAGE;
     }
     if (THEMIS_OK != themis_parse_dims(dims, sizes, &n, why, sizeof(why)) || 0 == n) {
-        fprintf(stderr, "%s: bad --dims '%s': %s\n", prog, dims, 0 == n ? "empty" : why);
-        return EXIT_USAGE;
+        return themis_plan_args_fail(a, TPO_DIMS, 0 == n ? "empty" : why);
     }
     memset(t, 0, sizeof(*t));
     t->ndims = n;
     for (int i = 0; i < n; i++) {
         themis_dim_t *d = &t->dims[i];
-        const char *end = "";
         d->size = sizes[i];
         d->kind = THEMIS_DIM_SWITCH;
         d->bw_bps = THEMIS_DEFAULT_NETWORK_BW_BPS;
         d->step_latency = THEMIS_DEFAULT_NETWORK_LAT_PS;
-        if (NULL != bws && (0 != list_item(bws, i, n, item, sizeof(item))
-                            || THEMIS_OK != themis_parse_bandwidth(item, &d->bw_bps, &end)
-                            || '\0' != *end)) {
-            fprintf(stderr, "%s: bad --dim-bandwidths '%s' (one per dimension or one for all, "
-                    "e.g. 400Gb,100Gbps)\n", prog, bws);
-            return EXIT_USAGE;
+        if (0 != dim_value(a->text[TPO_DIM_BW], i, n, themis_parse_bandwidth, &d->bw_bps)) {
+            return fail_not(a, TPO_DIM_BW, "one rate per dimension or one for all, e.g. "
+                            "400Gb,100Gbps");
         }
-        if (NULL != lats && (0 != list_item(lats, i, n, item, sizeof(item))
-                             || THEMIS_OK != themis_parse_latency(item, &d->step_latency, &end)
-                             || '\0' != *end)) {
-            fprintf(stderr, "%s: bad --dim-latencies '%s' (one per dimension or one for all, "
-                    "e.g. 700ns,1.7us)\n", prog, lats);
-            return EXIT_USAGE;
+        if (0 != dim_value(a->text[TPO_DIM_LAT], i, n, themis_parse_latency,
+                           &d->step_latency)) {
+            return fail_not(a, TPO_DIM_LAT, "one latency per dimension or one for all, e.g. "
+                            "700ns,1.7us");
         }
         if (NULL != kinds) {
             int found = -1;
@@ -226,112 +205,79 @@ int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char
                 }
             }
             if (found < 0) {
-                fprintf(stderr, "%s: bad --dim-kinds '%s' (ring, biring, fc or sw, one per "
-                        "dimension or one for all)\n", prog, kinds);
-                return EXIT_USAGE;
+                return fail_not(a, TPO_DIM_KINDS, "ring, biring, fc or sw, one per dimension "
+                                "or one for all");
             }
             d->kind = kind_values[found];
         }
     }
     if (THEMIS_OK != themis_topology_check(t, why, sizeof(why))) {
-        fprintf(stderr, "%s: --dims %s: %s\n", prog, dims, why);
+        fprintf(stderr, "%s %s: --dims %s: %s\n", prog, a->cmd, dims, why);
         return EXIT_USAGE;
     }
     return 0;
 }
 
-static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char *label,
+                         size_t len, int *have)
 {
-    char *end = NULL;
-    unsigned long long v;
+    const char *topo_spec = a->text[TPO_TOPO], *topo_file = a->text[TPO_TOPO_FILE];
+    const char *dims = a->text[TPO_DIMS], *dim_bw = a->text[TPO_DIM_BW];
+    const char *dim_lat = a->text[TPO_DIM_LAT], *dim_kinds = a->text[TPO_DIM_KINDS];
+    char shape[128];
+    int rc;
 
-    if ('\0' == *s || '-' == *s || '+' == *s) {
-        return -1;
+    *have = 0;
+    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims || NULL != a->text[TPO_GRAPH])
+        > 1) {
+        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims or --graph\n", prog,
+                a->cmd);
+        return EXIT_USAGE;
     }
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (0 != errno || '\0' != *end || v < min || v > max) {
-        return -1;
-    }
-    *out = (uint32_t) v;
-    return 0;
-}
-
-/* Comma-separated list; each item parsed by parse_one into out[i]. */
-static int parse_list(const char *s, const char *what, int (*parse_one)(const char *, void *),
-                      void *out, size_t elem, int *count)
-{
-    char buf[1024];
-    char *save = NULL;
-    int n = 0;
-
-    if (strlen(s) >= sizeof(buf)) {
-        fprintf(stderr, "%s: --%s: list too long\n", prog, what);
-        return -1;
-    }
-    strcpy(buf, s);
-    for (char *tok = strtok_r(buf, ",", &save); NULL != tok; tok = strtok_r(NULL, ",", &save)) {
-        if (n >= MAX_LIST) {
-            fprintf(stderr, "%s: --%s: at most %d values\n", prog, what, MAX_LIST);
-            return -1;
+    /* a graph: its ranks' dimensions (--dims checked against it) */
+    if (NULL != a->text[TPO_GRAPH]) {
+        if (0 != (rc = themis_plan_args_graph_shape(a, shape, sizeof(shape)))) {
+            return rc;
         }
-        if (0 != parse_one(tok, (char *) out + (size_t) n * elem)) {
-            return -1;
+        dims = shape;
+    }
+    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
+        if (NULL != topo_spec || NULL != topo_file) {
+            fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, a->cmd);
+            return EXIT_USAGE;
         }
-        n++;
+        if (0 != (rc = dims_topology(a, t, dims))) {
+            return rc;
+        }
+        themis_topology_format(t, label, len);
+    } else if (NULL == topo_spec && NULL == topo_file) {
+        return 0;
+    } else {
+        rc = load_topology(a->cmd, "--topo", t, label, len, topo_spec, topo_file);
+        if (0 != rc) {
+            return rc;
+        }
     }
-    if (0 == n) {
-        fprintf(stderr, "%s: --%s: empty list\n", prog, what);
-        return -1;
-    }
-    *count = n;
+    *have = 1;
     return 0;
 }
 
-static int parse_one_size(const char *tok, void *out)
-{
-    uint64_t v;
-    if (THEMIS_OK != themis_parse_size(tok, &v) || 0 == v) {
-        fprintf(stderr, "%s: bad size '%s' (want e.g. 1GB, 250MB, 4MiB, 65536; > 0)\n", prog,
-                tok);
-        return -1;
-    }
-    *(uint64_t *) out = v;
-    return 0;
-}
 
-/* --count: elements of 4 bytes (floats, as the component's tests), so
- * that every subcommand taking a size takes --bytes and --count. */
-static int parse_one_count(const char *tok, void *out)
-{
-    uint64_t v;
-    if (THEMIS_OK != themis_parse_size(tok, &v) || 0 == v || v > UINT64_MAX / sizeof(float)) {
-        fprintf(stderr, "%s: bad count '%s' (want elements, e.g. 1M, 65536; > 0)\n", prog, tok);
-        return -1;
-    }
-    *(uint64_t *) out = v * sizeof(float);
-    return 0;
-}
 
-static int parse_one_chunks(const char *tok, void *out)
-{
-    if (0 != parse_u32(tok, 1, THEMIS_PLAN_MAX_CHUNKS, (uint32_t *) out)) {
-        fprintf(stderr, "%s: bad chunk count '%s' (1..%u)\n", prog, tok,
-                THEMIS_PLAN_MAX_CHUNKS);
-        return -1;
-    }
-    return 0;
-}
 
-/* Parses argv (argv[0] is the subcommand) into o; `allowed` is the mask of
- * options the subcommand takes.  Positional arguments are left in
- * argv[*first_pos .. argc-1]. Returns 0 or an exit status. */
-int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
-                              int *first_pos)
+/* An enum option's text into *v by its planner parser; 0, or EXIT_USAGE
+ * after a message naming the option. */
+#define PARSE_ENUM(a, id, parse, v, names)                                   \
+    (!THEMIS_PLAN_GIVEN(a, id) || THEMIS_OK == parse((a)->text[id], v) ? 0 \
+                                                                       : fail_not(a, id, names))
+
+/* The dimension topology subcommands (schedule, simulate, timeline, topo):
+ * the table's options (themis_plan_args.h) into o, with the planners'
+ * defaults; the topology from --topo, --topo-file or --dims. */
+int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
+                              cli_opts_t *o, int *rc)
 {
-    const char *topo_spec = NULL, *topo_file = NULL;
-    const char *dims = NULL, *dim_bw = NULL, *dim_lat = NULL, *dim_kinds = NULL;
-    int c;
+    themis_plan_args_t a;
 
     memset(o, 0, sizeof(*o));
     o->coll = THEMIS_COLL_ALLREDUCE;
@@ -340,197 +286,47 @@ int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_
     o->chunks_in_flight = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
     o->chunks[0] = THEMIS_DEFAULT_CHUNKS;
     o->nchunks = 1;
+    if (0 != themis_plan_args_parse(spec, argc, argv, &a, rc)) {
+        return 1;
+    }
+    *rc = EXIT_USAGE;
+    if (0 != PARSE_ENUM(&a, TPO_SCHEDULER, themis_sched_kind_parse, &o->kind,
+                        "baseline or themis")
+        || 0 != PARSE_ENUM(&a, TPO_ORDER, themis_order_policy_parse, &o->order, "fifo or scf")
+        || 0 != PARSE_ENUM(&a, TPO_LATENCY, themis_latency_mode_parse, &o->latency,
+                           "overlapped or serialized")
+        || 0 != PARSE_ENUM(&a, TPO_LOAD, themis_load_model_parse, &o->load,
+                           "bandwidth or phase")) {
+        return 1;
+    }
+    memcpy(o->given, a.given, sizeof(o->given));
+    o->first_pos = a.first_pos;
+    o->coll = a.coll;
+    o->nbytes = a.nbytes;
+    memcpy(o->bytes, a.bytes, sizeof(o->bytes));
+    if (0 < a.nchunks) {
+        o->nchunks = a.nchunks;
+        memcpy(o->chunks, a.chunks, sizeof(o->chunks));
+    }
+    o->chunks_in_flight = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT)
+                              ? (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT] : o->chunks_in_flight;
+    o->threshold_permille = (uint32_t) a.num[TPO_THRESHOLD];
+    o->have_threshold = THEMIS_PLAN_GIVEN(&a, TPO_THRESHOLD);
+    o->json_path = a.text[TPO_JSON];
+    o->csv = THEMIS_PLAN_GIVEN(&a, TPO_CSV);
+    o->png_path = a.text[TPO_PNG];
+    o->trace_path = a.text[TPO_TRACE];
+    o->call = (uint32_t) a.num[TPO_CALL];
+    /* without --chunks or --min-chunk: the component's defaults */
+    o->min_chunk = THEMIS_PLAN_GIVEN(&a, TPO_MIN_CHUNK) ? a.num[TPO_MIN_CHUNK]
+                   : THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? 0
+                                                       : THEMIS_DEFAULT_MIN_CHUNK_NETWORK;
 
-    optind = 1;
-    opterr = 0;
-    while (-1 != (c = getopt_long(argc, argv, ":h", long_options, NULL))) {
-        if ('h' == c) {
-            c = OPT_HELP;
-        }
-        if (':' == c) {
-            fprintf(stderr, "%s %s: option '%s' needs a value\n", prog, argv[0],
-                    argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-        if ('?' == c) {
-            fprintf(stderr, "%s %s: unknown option '%s' (try --help)\n", prog, argv[0],
-                    argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-        if (0 == (allowed & (unsigned) c) && !(OPT_COUNT == c && 0 != (allowed & OPT_BYTES))) {
-            fprintf(stderr, "%s %s: option --%s does not apply here (try --help)\n", prog,
-                    argv[0], option_name(c));
-            return EXIT_USAGE;
-        }
-        if ((OPT_COUNT == c && 0 != (o->given & OPT_BYTES))
-            || (OPT_BYTES == c && 0 != (o->given & OPT_COUNT))) {
-            fprintf(stderr, "%s %s: give --bytes or --count, not both\n", prog, argv[0]);
-            return EXIT_USAGE;
-        }
-        o->given |= (unsigned) c;
-        switch (c) {
-        case OPT_TOPO:
-            topo_spec = optarg;
-            break;
-        case OPT_TOPO_FILE:
-            topo_file = optarg;
-            break;
-        case OPT_DIMS:
-            dims = optarg;
-            break;
-        case OPT_DIM_BW:
-            dim_bw = optarg;
-            break;
-        case OPT_DIM_LAT:
-            dim_lat = optarg;
-            break;
-        case OPT_DIM_KINDS:
-            dim_kinds = optarg;
-            break;
-        case OPT_COLL:
-            if (THEMIS_OK != themis_coll_parse(optarg, &o->coll)) {
-                fprintf(stderr, "%s: bad --coll '%s' (allreduce|reduce_scatter|allgather)\n",
-                        prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_BYTES:
-            if (0 != parse_list(optarg, "bytes", parse_one_size, o->bytes, sizeof(o->bytes[0]),
-                                &o->nbytes)) {
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_COUNT:
-            if (0 != parse_list(optarg, "count", parse_one_count, o->bytes, sizeof(o->bytes[0]),
-                                &o->nbytes)) {
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_CHUNKS:
-            if (0 != parse_list(optarg, "chunks", parse_one_chunks, o->chunks,
-                                sizeof(o->chunks[0]), &o->nchunks)) {
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_SCHEDULER:
-            if (THEMIS_OK != themis_sched_kind_parse(optarg, &o->kind)) {
-                fprintf(stderr, "%s: bad --scheduler '%s' (baseline|themis)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_ORDER:
-            if (THEMIS_OK != themis_order_policy_parse(optarg, &o->order)) {
-                fprintf(stderr, "%s: bad --order '%s' (fifo|scf)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_CHUNKS_IN_FLIGHT:
-            if (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &o->chunks_in_flight)) {
-                fprintf(stderr, "%s: bad --chunks-in-flight '%s' (1..%u)\n", prog, optarg,
-                        THEMIS_MAX_CHUNKS_IN_FLIGHT);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_THRESHOLD:
-            if (0 != parse_u32(optarg, 0, 1000000, &o->threshold_permille)) {
-                fprintf(stderr, "%s: bad --threshold '%s' (per mille of the paper's default, "
-                        "0..1000000)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            o->have_threshold = 1;
-            break;
-        case OPT_LATENCY:
-            if (THEMIS_OK != themis_latency_mode_parse(optarg, &o->latency)) {
-                fprintf(stderr, "%s: bad --latency '%s' (overlapped|serialized)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_LOAD:
-            if (THEMIS_OK != themis_load_model_parse(optarg, &o->load)) {
-                fprintf(stderr, "%s: bad --load '%s' (bandwidth|phase)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_JSON:
-            o->json_path = optarg;
-            break;
-        case OPT_CSV:
-            o->csv = 1;
-            break;
-        case OPT_PNG:
-            o->png_path = optarg;
-            break;
-        case OPT_HELP:
-            o->help = 1;
-            break;
-        case OPT_MIN_CHUNK:
-            if (0 != parse_one_size(optarg, &o->min_chunk)) {
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_TRACE:
-            o->trace_path = optarg;
-            break;
-        case OPT_CALL:
-            if (0 != parse_u32(optarg, 0, UINT32_MAX, &o->call)) {
-                fprintf(stderr, "%s: bad --call '%s' (a call index from 0)\n", prog, optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        default:
-            return EXIT_USAGE;
-        }
-    }
-    *first_pos = optind;
-    if (o->help) {
-        return 0;
-    }
-    if (0 == (o->given & (OPT_CHUNKS | OPT_MIN_CHUNK))) {
-        o->min_chunk = THEMIS_DEFAULT_MIN_CHUNK_NETWORK;   /* the component's defaults */
-    }
-    if ((NULL != topo_spec) + (NULL != topo_file) + (NULL != dims) > 1) {
-        fprintf(stderr, "%s %s: give one of --topo, --topo-file and --dims\n", prog, argv[0]);
-        return EXIT_USAGE;
-    }
-    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
-        if (NULL != topo_spec || NULL != topo_file) {
-            fprintf(stderr, "%s %s: --dim-* options go with --dims\n", prog, argv[0]);
-            return EXIT_USAGE;
-        }
-        int rc = themis_plan_dims_topology(&o->topo, dims, dim_bw, dim_lat, dim_kinds);
-        if (0 != rc) {
-            return rc;
-        }
-        themis_topology_format(&o->topo, o->topo_label, sizeof(o->topo_label));
-        o->have_topo = 1;
-        return 0;
-    }
-    if (NULL != topo_spec || NULL != topo_file) {
-        return load_topology(o, topo_spec, topo_file);
-    }
-    return 0;
+    *rc = themis_plan_topology(&a, &o->topo, o->topo_label, sizeof(o->topo_label),
+                               &o->have_topo);
+    return 0 != *rc;
 }
 
-int themis_plan_command_options(int argc, char **argv, unsigned allowed, const char *cmd,
-                                void (*usage)(FILE *), cli_opts_t *o, int *rc)
-{
-    int pos;
-    *rc = themis_plan_parse_options(argc, argv, allowed, o, &pos);
-    if (o->help) {
-        usage(stdout);
-        *rc = 0;
-        return 1;
-    }
-    if (0 != *rc) {
-        return 1;
-    }
-    if (pos < argc) {
-        fprintf(stderr, "%s %s: unexpected argument '%s'\n", prog, cmd, argv[pos]);
-        *rc = EXIT_USAGE;
-        return 1;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------ formatting */
 
@@ -835,31 +631,23 @@ static json_object *schedule_to_json(const cli_opts_t *o, uint64_t bytes, uint32
     return root;
 }
 
-static void usage_schedule(FILE *f)
+static void about_schedule(FILE *f)
 {
     fprintf(f,
-        "usage: %s schedule (--topo SPEC | --topo-file FILE | --dims SHAPE) [options]\n"
-        "  --dims 4x2 [--dim-bandwidths 400Gb,100Gb] [--dim-latencies 700ns,1.7us]\n"
-        "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
-        "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Builds one schedule, simulates it for the intra-dimension order, and prints\n"
         "  per chunk its size and RS/AG dimension orders, per dimension the start order,\n"
-        "  and the 64-bit schedule hash.\n"
-        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
-        "  --bytes SIZE          per-NPU vector size, e.g. 1GB, 250MB, 64MiB (default 1GB)\n"
-        "  --count N             the same in 4-byte elements (--bytes 4N)\n"
-        "  --chunks N            chunks per collective; without --chunks and --min-chunk\n"
-        "                        coll/themis' defaults: at most %u, floors of 16 KiB\n"
-        "                        and the latency model (--min-chunk)\n"
-        "  --scheduler baseline|themis   (default themis)\n"
-        "  --order fifo|scf      intra-dimension policy (default scf)\n"
-        "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
-        "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
-        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
-        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
-        "  --json FILE|-         write the schedule as JSON instead of text\n",
-        prog, THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
+        "  and the 64-bit schedule hash (--json: as JSON instead of text).  --dims 4x2\n"
+        "  [--dim-bandwidths 400Gb,100Gb] [--dim-latencies 700ns,1.7us] [--dim-kinds\n"
+        "  sw,ring]: coll/themis' shape syntax (rates default to its across-nodes ones,\n"
+        "  100Gb and 2us; kinds to sw).  --bytes: per NPU (default 1GB).  Without\n"
+        "  --chunks and --min-chunk, coll/themis' defaults: at most %u chunks, floors of\n"
+        "  16 KiB and the latency model; --chunks-in-flight %u.\n",
+        THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
+
+static const themis_plan_cmd_spec_t schedule_cmd = {
+    .name = "schedule", .synopsis = "(--topo SPEC | --topo-file FILE | --dims SHAPE)",
+    .about_fn = about_schedule};
 
 static int cmd_schedule(int argc, char **argv)
 {
@@ -870,12 +658,7 @@ static int cmd_schedule(int argc, char **argv)
     uint64_t hash, bytes;
     int rc;
 
-    if (themis_plan_command_options(argc, argv,
-                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                        OPT_SCHEDULER | OPT_ORDER | OPT_CHUNKS_IN_FLIGHT |
-                                        OPT_THRESHOLD | OPT_LATENCY | OPT_LOAD | OPT_JSON |
-                                        OPT_MIN_CHUNK | OPT_HELP,
-                                    "schedule", usage_schedule, &o, &rc)) {
+    if (themis_plan_parse_options(&schedule_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "schedule")) ||
@@ -929,16 +712,17 @@ static void print_dims(const themis_topology_t *t)
     }
 }
 
+static const themis_plan_cmd_spec_t presets_cmd = {
+    .name = "presets", .synopsis = "",
+    .about = "  Lists the Table 2 topologies of themis.txt; each name is a valid --topo "
+             "SPEC.\n"};
+
 static int cmd_presets(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (0 == strcmp("--help", argv[1]) || 0 == strcmp("-h", argv[1])) {
-            printf("usage: %s presets\n  Lists the Table 2 topologies of themis.txt; each name "
-                   "is a valid --topo SPEC.\n", prog);
-            return 0;
-        }
-        fprintf(stderr, "%s presets: unexpected argument '%s'\n", prog, argv[1]);
-        return EXIT_USAGE;
+    themis_plan_args_t a;
+    int rc;
+    if (0 != themis_plan_args_parse(&presets_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
     printf("%-20s %6s  %s\n", "name", "NPUs", "spec");
     for (int i = 0; i < themis_topology_npresets; i++) {
@@ -954,33 +738,35 @@ static int cmd_presets(int argc, char **argv)
     return 0;
 }
 
+static const themis_plan_cmd_spec_t topo_cmd = {
+    .name = "topo", .synopsis = "SPEC | --topo-file FILE | --dims SHAPE",
+    .about = "  Parses a topology and prints it.  SPEC is a preset name or\n"
+             "  KIND:SIZE:BANDWIDTH:LATENCY dimensions joined by '_', e.g.\n"
+             "  sw:16:1200Gb:700ns_sw:64:800Gb:1700ns (KIND ring|biring|fc|sw).\n"
+             "  Parse errors are reported with their position; exit status 2.\n",
+    .max_pos = 1};
+
 static int cmd_topo(int argc, char **argv)
 {
     cli_opts_t o;
     char spec[1024];
-    int pos, rc;
+    int rc;
 
-    rc = themis_plan_parse_options(argc, argv, OPT_TOPOLOGY | OPT_HELP, &o, &pos);
-    if (o.help) {
-        printf("usage: %s topo SPEC | --topo-file FILE\n"
-               "  Parses a topology and prints it.  SPEC is a preset name or\n"
-               "  KIND:SIZE:BANDWIDTH:LATENCY dimensions joined by '_', e.g.\n"
-               "  sw:16:1200Gb:700ns_sw:64:800Gb:1700ns (KIND ring|biring|fc|sw).\n"
-               "  Parse errors are reported with their position; exit status 2.\n", prog);
-        return 0;
-    }
-    if (0 != rc) {
+    if (0 != themis_plan_parse_options(&topo_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
+    const int pos = o.first_pos;
     if (pos < argc) {
-        if (o.have_topo || pos + 1 < argc) {
+        if (o.have_topo) {
             fprintf(stderr, "%s topo: give one SPEC or --topo-file FILE\n", prog);
             return EXIT_USAGE;
         }
-        rc = load_topology(&o, argv[pos], NULL);
+        rc = load_topology("topo", "topology", &o.topo, o.topo_label, sizeof(o.topo_label),
+                           argv[pos], NULL);
         if (0 != rc) {
             return rc;
         }
+        o.have_topo = 1;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "topo"))) {
         return rc;
@@ -1018,6 +804,7 @@ static void usage(FILE *f)
         "  synth      TACOS: synthesize an ag/rs/ar schedule for a graph, simulate it\n"
         "  compare    every algorithm's predicted time on a graph per size, auto's choice\n"
         "  bed        the emulated test bed's build plan: scaled links, routes, prediction\n"
+        "  size       sizes in bytes, as every --bytes takes them (for scripts)\n"
         "exit status: 0 success, 1 runtime failure, 2 bad usage or input\n",
         prog, prog);
 }
@@ -1044,7 +831,8 @@ int main(int argc, char **argv)
         {"treepack", themis_plan_cmd_treepack},
         {"synth", themis_plan_cmd_synth},
         {"compare", themis_plan_cmd_compare},
-        {"bed", themis_plan_cmd_bed}
+        {"bed", themis_plan_cmd_bed},
+        {"size", themis_plan_cmd_size}
     };
 
     if (argc < 2) {

@@ -9,11 +9,11 @@
  */
 #include "themis_build_config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "algorithm.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 
 
@@ -30,49 +30,22 @@ static void colls_text(const themis_algorithm_t *a, char *buf, size_t len)
     }
 }
 
+static const themis_plan_cmd_spec_t algorithms_cmd = {
+    .name = "algorithms", .synopsis = "",
+    .about = "  The algorithm table: name, collectives, substitute, summary.\n"};
+
 int themis_plan_cmd_algorithms(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"names", no_argument, NULL, 'n'},
-        {"coll", required_argument, NULL, 'c'},
-        {"markdown", no_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int names = 0, markdown = 0, c, have_coll = 0;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    themis_plan_args_t a;
+    int rc;
 
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "nc:mh", longopts, NULL))) {
-        switch (c) {
-        case 'n':
-            names = 1;
-            break;
-        case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan algorithms: --coll: unknown collective '%s'\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
-        case 'm':
-            markdown = 1;
-            break;
-        case 'h':
-            printf("usage: themis-plan algorithms [--names [--coll C]] [--markdown]\n"
-                   "  the algorithm table: name, collectives, substitute, summary\n"
-                   "  --names     one name per line (with --coll: those serving C)\n"
-                   "  --markdown  the table of docs/coll_themis.md\n");
-            return 0;
-        default:
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&algorithms_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind < argc) {
-        fprintf(stderr, "themis-plan algorithms: unexpected argument '%s'\n", argv[optind]);
-        return EXIT_USAGE;
-    }
+    const int names = THEMIS_PLAN_GIVEN(&a, TPO_NAMES);
+    const int markdown = THEMIS_PLAN_GIVEN(&a, TPO_MARKDOWN);
+    const int have_coll = THEMIS_PLAN_GIVEN(&a, TPO_COLL);
+    const themis_coll_t coll = a.coll;
     if (markdown) {
         printf("| algorithm | collectives | runs instead where it does not apply | what it does |\n");
         printf("| --- | --- | --- | --- |\n");

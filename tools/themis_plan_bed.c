@@ -9,7 +9,6 @@
  */
 #include "themis_build_config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "cluster_clos.h"
 #include "graph.h"
 #include "link_sim.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "xfer_direct.h"
 #include "xfer_ring.h"
@@ -54,24 +54,21 @@ static int parse_scale(const char *s, uint64_t *num)
     return ('\0' != *p || p == s || 0 == *num) ? -1 : 0;
 }
 
-static void usage(void)
-{
-    printf("usage: themis-plan bed --graph SPEC|FILE [--scale F | --budget RATE]\n"
-           "                       [--graph-out FILE] [--xfer ring|direct --coll C --bytes S\n"
-           "                       [--spines ALGO] [--seed N] [--msccl OUT.xml]]\n"
-           "  The test bed's build plan (docs/cluster.md, 'The test bed's plan'): every\n"
-           "  node with its kind and host, every working directed link at its scaled\n"
-           "  rate (bit/s) and latency (ps), every route, and 'rule' lines where a\n"
-           "  pair's route leaves the destination's route tree.  Rates are scaled by F,\n"
-           "  or so that all links add up to RATE (default: down to 1200Mb/s when\n"
-           "  above).  --graph-out writes the scaled graph (for compare, xfer, and\n"
-           "  coll_themis_graph).  --xfer: the ring or direct schedule of --coll and\n"
-           "  --bytes; with --spines ALGO (greedy, parallel, exact, ecmp; --seed N for\n"
-           "  ecmp's draw, default 1) on a leaf-spine each rank pair across leaves\n"
-           "  goes by its flow's spine (planners/routing/cluster_clos.h), and a last line\n"
-           "  'predict SCHEDULE bytes S collective_us=X' is the link simulator's time\n"
-           "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n");
-}
+static const themis_plan_cmd_spec_t bed_cmd = {
+    .name = "bed", .synopsis = "",
+    .about =
+    "  The test bed's build plan (docs/cluster.md, 'The test bed's plan'): every\n"
+    "  node with its kind and host, every working directed link at its scaled\n"
+    "  rate (bit/s) and latency (ps), every route, and 'rule' lines where a\n"
+    "  pair's route leaves the destination's route tree.  Rates are scaled by F,\n"
+    "  or so that all links add up to RATE (default: down to 1200Mb/s when\n"
+    "  above).  --graph-out writes the scaled graph (for compare, xfer, and\n"
+    "  coll_themis_graph).  --xfer: the ring or direct schedule of --coll and\n"
+    "  --bytes; with --spines ALGO (greedy, parallel, exact, ecmp; --seed N for\n"
+    "  ecmp's draw, default 1) on a leaf-spine each rank pair across leaves\n"
+    "  goes by its flow's spine (planners/routing/cluster_clos.h), and a last line\n"
+    "  'predict SCHEDULE bytes S collective_us=X' is the link simulator's time\n"
+    "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n"};
 
 /* The schedule, its waypoints and the prediction line's time. */
 static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer_opts_t *xo,
@@ -131,74 +128,28 @@ static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer
 
 int themis_plan_cmd_bed(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, NULL, 'g'},
-        {"scale", required_argument, NULL, 'f'},
-        {"budget", required_argument, NULL, 'u'},
-        {"graph-out", required_argument, NULL, 'o'},
-        {"xfer", required_argument, NULL, 'x'},
-        {"coll", required_argument, NULL, 'c'},
-        {"bytes", required_argument, NULL, 'B'},
-        {"spines", required_argument, NULL, 'S'},
-        {"seed", required_argument, NULL, 'E'},
-        {"msccl", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *spec = NULL, *graph_out = NULL, *xfer = NULL, *msccl_out = NULL;
-    uint64_t scale_num = 0, budget = 0;
-    themis_plan_xfer_opts_t xo = {THEMIS_COLL_ALLREDUCE, 0, 0, THEMIS_CLOS_GREEDY, 0, 1};
-    int c, rc;
+    themis_plan_args_t a;
+    themis_plan_xfer_opts_t xo;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    uint64_t scale_num = 0;
+    int ndims, rc;
 
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:f:u:o:x:c:B:S:E:m:h", longopts, NULL))) {
-        switch (c) {
-        case 'g':
-            spec = optarg;
-            break;
-        case 'f':
-            if (0 != parse_scale(optarg, &scale_num)) {
-                fprintf(stderr, "themis-plan bed: --scale: '%s' is not a factor > 0 with up to "
-                        "9 decimals\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'u':
-            if (THEMIS_OK != themis_parse_bandwidth(optarg, &budget, NULL) || 0 == budget) {
-                fprintf(stderr, "themis-plan bed: --budget: '%s' is not a rate (e.g. "
-                        "1200Mb/s)\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'o':
-            graph_out = optarg;
-            break;
-        case 'x':
-            if (0 != strcmp("ring", optarg) && 0 != strcmp("direct", optarg)) {
-                fprintf(stderr, "themis-plan bed: --xfer: '%s' is not ring or direct\n", optarg);
-                return EXIT_USAGE;
-            }
-            xfer = optarg;
-            break;
-        case 'c':
-        case 'B':
-        case 'S':
-        case 'E':
-            if (0 != (rc = themis_plan_xfer_option("bed", c, optarg, &xo))) {
-                return rc;
-            }
-            break;
-        case 'm':
-            msccl_out = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&bed_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind != argc || NULL == spec) {
+    if (0 != (rc = themis_plan_xfer_opts(&a, &xo))) {
+        return rc;
+    }
+    const char *spec = a.text[TPO_GRAPH], *graph_out = a.text[TPO_GRAPH_OUT];
+    const char *xfer = a.text[TPO_XFER], *msccl_out = a.text[TPO_MSCCL];
+    uint64_t budget = a.num[TPO_BUDGET];
+    if (THEMIS_PLAN_GIVEN(&a, TPO_SCALE) && 0 != parse_scale(a.text[TPO_SCALE], &scale_num)) {
+        return themis_plan_args_fail(&a, TPO_SCALE, "not a factor > 0 with up to 9 decimals");
+    }
+    if (NULL != xfer && 0 != strcmp("ring", xfer) && 0 != strcmp("direct", xfer)) {
+        return themis_plan_args_fail(&a, TPO_XFER, "not ring or direct");
+    }
+    if (NULL == spec) {
         fprintf(stderr, "themis-plan bed: want --graph SPEC|FILE and options only (try --help)\n");
         return EXIT_USAGE;
     }
@@ -214,14 +165,11 @@ int themis_plan_cmd_bed(int argc, char **argv)
     }
 
     themis_graph_t g0, g;
-    themis_parse_error_t e;
     char why[256];
-    themis_status_t st = themis_graph_load(spec, NULL, &g0, &e);
-    if (THEMIS_OK != st) {
-        fprintf(stderr, "themis-plan bed: %s: %s (line %d, column %d)\n", spec, e.message,
-                e.line, e.column);
-        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    if (0 != (rc = themis_plan_args_network(&a, spec, &g0, dims, &ndims))) {
+        return rc;
     }
+    themis_status_t st;
     uint64_t total = themis_bed_total_bps(&g0), num = SCALE_DEN, den = SCALE_DEN;
     if (0 != scale_num) {
         num = scale_num;

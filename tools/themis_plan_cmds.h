@@ -23,12 +23,6 @@
  * memory. */
 #define THEMIS_PLAN_MAX_CHUNKS (1u << 20)
 
-/* --dims 4x2 [--dim-bandwidths A[,B]] [--dim-latencies X[,Y]]
- * [--dim-kinds K[,L]] (coll/themis' shape syntax) into t: 0, or
- * EXIT_USAGE with a message (tools/themis_plan.c). */
-int themis_plan_dims_topology(themis_topology_t *t, const char *dims, const char *bws,
-                              const char *lats, const char *kinds);
-
 /* `themis-plan cycles ...`: HammingMesh (tools/themis_plan_cycles.c). */
 int themis_plan_cmd_cycles(int argc, char **argv);
 
@@ -52,8 +46,8 @@ int themis_plan_cmd_xfer(int argc, char **argv);
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
                                 const themis_xfer_sched_t *s, uint64_t bytes,
                                 uint32_t duplex_ppm, const uint32_t *via);
-/* The options a transfer schedule takes (xfer, bed): --coll (c), --bytes
- * (B), --spines (S), --seed (E). */
+/* The options a transfer schedule takes (xfer, bed): --coll, --bytes or
+ * --count (one size), --spines, --seed. */
 typedef struct {
     themis_coll_t coll;
     int have_coll;
@@ -62,9 +56,9 @@ typedef struct {
     int have_spines;
     uint64_t seed;
 } themis_plan_xfer_opts_t;
-/* One of them into o; 0, or EXIT_USAGE after a message. */
-int themis_plan_xfer_option(const char *cmd, int c, const char *arg,
-                            themis_plan_xfer_opts_t *o);
+struct themis_plan_args;
+/* Them from a's options into o; 0, or EXIT_USAGE after a message. */
+int themis_plan_xfer_opts(const struct themis_plan_args *a, themis_plan_xfer_opts_t *o);
 /* s as MSCCL-XML into path; 0, or EXIT_RUNTIME after a message. */
 int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const char *path);
 /* One waypoint per transfer of s (*via: malloc'ed, freed by the caller
@@ -74,9 +68,6 @@ int themis_plan_write_msccl(const char *cmd, const themis_xfer_sched_t *s, const
 int themis_plan_spines_via(const char *cmd, const themis_graph_t *g,
                            const themis_xfer_sched_t *s, themis_clos_algo_t algo, uint64_t seed,
                            uint32_t **via, FILE *summary);
-/* --duplex F: a fraction 0 < F <= 1 with up to 6 decimals into *ppm; 0,
- * or EXIT_USAGE after a message. */
-int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm);
 /* `themis-plan msccl check|export|draw FILE`: MSCCL-XML schedules
  * (tools/themis_plan_msccl.c). */
 int themis_plan_cmd_msccl(int argc, char **argv);
@@ -97,5 +88,9 @@ int themis_plan_cmd_compare(int argc, char **argv);
 /* `themis-plan bed --graph SPEC|FILE ...`: the test bed's build plan
  * (tools/themis_plan_bed.c). */
 int themis_plan_cmd_bed(int argc, char **argv);
+
+/* `themis-plan size S[,S...] ...`: each size in bytes, one a line, in the
+ * syntax every --bytes takes (tools/themis_plan_args.c), for scripts. */
+int themis_plan_cmd_size(int argc, char **argv);
 
 #endif

@@ -13,7 +13,6 @@
  * them with a verbose 10 run).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,18 +22,13 @@
 #include "cluster.h"
 #include "defaults.h"
 #include "graph.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "topology.h"
 
-#define MAX_SIZES 64
-
-static void usage(FILE *f)
+static void about(FILE *f)
 {
     fprintf(f,
-            "usage: themis-plan compare --graph SPEC|FILE [--dims SHAPE] --coll ar|rs|ag\n"
-            "                           --bytes S[,S,...] [--elem-size E] [--chunks K]\n"
-            "                           [--chunks-in-flight F] [--min-chunk-bytes B]\n"
-            "                           [--bw B] [--lat L]\n"
             "  Every algorithm's predicted time on the graph (the link-level simulator, as\n"
             "  coll/themis' auto with coll_themis_graph) for a call of S bytes (the whole\n"
             "  vector: allreduce vector, reduce-scatter input, allgather output), or why it\n"
@@ -50,59 +44,6 @@ static void usage(FILE *f)
             "  where that does not divide.  K, F, B: coll_themis_chunks (default 1024),\n"
             "  coll_themis_chunks_in_flight (2), coll_themis_min_chunk_bytes (default\n"
             "  2MiB, one node's automatic value).\n");
-}
-
-static int parse_u64(const char *opt, const char *arg, uint64_t max, uint64_t *v)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(arg, &end, 10);
-    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || 0 == x || x > max) {
-        fprintf(stderr, "themis-plan compare: %s: '%s' is not an integer in 1..%llu\n", opt, arg,
-                (unsigned long long) max);
-        return EXIT_USAGE;
-    }
-    *v = x;
-    return 0;
-}
-
-static int parse_sizes(const char *arg, uint64_t *sizes, int *n)
-{
-    char buf[1024];
-    snprintf(buf, sizeof(buf), "%s", arg);
-    *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); NULL != tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (*n == MAX_SIZES || THEMIS_OK != themis_parse_size(tok, &sizes[*n]) || 0 == sizes[*n]) {
-            fprintf(stderr, "themis-plan compare: --bytes: '%s' is not a size > 0 (at most %d "
-                    "sizes)\n", tok, MAX_SIZES);
-            return EXIT_USAGE;
-        }
-        ++*n;
-    }
-    if (0 == *n) {
-        fprintf(stderr, "themis-plan compare: --bytes: no size\n");
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* "AxBxC" (innermost first) into topo's sizes. */
-static int parse_dims(const char *arg, themis_topology_t *t)
-{
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", arg);
-    t->ndims = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, "x", &save); NULL != tok;
-         tok = strtok_r(NULL, "x", &save)) {
-        uint64_t v;
-        if (t->ndims == THEMIS_MAX_DIMS || 0 != parse_u64("--dims", tok, UINT32_MAX, &v)) {
-            fprintf(stderr, "themis-plan compare: --dims: '%s' is not a shape like 4x4\n", arg);
-            return EXIT_USAGE;
-        }
-        t->dims[t->ndims++].size = (uint32_t) v;
-    }
-    return 0 == t->ndims ? EXIT_USAGE : 0;
 }
 
 typedef struct {
@@ -209,25 +150,14 @@ static int compare_size(const opts_t *o, const themis_graph_t *g, themis_coll_t 
     return 0;
 }
 
+static const themis_plan_cmd_spec_t compare_cmd = {
+    .name = "compare", .synopsis = "", .about_fn = about, .lists = "bytes count"};
+
 int themis_plan_cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, NULL, 'g'},
-        {"dims", required_argument, NULL, 'd'},
-        {"coll", required_argument, NULL, 'c'},
-        {"bytes", required_argument, NULL, 'b'},
-        {"elem-size", required_argument, NULL, 'e'},
-        {"chunks", required_argument, NULL, 'k'},
-        {"chunks-in-flight", required_argument, NULL, 'f'},
-        {"min-chunk-bytes", required_argument, NULL, 'm'},
-        {"bw", required_argument, NULL, 'B'},
-        {"lat", required_argument, NULL, 'L'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *graph_arg = NULL, *dims_arg = NULL;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    int have_coll = 0, nsizes = 0, rc = 0, ch;
-    uint64_t sizes[MAX_SIZES], elem_size = 4, bw = THEMIS_DEFAULT_NODE_BW_BPS;
+    themis_plan_args_t a;
+    int rc = 0;
+    uint64_t elem_size = 4, bw = THEMIS_DEFAULT_NODE_BW_BPS;
     themis_time_t lat = THEMIS_DEFAULT_NODE_LAT_PS;
     themis_topology_t topo;
     opts_t o = {.topo = &topo,
@@ -236,107 +166,37 @@ int themis_plan_cmd_compare(int argc, char **argv)
                 .min_chunk = THEMIS_DEFAULT_MIN_CHUNK_NODE};
 
     memset(&topo, 0, sizeof(topo));
-    optind = 1;
-    while (0 == rc && -1 != (ch = getopt_long(argc, argv, "h", longopts, NULL))) {
-        switch (ch) {
-        case 'g':
-            graph_arg = optarg;
-            break;
-        case 'd':
-            dims_arg = optarg;
-            break;
-        case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan compare: --coll: '%s' is not ar, rs or ag\n", optarg);
-                rc = EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
-        case 'b':
-            rc = parse_sizes(optarg, sizes, &nsizes);
-            break;
-        case 'e':
-            rc = parse_u64("--elem-size", optarg, 64, &elem_size);
-            break;
-        case 'k':
-            rc = parse_u64("--chunks", optarg, THEMIS_PLAN_MAX_CHUNKS, &o.max_chunks);
-            break;
-        case 'f':
-            rc = parse_u64("--chunks-in-flight", optarg, 32, &o.cif);
-            break;
-        case 'm':
-            if (THEMIS_OK != themis_parse_size(optarg, &o.min_chunk) || 0 == o.min_chunk) {
-                fprintf(stderr, "themis-plan compare: --min-chunk-bytes: '%s' is not a size > 0\n",
-                        optarg);
-                rc = EXIT_USAGE;
-            }
-            break;
-        case 'B':
-            if (THEMIS_OK != themis_parse_bandwidth(optarg, &bw, NULL) || 0 == bw) {
-                fprintf(stderr, "themis-plan compare: --bw: '%s' is not a bandwidth\n", optarg);
-                rc = EXIT_USAGE;
-            }
-            break;
-        case 'L':
-            if (THEMIS_OK != themis_parse_latency(optarg, &lat, NULL)) {
-                fprintf(stderr, "themis-plan compare: --lat: '%s' is not a latency\n", optarg);
-                rc = EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            rc = EXIT_USAGE;
-        }
-    }
-    if (0 != rc) {
+    if (0 != themis_plan_args_parse(&compare_cmd, argc, argv, &a, &rc)) {
         return rc;
     }
-    if (NULL == graph_arg || !have_coll || 0 == nsizes || optind < argc) {
-        usage(stderr);
+    if (!THEMIS_PLAN_GIVEN(&a, TPO_GRAPH) || !THEMIS_PLAN_GIVEN(&a, TPO_COLL)
+        || 0 == a.nbytes) {
+        fprintf(stderr, "themis-plan compare: --graph, --coll and --bytes (or --count) are "
+                "required (try --help)\n");
         return EXIT_USAGE;
     }
+    /* --bw and --lat are the dimensions' rates here (the times are the
+     * graph's own links): the graph loads with its defaults. */
+    bw = THEMIS_PLAN_GIVEN(&a, TPO_BW) ? a.num[TPO_BW] : bw;
+    lat = THEMIS_PLAN_GIVEN(&a, TPO_LAT) ? a.num[TPO_LAT] : lat;
+    themis_graph_opts_default(&a.graph_opts);
+    elem_size = THEMIS_PLAN_GIVEN(&a, TPO_ELEM_SIZE) ? a.num[TPO_ELEM_SIZE] : elem_size;
+    o.max_chunks = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? a.num[TPO_CHUNKS] : o.max_chunks;
+    o.cif = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT) ? a.num[TPO_CHUNKS_IN_FLIGHT] : o.cif;
+    o.min_chunk = THEMIS_PLAN_GIVEN(&a, TPO_MIN_CHUNK_BYTES) ? a.num[TPO_MIN_CHUNK_BYTES]
+                                                             : o.min_chunk;
     themis_graph_t g;
-    themis_graph_opts_t go;
-    themis_parse_error_t e;
-    themis_graph_opts_default(&go);
-    if (THEMIS_OK != themis_graph_load(graph_arg, &go, &g, &e)) {
-        fprintf(stderr, "themis-plan compare: --graph %s: %s\n", graph_arg, e.message);
-        return EXIT_USAGE;
-    }
-    if (NULL != dims_arg) {
-        rc = parse_dims(dims_arg, &topo);
-    } else {
-        /* The graph's own: hosts x ranks per host (cluster.h). */
-        uint32_t sizes[THEMIS_MAX_DIMS];
-        topo.ndims = themis_graph_dims(&g, sizes, NULL, 0);
-        for (int i = 0; i < topo.ndims; ++i) {
-            topo.dims[i].size = sizes[i];
-        }
+    uint32_t sizes[THEMIS_MAX_DIMS];
+    if (0 != (rc = themis_plan_args_network(&a, a.text[TPO_GRAPH], &g, sizes, &topo.ndims))) {
+        return rc;
     }
     themis_dim_algo_t dim_algo[THEMIS_MAX_DIMS];
-    for (int i = 0; 0 == rc && i < topo.ndims; ++i) {
+    for (int i = 0; i < topo.ndims; ++i) {
+        topo.dims[i].size = sizes[i];
         topo.dims[i].kind = THEMIS_DIM_SWITCH;
         topo.dims[i].bw_bps = bw;
         topo.dims[i].step_latency = lat;
         dim_algo[i] = themis_dim_algo_for(THEMIS_DIM_SWITCH, topo.dims[i].size, 8);
-    }
-    if (0 == rc && themis_topology_npus(&topo) != g.nranks) {
-        fprintf(stderr, "themis-plan compare: --dims %s has %" PRIu64 " ranks, the graph %u\n",
-                dims_arg, themis_topology_npus(&topo), g.nranks);
-        rc = EXIT_USAGE;
-    }
-    if (0 == rc && NULL != dims_arg) {
-        uint32_t sizes[THEMIS_MAX_DIMS];
-        char why[256];
-        for (int i = 0; i < topo.ndims; ++i) {
-            sizes[i] = topo.dims[i].size;
-        }
-        if (!themis_graph_dims_agree(&g, sizes, topo.ndims, why, sizeof(why))) {
-            fprintf(stderr, "themis-plan compare: warning: --%s: the programs are planned for "
-                    "these dims, the times simulated on the graph\n", why);
-        }
     }
     if (0 == rc && g.nranks > THEMIS_GRAPH_COST_MAX_RANKS) {
         fprintf(stderr, "themis-plan compare: the graph has %u ranks: the component ranks on "
@@ -346,8 +206,8 @@ int themis_plan_cmd_compare(int argc, char **argv)
     void *states[THEMIS_MAX_ALGORITHMS] = {NULL};
     themis_algo_table_t table;
     memset(&table, 0, sizeof(table));
-    for (int i = 0; 0 == rc && i < nsizes; ++i) {
-        rc = compare_size(&o, &g, coll, sizes[i], elem_size, dim_algo, &table, states);
+    for (int i = 0; 0 == rc && i < a.nbytes; ++i) {
+        rc = compare_size(&o, &g, a.coll, a.bytes[i], elem_size, dim_algo, &table, states);
     }
     for (int a = 0; a < themis_nalgorithms(); ++a) {
         if (NULL != states[a]) {

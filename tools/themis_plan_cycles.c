@@ -11,8 +11,8 @@
 #include "themis_build_config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,32 +21,28 @@
 
 #include "algorithm.h"
 #include "hamiltonian.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
+#include "themis_plan_opts.h"
 #include "topology.h"
 #include "util.h"
 
 #define MAX_SIZES 64
-#define MAX_BYTES 64
 
-static void usage(FILE *f)
+static void about(FILE *f)
 {
     fprintf(f,
-        "usage: themis-plan cycles [ROWSxCOLS ...] [--list | --json FILE|-]\n"
         "       themis-plan cycles --sweep MIN:MAX\n"
-        "       themis-plan cycles --costs --topo SPEC [--coll C] [--bytes LIST]\n"
-        "                          [--chunks N] [--torus-chunks N] [--chunks-in-flight N]\n"
+        "       themis-plan cycles --costs --topo SPEC [--coll C] [--bytes LIST] ...\n"
         "  Two edge-disjoint Hamiltonian cycles of a ROWS x COLS torus (default: the\n"
         "  Fig. 16 sizes 4x4 8x4 9x3 16x8).  Node index = row * COLS + col (col is\n"
         "  dimension 0).  Grid cells show each node's position in cycle 0 / cycle 1;\n"
         "  cycle 0 edges are drawn - and |, cycle 1 edges = and :, and the edges after\n"
-        "  the last column and row wrap around to the first.\n"
-        "  --list         plain text: 'CYCLE STEP ROW COL' per line\n"
-        "  --json FILE    JSON export ('-' = stdout)\n"
-        "  --sweep A:B    build + verify every size A..B x A..B: method and time\n"
-        "  --costs        predicted allreduce (or --coll) time of themis, rings and\n"
-        "                 torus2d on --topo (two biring dims, dim 0 = COLS), per\n"
-        "                 --bytes (default 1K,4K,...,16G; suffixes K M G, binary),\n"
-        "                 and the size from which rings beat torus2d\n");
+        "  the last column and row wrap around to the first.  --list: plain text;\n"
+        "  --json: JSON.  --sweep: build and verify every size, method and time.\n"
+        "  --costs: predicted allreduce (or --coll) time of themis, rings and torus2d\n"
+        "  on --topo (two biring dims, dim 0 = COLS) per --bytes (default\n"
+        "  1K,4K,...,16G), and the size from which rings beat torus2d.\n");
 }
 
 /* "A<sep>B" with two unsigned numbers. */
@@ -79,39 +75,6 @@ static int parse_size(const char *s, uint32_t *rows, uint32_t *cols)
 static int parse_range(const char *s, uint32_t *lo, uint32_t *hi)
 {
     return parse_pair(s, ":", lo, hi);
-}
-
-static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = strtoul(s, &end, 10);
-    if (end == s || '\0' != *end || 0 != errno || x < min || x > max || '-' == s[0]) {
-        return -1;
-    }
-    *v = (uint32_t)x;
-    return 0;
-}
-
-/* Comma-separated sizes in the one size syntax (themis_parse_size). */
-static int parse_bytes(const char *s, uint64_t *out, int *n)
-{
-    char item[64];
-    *n = 0;
-    while ('\0' != *s) {
-        size_t len = strcspn(s, ",");
-        if (0 == len || len >= sizeof(item) || *n >= MAX_BYTES) {
-            return -1;
-        }
-        memcpy(item, s, len);
-        item[len] = '\0';
-        if (THEMIS_OK != themis_parse_size(item, &out[*n]) || 0 == out[*n]) {
-            return -1;
-        }
-        (*n)++;
-        s += len + (',' == s[len]);
-    }
-    return *n > 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ output */
@@ -265,9 +228,10 @@ static int run_sweep(uint32_t lo, uint32_t hi)
 }
 
 typedef struct {
-    const char *topo_spec;
+    themis_topology_t topo;
+    int have_topo;
     themis_coll_t coll;
-    uint64_t bytes[MAX_BYTES];
+    uint64_t bytes[THEMIS_PLAN_ARGS_MAX_SIZES];
     int nbytes;
     themis_algo_cost_params_t params;
 } costs_opts_t;
@@ -287,12 +251,7 @@ static int rings_win(const themis_topology_t *t, const costs_opts_t *o, uint64_t
 
 static int run_costs(const costs_opts_t *o)
 {
-    themis_topology_t t;
-    themis_parse_error_t e;
-    if (THEMIS_OK != themis_topology_parse(o->topo_spec, &t, &e)) {
-        fprintf(stderr, "themis-plan cycles: --topo: %s (column %d)\n", e.message, e.column);
-        return EXIT_USAGE;
-    }
+    const themis_topology_t t = o->topo;
     if (2 != t.ndims) {
         fprintf(stderr, "themis-plan cycles: --costs needs a 2D torus (two biring dims)\n");
         return EXIT_USAGE;
@@ -357,92 +316,51 @@ static int run_costs(const costs_opts_t *o)
 
 /* ------------------------------------------------------------ entry */
 
+static const themis_plan_cmd_spec_t cycles_cmd = {
+    .name = "cycles", .synopsis = "[ROWSxCOLS ...]", .about_fn = about,
+    .lists = "bytes count", .max_pos = INT_MAX};
+
 int themis_plan_cmd_cycles(int argc, char **argv)
 {
-    enum { OPT_LIST = 1000, OPT_JSON, OPT_SWEEP, OPT_COSTS, OPT_TOPO, OPT_COLL, OPT_BYTES,
-           OPT_CHUNKS, OPT_TCHUNKS, OPT_CHUNKS_IN_FLIGHT, OPT_HELP };
-    static const struct option longopts[] = {
-        {"list", no_argument, NULL, OPT_LIST},       {"json", required_argument, NULL, OPT_JSON},
-        {"sweep", required_argument, NULL, OPT_SWEEP}, {"costs", no_argument, NULL, OPT_COSTS},
-        {"topo", required_argument, NULL, OPT_TOPO}, {"coll", required_argument, NULL, OPT_COLL},
-        {"bytes", required_argument, NULL, OPT_BYTES},
-        {"chunks", required_argument, NULL, OPT_CHUNKS},
-        {"torus-chunks", required_argument, NULL, OPT_TCHUNKS},
-        {"chunks-in-flight", required_argument, NULL, OPT_CHUNKS_IN_FLIGHT},
-        {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0}};
-    int list = 0, costs = 0, sweep = 0;
-    const char *json_out = NULL;
+    themis_plan_args_t a;
     uint32_t sweep_lo = 0, sweep_hi = 0;
     costs_opts_t co;
+    int rc;
     memset(&co, 0, sizeof(co));
-    co.coll = THEMIS_COLL_ALLREDUCE;
     themis_algo_cost_params_init(&co.params);
 
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while (-1 != (opt = getopt_long(argc, argv, "h", longopts, NULL))) {
-        int bad = 0;
-        switch (opt) {
-        case OPT_LIST:
-            list = 1;
-            break;
-        case OPT_JSON:
-            json_out = optarg;
-            break;
-        case OPT_SWEEP: /* MIN:MAX, same syntax as a size */
-            sweep = 1;
-            bad = (0 != parse_range(optarg, &sweep_lo, &sweep_hi) || 0 == sweep_lo ||
-                   sweep_lo > sweep_hi || sweep_hi > 1024);
-            break;
-        case OPT_COSTS:
-            costs = 1;
-            break;
-        case OPT_TOPO:
-            co.topo_spec = optarg;
-            break;
-        case OPT_COLL:
-            bad = (THEMIS_OK != themis_coll_parse(optarg, &co.coll));
-            break;
-        case OPT_BYTES:
-            bad = (0 != parse_bytes(optarg, co.bytes, &co.nbytes));
-            break;
-        case OPT_CHUNKS:
-        case OPT_TCHUNKS:
-            /* the same bound as the other subcommands: planning time and
-             * memory grow with the chunk count */
-            if (0 != parse_u32(optarg, 1, THEMIS_PLAN_MAX_CHUNKS,
-                               (OPT_CHUNKS == opt) ? &co.params.themis_chunks
-                                                   : &co.params.torus_chunks)) {
-                fprintf(stderr, "themis-plan cycles: bad chunk count '%s' (1..%u)\n", optarg,
-                        THEMIS_PLAN_MAX_CHUNKS);
-                return EXIT_USAGE;
-            }
-            break;
-        case OPT_CHUNKS_IN_FLIGHT:
-            bad = (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &co.params.chunks_in_flight));
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            return 0;
-        default:
-            bad = 1;
-            break;
-        }
-        if (bad) {
-            fprintf(stderr, "themis-plan cycles: bad or missing value for %s\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&cycles_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (sweep) {
+    const int list = THEMIS_PLAN_GIVEN(&a, TPO_LIST);
+    const char *json_out = a.text[TPO_JSON];
+    char label[1024];
+    if (0 != (rc = themis_plan_topology(&a, &co.topo, label, sizeof(label), &co.have_topo))) {
+        return rc;
+    }
+    co.coll = a.coll;
+    co.nbytes = a.nbytes;
+    memcpy(co.bytes, a.bytes, sizeof(co.bytes));
+    if (THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS)) {
+        co.params.themis_chunks = (uint32_t) a.num[TPO_CHUNKS];
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_TORUS_CHUNKS)) {
+        co.params.torus_chunks = (uint32_t) a.num[TPO_TORUS_CHUNKS];
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT)) {
+        co.params.chunks_in_flight = (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT];
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_SWEEP)) {
+        if (0 != parse_range(a.text[TPO_SWEEP], &sweep_lo, &sweep_hi) || 0 == sweep_lo
+            || sweep_lo > sweep_hi || sweep_hi > 1024) {
+            return themis_plan_args_fail(&a, TPO_SWEEP, "not MIN:MAX with 1 <= MIN <= MAX "
+                                         "<= 1024");
+        }
         return run_sweep(sweep_lo, sweep_hi);
     }
-    if (costs) {
-        if (NULL == co.topo_spec) {
-            fprintf(stderr, "themis-plan cycles: --costs needs --topo\n");
+    if (THEMIS_PLAN_GIVEN(&a, TPO_COSTS)) {
+        if (!co.have_topo) {
+            fprintf(stderr, "themis-plan cycles: --costs needs --topo, --dims or --graph\n");
             return EXIT_USAGE;
         }
         if (0 == co.nbytes) {
@@ -455,7 +373,7 @@ int themis_plan_cmd_cycles(int argc, char **argv)
 
     uint32_t rows[MAX_SIZES], cols[MAX_SIZES];
     int nsizes = 0;
-    for (int i = optind; i < argc; i++) {
+    for (int i = a.first_pos; i < argc; i++) {
         if (nsizes >= MAX_SIZES || 0 != parse_size(argv[i], &rows[nsizes], &cols[nsizes])) {
             fprintf(stderr, "themis-plan cycles: '%s' is not ROWSxCOLS\n", argv[i]);
             return EXIT_USAGE;
@@ -471,7 +389,6 @@ int themis_plan_cmd_cycles(int argc, char **argv)
     }
     json_object *root = (NULL != json_out) ? json_object_new_object() : NULL;
     json_object *tori = (NULL != root) ? json_object_new_array() : NULL;
-    int rc = 0;
     for (int i = 0; i < nsizes && 0 == rc; i++) {
         themis_ham_t h;
         char msg[256] = "";

@@ -10,38 +10,22 @@
  */
 #include "themis_build_config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algorithm.h"
+#include "defaults.h"
 #include "hash.h"
 #include "msccl.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
+#include "themis_plan_opts.h"
 #include "xfer_programs.h"
 
 /* coll_themis_direct_max's default */
 #define EXPORT_DIRECT_MAX 8
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: themis-plan export --msccl OUT.xml (--topo SPEC | --dims SHAPE)\n"
-            "                          --coll ar|rs|ag (--count N | --bytes S)\n"
-            "                          [--algorithm NAME] [--chunks K] [--chunks-in-flight F]\n"
-            "  --dims 4x2 [--dim-bandwidths B,..] [--dim-latencies L,..] [--dim-kinds K,..]:\n"
-            "  coll/themis' shape syntax, as in themis-plan schedule --help.  --bytes S:\n"
-            "  N = S / 4 (floats).\n"
-            "  The programs of every rank for one call of N elements per rank's input\n"
-            "  (allreduce: the vector; allgather: the block; reduce-scatter: each rank's\n"
-            "  block) with the algorithm (default themis, as coll_themis_<coll>_algorithm),\n"
-            "  K chunks (default 4) and F in flight (default 2) on the topology SPEC\n"
-            "  (topology.h: e.g. sw:4:100Gb:1us_sw:2:100Gb:2us, or a Table 2 preset),\n"
-            "  as MSCCL-XML with one chunk per element.  Read back, the file must give\n"
-            "  the same schedule and the same programs; the last line says so.\n");
-}
 
 /* Writes s to path as MSCCL-XML and reads it back (checked) into back. */
 static int write_read(const char *path, const themis_xfer_sched_t *s, themis_xfer_sched_t *back)
@@ -144,113 +128,65 @@ static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, u
     return rc;
 }
 
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
-{
-    char *end;
-    unsigned long long x = strtoull(s, &end, 10);
-    if ('\0' == *s || '\0' != *end || x < lo || x > hi) {
-        return -1;
-    }
-    *v = (uint32_t) x;
-    return 0;
-}
+/* The file holds a step per chunk and peer: a few chunks keep it small
+ * (the component's 1024 would give every element its own). */
+#define EXPORT_DEFAULT_CHUNKS 4u
+
+static const themis_plan_cmd_spec_t export_cmd = {
+    .name = "export", .synopsis = "",
+    .about =
+    "  --msccl OUT.xml, --coll, --bytes S or --count N, and --topo SPEC or\n"
+    "  --dims 4x2 [--dim-bandwidths B,..] [--dim-latencies L,..] [--dim-kinds K,..]\n"
+    "  (coll/themis' shape syntax, as in themis-plan schedule --help) are required.\n"
+    "  --bytes S: N = S / 4 (floats).\n"
+    "  The programs of every rank for one call of N elements per rank's input\n"
+    "  (allreduce: the vector; allgather: the block; reduce-scatter: each rank's\n"
+    "  block) with the algorithm (default themis, as coll_themis_<coll>_algorithm),\n"
+    "  K chunks (default 4) and F in flight (default 2) on the topology SPEC\n"
+    "  (topology.h: e.g. sw:4:100Gb:1us_sw:2:100Gb:2us, or a Table 2 preset),\n"
+    "  as MSCCL-XML with one chunk per element.  Read back, the file must give\n"
+    "  the same schedule and the same programs; the last line says so.\n"};
 
 int themis_plan_cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"msccl", required_argument, NULL, 'm'},
-        {"topo", required_argument, NULL, 't'},
-        {"coll", required_argument, NULL, 'c'},
-        {"count", required_argument, NULL, 'n'},
-        {"bytes", required_argument, NULL, 'b'},
-        {"dims", required_argument, NULL, 'd'},
-        {"dim-bandwidths", required_argument, NULL, 'B'},
-        {"dim-latencies", required_argument, NULL, 'L'},
-        {"dim-kinds", required_argument, NULL, 'K'},
-        {"algorithm", required_argument, NULL, 'a'},
-        {"chunks", required_argument, NULL, 'k'},
-        {"chunks-in-flight", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *outp = NULL, *spec = NULL, *algo_name = themis_algorithm_get(0)->name;
-    const char *dims = NULL, *dim_bw = NULL, *dim_lat = NULL, *dim_kinds = NULL;
-    uint64_t bytes;
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    uint32_t count = 0, chunks = 4, in_flight = 2;
-    int have_coll = 0, c;
+    themis_plan_args_t a;
+    int rc;
+    char msg[96];
 
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "m:t:c:n:b:d:B:L:K:a:k:f:h", longopts, NULL))) {
-        switch (c) {
-        case 'm':
-            outp = optarg;
-            break;
-        case 't':
-            spec = optarg;
-            break;
-        case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan export: --coll: unknown collective '%s'\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
-        case 'n':
-            if (0 != parse_u32(optarg, 1, THEMIS_XFER_PROGRAMS_MAX_UNITS, &count)) {
-                fprintf(stderr, "themis-plan export: --count: 1 .. %u elements\n",
-                        THEMIS_XFER_PROGRAMS_MAX_UNITS);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'b':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 != bytes % sizeof(float)
-                || 0 == bytes || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS) {
-                fprintf(stderr, "themis-plan export: --bytes: a multiple of 4 (floats), "
-                        "4 .. %u x 4\n", THEMIS_XFER_PROGRAMS_MAX_UNITS);
-                return EXIT_USAGE;
-            }
-            count = (uint32_t) (bytes / sizeof(float));
-            break;
-        case 'd':
-            dims = optarg;
-            break;
-        case 'B':
-            dim_bw = optarg;
-            break;
-        case 'L':
-            dim_lat = optarg;
-            break;
-        case 'K':
-            dim_kinds = optarg;
-            break;
-        case 'a':
-            algo_name = optarg;
-            break;
-        case 'k':
-            if (0 != parse_u32(optarg, 1, THEMIS_PLAN_MAX_CHUNKS, &chunks)) {
-                fprintf(stderr, "themis-plan export: --chunks: 1 .. %u\n", THEMIS_PLAN_MAX_CHUNKS);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'f':
-            if (0 != parse_u32(optarg, 1, THEMIS_MAX_CHUNKS_IN_FLIGHT, &in_flight)) {
-                fprintf(stderr, "themis-plan export: --chunks-in-flight: 1 .. %u\n",
-                        THEMIS_MAX_CHUNKS_IN_FLIGHT);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&export_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind != argc || NULL == outp || (NULL == spec) == (NULL == dims) || !have_coll
-        || 0 == count) {
-        usage(stderr);
+    const char *outp = a.text[TPO_MSCCL];
+    themis_topology_t t;
+    char label[1024];
+    int have_topo;
+    if (0 != (rc = themis_plan_topology(&a, &t, label, sizeof(label), &have_topo))) {
+        return rc;
+    }
+    const char *algo_name = THEMIS_PLAN_GIVEN(&a, TPO_ALGORITHM)
+                                ? a.text[TPO_ALGORITHM]
+                                : themis_algorithm_get(0)->name;
+    const themis_plan_opt_id_t size_opt =
+        THEMIS_PLAN_GIVEN(&a, TPO_COUNT) ? TPO_COUNT : TPO_BYTES;
+    const uint64_t bytes = 1 == a.nbytes ? a.bytes[0] : 0;
+    const themis_coll_t coll = a.coll;
+    uint32_t chunks = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS) ? (uint32_t) a.num[TPO_CHUNKS]
+                                                        : EXPORT_DEFAULT_CHUNKS;
+    uint32_t in_flight = THEMIS_PLAN_GIVEN(&a, TPO_CHUNKS_IN_FLIGHT)
+                             ? (uint32_t) a.num[TPO_CHUNKS_IN_FLIGHT]
+                             : THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
+
+    if (a.nbytes > 0 && (0 != bytes % sizeof(float)
+                         || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS)) {
+        snprintf(msg, sizeof(msg), "1 .. %u elements (a multiple of 4 bytes: floats)",
+                 THEMIS_XFER_PROGRAMS_MAX_UNITS);
+        return themis_plan_args_fail(&a, size_opt, msg);
+    }
+    const uint32_t count = (uint32_t) (bytes / sizeof(float));
+    if (NULL == outp || !have_topo
+        || !THEMIS_PLAN_GIVEN(&a, TPO_COLL) || 0 == count) {
+        fprintf(stderr, "themis-plan export: --msccl, --coll, --bytes (or --count) and one of "
+                "--topo and --dims (or --graph) are required (try --help)\n");
         return EXIT_USAGE;
     }
     int algo = themis_algorithm_index(algo_name);
@@ -259,17 +195,9 @@ int themis_plan_cmd_export(int argc, char **argv)
                 "plans (themis-plan algorithms)\n", algo_name);
         return EXIT_USAGE;
     }
-    themis_topology_t t;
-    themis_parse_error_t e;
     char why[256];
-    if (NULL != dims || NULL != dim_bw || NULL != dim_lat || NULL != dim_kinds) {
-        int rc = themis_plan_dims_topology(&t, dims, dim_bw, dim_lat, dim_kinds);
-        if (0 != rc) {
-            return rc;
-        }
-    } else if (THEMIS_OK != themis_topology_parse(spec, &t, &e)
-               || THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
-        fprintf(stderr, "themis-plan export: --topo %s: %s\n", spec, e.message);
+    if (THEMIS_OK != themis_topology_check(&t, why, sizeof(why))) {
+        fprintf(stderr, "themis-plan export: %s: %s\n", label, why);
         return EXIT_USAGE;
     }
     uint32_t p = (uint32_t) themis_topology_npus(&t);
@@ -282,7 +210,7 @@ int themis_plan_cmd_export(int argc, char **argv)
     uint64_t in_count = THEMIS_COLL_REDUCE_SCATTER == coll ? (uint64_t) count * p : count;
     uint64_t out_count = THEMIS_COLL_ALLGATHER == coll ? (uint64_t) count * p : count;
     uint64_t total = THEMIS_COLL_ALLREDUCE == coll ? count : (uint64_t) count * p;
-    int rc = NULL == progs ? EXIT_RUNTIME : build_all(&t, coll, algo, count, chunks, in_flight,
+    rc = NULL == progs ? EXIT_RUNTIME : build_all(&t, coll, algo, count, chunks, in_flight,
                                                       progs);
     memset(&s, 0, sizeof(s));
     memset(&back, 0, sizeof(back));

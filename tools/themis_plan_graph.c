@@ -11,7 +11,6 @@
 #include "themis_build_config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "graph.h"
 #include "link_sim.h"
 #include "msccl.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "xfer_direct.h"
 #include "xfer_ring.h"
@@ -39,67 +39,6 @@ static void fmt_bw(char *buf, size_t len, uint64_t bps)
         u++;
     }
     snprintf(buf, len, "%" PRIu64 "%s", bps, units[u]);
-}
-
-static int load_error(const char *cmd, const char *spec, themis_status_t st,
-                      const themis_parse_error_t *e)
-{
-    if (0 == e->line) {
-        fprintf(stderr, "themis-plan %s: %s: %s\n", cmd, spec, e->message);
-    } else {
-        fprintf(stderr, "themis-plan %s: %s: parse error at line %d, column %d: %s\n", cmd, spec,
-                e->line, e->column, e->message);
-        if (NULL == strchr(spec, '\n') && 1 == e->line && e->column >= 1 &&
-            (size_t) e->column <= strlen(spec) + 1) {
-            fprintf(stderr, "  %s\n  %*s^\n", spec, e->column - 1, "");
-        }
-    }
-    return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
-}
-
-/* Options shared by graph and xfer: the spec defaults. */
-static int graph_option(const char *cmd, int c, const char *arg, themis_graph_opts_t *o)
-{
-    char *end = NULL;
-    switch (c) {
-    case 'b': {
-        char first[128];
-        const char *comma = strchr(arg, ',');
-        size_t n = (NULL != comma) ? (size_t) (comma - arg) : strlen(arg);
-        if (n >= sizeof(first)) {
-            n = sizeof(first) - 1;
-        }
-        memcpy(first, arg, n);
-        first[n] = '\0';
-        if (THEMIS_OK != themis_parse_bandwidth(first, &o->bw_bps, NULL) ||
-            (NULL != comma && THEMIS_OK != themis_parse_bandwidth(comma + 1, &o->bw2_bps, NULL))) {
-            fprintf(stderr, "themis-plan %s: --bw: '%s' is not B or B,B2 (rates such as 100Gb "
-                    "or 25GB/s)\n", cmd, arg);
-            return EXIT_USAGE;
-        }
-        return 0;
-    }
-    case 'l':
-        if (THEMIS_OK != themis_parse_latency(arg, &o->lat_ps, NULL) ||
-            o->lat_ps > THEMIS_GRAPH_MAX_LAT_PS) {
-            fprintf(stderr, "themis-plan %s: --lat: '%s' is not a latency up to 1s (e.g. "
-                    "500ns)\n", cmd, arg);
-            return EXIT_USAGE;
-        }
-        return 0;
-    case 'd': {
-        errno = 0;
-        unsigned long v = strtoul(arg, &end, 10);
-        if (0 != errno || end == arg || '\0' != *end || 0 == v || v > THEMIS_GRAPH_MAX_NODES ||
-            '-' == arg[0]) {
-            fprintf(stderr, "themis-plan %s: --degree: '%s' is not an integer >= 1\n", cmd, arg);
-            return EXIT_USAGE;
-        }
-        o->degree = (uint32_t) v;
-        return 0;
-    }
-    }
-    return EXIT_USAGE;
 }
 
 static void print_summary(const themis_graph_t *g)
@@ -171,63 +110,41 @@ static int print_routes(const themis_graph_t *g)
     return 0;
 }
 
+static const themis_plan_cmd_spec_t graph_cmd = {
+    .name = "graph", .synopsis = "SPEC|FILE",
+    .about =
+    "  Prints the graph in its file format (it reads back), then a comment\n"
+    "  '# nodes=N links=L failed_nodes=F failed_links=G min_bw=.. max_bw=..'.\n"
+    "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
+    "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
+    "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
+    "  (planners/network/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
+    "  leafspine:HxR rail:HxR, options ,nics= ,intra= ,ibw= ,ilat= ,pcie= ,bw=\n"
+    "  ,ubw= ,lat= ,leaves= ,spines= (docs/cluster.md; the comment then adds\n"
+    "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
+    "  The graph is the argument or --graph.\n"
+    "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
+    "  pair of working nodes, 'SRC DST -' when unreachable.\n",
+    .max_pos = 1};
+
 int themis_plan_cmd_graph(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"bw", required_argument, NULL, 'b'},
-        {"lat", required_argument, NULL, 'l'},
-        {"degree", required_argument, NULL, 'd'},
-        {"routes", no_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    themis_graph_opts_t o;
-    int routes = 0, c, rc;
-    themis_graph_opts_default(&o);
-
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "b:l:d:rh", longopts, NULL))) {
-        switch (c) {
-        case 'r':
-            routes = 1;
-            break;
-        case 'h':
-            printf("usage: themis-plan graph SPEC|FILE [--bw B[,B2]] [--lat L] [--degree D] "
-                   "[--routes]\n"
-                   "  Prints the graph in its file format (it reads back), then a comment\n"
-                   "  '# nodes=N links=L failed_nodes=F failed_links=G min_bw=.. max_bw=..'.\n"
-                   "  SPEC: ring:N biring:N fc:N switch:N mesh2d:WxH torus2d:WxH\n"
-                   "  mesh3d:XxYxZ torus3d:XxYxZ mesh2d_hetero:WxH dims:TOPOLOGY p3.16xlarge\n"
-                   "  p3.8xlarge, options ,bw= ,bw2= ,lat= ,degree= ,fail=K+K ,faillink=A-B+C-D\n"
-                   "  (planners/network/graph.h); clusters of hosts, NICs and switches cluster:HxR\n"
-                   "  leafspine:HxR rail:HxR, options ,nics= ,intra= ,ibw= ,ilat= ,pcie= ,bw=\n"
-                   "  ,ubw= ,lat= ,leaves= ,spines= (docs/cluster.md; the comment then adds\n"
-                   "  ranks=R hosts=H).  --bw/--lat/--degree set what the spec leaves out.\n"
-                   "  --routes: 'SRC DST n1 .. DST' (the nodes after SRC) for every ordered\n"
-                   "  pair of working nodes, 'SRC DST -' when unreachable.\n");
-            return 0;
-        case 'b':
-        case 'l':
-        case 'd':
-            if (0 != (rc = graph_option("graph", c, optarg, &o))) {
-                return rc;
-            }
-            break;
-        default:
-            return EXIT_USAGE;
-        }
+    themis_plan_args_t a;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims, rc;
+    if (0 != themis_plan_args_parse(&graph_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind + 1 != argc) {
+    const char *spec = a.first_pos < argc ? argv[a.first_pos] : a.text[TPO_GRAPH];
+    if ((a.first_pos < argc) == THEMIS_PLAN_GIVEN(&a, TPO_GRAPH)) {
         fprintf(stderr, "themis-plan graph: want one SPEC or FILE (try --help)\n");
         return EXIT_USAGE;
     }
     themis_graph_t g;
-    themis_parse_error_t e;
-    themis_status_t st = themis_graph_load(argv[optind], &o, &g, &e);
-    if (THEMIS_OK != st) {
-        return load_error("graph", argv[optind], st, &e);
+    if (0 != (rc = themis_plan_args_network(&a, spec, &g, dims, &ndims))) {
+        return rc;
     }
-    if (routes) {
+    if (THEMIS_PLAN_GIVEN(&a, TPO_ROUTES)) {
         rc = print_routes(&g);
     } else {
         rc = (0 == themis_graph_write(&g, stdout)) ? 0 : EXIT_RUNTIME;
@@ -237,54 +154,11 @@ int themis_plan_cmd_graph(int argc, char **argv)
     return rc;
 }
 
-/* "0,1,3,2": a permutation of 0 .. n-1 (checked by themis_xfer_ring). */
-static int parse_order(const char *s, uint32_t **order, uint32_t *n)
-{
-    uint32_t cap = 1;
-    for (const char *p = s; '\0' != *p; p++) {
-        cap += (',' == *p);
-    }
-    *order = malloc((size_t) cap * sizeof(**order));
-    *n = 0;
-    if (NULL == *order) {
-        return EXIT_RUNTIME;
-    }
-    const char *p = s;
-    for (;;) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long v = strtoul(p, &end, 10);
-        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p ||
-            v >= THEMIS_XFER_RING_MAX_RANKS || (',' != *end && '\0' != *end)) {
-            fprintf(stderr, "themis-plan xfer: --order: '%s' is not a list of ranks such as "
-                    "0,1,3,2\n", s);
-            return EXIT_USAGE;
-        }
-        (*order)[(*n)++] = (uint32_t) v;
-        if ('\0' == *end) {
-            return 0;
-        }
-        p = end + 1;
-    }
-}
-
 /* X.XXX from an integer count of thousandths, rounded to the nearest. */
 static void print_milli(const char *name, uint64_t num, uint64_t den_per_milli)
 {
     uint64_t m = num / den_per_milli + ((num % den_per_milli) * 2 >= den_per_milli ? 1 : 0);
     printf("%s=%" PRIu64 ".%03" PRIu64, name, m / 1000, m % 1000);
-}
-
-int themis_plan_parse_duplex(const char *cmd, const char *arg, uint32_t *ppm)
-{
-    uint64_t v = 0;
-    if (THEMIS_OK != themis_parse_ppm(arg, &v) || 0 == v || v > THEMIS_LINK_SIM_FULL_PPM) {
-        fprintf(stderr, "themis-plan %s: --duplex: '%s' is not a fraction in (0, 1] with up to "
-                "6 decimals (e.g. 0.9)\n", cmd, arg);
-        return EXIT_USAGE;
-    }
-    *ppm = (uint32_t) v;
-    return 0;
 }
 
 int themis_plan_link_sim_report(const char *cmd, const themis_graph_t *g,
@@ -355,142 +229,64 @@ int themis_plan_spines_via(const char *cmd, const themis_graph_t *g, const themi
     return THEMIS_OK == st ? 0 : THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
-int themis_plan_xfer_option(const char *cmd, int c, const char *arg, themis_plan_xfer_opts_t *o)
+static const themis_plan_cmd_spec_t xfer_cmd = {
+    .name = "xfer", .synopsis = "ring|direct",
+    .about =
+    "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
+    "  P the graph's nodes); direct: every rank sends each other rank its block\n"
+    "  straight (planners/schedule/xfer_direct.h).  A transfer schedule of P units of\n"
+    "  S/P bytes (S: the whole vector), simulated link by link on the graph's\n"
+    "  shortest routes; direct --xy W: dimension-ordered routes on a mesh or\n"
+    "  torus of rows of W (x first, forwarded at the turn).  The last\n"
+    "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
+    "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n"
+    "  --duplex F: a link whose reverse also sends runs at F of its rate\n"
+    "  (TCP over one connection both ways; default 1).  --spines ALGO on a\n"
+    "  leaf-spine graph (leafspine:HxR, docs/cluster.md): each rank pair across\n"
+    "  leaves is a Clos flow routed by ALGO (greedy, parallel, exact, or ecmp:\n"
+    "  one draw of --seed N, default 1) and its transfers go by that spine\n"
+    "  (planners/routing/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
+    "  lower_bound=B' comes first.  --graph, --coll and --bytes (or --count)\n"
+    "  are required.\n",
+    .min_pos = 1,
+    .max_pos = 1};
+
+int themis_plan_xfer_opts(const themis_plan_args_t *a, themis_plan_xfer_opts_t *o)
 {
-    char *end = NULL;
-    switch (c) {
-    case 'c':
-        if (THEMIS_OK != themis_coll_parse(arg, &o->coll)) {
-            fprintf(stderr, "themis-plan %s: --coll: unknown collective '%s' (ar, rs, ag)\n", cmd,
-                    arg);
-            return EXIT_USAGE;
-        }
-        o->have_coll = 1;
-        return 0;
-    case 'B':
-        if (THEMIS_OK != themis_parse_size(arg, &o->bytes) || 0 == o->bytes) {
-            fprintf(stderr, "themis-plan %s: --bytes: '%s' is not a size > 0 (e.g. 64MiB)\n", cmd,
-                    arg);
-            return EXIT_USAGE;
-        }
-        return 0;
-    case 'S':
-        if (THEMIS_OK != themis_clos_algo_parse(arg, &o->spines) || THEMIS_CLOS_ILP == o->spines) {
-            fprintf(stderr, "themis-plan %s: --spines: '%s' is not greedy, parallel, exact or "
-                    "ecmp\n", cmd, arg);
-            return EXIT_USAGE;
-        }
-        o->have_spines = 1;
-        return 0;
-    case 'E':
-        errno = 0;
-        o->seed = strtoull(arg, &end, 10);
-        if (0 != errno || end == arg || '\0' != *end || '-' == arg[0]) {
-            fprintf(stderr, "themis-plan %s: --seed: '%s' is not an integer\n", cmd, arg);
-            return EXIT_USAGE;
-        }
-        return 0;
+    memset(o, 0, sizeof(*o));
+    o->coll = a->coll;
+    o->have_coll = THEMIS_PLAN_GIVEN(a, TPO_COLL);
+    o->spines = THEMIS_CLOS_GREEDY;
+    o->seed = THEMIS_PLAN_GIVEN(a, TPO_SEED) ? a->num[TPO_SEED] : 1;
+    o->bytes = a->nbytes > 0 ? a->bytes[0] : 0;
+    o->have_spines = THEMIS_PLAN_GIVEN(a, TPO_SPINES);
+    if (o->have_spines
+        && (THEMIS_OK != themis_clos_algo_parse(a->text[TPO_SPINES], &o->spines)
+            || THEMIS_CLOS_ILP == o->spines)) {
+        return themis_plan_args_fail(a, TPO_SPINES, "not greedy, parallel, exact or ecmp");
     }
-    return EXIT_USAGE;
+    return 0;
 }
 
 int themis_plan_cmd_xfer(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, NULL, 'g'},
-        {"coll", required_argument, NULL, 'c'},
-        {"bytes", required_argument, NULL, 'B'},
-        {"order", required_argument, NULL, 'o'},
-        {"bw", required_argument, NULL, 'b'},
-        {"lat", required_argument, NULL, 'l'},
-        {"degree", required_argument, NULL, 'd'},
-        {"msccl", required_argument, NULL, 'm'},
-        {"xy", required_argument, NULL, 'x'},
-        {"duplex", required_argument, NULL, 'D'},
-        {"spines", required_argument, NULL, 'S'},
-        {"seed", required_argument, NULL, 'E'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    themis_graph_opts_t o;
-    themis_plan_xfer_opts_t xo = {THEMIS_COLL_ALLREDUCE, 0, 0, THEMIS_CLOS_GREEDY, 0, 1};
-    const char *spec = NULL, *order_text = NULL, *msccl_out = NULL;
-    int c, rc;
-    uint32_t xy_width = 0, duplex_ppm = THEMIS_LINK_SIM_FULL_PPM;
-    themis_graph_opts_default(&o);
-
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "g:c:B:o:b:l:d:m:x:D:S:E:h", longopts, NULL))) {
-        switch (c) {
-        case 'm':
-            msccl_out = optarg;
-            break;
-        case 'x': {
-            char *end = NULL;
-            errno = 0;
-            unsigned long w = strtoul(optarg, &end, 10);
-            if (0 != errno || end == optarg || '\0' != *end || '-' == optarg[0] || 0 == w
-                || w > THEMIS_XFER_DIRECT_MAX_RANKS) {
-                fprintf(stderr, "themis-plan xfer: --xy: '%s' is not a mesh width\n", optarg);
-                return EXIT_USAGE;
-            }
-            xy_width = (uint32_t) w;
-            break;
-        }
-        case 'g':
-            spec = optarg;
-            break;
-        case 'o':
-            order_text = optarg;
-            break;
-        case 'D':
-            if (0 != (rc = themis_plan_parse_duplex("xfer", optarg, &duplex_ppm))) {
-                return rc;
-            }
-            break;
-        case 'b':
-        case 'l':
-        case 'd':
-            if (0 != (rc = graph_option("xfer", c, optarg, &o))) {
-                return rc;
-            }
-            break;
-        case 'c':
-        case 'B':
-        case 'S':
-        case 'E':
-            if (0 != (rc = themis_plan_xfer_option("xfer", c, optarg, &xo))) {
-                return rc;
-            }
-            break;
-        case 'h':
-            printf("usage: themis-plan xfer ring|direct --graph SPEC|FILE --coll ar|rs|ag "
-                   "--bytes S\n"
-                   "                            [--order 0,1,3,...] [--bw B] [--lat L] "
-                   "[--degree D] [--msccl OUT.xml] [--xy W]\n"
-                   "                            [--duplex F]\n"
-                   "  ring: the unidirectional ring over the ranks in --order (default 0..P-1,\n"
-                   "  P the graph's nodes); direct: every rank sends each other rank its block\n"
-                   "  straight (planners/schedule/xfer_direct.h).  A transfer schedule of P units of\n"
-                   "  S/P bytes (S: the whole vector), simulated link by link on the graph's\n"
-                   "  shortest routes; direct --xy W: dimension-ordered routes on a mesh or\n"
-                   "  torus of rows of W (x first, forwarded at the turn).  The last\n"
-                   "  line is 'collective_us=X busiest_link_util=Y transfers=N'.  --msccl\n"
-                   "  also writes the schedule as MSCCL-XML (coll_themis_<coll>_schedule runs it).\n"
-                   "  --duplex F: a link whose reverse also sends runs at F of its rate\n"
-                   "  (TCP over one connection both ways; default 1).  --spines ALGO on a\n"
-                   "  leaf-spine graph (leafspine:HxR, docs/cluster.md): each rank pair across\n"
-                   "  leaves is a Clos flow routed by ALGO (greedy, parallel, exact, or ecmp:\n"
-                   "  one draw of --seed N, default 1) and its transfers go by that spine\n"
-                   "  (planners/routing/cluster_clos.h); a line 'spines: ALGO max_load=M\n"
-                   "  lower_bound=B' comes first.\n");
-            return 0;
-        default:
-            return EXIT_USAGE;
-        }
+    themis_plan_args_t a;
+    themis_plan_xfer_opts_t xo;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims, rc;
+    if (0 != themis_plan_args_parse(&xfer_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    int direct = optind + 1 == argc && 0 == strcmp("direct", argv[optind]);
-    if (optind + 1 != argc || (!direct && 0 != strcmp("ring", argv[optind]))) {
+    if (0 != (rc = themis_plan_xfer_opts(&a, &xo))) {
+        return rc;
+    }
+    const char *spec = a.text[TPO_GRAPH], *order_text = a.text[TPO_ORDER];
+    const char *msccl_out = a.text[TPO_MSCCL];
+    uint32_t xy_width = (uint32_t) a.num[TPO_XY];
+    uint32_t duplex_ppm = THEMIS_PLAN_GIVEN(&a, TPO_DUPLEX) ? (uint32_t) a.num[TPO_DUPLEX]
+                                                            : THEMIS_LINK_SIM_FULL_PPM;
+    const int direct = 0 == strcmp("direct", argv[a.first_pos]);
+    if (!direct && 0 != strcmp("ring", argv[a.first_pos])) {
         fprintf(stderr, "themis-plan xfer: want the generator 'ring' or 'direct' (try --help)\n");
         return EXIT_USAGE;
     }
@@ -503,15 +299,18 @@ int themis_plan_cmd_xfer(int argc, char **argv)
         return EXIT_USAGE;
     }
     themis_graph_t g;
-    themis_parse_error_t e;
-    themis_status_t st = themis_graph_load(spec, &o, &g, &e);
-    if (THEMIS_OK != st) {
-        return load_error("xfer", spec, st, &e);
+    if (0 != (rc = themis_plan_args_network(&a, spec, &g, dims, &ndims))) {
+        return rc;
     }
+    themis_status_t st;
     uint32_t *order = NULL, p = g.nranks;
     rc = 0;
-    if (NULL != order_text) {
-        rc = parse_order(order_text, &order, &p);
+    /* a permutation of 0 .. p-1, checked by themis_xfer_ring */
+    if (NULL != order_text && EXIT_USAGE == (rc = themis_plan_parse_u32_list(
+                                                 order_text, THEMIS_XFER_RING_MAX_RANKS - 1,
+                                                 UINT32_MAX, &order, &p))) {
+        fprintf(stderr, "themis-plan xfer: --order: '%s' is not a list of ranks such as "
+                "0,1,3,2\n", order_text);
     }
     themis_xfer_sched_t s;
     memset(&s, 0, sizeof(s));

@@ -10,34 +10,33 @@
  */
 #include "themis_build_config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "link_sim.h"
 #include "msccl.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 
 
 static const char *const buf_names[THEMIS_NBUFS] = {"input", "output", "scratch"};
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: themis-plan msccl check FILE\n"
-               "       themis-plan msccl export FILE --out OUT.xml\n"
-               "       themis-plan msccl draw FILE\n"
-               "       themis-plan msccl simulate FILE --graph SPEC|FILE --bytes S "
-               "[--bw B[,B2]] [--lat L] [--duplex F]\n"
-               "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
-               "  export: write the schedule as MSCCL-XML, load it again, print both hashes\n"
-               "  draw: each rank's transfers in list order (peer, units, dependencies)\n"
-               "  simulate: its time on a graph (themis-plan graph), link by link, for a\n"
-               "    whole vector of S bytes; last line as `themis-plan xfer`; --duplex F: a\n"
-               "    link whose reverse also sends runs at F of its rate (default 1)\n"
-               "  Every action first checks the schedule as coll/themis does (races, the\n"
-               "  collective's result): a file that fails is reported, exit 2.\n");
-}
+static const themis_plan_cmd_spec_t msccl_cmd = {
+    .name = "msccl", .synopsis = "check|export|draw|simulate FILE",
+    .about =
+    "  check: load an MSCCL-XML file as a transfer schedule, print it, 'ok'\n"
+    "  export (--out OUT.xml): write the schedule as MSCCL-XML, load it again,\n"
+    "    print both hashes\n"
+    "  draw: each rank's transfers in list order (peer, units, dependencies)\n"
+    "  simulate (--graph, --bytes or --count): its time on a graph (themis-plan\n"
+    "    graph), link by link, for a whole vector of S bytes; last line as\n"
+    "    `themis-plan xfer`; --duplex F: a link whose reverse also sends runs at\n"
+    "    F of its rate (default 1)\n"
+    "  Every action first checks the schedule as coll/themis does (races, the\n"
+    "  collective's result): a file that fails is reported, exit 2.\n",
+    .min_pos = 2,
+    .max_pos = 2};
 
 static int load(const char *path, themis_xfer_sched_t *s, themis_msccl_info_t *info)
 {
@@ -106,34 +105,35 @@ static void draw(const themis_xfer_sched_t *s)
     }
 }
 
-static int simulate(const char *path, const char *spec, const themis_graph_opts_t *go,
-                    uint64_t bytes, uint32_t duplex_ppm)
+static int simulate(const char *path, const themis_plan_args_t *a)
 {
     themis_xfer_sched_t s;
     themis_graph_t g;
-    themis_parse_error_t e;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims;
 
-    if (NULL == spec || 0 == bytes) {
-        fprintf(stderr, "themis-plan msccl simulate: --graph and --bytes are required\n");
+    if (!THEMIS_PLAN_GIVEN(a, TPO_GRAPH) || 0 == a->nbytes) {
+        fprintf(stderr, "themis-plan msccl simulate: --graph and --bytes (or --count) are "
+                "required\n");
         return EXIT_USAGE;
     }
     int rc = load(path, &s, NULL);
     if (0 != rc) {
         return rc;
     }
-    themis_status_t st = themis_graph_load(spec, go, &g, &e);
-    if (THEMIS_OK != st) {
-        fprintf(stderr, "themis-plan msccl simulate: --graph %s: %d:%d: %s\n", spec, e.line,
-                e.column, e.message);
+    if (0 != (rc = themis_plan_args_network(a, a->text[TPO_GRAPH], &g, dims, &ndims))) {
         themis_xfer_free(&s);
-        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+        return rc;
     }
     if (g.nranks != s.nranks) {
         fprintf(stderr, "themis-plan msccl simulate: the schedule has %u ranks, the graph %u "
                 "%s\n", s.nranks, g.nranks, g.nranks == g.nnodes ? "nodes" : "ranks");
         rc = EXIT_USAGE;
     } else {
-        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, bytes, duplex_ppm, NULL);
+        uint32_t duplex_ppm = THEMIS_PLAN_GIVEN(a, TPO_DUPLEX) ? (uint32_t) a->num[TPO_DUPLEX]
+                                                               : THEMIS_LINK_SIM_FULL_PPM;
+        rc = themis_plan_link_sim_report("msccl simulate", &g, &s, a->bytes[0], duplex_ppm,
+                                         NULL);
     }
     themis_graph_free(&g);
     themis_xfer_free(&s);
@@ -178,73 +178,14 @@ static int do_export(const char *path, const char *outp)
 
 int themis_plan_cmd_msccl(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"graph", required_argument, NULL, 'g'},
-        {"bytes", required_argument, NULL, 'B'},
-        {"bw", required_argument, NULL, 'b'},
-        {"lat", required_argument, NULL, 'l'},
-        {"duplex", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *outp = NULL, *spec = NULL;
-    uint64_t bytes = 0;
-    themis_graph_opts_t go;
-    uint32_t duplex_ppm = THEMIS_LINK_SIM_FULL_PPM;
-    int c;
+    themis_plan_args_t a;
+    int rc;
 
-    themis_graph_opts_default(&go);
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "o:g:B:b:l:D:h", longopts, NULL))) {
-        switch (c) {
-        case 'g':
-            spec = optarg;
-            break;
-        case 'B':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes) || 0 == bytes) {
-                fprintf(stderr, "themis-plan msccl: --bytes: '%s' is not a size > 0\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'b':
-        case 'l': {
-            const char *end = NULL;
-            themis_status_t st = 'l' == c ? themis_parse_latency(optarg, &go.lat_ps, NULL)
-                                          : themis_parse_bandwidth(optarg, &go.bw_bps, &end);
-            if (THEMIS_OK == st && NULL != end && ',' == *end) {
-                st = themis_parse_bandwidth(end + 1, &go.bw2_bps, NULL);
-            } else if (THEMIS_OK == st && NULL != end && '\0' != *end) {
-                st = THEMIS_ERR_PARSE;
-            }
-            if (THEMIS_OK != st) {
-                fprintf(stderr, "themis-plan msccl: --%s: bad value '%s'\n",
-                        'l' == c ? "lat" : "bw", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        }
-        case 'o':
-            outp = optarg;
-            break;
-        case 'D':
-            if (0 != themis_plan_parse_duplex("msccl", optarg, &duplex_ppm)) {
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&msccl_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind + 2 != argc) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
-    const char *action = argv[optind], *path = argv[optind + 1];
+    const char *outp = a.text[TPO_OUT];
+    const char *action = argv[a.first_pos], *path = argv[a.first_pos + 1];
     if (0 == strcmp(action, "export")) {
         if (NULL == outp) {
             fprintf(stderr, "themis-plan msccl export: --out OUT.xml is required\n");
@@ -253,16 +194,15 @@ int themis_plan_cmd_msccl(int argc, char **argv)
         return do_export(path, outp);
     }
     if (0 == strcmp(action, "simulate")) {
-        return simulate(path, spec, &go, bytes, duplex_ppm);
+        return simulate(path, &a);
     }
     if (0 != strcmp(action, "check") && 0 != strcmp(action, "draw")) {
-        fprintf(stderr, "themis-plan msccl: unknown action '%s'\n", action);
-        usage(stderr);
+        fprintf(stderr, "themis-plan msccl: unknown action '%s' (try --help)\n", action);
         return EXIT_USAGE;
     }
     themis_xfer_sched_t s;
     themis_msccl_info_t info;
-    int rc = load(path, &s, &info);
+    rc = load(path, &s, &info);
     if (0 != rc) {
         return rc;
     }

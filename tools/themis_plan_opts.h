@@ -12,42 +12,12 @@
 #include <stdio.h>
 
 #include "bound.h"
+#include "themis_plan_args.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "topology.h"
 
-#define MAX_LIST 64 /* entries of --bytes / --chunks lists */
-
-enum {
-    OPT_TOPO = 1 << 0,
-    OPT_TOPO_FILE = 1 << 1,
-    OPT_COLL = 1 << 2,
-    OPT_BYTES = 1 << 3,
-    OPT_CHUNKS = 1 << 4,
-    OPT_SCHEDULER = 1 << 5,
-    OPT_ORDER = 1 << 6,
-    OPT_CHUNKS_IN_FLIGHT = 1 << 7,
-    OPT_THRESHOLD = 1 << 8,
-    OPT_JSON = 1 << 9,
-    OPT_CSV = 1 << 10,
-    OPT_PNG = 1 << 11,
-    OPT_HELP = 1 << 12,
-    OPT_MIN_CHUNK = 1 << 13,
-    OPT_TRACE = 1 << 14,
-    OPT_CALL = 1 << 15,
-    OPT_DIMS = 1 << 16,
-    OPT_DIM_BW = 1 << 17,
-    OPT_DIM_LAT = 1 << 18,
-    OPT_DIM_KINDS = 1 << 19,
-    OPT_LATENCY = 1 << 20,
-    OPT_LOAD = 1 << 21,
-    OPT_COUNT = 1 << 22 /* --bytes in 4-byte elements; allowed with OPT_BYTES */
-};
-
-/* The topology options: a preset or spec, a file, or coll/themis' shape
- * syntax (--dims 4x2 with optional per-dimension lists). */
-#define OPT_TOPOLOGY \
-    (OPT_TOPO | OPT_TOPO_FILE | OPT_DIMS | OPT_DIM_BW | OPT_DIM_LAT | OPT_DIM_KINDS)
+#define MAX_LIST THEMIS_PLAN_ARGS_MAX_SIZES /* entries of --bytes / --chunks lists */
 
 typedef struct {
     themis_topology_t topo;
@@ -68,22 +38,24 @@ typedef struct {
     const char *json_path;
     int csv;
     const char *png_path;
-    int help;
-    uint64_t min_chunk;     /* > 0: --chunks is a maximum (chunking.h) */
-    const char *trace_path; /* timeline --trace */
-    uint32_t call;          /* timeline --call: index of the traced call */
-    unsigned given;         /* OPT_* bits that were on the command line */
+    uint64_t min_chunk;         /* > 0: --chunks is a maximum (chunking.h) */
+    const char *trace_path;     /* timeline --trace */
+    uint32_t call;              /* timeline --call: index of the traced call */
+    unsigned char given[TPO_N]; /* THEMIS_PLAN_GIVEN: the options on the command line */
+    int first_pos;              /* argv index of the first positional argument */
 } cli_opts_t;
 
-/* Parses argv (options in `allowed`, OPT_*) into o; *first_pos: the
- * first positional argument.  0, or the exit status. */
-int themis_plan_parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o,
-                              int *first_pos);
-/* A subcommand's options without positional arguments: 0 to go on, or
- * 1 with *rc what the subcommand returns (0 after --help, which printed
- * usage; EXIT_USAGE, said, for bad options or a stray argument). */
-int themis_plan_command_options(int argc, char **argv, unsigned allowed, const char *cmd,
-                                void (*usage)(FILE *), cli_opts_t *o, int *rc);
+/* Parses argv (argv[0]: the subcommand) by the option table's rows for
+ * spec->name into o: 0 to go on, or 1 with *rc what the subcommand
+ * returns (0 after --help, which printed usage; EXIT_USAGE, said, for bad
+ * options).  o->first_pos: the first positional argument. */
+int themis_plan_parse_options(const themis_plan_cmd_spec_t *spec, int argc, char **argv,
+                              cli_opts_t *o, int *rc);
+/* The topology of --topo, --topo-file, --dims (with --dim-*) or --graph
+ * (its ranks' dimensions) into t and label: 0, with *have 0 when none
+ * is given; or an exit status after a message. */
+int themis_plan_topology(const themis_plan_args_t *a, themis_topology_t *t, char *label,
+                         size_t len, int *have);
 /* The chunk count a call of `bytes` gets (the component's rule). */
 uint32_t themis_plan_chunks_for(const cli_opts_t *o, uint32_t chunks, uint64_t bytes);
 void themis_plan_format_size(uint64_t b, char *buf, size_t len);
@@ -107,6 +79,12 @@ double themis_plan_bound_util_pct(const themis_topology_t *topo, const themis_bo
 /* gnuplot: a quoted string, and running a script (0, or -1 said). */
 void themis_plan_gp_quote(FILE *f, const char *s);
 int themis_plan_run_gnuplot(const char *script);
+/* Closes the data file (written to dat) and opens the script gp: the
+ * script's FILE, or NULL after a message. */
+FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp);
+/* Closes the script gp and runs gnuplot on it: 0; 1 when the script did
+ * not write; 2 when gnuplot failed, its input kept in dir (both said). */
+int themis_plan_gp_finish(FILE *script, const char *gp, const char *dir);
 
 /* The subcommands (themis_plan_simulate.c, themis_plan_timeline.c). */
 int themis_plan_cmd_simulate(int argc, char **argv);

@@ -15,7 +15,6 @@
 #include "themis_build_config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "clos_ilp.h"
 #include "clos_route.h"
 #include "msccl.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "xfer_ring.h"
 
@@ -94,37 +94,12 @@ static int fail_links(themis_clos_t *c, const char *s)
 /* "96,130,131": rank i on host node H_i. */
 static int parse_hosts(const char *opt, const char *s, uint32_t **hosts, uint32_t *n)
 {
-    uint32_t cap = 1;
-    for (const char *p = s; '\0' != *p; p++) {
-        cap += (',' == *p);
+    int rc = themis_plan_parse_u32_list(s, UINT32_MAX, THEMIS_XFER_RING_MAX_RANKS, hosts, n);
+    if (EXIT_USAGE == rc) {
+        fprintf(stderr, "themis-plan route: %s: '%s' is not a list of at most %u host node ids "
+                "such as 96,97,130\n", opt, s, THEMIS_XFER_RING_MAX_RANKS);
     }
-    if (cap > THEMIS_XFER_RING_MAX_RANKS) {
-        fprintf(stderr, "themis-plan route: %s: at most %u hosts\n", opt,
-                THEMIS_XFER_RING_MAX_RANKS);
-        return EXIT_USAGE;
-    }
-    *hosts = malloc((size_t) cap * sizeof(**hosts));
-    *n = 0;
-    if (NULL == *hosts) {
-        return EXIT_RUNTIME;
-    }
-    const char *p = s;
-    for (;;) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long v = strtoul(p, &end, 10);
-        if (0 != errno || end == p || '-' == *p || '+' == *p || ' ' == *p || v > UINT32_MAX ||
-            (',' != *end && '\0' != *end)) {
-            fprintf(stderr, "themis-plan route: %s: '%s' is not a list of host node ids "
-                    "such as 96,97,130\n", opt, s);
-            return EXIT_USAGE;
-        }
-        (*hosts)[(*n)++] = (uint32_t) v;
-        if ('\0' == *end) {
-            return 0;
-        }
-        p = end + 1;
-    }
+    return rc;
 }
 
 /* The ring All-Reduce's flows over hosts[] (rank i on hosts[i]); with
@@ -290,160 +265,82 @@ static int route_run(themis_clos_t *c, themis_clos_flows_t *f, themis_clos_algo_
     return rc;
 }
 
+static void about(FILE *f)
+{
+    fprintf(f,
+            "  One spine per flow on a 2-layer Clos of T ToRs and S spines, node ids as\n"
+            "  in the routing paper's traffic files (ToRs 0.., spines T.., hosts T+S..,\n"
+            "  H per ToR, default %u; links --bw, default 100Gb).  --pairs: every *.txt\n"
+            "  file of DIR, all flows at once.  --ring: an All-Reduce ring, rank i on\n"
+            "  host H_i; --tor-aware orders ranks by ToR.  --schedule: the flows of\n"
+            "  an MSCCL-XML schedule (themis-plan export --msccl writes Themis's),\n"
+            "  rank i on --hosts H_i.  --failed-spines F fails\n"
+            "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
+            "  --threads (default %u); exact: the optimum by edge colouring and a\n"
+            "  max-flow (failed links: one block, ToRs x spines); other failed-link\n"
+            "  patterns (NP-hard in general): a bound, a construction and a search of\n"
+            "  at most --search-steps (default %u), optimal when proven, else the\n"
+            "  gap is printed (\"load L, bound B, not proven optimal\"); ilp: GLPK within\n"
+            "  --time-limit ms (default %u); ecmp: --draws\n"
+            "  (default %u) random choices from --seed (default 1).  --json: the spine\n"
+            "  per flow.  Last line: max_load=X optimum=Y slowest_flow_share=Z run_ms=T\n",
+            ROUTE_DEFAULT_HOSTS_PER_TOR, ROUTE_DEFAULT_THREADS,
+            (uint32_t) THEMIS_CLOS_SEARCH_STEPS, ROUTE_DEFAULT_TIME_LIMIT_MS,
+            ROUTE_DEFAULT_DRAWS);
+}
+
+static const themis_plan_cmd_spec_t route_cmd = {
+    .name = "route",
+    .synopsis = "--clos TxS (--pairs DIR | --ring H,H,... |\n"
+                "         --schedule FILE.xml --hosts H,H,...)",
+    .about_fn = about};
+
 int themis_plan_cmd_route(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"clos", required_argument, NULL, 'c'},
-        {"hosts-per-tor", required_argument, NULL, 'H'},
-        {"bw", required_argument, NULL, 'b'},
-        {"pairs", required_argument, NULL, 'p'},
-        {"ring", required_argument, NULL, 'r'},
-        {"schedule", required_argument, NULL, 'S'},
-        {"hosts", required_argument, NULL, 'o'},
-        {"tor-aware", no_argument, NULL, 'a'},
-        {"failed-spines", required_argument, NULL, 'F'},
-        {"failed-links", required_argument, NULL, 'L'},
-        {"algo", required_argument, NULL, 'A'},
-        {"json", required_argument, NULL, 'j'},
-        {"draws", required_argument, NULL, 'd'},
-        {"seed", required_argument, NULL, 's'},
-        {"time-limit", required_argument, NULL, 't'},
-        {"threads", required_argument, NULL, 'T'},
-        {"search-steps", required_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *clos_spec = NULL, *pairs = NULL, *ring = NULL, *links = NULL, *json = NULL;
-    const char *sched = NULL, *sched_hosts = NULL;
-    uint32_t hpt = ROUTE_DEFAULT_HOSTS_PER_TOR, failed = 0, draws = ROUTE_DEFAULT_DRAWS;
+    themis_plan_args_t a;
+    int rc;
+
+    if (0 != themis_plan_args_parse(&route_cmd, argc, argv, &a, &rc)) {
+        return rc;
+    }
+    const char *clos_spec = a.text[TPO_CLOS], *pairs = a.text[TPO_PAIRS];
+    const char *ring = a.text[TPO_RING];
+    const char *links = a.text[TPO_FAILED_LINKS], *json = a.text[TPO_JSON];
+    const char *sched = a.text[TPO_SCHEDULE], *sched_hosts = a.text[TPO_HOSTS];
+    const uint32_t failed = (uint32_t) a.num[TPO_FAILED_SPINES];
+    uint32_t hpt = ROUTE_DEFAULT_HOSTS_PER_TOR, draws = ROUTE_DEFAULT_DRAWS;
     uint32_t tlim = ROUTE_DEFAULT_TIME_LIMIT_MS, threads = ROUTE_DEFAULT_THREADS, seed32 = 1;
     uint32_t steps = (uint32_t) THEMIS_CLOS_SEARCH_STEPS;
-    uint64_t bw = 0;
-    int tor_aware = 0, c;
+    const uint64_t bw = THEMIS_PLAN_GIVEN(&a, TPO_BW) ? a.num[TPO_BW] : 0;
+    const int tor_aware = THEMIS_PLAN_GIVEN(&a, TPO_TOR_AWARE);
     themis_clos_algo_t algo = THEMIS_CLOS_GREEDY;
 
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "c:H:b:p:r:S:o:aF:L:A:j:d:s:t:T:X:h", longopts, NULL))) {
-        switch (c) {
-        case 'c':
-            clos_spec = optarg;
-            break;
-        case 'H':
-            if (0 != parse_u32(optarg, 1, THEMIS_CLOS_MAX_HOSTS, &hpt)) {
-                fprintf(stderr, "themis-plan route: --hosts-per-tor: '%s' is not an integer "
-                        ">= 1\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'b':
-            if (THEMIS_OK != themis_parse_bandwidth(optarg, &bw, NULL) || 0 == bw) {
-                fprintf(stderr, "themis-plan route: --bw: '%s' is not a rate such as 100Gb\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'p':
-            pairs = optarg;
-            break;
-        case 'r':
-            ring = optarg;
-            break;
-        case 'S':
-            sched = optarg;
-            break;
-        case 'o':
-            sched_hosts = optarg;
-            break;
-        case 'a':
-            tor_aware = 1;
-            break;
-        case 'F':
-            if (0 != parse_u32(optarg, 0, THEMIS_CLOS_MAX_SPINES, &failed)) {
-                fprintf(stderr, "themis-plan route: --failed-spines: '%s' is not an integer "
-                        ">= 0\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'L':
-            links = optarg;
-            break;
-        case 'A':
-            if (THEMIS_OK != themis_clos_algo_parse(optarg, &algo)) {
-                fprintf(stderr, "themis-plan route: --algo: unknown '%s' (greedy, parallel, "
-                        "exact, ilp, ecmp)\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'd':
-            if (0 != parse_u32(optarg, 1, ROUTE_MAX_DRAWS, &draws)) {
-                fprintf(stderr, "themis-plan route: --draws: '%s' is not 1 .. %u\n", optarg,
-                        ROUTE_MAX_DRAWS);
-                return EXIT_USAGE;
-            }
-            break;
-        case 's':
-            if (0 != parse_u32(optarg, 0, UINT32_MAX, &seed32)) {
-                fprintf(stderr, "themis-plan route: --seed: '%s' is not an integer\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 't':
-            if (0 != parse_u32(optarg, 1, 3600000u, &tlim)) {
-                fprintf(stderr, "themis-plan route: --time-limit: '%s' is not 1 .. 3600000 "
-                        "(ms)\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'T':
-            if (0 != parse_u32(optarg, 1, 256, &threads)) {
-                fprintf(stderr, "themis-plan route: --threads: '%s' is not 1 .. 256\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'X':
-            if (0 != parse_u32(optarg, 0, UINT32_MAX, &steps)) {
-                fprintf(stderr, "themis-plan route: --search-steps: '%s' is not 0 .. %u\n",
-                        optarg, UINT32_MAX);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            printf("usage: themis-plan route --clos TxS (--pairs DIR | --ring H,H,... "
-                   "[--tor-aware]\n"
-                   "         | --schedule FILE.xml --hosts H,H,...)\n"
-                   "         [--failed-spines F] [--failed-links T-S+T-S] [--hosts-per-tor H]\n"
-                   "         [--bw B] [--algo greedy|parallel|exact|ilp|ecmp] [--json FILE]\n"
-                   "         [--draws N] [--seed S] [--time-limit MS] [--threads N]\n"
-                   "         [--search-steps N]\n"
-                   "  One spine per flow on a 2-layer Clos of T ToRs and S spines, node ids as\n"
-                   "  in the routing paper's traffic files (ToRs 0.., spines T.., hosts T+S..,\n"
-                   "  H per ToR, default %u; links --bw, default 100Gb).  --pairs: every *.txt\n"
-                   "  file of DIR, all flows at once.  --ring: an All-Reduce ring, rank i on\n"
-                   "  host H_i; --tor-aware orders ranks by ToR.  --schedule: the flows of\n"
-                   "  an MSCCL-XML schedule (themis-plan export --msccl writes Themis's),\n"
-                   "  rank i on --hosts H_i.  --failed-spines F fails\n"
-                   "  spines S-F .. S-1.  greedy: Algorithm 1; parallel: Sec. 3.4.3 on\n"
-                   "  --threads (default %u); exact: the optimum by edge colouring and a\n"
-                   "  max-flow (failed links: one block, ToRs x spines); other failed-link\n"
-                   "  patterns (NP-hard in general): a bound, a construction and a search of\n"
-                   "  at most --search-steps (default %u), optimal when proven, else the\n"
-                   "  gap is printed (\"load L, bound B, not proven optimal\"); ilp: GLPK within\n"
-                   "  --time-limit ms (default %u); ecmp: --draws\n"
-                   "  (default %u) random choices from --seed (default 1).  --json: the spine\n"
-                   "  per flow.  Last line: max_load=X optimum=Y slowest_flow_share=Z run_ms=T\n",
-                   ROUTE_DEFAULT_HOSTS_PER_TOR, ROUTE_DEFAULT_THREADS,
-                   (uint32_t) THEMIS_CLOS_SEARCH_STEPS, ROUTE_DEFAULT_TIME_LIMIT_MS,
-                   ROUTE_DEFAULT_DRAWS);
-            return 0;
-        default:
-            return EXIT_USAGE;
+    hpt = THEMIS_PLAN_GIVEN(&a, TPO_HOSTS_PER_TOR) ? (uint32_t) a.num[TPO_HOSTS_PER_TOR] : hpt;
+    draws = THEMIS_PLAN_GIVEN(&a, TPO_DRAWS) ? (uint32_t) a.num[TPO_DRAWS] : draws;
+    threads = THEMIS_PLAN_GIVEN(&a, TPO_THREADS) ? (uint32_t) a.num[TPO_THREADS] : threads;
+    if (THEMIS_PLAN_GIVEN(&a, TPO_SEARCH_STEPS)) {
+        steps = (uint32_t) a.num[TPO_SEARCH_STEPS];
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_BW) && NULL != strchr(a.text[TPO_BW], ',')) {
+        return themis_plan_args_fail(&a, TPO_BW, "one rate here (links and hosts)");
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_ALGO)
+        && THEMIS_OK != themis_clos_algo_parse(a.text[TPO_ALGO], &algo)) {
+        return themis_plan_args_fail(&a, TPO_ALGO, "not greedy, parallel, exact, ilp or ecmp");
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_SEED)) {
+        if (a.num[TPO_SEED] > UINT32_MAX) {
+            return themis_plan_args_fail(&a, TPO_SEED, "at most 4294967295 here");
         }
+        seed32 = (uint32_t) a.num[TPO_SEED];
+    }
+    if (THEMIS_PLAN_GIVEN(&a, TPO_TIME_LIMIT)
+        && 0 != parse_u32(a.text[TPO_TIME_LIMIT], 1, 3600000u, &tlim)) {
+        return themis_plan_args_fail(&a, TPO_TIME_LIMIT, "not 1 .. 3600000 (ms)");
     }
     uint32_t ntors = 0, nspines = 0;
-    if (optind != argc || NULL == clos_spec
+    if (NULL == clos_spec
+
         || 1 != (NULL != pairs) + (NULL != ring) + (NULL != sched)
         || (NULL == sched) != (NULL == sched_hosts)) {
         fprintf(stderr, "themis-plan route: want --clos TxS and one of --pairs DIR, --ring "
@@ -462,7 +359,6 @@ int themis_plan_cmd_route(int argc, char **argv)
                 hpt, themis_status_string(st));
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    int rc = 0;
     if (0 != bw) {
         clos.link_bps = bw;
         clos.host_bps = bw;

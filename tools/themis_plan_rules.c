@@ -10,13 +10,13 @@
  */
 #include "themis_build_config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "algorithm.h"
 #include "rules.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 
 
@@ -51,69 +51,42 @@ static void print_rule(const themis_rule_t *r)
     }
 }
 
+static const themis_plan_cmd_spec_t rules_cmd = {
+    .name = "rules", .synopsis = "FILE",
+    .about = "  Checks a coll_themis_rules_filename file; with a call (--coll, --comm-size\n"
+             "  and --bytes or --count together), prints the rule that applies to it\n"
+             "  (the bytes of the full vector, e.g. 1M).\n",
+    .zero_bytes = 1,
+    .min_pos = 1,
+    .max_pos = 1};
+
 int themis_plan_cmd_rules(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"coll", required_argument, NULL, 'c'},
-        {"comm-size", required_argument, NULL, 'n'},
-        {"bytes", required_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
-    uint64_t comm_size = 0, bytes = 0;
-    int have_call = 0, c;
+    themis_plan_args_t a;
     char msg[512];
+    int rc;
 
-    optind = 1;
-    while (-1 != (c = getopt_long(argc, argv, "c:n:b:h", longopts, NULL))) {
-        switch (c) {
-        case 'c':
-            if (0 == strcmp(optarg, "reduce_scatter_block")) {
-                optarg = "reduce_scatter";
-            }
-            if (THEMIS_OK != themis_coll_parse(optarg, &coll)) {
-                fprintf(stderr, "themis-plan rules: --coll: unknown collective '%s'\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_call |= 1;
-            break;
-        case 'n':
-            if (THEMIS_OK != themis_parse_size(optarg, &comm_size) || comm_size < 1) {
-                fprintf(stderr, "themis-plan rules: --comm-size: '%s' is not a size\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_call |= 2;
-            break;
-        case 'b':
-            if (THEMIS_OK != themis_parse_size(optarg, &bytes)) {
-                fprintf(stderr, "themis-plan rules: --bytes: '%s' is not a size\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_call |= 4;
-            break;
-        case 'h':
-            printf("usage: themis-plan rules FILE [--coll C --comm-size N --bytes B]\n"
-                   "  checks a coll_themis_rules_filename file; with a call, prints the\n"
-                   "  rule that applies to it (B: bytes of the full vector, e.g. 1M)\n");
-            return 0;
-        default:
-            return EXIT_USAGE;
-        }
+    if (0 != themis_plan_args_parse(&rules_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
-    if (optind + 1 != argc || (0 != have_call && 7 != have_call)) {
-        fprintf(stderr, "themis-plan rules: want FILE, and --coll, --comm-size and --bytes "
-                        "together or not at all\n");
+    const themis_coll_t coll = a.coll;
+    const uint64_t comm_size = a.num[TPO_COMM_SIZE], bytes = a.bytes[0];
+    const int have_call = THEMIS_PLAN_GIVEN(&a, TPO_COLL) + THEMIS_PLAN_GIVEN(&a, TPO_COMM_SIZE)
+                          + (0 < a.nbytes);
+    const int pos = a.first_pos;
+    if (0 != have_call && 3 != have_call) {
+        fprintf(stderr, "themis-plan rules: --coll, --comm-size and --bytes together or not at "
+                        "all\n");
         return EXIT_USAGE;
     }
     themis_rules_t rules;
-    themis_status_t st = themis_rules_load(argv[optind], &rules, msg, sizeof(msg));
+    themis_status_t st = themis_rules_load(argv[pos], &rules, msg, sizeof(msg));
     if (THEMIS_OK != st) {
-        fprintf(stderr, "themis-plan rules: %s: %s\n", argv[optind], msg);
+        fprintf(stderr, "themis-plan rules: %s: %s\n", argv[pos], msg);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
     if (0 == have_call) {
-        printf("%s: %zu rules, %zu shapes, hash %016" PRIx64 "\n", argv[optind], rules.nrules,
+        printf("%s: %zu rules, %zu shapes, hash %016" PRIx64 "\n", argv[pos], rules.nrules,
                rules.nshapes, rules.hash);
         for (size_t i = 0; i < rules.nrules; i++) {
             print_rule(&rules.rules[i]);

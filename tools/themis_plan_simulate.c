@@ -54,33 +54,27 @@ static const method_t methods[] = {
 
 /* ------------------------------------------------------------ simulate */
 
-static void usage_simulate(FILE *f)
+static void about_simulate(FILE *f)
 {
     fprintf(f,
-        "usage: %s simulate (--topo SPEC | --topo-file FILE | --dims SHAPE) [options]\n"
-        "  --dims 4x2 [--dim-bandwidths 400Gb,100Gb] [--dim-latencies 700ns,1.7us]\n"
-        "    [--dim-kinds sw,ring]: coll/themis' shape syntax (rates default to its\n"
-        "    across-nodes ones, 100Gb and 2us; kinds to sw)\n"
         "  Simulates Baseline, Themis+FIFO and Themis+SCF and computes Ideal (the LP lower\n"
         "  bound of any dimension-by-dimension schedule) and Baseline-LP (the same bound\n"
-        "  for the baseline order alone) for every size and chunk count.\n"
-        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
-        "  --bytes LIST          sizes, e.g. 100MB,250MB,500MB,1GB (the default)\n"
-        "  --count LIST          the same in 4-byte elements (--bytes 4N)\n"
-        "  --chunks LIST         chunk counts, e.g. 4,8,16 (default: as coll/themis, below)\n"
-        "  --min-chunk SIZE      make --chunks a maximum, as coll/themis does: each chunk\n"
-        "                        at least SIZE and the latency model's floor (chunking.h)\n"
-        "  --chunks-in-flight N  phases at once per dimension (default %u)\n"
-        "  --threshold PERMILLE  Algorithm 1 threshold, per mille of the paper's (default 1000)\n"
-        "  --latency MODE        overlapped (default: a step's latency delays its data\n"
-        "                        but holds no slot) or serialized (it holds the slot)\n"
-        "  --load MODEL          Dim Load Tracker: bandwidth (default, Sec. 4.4) or phase\n"
-        "                        (fixed delay in every phase's term)\n"
-        "  --csv                 machine-readable output, one row per method\n"
+        "  for the baseline order alone) for every size and chunk count.  --dims as in\n"
+        "  schedule --help.  --bytes and --chunks take lists (sizes default to\n"
+        "  100MB,250MB,500MB,1GB, chunks to coll/themis' as schedule --help says);\n"
+        "  --min-chunk makes --chunks a maximum, as coll/themis does.  --latency\n"
+        "  overlapped (default: a step's latency delays its data but holds no slot) or\n"
+        "  serialized (it holds the slot); --load: the Dim Load Tracker, bandwidth\n"
+        "  (default, Sec. 4.4) or phase (fixed delay in every phase's term);\n"
+        "  --chunks-in-flight default %u.\n"
         "Columns: time, speedup over Baseline, bandwidth-weighted average utilization,\n"
         "per-dimension busy time (>= 1 phase active) and the schedule hash.\n",
-        prog, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
+        THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
+
+static const themis_plan_cmd_spec_t simulate_cmd = {
+    .name = "simulate", .synopsis = "(--topo SPEC | --topo-file FILE | --dims SHAPE)",
+    .about_fn = about_simulate, .lists = "bytes count chunks"};
 
 typedef struct {
     int have_time;           /* 0: Ideal not computable for this topology */
@@ -155,11 +149,7 @@ int themis_plan_cmd_simulate(int argc, char **argv)
     sim_row_t rows[NROWS];
     int rc;
 
-    if (themis_plan_command_options(argc, argv,
-                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                        OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
-                                        OPT_LOAD | OPT_CSV | OPT_MIN_CHUNK | OPT_HELP,
-                                    "simulate", usage_simulate, &o, &rc)) {
+    if (themis_plan_parse_options(&simulate_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (0 != (rc = themis_plan_need_topology(&o, "simulate"))) {
@@ -264,30 +254,27 @@ int themis_plan_cmd_simulate(int argc, char **argv)
 
 /* ------------------------------------------------------------ timeline */
 
-static void usage_timeline(FILE *f)
+static void about_timeline(FILE *f)
 {
     fprintf(f,
-        "usage: %s timeline (--topo SPEC | --topo-file FILE | --dims SHAPE) --png OUT.png\n"
-        "       [options]   (--dims as in schedule --help)\n"
-        "       %s timeline --trace FILE [--call N] --png OUT.png\n"
         "  Per-dimension activity over time (a dimension is active while at least one\n"
         "  chunk phase runs on it) for Baseline, Themis+FIFO and Themis+SCF, stacked as in\n"
-        "  Fig. 10 of themis.txt.  Needs gnuplot (%s).\n"
-        "  --coll allreduce|reduce_scatter|allgather   (default allreduce)\n"
-        "  --bytes SIZE          (default 1GB; --count N: 4N bytes)\n"
-        "  --chunks N            (default: at most %u, as coll/themis, see schedule --help)\n"
-        "  --chunks-in-flight N  (default %u)\n"
-        "  --threshold PERMILLE  (default 1000)\n"
-        "  --latency MODE        overlapped (default) or serialized (simulate --help)\n"
-        "  --load MODEL          bandwidth (default) or phase (simulate --help)\n"
+        "  Fig. 10 of themis.txt.  Needs gnuplot (%s).  --dims as in schedule --help;\n"
+        "  --bytes default 1GB; --chunks default at most %u, as coll/themis (schedule\n"
+        "  --help); --chunks-in-flight default %u.\n"
         "With --trace, a call recorded by coll/themis (MCA parameter coll_themis_trace,\n"
         "one file per process): what ran, one bar per engine operation on its queue\n"
         "(dimension), above the simulator's prediction for the same topology, size,\n"
         "chunks and settings, on the same time axis; prints measured and predicted\n"
-        "times and busy fractions.  The trace gives everything else.\n"
-        "  --call N              the N-th call record of the file, from 0 (default 0)\n",
-        prog, prog, THEMIS_GNUPLOT, THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
+        "times and busy fractions.  The trace gives everything else; --call N: the\n"
+        "N-th call record of the file, from 0 (default 0).\n",
+        THEMIS_GNUPLOT, THEMIS_DEFAULT_CHUNKS, THEMIS_DEFAULT_CHUNKS_IN_FLIGHT);
 }
+
+static const themis_plan_cmd_spec_t timeline_cmd = {
+    .name = "timeline",
+    .synopsis = "(--topo SPEC | --topo-file FILE | --dims SHAPE | --trace FILE) --png OUT.png",
+    .about_fn = about_timeline};
 
 typedef struct {
     themis_time_t start, end;
@@ -347,6 +334,32 @@ void themis_plan_gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+FILE *themis_plan_gp_script(FILE *data, const char *dat, const char *gp)
+{
+    FILE *f;
+    if (0 != fclose(data)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
+        return NULL;
+    }
+    if (NULL == (f = fopen(gp, "w"))) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    }
+    return f;
+}
+
+int themis_plan_gp_finish(FILE *script, const char *gp, const char *dir)
+{
+    if (0 != fclose(script)) {
+        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
+        return 1;
+    }
+    if (0 != themis_plan_run_gnuplot(gp)) {
+        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
+        return 2;
+    }
+    return 0;
+}
+
 int themis_plan_run_gnuplot(const char *script)
 {
     pid_t pid = fork();
@@ -389,12 +402,7 @@ int themis_plan_cmd_timeline(int argc, char **argv)
     double div;
     const char *unit;
 
-    if (themis_plan_command_options(argc, argv,
-                                    OPT_TOPOLOGY | OPT_COLL | OPT_BYTES | OPT_CHUNKS |
-                                        OPT_CHUNKS_IN_FLIGHT | OPT_THRESHOLD | OPT_LATENCY |
-                                        OPT_LOAD | OPT_PNG | OPT_TRACE | OPT_CALL |
-                                        OPT_MIN_CHUNK | OPT_HELP,
-                                    "timeline", usage_timeline, &o, &rc)) {
+    if (themis_plan_parse_options(&timeline_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
     if (NULL == o.png_path || '\0' == o.png_path[0]) {
@@ -406,14 +414,18 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (NULL != o.trace_path) {
-        if (0 != (o.given & ~(unsigned) (OPT_TRACE | OPT_CALL | OPT_PNG))) {
+        int others = 0;
+        for (int i = 0; i < TPO_N; i++) {
+            others |= o.given[i] && TPO_TRACE != i && TPO_CALL != i && TPO_PNG != i;
+        }
+        if (others) {
             fprintf(stderr, "%s timeline: with --trace only --call and --png apply (the trace "
                     "gives the topology and the settings)\n", prog);
             return EXIT_USAGE;
         }
         return themis_plan_timeline_trace(&o);
     }
-    if (0 != (o.given & OPT_CALL)) {
+    if (THEMIS_PLAN_GIVEN(&o, TPO_CALL)) {
         fprintf(stderr, "%s timeline: --call needs --trace FILE\n", prog);
         return EXIT_USAGE;
     }
@@ -469,14 +481,7 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         }
         fprintf(f, "\n\n");   /* gnuplot: next index */
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
-        goto cleanup;
-    }
-
-    f = fopen(gp, "w");
-    if (NULL == f) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    if (NULL == (f = themis_plan_gp_script(f, dat, gp))) {
         goto cleanup;
     }
     themis_plan_format_size(bytes, sz, sizeof(sz));
@@ -528,13 +533,11 @@ int themis_plan_cmd_timeline(int argc, char **argv)
         }
         fprintf(f, "unset multiplot\n");
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
+    switch (themis_plan_gp_finish(f, gp, dir)) {
+    case 1:
         goto cleanup;
-    }
-    if (0 != themis_plan_run_gnuplot(gp)) {
-        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
-        goto out;
+    case 2:
+        goto out; /* the input kept */
     }
     {
         struct stat sb;

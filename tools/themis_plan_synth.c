@@ -12,7 +12,6 @@
 #include "themis_build_config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,17 +26,13 @@
 #include "msccl.h"
 #include "tacos.h"
 #include "tacos_ilp.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "util.h"
 
-static void usage(void)
+static void about(FILE *f)
 {
-    printf("usage: themis-plan synth --graph SPEC|FILE --coll ag|rs|ar --bytes S\n"
-           "                         [--chunks-per-npu K] [--bw B[,B2]] [--lat L] [--seeds N]\n"
-           "                         [--ilp [--time-limit T] [--ilp-cluster STEPS]]\n"
-           "                         [--export DIR | --msccl OUT.xml] [--write-graph OUT]\n"
-           "                         [--duplex F]\n"
-           "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
+    fprintf(f, "  TACOS (tacos.txt): greedy link-chunk matching on the graph's working nodes\n"
            "  (rank r = the r-th working node; --write-graph writes that graph, whose\n"
            "  file coll_themis_graph takes), best of N seeds (default: %llu / (links x\n"
            "  chunks), %u to %u; seeds alternate the paper's FIFO choice, matched\n"
@@ -60,37 +55,6 @@ static void usage(void)
            THEMIS_TACOS_AUTO_MAX_SEEDS, THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU, THEMIS_XFER_CHECK_MAX,
            THEMIS_TACOS_ILP_MAX_NODES,
            60u, THEMIS_CUT_EXACT_NODES);
-}
-
-static int parse_u32(const char *opt, const char *arg, uint32_t max, uint32_t *v)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long x = strtoul(arg, &end, 10);
-    if (0 != errno || end == arg || '\0' != *end || '-' == arg[0] || 0 == x || x > max) {
-        fprintf(stderr, "themis-plan synth: %s: '%s' is not an integer in 1..%u\n", opt, arg,
-                max);
-        return EXIT_USAGE;
-    }
-    *v = (uint32_t) x;
-    return 0;
-}
-
-static int parse_bw(const char *arg, themis_graph_opts_t *o)
-{
-    char first[128];
-    const char *comma = strchr(arg, ',');
-    size_t n = (NULL != comma) ? (size_t) (comma - arg) : strlen(arg);
-    n = n < sizeof(first) ? n : sizeof(first) - 1;
-    memcpy(first, arg, n);
-    first[n] = '\0';
-    if (THEMIS_OK != themis_parse_bandwidth(first, &o->bw_bps, NULL)
-        || (NULL != comma && THEMIS_OK != themis_parse_bandwidth(comma + 1, &o->bw2_bps, NULL))) {
-        fprintf(stderr, "themis-plan synth: --bw: '%s' is not B or B,B2 (rates such as 100Gb, "
-                "25GB/s or 80GiB/s)\n", arg);
-        return EXIT_USAGE;
-    }
-    return 0;
 }
 
 /* --time-limit: seconds ("30", "2.5") or a latency such as 500ms; at least
@@ -276,109 +240,46 @@ static int synth(const themis_graph_t *full, const synth_args_t *a)
     return rc;
 }
 
+static const themis_plan_cmd_spec_t synth_cmd = {.name = "synth", .synopsis = "",
+                                                 .about_fn = about};
+
 int themis_plan_cmd_synth(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, NULL, 'g'},
-        {"coll", required_argument, NULL, 'c'},
-        {"bytes", required_argument, NULL, 'B'},
-        {"chunks-per-npu", required_argument, NULL, 'k'},
-        {"bw", required_argument, NULL, 'b'},
-        {"lat", required_argument, NULL, 'l'},
-        {"seeds", required_argument, NULL, 's'},
-        {"msccl", required_argument, NULL, 'm'},
-        {"write-graph", required_argument, NULL, 'w'},
-        {"export", required_argument, NULL, 'e'},
-        {"ilp", no_argument, NULL, 'i'},
-        {"time-limit", required_argument, NULL, 't'},
-        {"ilp-cluster", required_argument, NULL, 'C'},
-        {"duplex", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    themis_graph_opts_t o;
+    themis_plan_args_t o;
     synth_args_t a = {.coll = THEMIS_COLL_ALLREDUCE, .k = THEMIS_DEFAULT_TACOS_CHUNKS_PER_NPU,
                       .seeds = THEMIS_TACOS_SEEDS_AUTO,
                       .duplex_ppm = THEMIS_LINK_SIM_FULL_PPM};
-    const char *spec = NULL;
-    int have_coll = 0, have_limit = 0, have_cluster = 0, c, rc = 0;
-    themis_graph_opts_default(&o);
-    themis_tacos_ilp_opts_default(&a.ilp_opts);
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims, rc = 0;
 
-    optind = 1;
-    while (0 == rc
-           && -1 != (c = getopt_long(argc, argv, "g:c:B:k:b:l:s:m:w:e:it:C:D:h", longopts, NULL))) {
-        switch (c) {
-        case 'g':
-            spec = optarg;
-            break;
-        case 'c':
-            if (THEMIS_OK != themis_coll_parse(optarg, &a.coll)) {
-                fprintf(stderr, "themis-plan synth: --coll: unknown collective '%s' (ar, rs, "
-                        "ag)\n", optarg);
-                return EXIT_USAGE;
-            }
-            have_coll = 1;
-            break;
-        case 'B':
-            if (THEMIS_OK != themis_parse_size(optarg, &a.bytes) || 0 == a.bytes) {
-                fprintf(stderr, "themis-plan synth: --bytes: '%s' is not a size > 0 (e.g. "
-                        "1GiB)\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'k':
-            rc = parse_u32("--chunks-per-npu", optarg, THEMIS_PLAN_MAX_CHUNKS, &a.k);
-            break;
-        case 's':
-            rc = parse_u32("--seeds", optarg, THEMIS_TACOS_MAX_SEEDS, &a.seeds);
-            break;
-        case 'b':
-            rc = parse_bw(optarg, &o);
-            break;
-        case 'l':
-            if (THEMIS_OK != themis_parse_latency(optarg, &o.lat_ps, NULL)
-                || o.lat_ps > THEMIS_GRAPH_MAX_LAT_PS) {
-                fprintf(stderr, "themis-plan synth: --lat: '%s' is not a latency up to 1s (e.g. "
-                        "500ns)\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'm':
-            a.msccl_out = optarg;
-            break;
-        case 'w':
-            a.graph_out = optarg;
-            break;
-        case 'e':
-            a.dir = optarg;
-            break;
-        case 'i':
-            a.ilp = 1;
-            break;
-        case 'D':
-            rc = themis_plan_parse_duplex("synth", optarg, &a.duplex_ppm);
-            break;
-        case 't':
-            rc = parse_limit(optarg, &a.ilp_opts.time_limit_ms);
-            have_limit = 1;
-            break;
-        case 'C':
-            rc = parse_u32("--ilp-cluster", optarg, 1u << 16, &a.ilp_opts.cluster_steps);
-            have_cluster = 1;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            return EXIT_USAGE;
-        }
-    }
-    if (0 != rc) {
+    if (0 != themis_plan_args_parse(&synth_cmd, argc, argv, &o, &rc)) {
         return rc;
     }
-    if (optind != argc || NULL == spec || !have_coll || 0 == a.bytes) {
-        fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes are required (try --help)\n");
+    themis_tacos_ilp_opts_default(&a.ilp_opts);
+    const char *spec = o.text[TPO_GRAPH];
+    const int have_limit = THEMIS_PLAN_GIVEN(&o, TPO_TIME_LIMIT);
+    const int have_cluster = THEMIS_PLAN_GIVEN(&o, TPO_ILP_CLUSTER);
+    a.coll = o.coll;
+    a.bytes = o.nbytes > 0 ? o.bytes[0] : 0;
+    if (THEMIS_PLAN_GIVEN(&o, TPO_CHUNKS_PER_NPU)) {
+        a.k = (uint32_t) o.num[TPO_CHUNKS_PER_NPU];
+    }
+    a.seeds = THEMIS_PLAN_GIVEN(&o, TPO_SEEDS) ? (uint32_t) o.num[TPO_SEEDS] : a.seeds;
+    a.duplex_ppm = THEMIS_PLAN_GIVEN(&o, TPO_DUPLEX) ? (uint32_t) o.num[TPO_DUPLEX]
+                                                     : a.duplex_ppm;
+    a.msccl_out = o.text[TPO_MSCCL];
+    a.graph_out = o.text[TPO_WRITE_GRAPH];
+    a.dir = o.text[TPO_EXPORT];
+    a.ilp = THEMIS_PLAN_GIVEN(&o, TPO_ILP);
+    if (have_cluster) {
+        a.ilp_opts.cluster_steps = (uint32_t) o.num[TPO_ILP_CLUSTER];
+    }
+    if (have_limit && 0 != parse_limit(o.text[TPO_TIME_LIMIT], &a.ilp_opts.time_limit_ms)) {
+        return EXIT_USAGE;
+    }
+    if (NULL == spec || !THEMIS_PLAN_GIVEN(&o, TPO_COLL) || 0 == a.bytes) {
+        fprintf(stderr, "themis-plan synth: --graph, --coll and --bytes (or --count) are "
+                "required (try --help)\n");
         return EXIT_USAGE;
     }
     if ((have_limit || have_cluster) && !a.ilp) {
@@ -390,12 +291,9 @@ int themis_plan_cmd_synth(int argc, char **argv)
         return EXIT_USAGE;
     }
     themis_graph_t g;
-    themis_parse_error_t e;
-    themis_status_t st = themis_graph_load(spec, &o, &g, &e);
-    if (THEMIS_OK != st) {
-        fprintf(stderr, "themis-plan synth: %s: %s (line %d, column %d)\n", spec, e.message,
-                e.line, e.column);
-        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    themis_status_t st;
+    if (0 != (rc = themis_plan_args_network(&o, spec, &g, dims, &ndims))) {
+        return rc;
     }
     if (g.nranks != g.nnodes) {
         /* TACOS' nodes are ranks: the switches unwound (cluster.h). */

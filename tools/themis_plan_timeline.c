@@ -797,14 +797,7 @@ int themis_plan_timeline_trace(const cli_opts_t *o)
         }
         write_bars(f, bars, nbars, nrows_pred, NULL);
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, dat);
-        goto out;
-    }
-
-    f = fopen(gp, "w");
-    if (NULL == f) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, gp, strerror(errno));
+    if (NULL == (f = themis_plan_gp_script(f, dat, gp))) {
         goto out;
     }
     themis_topology_format(&t.topo, spec, sizeof(spec));
@@ -864,13 +857,9 @@ int themis_plan_timeline_trace(const cli_opts_t *o)
                  nrows_pred, labels, pred.have_events ? 1 : -1);
         fprintf(f, "unset multiplot\n");
     }
-    if (0 != fclose(f)) {
-        fprintf(stderr, "%s: writing %s failed\n", prog, gp);
-        goto out;
-    }
-    if (0 != themis_plan_run_gnuplot(gp)) {
-        fprintf(stderr, "%s: gnuplot input kept in %s\n", prog, dir);
-        have_dir = 0;
+    int gp_rc = themis_plan_gp_finish(f, gp, dir);
+    if (0 != gp_rc) {
+        have_dir = 2 != gp_rc; /* 2: the input kept */
         goto out;
     }
     {

@@ -21,6 +21,7 @@
 
 #include "graph.h"
 #include "link_sim.h"
+#include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "treepack.h"
 #include "util.h"
@@ -143,46 +144,34 @@ static void print_row_rate(const themis_graph_t *graph, const themis_tp_graph_t 
     themis_xfer_free(s);
 }
 
+static void about(FILE *f)
+{
+    fprintf(f, "  The optimal spanning-tree packing (optimal-message-scheduling-for-\n"
+               "  aggregation.txt): C(G) exact, the trees and shares, the certificate\n"
+               "  partition, Lemma 2.1, the best single tree and the rotated chains.\n"
+               "  C is in units of S / B, B the graph's capacity unit (unit=).  auto:\n"
+               "  the LP (up to %u nodes), the runtime's packing (torus, cycles or\n"
+               "  union) with its ratio to the LP's C(G), MW where neither applies.\n"
+               "  --bytes S (or --count N): the runtime's All-Reduce schedule of S bytes\n"
+               "  through the link simulator.\n",
+            LP_AUTO_MAX_NODES);
+}
+
+static const themis_plan_cmd_spec_t treepack_cmd = {.name = "treepack", .synopsis = "",
+                                                    .about_fn = about};
+
 int themis_plan_cmd_treepack(int argc, char **argv)
 {
-    const char *spec = NULL, *method = "auto";
-    uint64_t bytes = 0;
-    uint32_t show = 32;
-    for (int i = 1; i < argc; i++) {
-        if (0 == strcmp(argv[i], "--help") || 0 == strcmp(argv[i], "-h")) {
-            printf("usage: themis-plan treepack --graph SPEC|FILE [--method "
-                   "auto|lp|exact|cycles|torus|mw] [--bytes S] [--trees N]\n"
-                   "  The optimal spanning-tree packing (optimal-message-scheduling-for-\n"
-                   "  aggregation.txt): C(G) exact, the trees and shares, the certificate\n"
-                   "  partition, Lemma 2.1, the best single tree and the rotated chains.\n"
-                   "  C is in units of S / B, B the graph's capacity unit (unit=).  auto:\n"
-                   "  the LP (up to %u nodes), the runtime's packing (torus, cycles or\n"
-                   "  union) with its ratio to the LP's C(G), MW where neither applies.\n"
-                   "  --bytes S: the runtime's All-Reduce schedule of S bytes through the\n"
-                   "  link simulator.\n",
-                   LP_AUTO_MAX_NODES);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "themis-plan treepack: %s needs a value (try --help)\n", argv[i]);
-            return EXIT_USAGE;
-        }
-        if (0 == strcmp(argv[i], "--graph")) {
-            spec = argv[++i];
-        } else if (0 == strcmp(argv[i], "--method")) {
-            method = argv[++i];
-        } else if (0 == strcmp(argv[i], "--bytes")) {
-            if (THEMIS_OK != themis_parse_size(argv[++i], &bytes) || 0 == bytes) {
-                fprintf(stderr, "themis-plan treepack: --bytes: '%s' is not a size\n", argv[i]);
-                return EXIT_USAGE;
-            }
-        } else if (0 == strcmp(argv[i], "--trees")) {
-            show = (uint32_t) strtoul(argv[++i], NULL, 10);
-        } else {
-            fprintf(stderr, "themis-plan treepack: unknown option %s (try --help)\n", argv[i]);
-            return EXIT_USAGE;
-        }
+    themis_plan_args_t a;
+    uint32_t dims[THEMIS_MAX_DIMS];
+    int ndims, rc;
+    if (0 != themis_plan_args_parse(&treepack_cmd, argc, argv, &a, &rc)) {
+        return rc;
     }
+    const char *spec = a.text[TPO_GRAPH];
+    const char *method = THEMIS_PLAN_GIVEN(&a, TPO_METHOD) ? a.text[TPO_METHOD] : "auto";
+    const uint64_t bytes = 1 == a.nbytes ? a.bytes[0] : 0;
+    const uint32_t show = THEMIS_PLAN_GIVEN(&a, TPO_TREES) ? (uint32_t) a.num[TPO_TREES] : 32;
     int want_lp = 0 == strcmp(method, "lp"), want_exact = 0 == strcmp(method, "exact");
     int want_torus = 0 == strcmp(method, "torus"), want_mw = 0 == strcmp(method, "mw");
     int want_cycles = 0 == strcmp(method, "cycles");
@@ -194,12 +183,8 @@ int themis_plan_cmd_treepack(int argc, char **argv)
         return EXIT_USAGE;
     }
     themis_graph_t graph;
-    themis_parse_error_t e;
-    themis_graph_opts_t o;
-    themis_graph_opts_default(&o);
-    if (THEMIS_OK != themis_graph_load(spec, &o, &graph, &e)) {
-        fprintf(stderr, "themis-plan treepack: %s: %s\n", spec, e.message);
-        return EXIT_USAGE;
+    if (0 != (rc = themis_plan_args_network(&a, spec, &graph, dims, &ndims))) {
+        return rc;
     }
     themis_tp_graph_t g;
     char why[256] = "";
@@ -209,7 +194,6 @@ int themis_plan_cmd_treepack(int argc, char **argv)
         themis_graph_free(&graph);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    int rc = 0;
     uint64_t capsum = 0;
     for (uint32_t k = 0; k < g.m; k++) {
         capsum += g.cap[k];

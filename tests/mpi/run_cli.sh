@@ -104,7 +104,7 @@ for opt in --chunks --torus-chunks; do
     timeout 10 "$plan" cycles --costs --topo biring:4:100Gb:1us_biring:4:100Gb:1us \
         "$opt" 1000000000 >"$tmp/cc.out" 2>"$tmp/cc.err"
     rc=$?
-    if [ $rc -ne 2 ] || ! grep -q "bad chunk count '1000000000' (1\.\.1048576)" "$tmp/cc.err"
+    if [ $rc -ne 2 ] || ! grep -q "cycles: $opt: '1000000000' is not an integer in 1 \.\. 1048576" "$tmp/cc.err"
     then
         bad="$bad $opt: rc=$rc $(head -c 200 "$tmp/cc.err")"
     fi
@@ -204,7 +204,7 @@ run lats "$plan" simulate --topo 2D-SW_SW --bytes 100MB --chunks 64 --chunks-in-
 chk=$(awk -F, 'FNR > 1 && $6 == "Baseline" { t[FILENAME] = $7 } END { n = 0; for (f in t) n++;
     print (n == 2 && t[ARGV[1]] < t[ARGV[2]]) ? "ok" : "bad" }' "$tmp/lato.out" "$tmp/lats.out")
 run latbad "$plan" simulate --topo 2D-SW_SW --latency none
-if [ "$chk" = "ok" ] && [ $rc -eq 2 ] && grep -q "bad --latency" "$tmp/latbad.err"; then
+if [ "$chk" = "ok" ] && [ $rc -eq 2 ] && grep -q "simulate: --latency: 'none' is not" "$tmp/latbad.err"; then
     pass cli_simulate_latency
 else
     fail cli_simulate_latency "$chk rc=$rc: $(head -c 200 "$tmp/latbad.err")"
@@ -222,7 +222,7 @@ else
     fail cli_simulate_min_chunk "rc=$rc, bytes:chunks $chk$(head -c 200 "$tmp/mc.err")"
 fi
 run mcbad "$plan" simulate --topo 2D-SW_SW --min-chunk 0
-if [ $rc -eq 2 ] && grep -q "bad size" "$tmp/mcbad.err"; then
+if [ $rc -eq 2 ] && grep -q "simulate: --min-chunk: '0' is not a size" "$tmp/mcbad.err"; then
     pass cli_simulate_min_chunk_bad
 else
     fail cli_simulate_min_chunk_bad "rc=$rc: $(head -c 200 "$tmp/mcbad.err")"
@@ -371,7 +371,7 @@ run ex "$plan" export --msccl "$tmp/ex.xml" --topo sw:4:100Gb:1us --coll ar --co
     --chunks-in-flight 33
 [ $rc -eq 2 ] && grep -q '1 \.\. 32' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "--chunks-in-flight 33: rc=$rc"; }
 run ex "$plan" simulate --topo sw:4:100Gb:1us --chunks-in-flight 33
-[ $rc -eq 2 ] && grep -q '(1\.\.32)' "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
+[ $rc -eq 2 ] && grep -q "simulate: --chunks-in-flight: '33' is not an integer in 1 \.\. 32" "$tmp/ex.err" || { ok=0; fail cli_export_msccl "simulate --chunks-in-flight 33: rc=$rc"; }
 # the other subcommands' network and size options: --dims 4x2 is the
 # component's sw:4_sw:2 at the across-nodes rates, --bytes 48 is 12 floats
 run ex "$plan" export --msccl "$tmp/ex_topo.xml" --topo sw:4:100Gb:2us_sw:2:100Gb:2us --coll ar \
@@ -636,4 +636,147 @@ if [ -z "$bad" ]; then
     pass cli_bed_plan
 else
     fail cli_bed_plan "$bad: $(head -c 300 "$tmp/bed.err")"
+fi
+
+# --- one option table: every subcommand that takes a size takes --bytes and
+# --count (elements of 4 bytes, compare: of --elem-size), every one that
+# takes a network --graph and --dims (checked against the graph's ranks);
+# --help lists them; bad values name the option and the subcommand, exit 2
+bad=""
+ring3="$msccl_data/allreduce_ring_3.xml"
+# NAME|ARGS with --bytes|the same with --count
+while IFS='|' read -r name with_bytes with_count; do
+    # shellcheck disable=SC2086  # the arguments are words
+    run "cb_$name" "$plan" $with_bytes
+    rb=$rc
+    # shellcheck disable=SC2086
+    run "cc_$name" "$plan" $with_count
+    # wall times (synthesis_ms=, ms=) differ from run to run
+    if [ $rb -ne 0 ] || [ $rc -ne 0 ] || [ ! -s "$tmp/cb_$name.out" ] \
+       || [ "$(sed 's/ms=[0-9.]*//g' "$tmp/cb_$name.out")" != "$(sed 's/ms=[0-9.]*//g' "$tmp/cc_$name.out")" ]
+    then
+        bad="$bad count_$name:$rb/$rc"
+    fi
+done <<LIST
+xfer|xfer ring --graph ring:8 --coll ar --bytes 8MiB|xfer ring --graph ring:8 --coll ar --count 2M
+compare|compare --graph mesh2d:2x2 --coll ar --bytes 64KiB --elem-size 8|compare --graph mesh2d:2x2 --coll ar --count 8K --elem-size 8
+synth|synth --graph mesh2d:2x2 --coll ag --bytes 4MiB|synth --graph mesh2d:2x2 --coll ag --count 1M
+msccl|msccl simulate $ring3 --graph ring:3 --bytes 3MiB|msccl simulate $ring3 --graph ring:3 --count 786432
+bed|bed --graph cluster:2x2 --xfer ring --coll ar --bytes 64KiB|bed --graph cluster:2x2 --xfer ring --coll ar --count 16K
+treepack|treepack --graph torus2d:3x3 --bytes 9MiB|treepack --graph torus2d:3x3 --count 2359296
+export|export --msccl $tmp/eb.xml --topo sw:4:100Gb:1us --coll ar --bytes 48|export --msccl $tmp/eb.xml --topo sw:4:100Gb:1us --coll ar --count 12
+LIST
+# --dims: the graph's shape is taken, another with as many ranks is warned
+# about, one with other ranks refused by name
+for c in "graph torus2d:4x4" "xfer ring --graph torus2d:4x4 --coll ar --bytes 16MiB" \
+         "synth --graph torus2d:4x4 --coll ar --bytes 16MiB" "treepack --graph torus2d:4x4" \
+         "bed --graph torus2d:4x4" "msccl simulate $ring3 --graph ring:3 --bytes 3MiB"; do
+    sub=${c%% *}
+    n=16; [ "$sub" = msccl ] && n=3
+    # shellcheck disable=SC2086
+    run dg "$plan" $c --dims "$n"
+    [ $rc -eq 0 ] || bad="$bad dims_$sub:$rc"
+    # shellcheck disable=SC2086
+    run dgx "$plan" $c --dims 5x2
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims 5x2 has 10 ranks, the graph $n" \
+        "$tmp/dgx.err" || bad="$bad dims_bad_$sub:$rc"
+    # shellcheck disable=SC2086
+    run dgs "$plan" $c --dims 4xq
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims: '4xq' is not a shape" "$tmp/dgs.err" \
+        || bad="$bad dims_syntax_$sub:$rc"
+    run dh "$plan" "$sub" --help
+    for o in graph dims bw lat; do
+        grep -q "^  --$o " "$tmp/dh.out" || bad="$bad help_${sub}_$o"
+    done
+done
+run gg "$plan" graph --graph ring:5
+[ $rc -eq 0 ] && grep -q '^# nodes=5 ' "$tmp/gg.out" || bad="$bad graph_option:$rc"
+for sub in xfer compare synth bed msccl treepack export; do
+    run sh "$plan" "$sub" --help
+    { [ $rc -eq 0 ] && grep -q '^  --bytes S' "$tmp/sh.out" && grep -q '^  --count N' "$tmp/sh.out"; } \
+        || bad="$bad help_size_$sub:$rc"
+    run s0 "$plan" "$sub" --count 0
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --count: '0' is not a count" "$tmp/s0.err" \
+        || bad="$bad count0_$sub:$rc"
+    run s1 "$plan" "$sub" --bytes 1K --count 1
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: give --bytes or --count, not both" "$tmp/s1.err" \
+        || bad="$bad both_$sub:$rc"
+    run s2 "$plan" "$sub" --frobnicate
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: unknown option '--frobnicate'" "$tmp/s2.err" \
+        || bad="$bad unknown_$sub:$rc"
+    run s3 "$plan" "$sub" --bytes
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: option '--bytes' needs a value" "$tmp/s3.err" \
+        || bad="$bad novalue_$sub:$rc"
+done
+run s4 "$plan" xfer ring --graph ring:8 --coll ar --count 1M,2M
+[ $rc -eq 2 ] && grep -q '^themis-plan xfer: --count: one value here' "$tmp/s4.err" || bad="$bad one_size:$rc"
+run s5 "$plan" compare --graph ring:4 --coll ar --count 99999999999999999999
+[ $rc -eq 2 ] && grep -q -- '--count' "$tmp/s5.err" || bad="$bad count_huge:$rc"
+if [ -z "$bad" ]; then
+    pass cli_option_table
+else
+    fail cli_option_table "$bad"
+fi
+
+# --- one size syntax for the CLI and the benchmarks: `themis-plan size`
+# (what the netbed scripts call) and bench_auto take what --bytes takes
+bad=""
+run sz "$plan" size 64K 4MiB,1.5MB 65536 16M 1G
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/sz.out")" = "65536 4194304 1500000 65536 16777216 1073741824 " ] \
+    || bad="$bad size:$rc:$(tr '\n' ' ' <"$tmp/sz.out")"
+for s in 0 12XB 1.5B K; do
+    run szb "$plan" size "$s"
+    [ $rc -eq 2 ] && grep -q "'$s' is not a size" "$tmp/szb.err" || bad="$bad size_bad_$s:$rc"
+done
+auto="$build/benchmarks/bench_auto"
+if [ -x "$auto" ]; then
+    run ba "$auto" mesh2d:2x2 2x2 ar 64K,1MiB 1
+    [ $rc -eq 0 ] && grep -q '^new_size_ms\[1048576\]=' "$tmp/ba.out" || bad="$bad bench_auto:$rc"
+    run ba2 "$auto" mesh2d:2x2 2x2 ar 64X 1
+    [ $rc -eq 2 ] || bad="$bad bench_auto_bad:$rc"
+fi
+if [ -z "$bad" ]; then
+    pass cli_size_syntax
+else
+    fail cli_size_syntax "$bad"
+fi
+
+# --- --graph where dimensions are planned: the graph's ranks per host x
+# hosts (cluster:4x2: 2x4), the same as --dims 2x4; --dims is checked
+# against it; a graph is not also a --topo
+bad=""
+for c in "schedule --bytes 64M --chunks 16" "simulate --bytes 64M --chunks 16 --csv" \
+         "topo" "export --msccl $tmp/gd.xml --coll ar --count 12"; do
+    sub=${c%% *}
+    # shellcheck disable=SC2086  # the arguments are words
+    run gd_g "$plan" $c --graph cluster:4x2
+    rg=$rc
+    # shellcheck disable=SC2086
+    run gd_d "$plan" $c --dims 2x4
+    { [ $rg -eq 0 ] && [ $rc -eq 0 ] && [ -s "$tmp/gd_g.out" ] && cmp -s "$tmp/gd_g.out" "$tmp/gd_d.out"; } \
+        || bad="$bad graph_$sub:$rg/$rc"
+    # shellcheck disable=SC2086
+    run gd_x "$plan" $c --graph cluster:4x2 --dims 3x3
+    [ $rc -eq 2 ] && grep -q "^themis-plan $sub: --dims 3x3 has 9 ranks, the graph 8" "$tmp/gd_x.err" \
+        || bad="$bad graph_dims_$sub:$rc"
+done
+for sub in schedule simulate timeline topo export cycles; do
+    run gdh "$plan" "$sub" --help
+    for o in graph dims topo topo-file; do
+        grep -q "^  --$o " "$tmp/gdh.out" || bad="$bad help_${sub}_$o"
+    done
+done
+for sub in schedule simulate timeline cycles rules; do
+    run gdh "$plan" "$sub" --help
+    { grep -q '^  --bytes S' "$tmp/gdh.out" && grep -q '^  --count N' "$tmp/gdh.out"; } \
+        || bad="$bad help_size_$sub"
+done
+run gd_t "$plan" simulate --graph cluster:4x2 --topo 2D-SW_SW
+[ $rc -eq 2 ] || bad="$bad graph_topo:$rc"
+run gd_n "$plan" schedule --graph nosuchgraph:4
+[ $rc -eq 2 ] && grep -q "^themis-plan schedule: nosuchgraph:4: " "$tmp/gd_n.err" || bad="$bad graph_bad:$rc"
+if [ -z "$bad" ]; then
+    pass cli_graph_dims_commands
+else
+    fail cli_graph_dims_commands "$bad"
 fi
