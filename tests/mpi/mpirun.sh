@@ -5,7 +5,4 @@
 # mpirun of the Open MPI under test (THEMIS_OMPI=PREFIX, default the
 # PATH's), taking Open MPI 4.1's options under either series: the suites'
 # "$MPIRUN".  tools/launch.sh holds the translation.
-set -u
-# shellcheck source=tools/launch.sh
-. "$(dirname "$0")/../../tools/launch.sh"
-launch_mpirun "$@"
+exec "$(dirname "$0")/../../tools/launch.sh" mpirun "$@"
