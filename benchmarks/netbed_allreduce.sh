@@ -107,8 +107,10 @@ BUILD=${THEMIS_BUILD_DIR:-$top}
 NETBED=$top/benchmarks/netbed/netbed
 bench=$BUILD/benchmarks/osu_coll_latency
 plan=$BUILD/tools/themis-plan
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# The beds run the PATH's Open MPI 4.1 (tools/launch.sh).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$BUILD . "$top/tools/launch.sh"
+mapfile -t themis < <(launch_opts themis)
 export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-nbar}
 bed_state=${THEMIS_NETBED_STATE_DIR:-/run/themis-netbed/$THEMIS_NETBED_PREFIX}
 
@@ -224,8 +226,7 @@ done
 declare -A param topt
 while IFS=: read -r _ _ _ _ name _ value; do
     param[$name]=$value
-done < <(OMPI_MCA_mca_base_component_path=$comp_dir:$ompi_comp_dir \
-    timeout 60 ompi_info --param coll themis --level 9 --parsable 2>/dev/null | grep ':value:' | grep -v enumerator)
+done < <(launch_ompi_info --param coll themis --level 9 --parsable 2>/dev/null | grep ':value:' | grep -v enumerator)
 topt[coll_themis_intra_order]=scf
 read -ra themis_opt_arr <<<"$themis_opt"
 themis_extra=()
@@ -290,8 +291,7 @@ variant_args() {   # VARIANT BYTES -> mpirun arguments (one per line)
     case $1 in
         themis | baseline | prev)
             # prev: Themis planned with the simulator model before 2026-11-24
-            printf '%s\n' --calibrated --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-                --mca coll themis,inter,tuned,libnbc,basic,self \
+            printf '%s\n' --calibrated "${themis[@]}" \
                 --mca coll_themis_scheduler "$([ "$1" = baseline ] && echo baseline || echo themis)"
             [ "$1" = prev ] && printf '%s\n' --mca coll_themis_latency_model serialized
             # An explicit count is the count: no chunk floor.

@@ -35,8 +35,13 @@ BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
 NETBED=$here/netbed/netbed
 bench=$BUILD/benchmarks/osu_coll_latency
 plan=$BUILD/tools/themis-plan
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+top=$(cd "$here/.." && pwd)
+# The beds run the PATH's Open MPI 4.1 (tools/launch.sh).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$BUILD . "$top/tools/launch.sh"
+mapfile -t common < <(launch_opts oversubscribe op)
+mapfile -t THEMIS < <(launch_opts themis)
+THEMIS+=(--mca coll_themis_min_bytes 0)
 export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-nbhan}
 sizes=${SIZES:-"1M 4M 16M 64M"}
 iters=${ITERS:-5}
@@ -53,8 +58,8 @@ trap cleanup EXIT
 run() {
     local name=$1 bytes=$2 out line
     shift 2
-    out=$(timeout -k 10 900 "$NETBED" mpirun -np "$np" --oversubscribe --map-by "ppr:$ppn:node" \
-              --mca btl tcp,vader,self --mca op ^avx "$@" \
+    out=$(timeout -k 10 900 "$NETBED" mpirun -np "$np" "${common[@]}" --map-by "ppr:$ppn:node" \
+              --mca btl tcp,vader,self "$@" \
               "$bench" --coll allreduce --min "$bytes" --max "$bytes" --iters "$iters" \
               --warmup 1 2>&1)
     line=$(grep -E "^$bytes " <<<"$out")
@@ -68,9 +73,6 @@ run() {
     echo "$med $valid $path"
 }
 
-# shellcheck disable=SC2054  # the commas separate Open MPI component names
-THEMIS=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
-        --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
 # shellcheck disable=SC2054  # the commas separate Open MPI component names
 HAN=(--mca coll han,inter,tuned,libnbc,basic,self --mca coll_han_priority 100)
 worst=99 worst_best=99

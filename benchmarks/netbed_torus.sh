@@ -64,8 +64,11 @@ BUILD=${THEMIS_BUILD_DIR:-$top}
 NETBED=$top/benchmarks/netbed/netbed
 bench=$BUILD/benchmarks/osu_coll_latency
 plan=$BUILD/tools/themis-plan
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# The beds run the PATH's Open MPI 4.1 (tools/launch.sh).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$BUILD . "$top/tools/launch.sh"
+mapfile -t themis < <(launch_opts themis)
+mapfile -t op < <(launch_opts op)
 export THEMIS_NETBED_PREFIX=${THEMIS_NETBED_PREFIX:-nbtor}
 bed_state=${THEMIS_NETBED_STATE_DIR:-/run/themis-netbed/$THEMIS_NETBED_PREFIX}
 
@@ -158,8 +161,7 @@ grep -E '^(d[0-9]|dim|  d)' "$out/calibration.log" | head -n 8 | sed 's/^/#   /'
 variant_args() {   # VARIANT -> mpirun arguments (one per line)
     case $1 in
         tuned) printf '%s\n' --mca coll tuned,inter,libnbc,basic,self ;;
-        *) printf '%s\n' --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-               --mca coll themis,inter,tuned,libnbc,basic,self \
+        *) printf '%s\n' "${themis[@]}" \
                --mca coll_themis_allreduce_algorithm "$1" --mca coll_themis_verbose 10
            [ ${#themis_opt_arr[@]} -gt 0 ] && printf '%s\n' "${themis_opt_arr[@]}" ;;
     esac
@@ -177,7 +179,7 @@ run_osu() {
     local v=$1 bytes=$2 it=$3 log=$4 args=() nb=(--transport "$transport") rc=0
     mapfile -t args < <(variant_args "$v")
     [ "$v" = tuned ] || nb+=(--calibrated)
-    timeout -k 10 "$tmo" "$NETBED" mpirun "${nb[@]}" "${args[@]}" --mca op ^avx \
+    timeout -k 10 "$tmo" "$NETBED" mpirun "${nb[@]}" "${args[@]}" "${op[@]}" \
         "$bench" --min "$bytes" --max "$bytes" --iters "$it" --min-iters "$it" --warmup 1 \
         --budget "$((bytes * it))" >"$log" 2>&1 || rc=$?
     local row algo=-

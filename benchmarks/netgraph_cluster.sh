@@ -61,9 +61,8 @@ trap 'exit 143' INT TERM
 
 scaling=(--budget "${BUDGET:-1200Mb/s}")
 [ -z "${SCALE:-}" ] || scaling=(--scale "$SCALE")
-# shellcheck disable=SC2054  # the commas are one MCA value
-common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
-        --mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0
+mapfile -t common < <(launch_opts themis op)
+common+=(--mca coll_themis_min_bytes 0
         --mca coll_themis_graph "$work/scaled.graph" --mca coll_themis_verbose 10)
 # shellcheck disable=SC2206  # EXTRA_MCA: words of MCA options
 common+=(${EXTRA_MCA:-})

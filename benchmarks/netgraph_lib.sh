@@ -10,6 +10,7 @@ BUILD=${THEMIS_BUILD_DIR:-$(cd "$here/.." && pwd)}
 plan=$BUILD/tools/themis-plan
 bench=$BUILD/benchmarks/osu_coll_latency
 ng=$here/netbed/netgraph
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# The beds run the PATH's Open MPI 4.1; mpirun's options come from
+# tools/launch.sh (mapfile -t X < <(launch_opts themis op)).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$BUILD . "$here/../tools/launch.sh"

@@ -29,6 +29,7 @@ sizes=${SIZES:-"4194304 16777216"}
 iters=${ITERS:-5}
 export THEMIS_NETGRAPH_PREFIX=${THEMIS_NETGRAPH_PREFIX:-tngring}
 
+mapfile -t common < <(launch_opts themis op)
 for f in "$plan" "$bench" "$comp_dir/mca_coll_themis.so"; do
     [ -e "$f" ] || { echo "netgraph_ring: $f missing (make; make check TESTS=)" >&2; exit 1; }
 done
@@ -50,11 +51,9 @@ for spec in hamiltonian:0,1,3,2,6,7,5,4 identity:0,1,2,3,4,5,6,7; do
         pred=$("$plan" xfer ring --graph "$work/graph.txt" --coll ar --bytes "$size" \
                    --order "$order" --msccl "$work/$name.xml" | tail -1 |
                sed -n 's/^collective_us=\([0-9.]*\) .*/\1/p')
-        out=$(timeout -k 10 900 "$ng" mpirun -- \
-                  --mca coll themis,inter,tuned,libnbc,basic,self \
-                  --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
+        out=$(timeout -k 10 900 "$ng" mpirun -- "${common[@]}" \
                   --mca coll_themis_allreduce_schedule "$work/$name.xml" \
-                  --mca coll_themis_min_bytes 0 --mca op ^avx --mca mpi_yield_when_idle 1 \
+                  --mca coll_themis_min_bytes 0 --mca mpi_yield_when_idle 1 \
                   "$bench" --coll allreduce --min "$size" --max "$size" --iters "$iters" \
                   --warmup 1 2>&1)
         line=$(grep -E "^$size " <<<"$out")

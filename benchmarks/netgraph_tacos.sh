@@ -64,11 +64,11 @@ dims="biring:3:$rate:0ns_biring:3:$rate:0ns"
 "$ng" up "$work/bed.plan" || exit 1
 "$ng" check >/dev/null || { echo "netgraph_tacos: bed check failed" >&2; exit 1; }
 
+mapfile -t common < <(launch_opts path op)
 # shellcheck disable=SC2206
-common=(--mca mca_base_component_path "$comp_dir:$ompi_comp_dir" --mca op ^avx
-        --mca mpi_yield_when_idle 1 ${EXTRA_MCA:-})
-# shellcheck disable=SC2054  # the commas are one MCA value
-themis_coll=(--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_min_bytes 0)
+common+=(--mca mpi_yield_when_idle 1 ${EXTRA_MCA:-})
+mapfile -t themis_coll < <(launch_opts coll)
+themis_coll+=(--mca coll_themis_min_bytes 0)
 declare -A args
 args[tacos]="${themis_coll[*]} --mca coll_themis_allreduce_algorithm tacos --mca coll_themis_graph $work/graph.txt"
 args[ring]="--mca coll tuned,inter,libnbc,basic,self --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"

@@ -111,9 +111,9 @@ predict() { # algo bytes -> us
     esac
 }
 mca_of() { # algo -> mpirun MCA arguments
-    local themis=(--mca coll "themis,inter,tuned,libnbc,basic,self"
-                  --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
-                  --mca coll_themis_min_bytes 0 --mca op ^avx)
+    local themis
+    mapfile -t themis < <(launch_opts themis op)
+    themis+=(--mca coll_themis_min_bytes 0)
     case $1 in
         treepack|tacos)
             echo "${themis[@]}" --mca coll_themis_allreduce_algorithm "$1" \

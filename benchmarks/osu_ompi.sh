@@ -42,8 +42,9 @@ bin=${THEMIS_OMPI:+$THEMIS_OMPI/bin/}
 out=${out:-$build/benchmarks/out/osu_ompi}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-comp_dir=$build/ompi/mca/coll/themis/.libs
-ompi_comp_dir=$("${bin}ompi_info" --path pkglibdir 2>/dev/null | sed 's/.*: *//')
+# shellcheck source=tools/launch.sh
+THEMIS_BUILD_DIR=$build . "$top/tools/launch.sh"
+mapfile -t common < <(launch_opts oversubscribe themis op)
 version=$("${bin}ompi_info" --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p')
 [ -f "$comp_dir/mca_coll_themis.so" ] || { echo "FAIL: osu: $comp_dir/mca_coll_themis.so not built"; exit 1; }
 
@@ -74,10 +75,8 @@ for pair in blocking/osu_allreduce:allreduce blocking/osu_reduce_scatter:reduce_
             non_blocking/osu_ireduce_scatter:ireduce_scatter non_blocking/osu_iallgather:iallgather; do
     dir=${pair%%/*} b=${pair#*/} b=${b%%:*} coll=${pair#*:}
     log=$out/$b.log tmp=$(mktemp -d)
-    timeout -k 10 900 "$top/tests/mpi/mpirun.sh" -np "$np" --oversubscribe \
-        --mca orte_tmpdir_base "$tmp" \
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-        --mca coll themis,inter,tuned,libnbc,basic,self --mca op ^avx \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 900 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         --mca coll_themis_dims "$dims" --mca coll_themis_min_bytes 0 \
         -x LD_PRELOAD="$dump" \
         "$ob/c/mpi/collective/$dir/$b" -c -i "$iters" -x 5 >"$log" 2>&1

@@ -80,9 +80,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${THEMIS_BUILD_DIR:-$top}
 bench=$BUILD/benchmarks/osu_coll_latency
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
-ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=tools/launch.sh
+. "$top/tools/launch.sh"
+mapfile -t path_args < <(launch_opts path)
 
 die() { echo "osu_themis: $*" >&2; exit 2; }
 
@@ -157,10 +157,7 @@ case $coll in
     *) die "--coll must be allreduce, reduce_scatter_block or allgather" ;;
 esac
 case $transport in
-    vader) tr_args=(--mca pml ob1 --mca btl "vader,self") ;;
-    tcp) tr_args=(--mca pml ob1 --mca btl "tcp,self" --mca btl_tcp_if_include lo) ;;
-    ofi) tr_args=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none
-                  -x FI_PROVIDER=tcp) ;;
+    vader | tcp | ofi) mapfile -t tr_args < <(launch_opts "$transport") ;;
     *) die "--transport must be vader, tcp or ofi" ;;
 esac
 IFS=, read -r -a vlist <<<"$variants"
@@ -206,7 +203,8 @@ trap cleanup EXIT
 
 # ---------------------------------------------------------------- running
 variant_args() {   # the mpirun arguments that make variant $1
-    local themis="--mca coll themis,inter,tuned,libnbc,basic,self --mca coll_themis_dims $dims"
+    local themis
+    themis="$(launch_opts coll | tr '\n' ' ')--mca coll_themis_dims $dims"
     case $1 in
         themis) echo "$themis $themis_opt" ;;
         baseline) echo "$themis --mca coll_themis_scheduler baseline $themis_opt" ;;
@@ -218,7 +216,8 @@ variant_args() {   # the mpirun arguments that make variant $1
 if [ "$np" -le "$(nproc)" ]; then
     place_args=(--bind-to core)
 else
-    place_args=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+    mapfile -t place_args < <(launch_opts oversubscribe)
+    place_args+=(--bind-to none --mca mpi_yield_when_idle 1)
 fi
 # run VARIANT OUTFILE BENCH-ARGS...: one mpirun, output in OUTFILE; sets rc.
 # $extra: more mpirun arguments for this run only.
@@ -226,12 +225,12 @@ extra=()
 run() {
     local v=$1 file=$2
     shift 2
+    local tmpo
     orte_dir=$(mktemp -d /tmp/osu_themis_orte.XXXXXX)
+    mapfile -t tmpo < <(launch_opts tmpdir "$orte_dir")
     # shellcheck disable=SC2046  # variant_args is meant to split into words
-    timeout --kill-after=15 "$tmo" mpirun -np "$np" "${place_args[@]}" \
-        --mca orte_tmpdir_base "$orte_dir" \
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-        "${tr_args[@]}" $(variant_args "$v") "${extra[@]}" \
+    timeout --kill-after=15 "$tmo" "$MPIRUN" -np "$np" "${place_args[@]}" "${tmpo[@]}" \
+        "${path_args[@]}" "${tr_args[@]}" $(variant_args "$v") "${extra[@]}" \
         "$bench" --coll "$coll" "$@" >"$file" 2>&1
     rc=$?
     rm -rf "$orte_dir"

@@ -29,22 +29,19 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 bin=$top/benchmarks/osu_coll_latency
-comp=$top/ompi/mca/coll/themis/.libs
 [ -x "$bin" ] || { echo "build first: make check TESTS=" >&2; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ompi_dir=$(ompi_info --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_dir" ] || ompi_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# shellcheck source=tools/launch.sh
+THEMIS_BUILD_DIR=$top . "$top/tools/launch.sh"
+mapfile -t common < <(launch_opts oversubscribe themis op vader)
 csv=$out/scratch_cost.csv
 echo "round,coll,bytes,variant,median_us" >"$csv"
 
 one() {  # COLL BYTES VARIANT SCRATCH_MAX
-    local tmp iters=10
+    local tmp iters=10 tmpo
     [ "$2" -gt 100000000 ] && iters=4
     tmp=$(mktemp -d)
-    med=$(mpirun -np 2 --oversubscribe --bind-to core --mca orte_tmpdir_base "$tmp" \
-        --mca coll themis,inter,tuned,libnbc,basic,self \
-        --mca mca_base_component_path "$comp:$ompi_dir" --mca op ^avx \
-        --mca pml ob1 --mca btl vader,self --mca coll_themis_min_bytes 0 \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    med=$("$MPIRUN" -np 2 "${common[@]}" "${tmpo[@]}" --bind-to core --mca coll_themis_min_bytes 0 \
         --mca coll_themis_scratch_max "$4" \
         "$bin" --coll "$1" --min "$2" --max "$2" --iters "$iters" --warmup 1 \
         --budget 100000000000 2>&1 | awk '/^ *[0-9]/ && $6 == "Pass" { print $NF }')

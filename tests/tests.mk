@@ -174,7 +174,7 @@ SUITES = tests/check_static.sh tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_te
     tests/mpi/run_place_tests.sh tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \
     tests/mpi/run_engine_harness.sh tests/mpi/run_cli.sh tests/mpi/run_sanitizer.sh \
     tests/netbed/run_netbed_smoke.sh tests/netbed/run_netbed_torus.sh \
-    tests/netbed/run_netclos_smoke.sh tests/netbed/run_netgraph_smoke.sh \
+    tests/netbed/run_netgraph_smoke.sh \
     tests/fuzz/run_fuzz.sh
 # The suites that run again on the Open MPI 5 build (tests/run_all.sh).
 SUITES_OMPI5 = tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
@@ -188,7 +188,7 @@ TEST_EXTENSIONS = .sh
 SH_LOG_DRIVER = bash $(top_srcdir)/tests/suite_driver.sh
 SH_LOG_COMPILER = bash
 # The suites find this build and, when configured --with-ompi=PREFIX, that
-# Open MPI (tests/mpi/mpirun.sh).
+# Open MPI (tests/mpi/mpirun.sh, tools/launch.sh).
 AM_TESTS_ENVIRONMENT = THEMIS_BUILD_DIR='$(abs_top_builddir)'; export THEMIS_BUILD_DIR; \
     if test -n '$(THEMIS_OMPI_PREFIX)'; then \
         THEMIS_OMPI='$(THEMIS_OMPI_PREFIX)'; export THEMIS_OMPI; fi;

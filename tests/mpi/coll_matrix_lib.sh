@@ -11,22 +11,21 @@
 # shellcheck shell=bash
 : "${suite_label:?set suite_label before sourcing}" "${suite_logs:?set suite_logs before sourcing}"
 lib_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BUILD=${THEMIS_BUILD_DIR:-$(cd "$lib_here/../.." && pwd)}
+# mpirun's options and "$MPIRUN" come from tools/launch.sh: the Open MPI
+# under test is THEMIS_OMPI=PREFIX (its BUILD is then a themis build
+# configured --with-ompi=PREFIX, e.g. build-ompi5 of tools/setup.sh
+# --ompi5), default the one on the PATH; "$MPIRUN" takes 4.1's options
+# under either series.
+# shellcheck source=tools/launch.sh
+. "$lib_here/../../tools/launch.sh"
+BUILD=$LAUNCH_BUILD
 log_dir=${THEMIS_TEST_LOG_DIR:-$BUILD/tests/logs}/$suite_logs
-comp_dir=$BUILD/ompi/mca/coll/themis/.libs
 prog=$BUILD/tests/mpi/coll_matrix
-# The Open MPI under test: THEMIS_OMPI=PREFIX (its BUILD is then a themis
-# build configured --with-ompi=PREFIX, e.g. build-ompi5 of tools/setup.sh
-# --ompi5), default the one on the PATH.  Suites launch with $MPIRUN,
-# which takes 4.1's options under either series (tests/mpi/mpirun.sh).
-OMPI_INFO=${THEMIS_OMPI:+$THEMIS_OMPI/bin/}ompi_info
-MPIRUN=$lib_here/mpirun.sh
+OMPI_INFO=$LAUNCH_OMPI_INFO
 THEMIS_OMPI_MAJOR=$("$OMPI_INFO" --parsable 2>/dev/null | sed -n 's/^ompi:version:full:\([0-9]*\)\..*/\1/p')
 export THEMIS_OMPI_MAJOR
-ompi_comp_dir=$("$OMPI_INFO" --path pkglibdir 2>/dev/null | sed 's/.*: *//')
-[ -d "$ompi_comp_dir" ] || ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+mapfile -t common < <(launch_opts oversubscribe themis op)
 mkdir -p "$log_dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
     echo "FAIL: $suite_label: component loaded ($comp_dir/mca_coll_themis.so not found: build" \
@@ -37,22 +36,14 @@ if [ ! -x "$prog" ]; then
     echo "FAIL: $suite_label: coll_matrix ($prog not found: build it with 'make check TESTS=')"
     exit 1
 fi
-# ompi_info takes the component path from the environment, not from --mca.
 # shellcheck disable=SC2034  # read by the sourcing suites
-themis_params=$(OMPI_MCA_mca_base_component_path="$comp_dir:$ompi_comp_dir" \
-                "$OMPI_INFO" --param coll themis --level 9 2>&1)
+themis_params=$(launch_ompi_info --param coll themis --level 9 2>&1)
 
-# shellcheck disable=SC2054  # the commas separate MCA component names
-common=(--oversubscribe
-        --mca coll themis,inter,tuned,libnbc,basic,self
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir"
-        --mca op ^avx)
-# shellcheck disable=SC2054,SC2034
-VADER=(--mca pml ob1 --mca btl vader,self)
-# shellcheck disable=SC2054,SC2034
-TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-# shellcheck disable=SC2034  # used by the sourcing suites
-OFI=(--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_exclude none -x FI_PROVIDER=tcp)
+# The transports (used by the sourcing suites).
+mapfile -t VADER < <(launch_opts vader)
+mapfile -t TCP < <(launch_opts tcp)
+mapfile -t OFI < <(launch_opts ofi)
+: "${VADER[@]}" "${TCP[@]}" "${OFI[@]}"
 # An Open MPI built without libfabric's headers (tools/setup_ompi5.sh, as
 # Debian's libfabric-dev is not required) has no mtl ofi: its OFI runs are
 # skipped, said in a SKIP line.
@@ -119,7 +110,8 @@ run() {
     fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

@@ -68,7 +68,8 @@ mpich() {   # TEST NP [ARG]
         return
     fi
     tmp=$(mktemp -d "$work/run.XXXXXX")
-    timeout -k 10 600 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 600 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${VADER[@]}" "${MIN0[@]}" --mca coll_themis_trace "$tmp/trace.%r" \
         "$work/$t" $arg >>"$log" 2>&1
     rc=$?

@@ -28,7 +28,8 @@ one() {  # DESCRIPTION NP [mpirun options...]
     fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-dtype.XXXXXX")
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 180 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 180 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${MIN0[@]}" "$@" "$prog" 1000 >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

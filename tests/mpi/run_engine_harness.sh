@@ -18,16 +18,18 @@ if [ ! -x "$bin" ]; then
     echo "FAIL: engine_harness (not built: $bin; run make check TESTS= in $build)"
     exit 1
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=tools/launch.sh
+. "$top/tools/launch.sh"
 big=${THEMIS_ENGINE_BIG:-}
 unset THEMIS_ENGINE_BIG   # only the dedicated run below gets it
 
 status=0
 run() {   # label, np, extra mpirun arguments...
     local label=$1 np=$2; shift 2
-    local tmp out rc
+    local tmp out rc opts
     tmp=$(mktemp -d)
-    out=$(timeout 120 mpirun --oversubscribe --mca orte_tmpdir_base "$tmp" \
+    mapfile -t opts < <(launch_opts oversubscribe tmpdir "$tmp")
+    out=$(timeout 120 "$MPIRUN" "${opts[@]}" \
           --mca coll ^themis -np "$np" "$@" "$bin" "$label" 2>&1)
     rc=$?
     rm -rf "$tmp"

@@ -161,7 +161,8 @@ mismatch() {   # DESCRIPTION NP COUNT EXTRA COLL fatal|return [MPIRUN-OPTION...]
     fi
     t=$(mktemp -d "$tmp/ompi.XXXXXX")
     log="$log_dir/mismatch_$(printf '%s' "$desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$t" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$t")
+    timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${VADER[@]}" --mca coll_themis_min_bytes 0 "$@" \
         "$BUILD/tests/mpi/count_mismatch" "$count" "$extra" "$coll" "$mode" >"$log" 2>&1
     rc=$?

@@ -82,7 +82,8 @@ threads() {   # NP DESCRIPTION [ARGS...]
     fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
     log="$log_dir/np${np}_$(printf '%s' "$desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${VADER[@]}" "${MIN0[@]}" "$BUILD/tests/mpi/nbc_threads" "$@" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

@@ -31,7 +31,8 @@ one() {  # DESCRIPTION NP A B REPS [mpirun options...]
     shift 5
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-persistent.XXXXXX")
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
-    timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
         "${CHUNKS[@]}" "$@" "$prog" "$a" "$b" "$reps" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

@@ -29,7 +29,8 @@ case_() {
     for run_no in 1 2 3; do
         tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-repro.XXXXXX")
         log="$log_dir/$(printf '%s' "np$np $desc run$run_no" | tr -c 'A-Za-z0-9=.+-' '_').log"
-        timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" "$@" \
+        mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+        timeout -k 10 300 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" "$@" \
             "$prog" "$count" "$reps" >"$log" 2>&1
         rc=$?
         rm -rf "$tmp"

@@ -30,7 +30,8 @@ go() {  # LOGNAME [mpirun options...]
     local name=$1 tmp
     shift
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-scratch.XXXXXX")
-    timeout -k 10 300 "$MPIRUN" -np 2 "${common[@]}" --mca orte_tmpdir_base "$tmp" "${VADER[@]}" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 300 "$MPIRUN" -np 2 "${common[@]}" "${tmpo[@]}" "${VADER[@]}" \
         --mca coll_themis_min_bytes 0 "$@" "$prog" "$BYTES" >"$log_dir/$name.log" 2>&1
     local rc=$?
     rm -rf "$tmp"

@@ -38,7 +38,8 @@ launch() {
     shift 4
     log="$log_dir/$name.log"
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-trace-run.XXXXXX")
-    timeout -k 10 600 "$MPIRUN" -np "$np" "${common[@]}" --mca orte_tmpdir_base "$tmp" "$@" \
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    timeout -k 10 600 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" "$@" \
         "$prog" "$count" "$reps" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"

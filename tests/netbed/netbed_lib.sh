@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shared by the test-bed suites (run_netbed_smoke.sh, run_netbed_torus.sh,
-# run_netgraph_smoke.sh, run_netclos_smoke.sh): the teardown trap and the
+# run_netgraph_smoke.sh): the teardown trap and the
 # checks every one of them makes before it builds a bed.  LABEL is the
 # suite's name in its SKIP:/FAIL: lines ("netbed smoke", ...).
 # shellcheck shell=bash
@@ -36,7 +36,7 @@ netbed_need_netns() {
 }
 
 # Fails the suite (exit 1) when a tool is missing; `pyroute2` names the
-# Python module the netgraph and netclos beds need.
+# Python module the netgraph bed needs.
 netbed_need_tools() {
     local label=$1 tool
     shift

@@ -84,16 +84,17 @@ run() {
 # (or Open MPI) is broken, not coll/themis.
 run "tuned ob1" --transport ob1 -- --label "tuned ob1 (plumbing)" --pvars off
 
-comp=$build/ompi/mca/coll/themis
-[ -d "$comp/.libs" ] && comp=$comp/.libs
-if [ ! -f "$comp/mca_coll_themis.so" ]; then
-    echo "FAIL: netbed smoke: no $comp/mca_coll_themis.so (build themis or set THEMIS_BUILD_DIR)"
+# The beds run the PATH's Open MPI 4.1 (tools/launch.sh).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$build . "$top/tools/launch.sh"
+mapfile -t themis < <(launch_opts themis)
+if [ ! -f "$comp_dir/mca_coll_themis.so" ]; then
+    echo "FAIL: netbed smoke: no $comp_dir/mca_coll_themis.so (build themis or set THEMIS_BUILD_DIR)"
     failed=1
 else
     for transport in ob1 ofi; do
         run "themis $transport" --transport "$transport" \
-            --mca mca_base_component_path "$comp:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
-            --mca coll themis,inter,tuned,libnbc,basic,self \
+            "${themis[@]}" \
             --mca coll_themis_dims "$shape" --mca coll_themis_min_bytes 0 \
             -- --label "themis $transport" --pvars on
     done

@@ -19,9 +19,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 netbed=$top/benchmarks/netbed/netbed
 build=${THEMIS_BUILD_DIR:-$top}
 per_run=${NETBED_SMOKE_TIMEOUT:-180}
-comp_dir=$build/ompi/mca/coll/themis/.libs
 prog=$build/tests/mpi/coll_matrix
-ompi_comp_dir=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+# The beds run the PATH's Open MPI 4.1 (tools/launch.sh).
+# shellcheck source=tools/launch.sh
+THEMIS_OMPI='' THEMIS_BUILD_DIR=$build . "$top/tools/launch.sh"
+mapfile -t themis < <(launch_opts themis op)
 failed=0
 
 export THEMIS_NETBED_PREFIX=ttor$$
@@ -68,8 +70,7 @@ for algo in rings torus2d; do
     tx_bytes >"$work/tx0"
     rc=0
     timeout -k 10 "$per_run" "$netbed" mpirun \
-        --mca mca_base_component_path "$comp_dir:$ompi_comp_dir" \
-        --mca coll themis,inter,tuned,libnbc,basic,self --mca op ^avx \
+        "${themis[@]}" \
         --mca coll_themis_min_bytes 0 --mca coll_themis_torus 3x3 \
         --mca coll_themis_allreduce_algorithm "$algo" \
         --mca coll_themis_reduce_scatter_algorithm "$algo" \

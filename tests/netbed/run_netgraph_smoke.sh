@@ -17,7 +17,9 @@
 #   clos       leafspine:4x1 (ranks 0-3, NICs 4-7, leaves 8-9, spines
 #              10-11) at 50Mb/s, the direct allgather's flows routed by the
 #              Clos planner: 0 -> 2 and back by spine 11, not the graph's
-#              spine 10 (source rules at the leaves)
+#              spine 10 (source rules at the leaves); then Open MPI's
+#              collectives as a job on rank nodes 3,0,2 (mpirun --hosts),
+#              none of its bytes on rank node 1's links
 # it runs `up`, `check`, and netgraph_stream (one-way MPI stream between
 # two ranks) checking with `link-bytes` that the pair's bytes went over
 # exactly the links of its route and nowhere else; on ring4 and p38 it
@@ -131,10 +133,14 @@ bed_down() {   # name
     fi
 }
 
-mpi() {   # log program args...: one bounded mpirun with Open MPI's collectives
-    local log=$1 rc=0
+mpi() {   # log [--hosts R,... --] program args...: one bounded mpirun with Open MPI's collectives
+    local log=$1 rc=0 ngo=()
     shift
-    timeout -k 10 "$per_run" "$ng" mpirun --mca coll tuned,libnbc,basic,self "$@" >"$log" 2>&1 || rc=$?
+    if [ "$1" = --hosts ]; then
+        ngo=("$1" "$2" "$3")
+        shift 3
+    fi
+    timeout -k 10 "$per_run" "$ng" mpirun "${ngo[@]}" --mca coll tuned,libnbc,basic,self "$@" >"$log" 2>&1 || rc=$?
     grep -E '^(PASS|FAIL): ' "$log"
     grep -q '^FAIL: ' "$log" && failed=1
     if [ "$rc" -ne 0 ] && ! grep -q '^FAIL: ' "$log"; then
@@ -213,6 +219,17 @@ if bed_up clos 'leafspine:4x1,leaves=2,spines=2,bw=50Mb/s,pcie=50Mb/s' "" --scal
     grep -q '^rule 8 0 2 11$' "$work/plan"
     verdict $? "themis-plan bed clos: 0 -> 2 by spine 11, a rule at leaf 8"
     stream clos 0 2 "0>4 4>8 8>11 11>9 9>6 6>2" "2>6 6>9 9>11 11>8 8>4 4>0" "8>10 10>9 9>10 10>8"
+    # A job on some rank nodes, in another order (mpirun --hosts): Open
+    # MPI's collectives pass, rank node 3 sends, rank node 1 stays idle.
+    "$ng" link-bytes >"$work/lb0"
+    mpi "$work/smoke.log" --hosts 3,0,2 -- "$smoke" --label "netgraph clos --hosts 3,0,2" --pvars off
+    rc=$?
+    "$ng" link-bytes >"$work/lb1"
+    used=$(paste -d' ' "$work/lb0" "$work/lb1" | awk '$1 == "link" && $2 == 3 && $3 == 7 { print $12 - $5 }')
+    idle=$(paste -d' ' "$work/lb0" "$work/lb1" |
+           awk '$1 == "link" && ($2 == 1 || $3 == 1) { s += $12 - $5 } END { print s + 0 }')
+    [ "$rc" -eq 0 ] && [ "${used:-0}" -ge 1048576 ] && [ "$idle" -lt 65536 ]
+    verdict $? "netgraph clos mpirun --hosts 3,0,2: link 3>7 ${used:-none} B (want >= 1 MiB), node 1's links $idle B (want < 64 KiB)"
 fi
 bed_down clos
 

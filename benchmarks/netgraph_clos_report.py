@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 # Copyright (c) 2026 The themis developers. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
-"""The summary and the per-link picture of benchmarks/netclos_routing.sh,
+"""The summary and the per-link picture of benchmarks/netgraph_clos_routing.sh,
 from its results file alone (header and `run` lines; no bed needed):
 
-  netclos_report.py RESULTS.txt SVG
+  netgraph_clos_report.py RESULTS.txt SVG
 
-Prints the summary (netclos_routing.sh appends it to RESULTS) and writes
+Prints the summary (netgraph_clos_routing.sh appends it to RESULTS) and writes
 SVG with gnuplot: bytes on each of the 16 ToR-spine directions under the
 planned routes (mean of the plan runs) and in the ECMP runs with the most
 and the fewest directions carrying two flows or more.
@@ -35,7 +35,7 @@ def main(out, svg):
     P = [r for r in runs if r['mode'] == 'plan']
     E = [r for r in runs if r['mode'] == 'ecmp']
     if not P or not E:
-        sys.exit('netclos_report: %s has no plan or no ecmp runs' % out)
+        sys.exit('netgraph_clos_report: %s has no plan or no ecmp runs' % out)
     pt = statistics.median(r['slow'] for r in P)
     # Directions carrying two flows or more: bytes / bytes per flow (all up
     # bytes over the 8 flows), rounded.
@@ -99,5 +99,5 @@ def main(out, svg):
 
 if __name__ == '__main__':
     if len(sys.argv) != 3:
-        sys.exit('usage: netclos_report.py RESULTS.txt SVG')
+        sys.exit('usage: netgraph_clos_report.py RESULTS.txt SVG')
     main(sys.argv[1], sys.argv[2])
