@@ -54,8 +54,7 @@ elif ! HOME=$user_home "$OMPI_INFO" --param coll themis --level 9 2>&1 | grep -q
 else
     echo "PASS: per-user install (ompi_info lists coll/themis from \$HOME/.openmpi/components)"
     saved_common=("${common[@]}")
-    # shellcheck disable=SC2054  # the commas separate MCA component names
-    common=(--oversubscribe --mca coll themis,inter,tuned,libnbc,basic,self --mca op ^avx)
+    mapfile -t common < <(launch_opts oversubscribe coll op)
     opts=("${MIN0[@]}" "${VADER[@]}"); args=(--level tiny); launcher=(); need=()
     HOME=$user_home run "per-user install, no component path, vader tiny" 120 2
     common=("${saved_common[@]}")
