@@ -34,8 +34,7 @@
 # Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), EXTRA_MCA
 # (more mpirun options, e.g. eager limits), THEMIS_NETGRAPH_SMALL_FIRST=1
 # (htb with small packets first instead of tbf), THEMIS_NETGRAPH_QUEUE_MS
-# (each shaper's queue, default 50 ms), TCP_CC (the ranks' TCP congestion
-# control, e.g. cubic; default the kernel's), ROWS
+# (each shaper's queue, default 50 ms), ROWS
 # (default "themis rings torus2d treepack tacos"), SPINES (default "graph
 # exact ecmp"), SEED (default 1), BUDGET, SCALE, THEMIS_BUILD_DIR.  Needs
 # root; run it under `flock /tmp/themis-mpi.lock` without nice.
@@ -79,11 +78,6 @@ bed_up() {
         >"$work/bed.plan" || exit 1
     "$ng" up "$work/bed.plan" >&2 || exit 1
     "$ng" check >/dev/null || { echo "netgraph_cluster: bed check failed" >&2; exit 1; }
-    local x
-    [ -z "${TCP_CC:-}" ] || for x in $(awk '"node" == $1 && "rank" == $3 { print $2 }' \
-                                            "$work/bed.plan"); do
-        "$ng" exec "$x" sysctl -qw net.ipv4.tcp_congestion_control="$TCP_CC" || exit 1
-    done
 }
 
 # bed_counters: "RETRANS TIMEOUTS DROPS" so far, summed over the bed:
