@@ -22,8 +22,12 @@
 #
 # Output: one line per run (rows or routings), predicted and measured ms
 # (median call time, averaged over ranks), their ratio, the mean count of
-# runnable tasks during the run (2 cores: above 2, ranks wait for a CPU)
-# and the path the MPI_T counters saw; the load average before and after.  Rates are the
+# runnable tasks during the run (2 cores: above 2, ranks wait for a CPU),
+# what the bed lost during the run (TCP segments retransmitted, TCP
+# retransmission timeouts, packets the shapers dropped), the busiest
+# link's bytes per call (headers, ACKs and retransmits included) as ms at
+# its rate (beside the measured ms: how busy the bed kept it) and the path
+# the MPI_T counters saw; the load average before and after.  Rates are the
 # plan's: all links together BUDGET (default 1200Mb/s, what 2 cores
 # forward) unless SCALE is set.
 #
@@ -75,11 +79,25 @@ bed_up() {
     "$ng" check >/dev/null || { echo "netgraph_cluster: bed check failed" >&2; exit 1; }
 }
 
+# bed_counters: "RETRANS TIMEOUTS DROPS" so far, summed over the bed:
+# TCP segments retransmitted and retransmission timeouts of every rank,
+# packets every shaper dropped (its queue full).
+bed_counters() {
+    local x
+    for x in $(awk '"node" == $1 { print $2 }' "$work/bed.plan"); do
+        "$ng" exec "$x" sh -c 'nstat -asz TcpRetransSegs TcpExtTCPTimeouts; tc -s qdisc show'
+    done | awk '/^TcpRetransSegs/ { r += $2 } /^TcpExtTCPTimeouts/ { t += $2 }
+                /dropped/ { for (i = 1; i < NF; i++) if ("(dropped" == $i) d += $(i + 1) }
+                END { print r + 0, t + 0, d + 0 }'
+}
+
 # measure COLL NAME PREDICTED_US MCA...: one run, one output line.
 worst=1.0
 measure() {
-    local coll=$1 name=$2 pred=$3 out line med valid path ratio chose sampler rq
+    local coll=$1 name=$2 pred=$3 out line med valid path ratio chose sampler rq c0 c1 busy
     shift 3
+    read -r -a c0 <<<"$(bed_counters)"
+    "$ng" link-bytes >"$work/lb0"
     # Runnable tasks machine-wide (/proc/loadavg's 4th field, less the
     # sampler's own cut), twice a second: above the cores, ranks wait for a
     # CPU rather than for the links.
@@ -87,9 +105,21 @@ measure() {
     sampler=$!
     out=$(timeout -k 10 1200 "$ng" mpirun -- "${common[@]}" "$@" \
               "$bench" --coll "$coll" --min "$bytes" --max "$bytes" --iters "$iters" \
-              --warmup 1 2>&1)
+              --warmup 2 2>&1)
     kill "$sampler" 2>/dev/null
     wait "$sampler" 2>/dev/null
+    read -r -a c1 <<<"$(bed_counters)"
+    "$ng" link-bytes >"$work/lb1"
+    # The busiest link's bytes per call (headers, ACKs and retransmits
+    # included) at its rate: osu_coll_latency makes 2 warm-up calls, the
+    # timed ones and 1 validation call.
+    busy=$(awk -v calls=$((iters + 3)) '
+        FILENAME == ARGV[1] { if ("link" == $1) rate[$2 " " $3] = $4; next }
+        FILENAME == ARGV[2] { if ("link" == $1) b0[$2 " " $3] = $5; next }
+        "link" == $1 && ($2 " " $3) in rate {
+            t = ($5 - b0[$2 " " $3]) / calls * 8 / rate[$2 " " $3] * 1000
+            if (t > m) { m = t; l = $2 "->" $3 } }
+        END { printf "%.1f@%s", m, l }' "$work/bed.plan" "$work/lb0" "$work/lb1")
     rq=$(awk -F/ '{ s += $1 - 1; n++ } END { printf "%.1f", n ? s / n : 0 }' "$work/rq")
     line=$(grep -E "^$bytes " <<<"$out")
     if [ -z "$line" ] || [ -z "$pred" ]; then
@@ -103,16 +133,17 @@ measure() {
     worst=$(awk -v w="$worst" -v r="$ratio" \
                 'BEGIN { d = r > 1 ? r - 1 : 1 - r; dw = w > 1 ? w - 1 : 1 - w;
                          print (d > dw ? r : w) }')
-    printf '%-10s %14.1f %14.1f %8s %9s %10s %s\n' "$name" \
+    printf '%-10s %14.1f %14.1f %8s %9s %16s %16s %10s %s\n' "$name" \
         "$(awk -v p="$pred" 'BEGIN { print p / 1000 }')" \
-        "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$rq" "$path/$valid" \
+        "$(awk -v m="$med" 'BEGIN { print m / 1000 }')" "$ratio" "$rq" \
+        "$((c1[0] - c0[0]))/$((c1[1] - c0[1]))/$((c1[2] - c0[2]))" "$busy" "$path/$valid" \
         "${chose:+auto chose: $chose}"
 }
 
 echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}${THEMIS_NETGRAPH_QUEUE_MS:+, queue ${THEMIS_NETGRAPH_QUEUE_MS}ms}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ clos = "$mode" ]; then
-    printf '%-10s %14s %14s %8s %9s %10s\n' "# routes" "predicted_ms" "measured_ms" "ratio" \
-        "runnable" "path"
+    printf '%-10s %14s %14s %8s %9s %16s %16s %10s\n' "# routes" "predicted_ms" "measured_ms" \
+        "ratio" "runnable" "rexmit/rto/drop" "busiest_ms@link" "path"
     for sp in $spines; do
         opts=(--xfer direct --coll ag --bytes "$bytes" --msccl "$work/direct.xml")
         [ graph = "$sp" ] || opts+=(--spines "$sp" --seed "$seed")
@@ -128,8 +159,8 @@ else
     cmp=$("$plan" compare --graph "$work/scaled.graph" --coll ar --bytes "$bytes") || exit 1
     auto=$(sed -n 's/^auto: .* -> \([a-z0-9_]*\) .*/\1/p' <<<"$cmp")
     echo "# themis-plan compare on the scaled graph: auto -> $auto"
-    printf '%-10s %14s %14s %8s %9s %10s\n' "# row" "predicted_ms" "measured_ms" "ratio" \
-        "runnable" "path"
+    printf '%-10s %14s %14s %8s %9s %16s %16s %10s\n' "# row" "predicted_ms" "measured_ms" "ratio" \
+        "runnable" "rexmit/rto/drop" "busiest_ms@link" "path"
     for row in auto $rows; do
         r=$row
         [ auto != "$row" ] || r=$auto
