@@ -591,6 +591,12 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         op->first_step = ns;
         op->chunk = i;
         op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
+        op->dim = 0;
+        if (NULL != sl && NULL != sl->label) {
+            op->chunk = (uint32_t) (sl->label[o] >> 16);
+            op->phase = (uint8_t) (sl->label[o] >> 8);
+            op->dim = (uint8_t) sl->label[o];
+        }
         op->dep_first = nd;
         op->ndeps = deps->n[o];
         for (uint32_t a = 0; a < deps->n[o]; ++a) {
@@ -707,6 +713,7 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl)
     themis_xfer_free(&sl->s);
     free(sl->tag);
     free(sl->scratch_unit);
+    free(sl->label);
     memset(sl, 0, sizeof(*sl));
 }
 

@@ -74,6 +74,9 @@ typedef struct {
     uint32_t nsteps;
     uint32_t chunk;         /* for traces */
     uint8_t phase;          /* themis_phase_t, for traces */
+    /* For traces of a compiled plan (themis, transfer_slice.h's label):
+     * the dimension the op's phase runs on; else 0. */
+    uint8_t dim;
 } themis_op_t;
 
 typedef struct {
