@@ -107,6 +107,44 @@ done:
     return rc;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* The (chunk, phase, dimension) of every op that sends or receives, once
+ * each, sorted: an old program's dimension is its op's queue, a compiled
+ * slice's its op's label. */
+static uint64_t *stage_labels(const themis_program_t *p, int old, uint32_t *n)
+{
+    uint64_t *l = malloc(((size_t) p->nops + 1) * sizeof(*l));
+    uint32_t k = 0;
+    for (uint32_t o = 0; NULL != l && o < p->nops; o++) {
+        const themis_op_t *op = &p->ops[o];
+        int msg = 0;
+        for (uint32_t i = 0; i < op->nsteps; i++) {
+            const themis_step_t *st = &p->steps[op->first_step + i];
+            msg |= (st->send_peer >= 0 && st->send_count > 0) ||
+                   (st->recv_peer >= 0 && st->recv_count > 0);
+        }
+        if (msg) {
+            l[k++] = (uint64_t) op->chunk << 16 | (uint64_t) op->phase << 8 |
+                     (old ? op->queue : op->dim);
+        }
+    }
+    if (NULL != l) {
+        qsort(l, k, sizeof(*l), cmp_u64);
+    }
+    *n = 0;
+    for (uint32_t i = 0; NULL != l && i < k; i++) {
+        if (0 == i || l[i] != l[i - 1]) {
+            l[(*n)++] = l[i];
+        }
+    }
+    return l;
+}
+
 static int same_steps(const themis_program_t *a, const themis_program_t *b)
 {
     return a->nops == b->nops && a->nsteps == b->nsteps && a->work_count == b->work_count &&
@@ -262,6 +300,14 @@ static void run_hcase(const hcase_t *c)
                     na, nb);
         free(a);
         free(b);
+        /* the slice's ops name the stages the program's ops are */
+        uint64_t *la = stage_labels(&oldp[r], 1, &na), *lb = stage_labels(&slp[r], 0, &nb);
+        UNIT_CHECKF(na == nb && 0 == memcmp(la, lb, na * sizeof(*la)),
+                    "rank %u: %u stages with messages in the program, %u in the slice's "
+                    "labels, or they differ",
+                    r, na, nb);
+        free(la);
+        free(lb);
     }
     if (!unit_case_failed) {
         themis_program_t *ps[3] = {oldp, newp, slp};
