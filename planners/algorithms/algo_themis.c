@@ -232,6 +232,7 @@ static const themis_xfer_sched_t *themis_xfer(const themis_algo_input_t *in,
     /* allreduce: the vector; the others: each rank's block */
     req.count = THEMIS_COLL_ALLREDUCE == in->coll ? chunks * p : chunks;
     req.chunks_in_flight = params.chunks_in_flight;
+    req.coord_to_rank = in->coord_to_rank;
     uint64_t *counts = malloc(p * sizeof(*counts));
     themis_status_t st = NULL != counts ? plan_of(&rin, &own, &plan) : THEMIS_ERR_NOMEM;
     for (uint64_t r = 0; NULL != counts && r < p; ++r) {

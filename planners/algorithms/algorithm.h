@@ -59,6 +59,12 @@ typedef struct {
     /* Each dimension's RS/AG algorithm as the caller plans them, or NULL
      * (themis_dim_algo_for with the default direct_max). */
     const themis_dim_algo_t *dim_algo;
+    /* Which rank each coordinate of topo is (plan.h's coord_to_rank: the
+     * runtime's placement, the same every call), or NULL: identity.  The
+     * rows on dimensions (themis, rings, torus2d) place their lists on
+     * graph by it, so a placement neither block nor round-robin is costed
+     * on the links its ranks really use. */
+    const int *coord_to_rank;
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;
