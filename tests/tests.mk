@@ -34,12 +34,12 @@ tests_unit_test_hamiltonian_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_plan_torus
 tests_unit_test_plan_torus_SOURCES = tests/unit/test_plan_torus.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/prog_msgs.h
 tests_unit_test_plan_torus_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_xfer_hier
 tests_unit_test_xfer_hier_SOURCES = tests/unit/test_xfer_hier.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/prog_msgs.h
 tests_unit_test_xfer_hier_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_algo_cost

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "prog_msgs.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "transfer.h"
@@ -30,82 +31,6 @@ typedef struct {
     themis_sched_kind_t kind;
     int permuted;
 } hcase_t;
-
-typedef struct {
-    int32_t dir, peer;
-    uint64_t count, off;
-    int32_t mode;
-} msg_t;
-
-static int msg_cmp(const void *a, const void *b)
-{
-    return memcmp(a, b, sizeof(msg_t));
-}
-
-/* A program's messages, offsets less `shift` (the buffers a compiled
- * program keeps in front of its scratch), sorted. */
-static msg_t *messages(const themis_program_t *p, uint64_t shift, uint32_t *n)
-{
-    msg_t *m = calloc(2 * (size_t) p->nsteps + 1, sizeof(*m));
-    *n = 0;
-    for (uint32_t i = 0; NULL != m && i < p->nsteps; i++) {
-        const themis_step_t *st = &p->steps[i];
-        if (st->send_peer >= 0 && st->send_count > 0) {
-            m[(*n)++] = (msg_t){0, st->send_peer, st->send_count, st->send_off - shift, 0};
-        }
-        if (st->recv_peer >= 0 && st->recv_count > 0) {
-            m[(*n)++] =
-                (msg_t){1, st->recv_peer, st->recv_count, st->recv_off - shift, st->recv_mode};
-        }
-    }
-    if (NULL != m) {
-        qsort(m, *n, sizeof(*m), msg_cmp);
-    }
-    return m;
-}
-
-static void sum_f64(void *inout, const void *in, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        ((double *) inout)[i] += ((const double *) in)[i];
-    }
-}
-
-/* Values whose sums round differently in different orders. */
-static double fvalue(uint32_t r, uint64_t i)
-{
-    return 1.0 / (double) (3 + r * 7 + (i % 11)) + (double) ((r * 31 + i) % 5) * 1e8;
-}
-
-static int run_f64(uint32_t n, themis_program_t *progs, themis_coll_t coll, uint64_t in_n,
-                   const uint64_t *out_n, double **out, char *why, size_t len)
-{
-    themis_program_t **pp = calloc(n, sizeof(*pp));
-    double **in = calloc(n, sizeof(*in));
-    int rc = -1;
-    for (uint32_t r = 0; NULL != pp && NULL != in && r < n; r++) {
-        pp[r] = &progs[r];
-        in[r] = malloc((in_n + 1) * sizeof(double));
-        if (NULL == in[r]) {
-            goto done;
-        }
-        for (uint64_t i = 0; i < in_n; i++) {
-            in[r][i] = fvalue(r, THEMIS_COLL_ALLGATHER == coll ? r * in_n + i : i);
-        }
-        memset(out[r], 0, (out_n[r] + 1) * sizeof(double));
-    }
-    if (NULL != pp && NULL != in) {
-        rc = vexec_run((int) n, pp, (const void *const *) in, (void *const *) out,
-                       sizeof(double), sum_f64, 5, why, len);
-    }
-done:
-    for (uint32_t r = 0; NULL != in && r < n; r++) {
-        free(in[r]);
-    }
-    free(in);
-    free(pp);
-    return rc;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
