@@ -38,8 +38,6 @@ typedef struct {
     uint64_t *base;        /* [K + 1] each chunk's first work element */
     uint64_t *cnt, *displ; /* [P] each rank's block and its offset (RS, AG) */
     themis_xfer_sink_t sk;
-    uint64_t label; /* a slice's label of the next transfers */
-    uint32_t cap_label;
 } hier_t;
 
 static int biring(const hier_t *h, int dim)
@@ -180,28 +178,11 @@ static uint64_t stage_label(const hier_t *h, uint32_t k, uint32_t s)
 static themis_status_t put(hier_t *h, uint32_t src, uint32_t dst, uint8_t kind, uint8_t sbuf,
                            uint64_t soff, uint8_t dbuf, uint64_t doff, uint64_t n)
 {
-    themis_xfer_slice_t *sl = h->sk.sl;
     if (0 == n) { /* no elements: no transfer (per element only) */
         h->sk.next++;
         return THEMIS_OK;
     }
-    uint32_t before = NULL != sl ? sl->s.nxfers : 0;
-    themis_status_t st =
-        themis_xfer_sink_add(&h->sk, src, dst, kind, sbuf, soff, dbuf, doff, n);
-    if (THEMIS_OK != st || NULL == sl || sl->s.nxfers == before) {
-        return st;
-    }
-    if (before == h->cap_label) {
-        uint32_t cap = 0 == h->cap_label ? 64 : 2 * h->cap_label;
-        uint64_t *l = realloc(sl->label, (size_t) cap * sizeof(*l));
-        if (NULL == l) {
-            return THEMIS_ERR_NOMEM;
-        }
-        sl->label = l;
-        h->cap_label = cap;
-    }
-    sl->label[before] = h->label;
-    return THEMIS_OK;
+    return themis_xfer_sink_add(&h->sk, src, dst, kind, sbuf, soff, dbuf, doff, n);
 }
 
 /* The slice's rank, or NONE. */
@@ -226,7 +207,7 @@ static themis_status_t copies(hier_t *h, int in)
             continue;
         }
         for (uint32_t k = 0; k < h->K && THEMIS_OK == st; k++) {
-            h->label = stage_label(h, k, in ? 0 : h->S - 1);
+            h->sk.label = stage_label(h, k, in ? 0 : h->S - 1);
             for (uint32_t i = 0; i < per && THEMIS_OK == st; i++) {
                 uint32_t x = all ? i : leaf_of(h, k, q);
                 uint64_t outer = piece(h, all ? rank_at(h, k, x) : q, k, all);
@@ -258,7 +239,7 @@ static themis_status_t phase(hier_t *h, uint32_t k, uint32_t s)
     const uint32_t nsteps = (p - 1) * (bi ? 2 : 1), stride = h->grid.stride[d], ng = h->P / p;
     const uint32_t lv = h->dim_lvl[(size_t) k * h->nd + d];
     const uint32_t w = h->weight[(size_t) k * h->nd + lv], first = h->sk.next;
-    h->label = stage_label(h, k, s);
+    h->sk.label = stage_label(h, k, s);
     uint32_t slot = 0, g_lo = 0, g_hi = ng, me = NONE;
     while (bi && h->slot_lvl[(size_t) k * h->B + slot] != lv) {
         slot++;
@@ -545,6 +526,7 @@ static themis_status_t hier_make(const themis_plan_request_t *req,
     }
     h.per_element = per_element;
     h.sk.sl = sl;
+    h.sk.labelled = 1;
     st = hier_init(&h, req, sched, &total);
     if (THEMIS_OK == st && NULL != sl && sl->rank >= h.P) {
         st = THEMIS_ERR_INVALID;

@@ -18,16 +18,28 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
         if (src != sl->rank && dst != sl->rank) {
             return THEMIS_OK;
         }
-        if (sl->s.nxfers == sl->cap_tag) {
-            uint32_t cap = 0 == sl->cap_tag ? 64 : 2 * sl->cap_tag;
+        uint32_t cap = sl->s.nxfers < sl->cap_tag ? sl->cap_tag
+                       : 0 == sl->cap_tag         ? 64
+                                                  : 2 * sl->cap_tag;
+        if (cap != sl->cap_tag) {
             uint32_t *t = realloc(sl->tag, (size_t) cap * sizeof(*t));
             if (NULL == t) {
                 return THEMIS_ERR_NOMEM;
             }
             sl->tag = t;
-            sl->cap_tag = cap;
         }
+        if (k->labelled && (cap != sl->cap_tag || NULL == sl->label)) {
+            uint64_t *l = realloc(sl->label, (size_t) cap * sizeof(*l));
+            if (NULL == l) {
+                return THEMIS_ERR_NOMEM;
+            }
+            sl->label = l;
+        }
+        sl->cap_tag = cap;
         sl->tag[sl->s.nxfers] = idx;
+        if (k->labelled) {
+            sl->label[sl->s.nxfers] = k->label;
+        }
     }
     return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
                                    count);

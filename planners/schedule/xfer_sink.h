@@ -24,6 +24,10 @@ typedef struct {
     themis_xfer_tracker_t tr;
     uint32_t next;           /* the next transfer's index in the whole list */
     themis_xfer_slice_t *sl; /* NULL: the whole list */
+    /* A slice's label of the next transfers (transfer_slice.h), kept
+     * where labelled. */
+    int labelled;
+    uint64_t label;
 } themis_xfer_sink_t;
 
 /* Transfer `next` (then next + 1): added where it belongs to the sink. */
