@@ -163,6 +163,10 @@ static themis_status_t themis_build(const themis_algo_input_t *in,
     if (THEMIS_OK == rc) {
         rc = themis_xfer_hier_slice(req, &plan->sched, &plan->sim.order, (uint32_t) req->rank,
                                     &sl);
+        if (THEMIS_OK != rc && NULL != in->why) {
+            snprintf(in->why, in->why_len, "themis: no transfer list for rank %d: %s",
+                     req->rank, themis_status_string(rc));
+        }
     }
     if (THEMIS_OK == rc) {
         uint64_t total = themis_request_elements(req, sl.s.nranks);
