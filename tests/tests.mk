@@ -34,8 +34,13 @@ tests_unit_test_hamiltonian_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_plan_torus
 tests_unit_test_plan_torus_SOURCES = tests/unit/test_plan_torus.c tests/unit/unit.h \
-    tests/unit/vexec.c tests/unit/vexec.h
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/prog_msgs.h
 tests_unit_test_plan_torus_LDADD = $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_xfer_hier
+tests_unit_test_xfer_hier_SOURCES = tests/unit/test_xfer_hier.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/prog_msgs.h
+tests_unit_test_xfer_hier_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_algo_cost
 tests_unit_test_algo_cost_SOURCES = tests/unit/test_algo_cost.c tests/unit/unit.h
@@ -147,6 +152,7 @@ tests_unit_test_treepack_ratio_LDADD = $(UNIT_LDADD)
 
 UNIT_TESTS = tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator \
     tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus \
+    tests/unit/test_xfer_hier \
     tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules \
     tests/unit/test_chunking tests/unit/test_graph tests/unit/test_cluster tests/unit/test_bed_plan \
     tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \

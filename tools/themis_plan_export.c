@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The themis developers. All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * themis-plan export --msccl OUT.xml: a themis algorithm's programs for
- * one call, as every rank of the component would build them, written as
- * MSCCL-XML (planners/schedule/xfer_programs.h, msccl.h).  The file is read back
- * and compiled again: the round trip must give the same schedule and the
- * same programs (hashes printed), and coll_themis_<coll>_schedule runs it.
+ * themis-plan export --msccl OUT.xml: a themis algorithm's transfer list
+ * for one call (the themis row's cut for the call, one unit per element:
+ * what every rank's slice comes from; another row's its xfer hook gives),
+ * written as MSCCL-XML (msccl.h).  The file is read back and compiled
+ * again: the round trip must give the same schedule and the same programs
+ * (hashes printed), and coll_themis_<coll>_schedule runs it.
  */
 #include "themis_build_config.h"
 
@@ -22,10 +23,11 @@
 #include "themis_plan_args.h"
 #include "themis_plan_cmds.h"
 #include "themis_plan_opts.h"
-#include "xfer_programs.h"
 
 /* coll_themis_direct_max's default */
 #define EXPORT_DIRECT_MAX 8
+/* Elements of an export: one unit each. */
+#define EXPORT_MAX_UNITS (1u << 20)
 
 /* Writes s to path as MSCCL-XML and reads it back (checked) into back. */
 static int write_read(const char *path, const themis_xfer_sched_t *s, themis_xfer_sched_t *back)
@@ -67,17 +69,44 @@ static int programs_hash(const themis_xfer_sched_t *s, uint64_t total, uint32_t 
     return 0;
 }
 
-/* Every rank's program of the algorithm, as the component builds them. */
-static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, uint64_t count,
-                     uint32_t chunks, uint32_t in_flight, themis_program_t *progs)
+/* *s = a copy of *list (its own arrays); -1: out of memory. */
+static int copy_list(const themis_xfer_sched_t *list, themis_xfer_sched_t *s)
 {
+    *s = *list;
+    s->unit_off = NULL;
+    s->xfers = malloc(((size_t) list->nxfers + 1) * sizeof(*s->xfers));
+    s->deps = malloc(((size_t) list->ndeps + 1) * sizeof(*s->deps));
+    if (NULL != list->unit_off) {
+        s->unit_off = malloc(((size_t) list->nunits + 1) * sizeof(*s->unit_off));
+    }
+    if (NULL == s->xfers || NULL == s->deps || (NULL != list->unit_off && NULL == s->unit_off)) {
+        themis_xfer_free(s);
+        return -1;
+    }
+    memcpy(s->xfers, list->xfers, (size_t) list->nxfers * sizeof(*s->xfers));
+    memcpy(s->deps, list->deps, (size_t) list->ndeps * sizeof(*s->deps));
+    if (NULL != list->unit_off) {
+        memcpy(s->unit_off, list->unit_off, ((size_t) list->nunits + 1) * sizeof(*s->unit_off));
+    }
+    s->cap_xfers = list->nxfers + 1;
+    s->cap_deps = list->ndeps + 1;
+    return 0;
+}
+
+/* The algorithm's transfer list for the call, as the component plans it
+ * (*out, the schedule's own copy). */
+static int build_list(const themis_topology_t *t, themis_coll_t coll, int algo, uint64_t count,
+                      uint32_t chunks, uint32_t in_flight, themis_xfer_sched_t *out)
+{
+    void *state = NULL;
+    themis_xfer_sched_t tmp;
+    const themis_xfer_sched_t *list = NULL;
     uint32_t p = (uint32_t) themis_topology_npus(t);
     uint64_t *recvcounts = calloc(p, sizeof(*recvcounts));
     themis_algo_cost_params_t params;
     themis_algo_choice_t ch;
     themis_plan_request_t req;
-    void *state = NULL;
-    int rc = 0;
+    char why[256] = "";
 
     if (NULL == recvcounts) {
         return EXIT_RUNTIME;
@@ -112,20 +141,29 @@ static int build_all(const themis_topology_t *t, themis_coll_t coll, int algo, u
     req.recvcounts = recvcounts;
     req.chunks_in_flight = in_flight;
     const themis_algorithm_t *a = themis_algorithm_get(ch.index);
-    for (uint32_t r = 0; r < p && 0 == rc; r++) {
-        req.rank = (int) r;
-        themis_status_t st = a->build(&in, &req, &progs[r]);
-        if (THEMIS_OK != st) {
-            fprintf(stderr, "themis-plan export: %s, rank %u: %s\n", a->name, r,
-                    themis_status_string(st));
-            rc = THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
-        }
+    themis_status_t st = THEMIS_OK;
+    memset(&tmp, 0, sizeof(tmp));
+    memset(out, 0, sizeof(*out));
+    if (0 == ch.index) {
+        st = themis_algo_themis_xfer(&in, &req, 1, &tmp);
+        list = &tmp;
+    } else if (NULL == (list = a->xfer(&in, &tmp, why, sizeof(why)))) {
+        st = THEMIS_ERR_UNSUPPORTED;
     }
+    if (THEMIS_OK == st && 0 != copy_list(list, out)) {
+        st = THEMIS_ERR_NOMEM;
+    }
+    themis_xfer_free(&tmp);
     if (NULL != a->state_free) {
         a->state_free(state);
     }
     free(recvcounts);
-    return rc;
+    if (THEMIS_OK != st) {
+        fprintf(stderr, "themis-plan export: %s: %s\n", a->name,
+                '\0' != why[0] ? why : themis_status_string(st));
+        return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    return 0;
 }
 
 /* The file holds a step per chunk and peer: a few chunks keep it small
@@ -139,7 +177,8 @@ static const themis_plan_cmd_spec_t export_cmd = {
     "  --dims 4x2 [--dim-bandwidths B,..] [--dim-latencies L,..] [--dim-kinds K,..]\n"
     "  (coll/themis' shape syntax, as in themis-plan schedule --help) are required.\n"
     "  --bytes S: N = S / 4 (floats).\n"
-    "  The programs of every rank for one call of N elements per rank's input\n"
+    "  The transfer list every rank's program comes from, for one call of N\n"
+    "  elements per rank's input\n"
     "  (allreduce: the vector; allgather: the block; reduce-scatter: each rank's\n"
     "  block) with the algorithm (default themis, as coll_themis_<coll>_algorithm),\n"
     "  K chunks (default 4) and F in flight (default 2) on the topology SPEC\n"
@@ -177,9 +216,9 @@ int themis_plan_cmd_export(int argc, char **argv)
                              : THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
 
     if (a.nbytes > 0 && (0 != bytes % sizeof(float)
-                         || bytes / sizeof(float) > THEMIS_XFER_PROGRAMS_MAX_UNITS)) {
+                         || bytes / sizeof(float) > EXPORT_MAX_UNITS)) {
         snprintf(msg, sizeof(msg), "1 .. %u elements (a multiple of 4 bytes: floats)",
-                 THEMIS_XFER_PROGRAMS_MAX_UNITS);
+                 EXPORT_MAX_UNITS);
         return themis_plan_args_fail(&a, size_opt, msg);
     }
     const uint32_t count = (uint32_t) (bytes / sizeof(float));
@@ -205,23 +244,15 @@ int themis_plan_cmd_export(int argc, char **argv)
         fprintf(stderr, "themis-plan export: %u ranks: at most 1024\n", p);
         return EXIT_USAGE;
     }
-    themis_program_t *progs = calloc(p, sizeof(*progs));
     themis_xfer_sched_t s, back;
-    uint64_t in_count = THEMIS_COLL_REDUCE_SCATTER == coll ? (uint64_t) count * p : count;
-    uint64_t out_count = THEMIS_COLL_ALLGATHER == coll ? (uint64_t) count * p : count;
     uint64_t total = THEMIS_COLL_ALLREDUCE == coll ? count : (uint64_t) count * p;
-    rc = NULL == progs ? EXIT_RUNTIME : build_all(&t, coll, algo, count, chunks, in_flight,
-                                                      progs);
-    memset(&s, 0, sizeof(s));
     memset(&back, 0, sizeof(back));
+    memset(&s, 0, sizeof(s));
+    rc = build_list(&t, coll, algo, count, chunks, in_flight, &s);
     if (0 == rc) {
-        themis_status_t st = themis_xfer_from_programs(coll, p, progs, in_count, out_count, &s,
-                                                       why, sizeof(why));
-        if (THEMIS_OK == st) {
-            snprintf(s.name, sizeof(s.name), "themis_%s_%s_%u", algo_name,
-                     themis_coll_name(coll), p);
-            st = themis_xfer_check(&s, why, sizeof(why));
-        }
+        snprintf(s.name, sizeof(s.name), "themis_%s_%s_%u", algo_name, themis_coll_name(coll),
+                 p);
+        themis_status_t st = themis_xfer_check(&s, why, sizeof(why));
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan export: %s\n", why);
             rc = EXIT_RUNTIME;
@@ -260,10 +291,6 @@ int themis_plan_cmd_export(int argc, char **argv)
         rc = same ? 0 : EXIT_RUNTIME;
     }
     themis_xfer_free(&canon);
-    for (uint32_t r = 0; NULL != progs && r < p; r++) {
-        themis_program_free(&progs[r]);
-    }
-    free(progs);
     themis_xfer_free(&s);
     themis_xfer_free(&back);
     return rc;

@@ -147,10 +147,11 @@ static const themis_xfer_sched_t *rings_xfer(const themis_algo_input_t *in,
     themis_ham_t *ham = rings_cycles_or(in, &own, &st);
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
-    /* the list depends on the shape, the collective and k alone */
+    /* the list depends on the shape, the collective, k and the placement
+     * (one per communicator, as the memo) alone */
     const themis_xfer_sched_t *kept = themis_xfer_memo_find(in->lists, in->coll, k);
     if (THEMIS_OK == st && NULL == kept) {
-        st = themis_xfer_rings(in->coll, ham, NULL, k, tmp);
+        st = themis_xfer_rings(in->coll, ham, in->coord_to_rank, k, tmp);
         kept = THEMIS_OK == st ? themis_xfer_memo_keep(in->lists, in->coll, k, tmp) : NULL;
     }
     themis_ham_free(&own);

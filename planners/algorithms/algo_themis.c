@@ -5,15 +5,22 @@
  * Row `themis` of the algorithm table (algorithm.h): the Themis scheduler
  * (or the baseline order, coll_themis_scheduler) gives each chunk its
  * order of dimensions, the simulator fixes the order of chunk operations
- * within each dimension, and plan.c compiles both into this rank's
- * program.  Any topology, every collective: the table's default row.
+ * within each dimension, and xfer_hier.h turns both into the call's
+ * transfer list: a rank runs its slice of it, a graph simulates it.  Any
+ * topology, every collective: the table's default row.
  */
 #include "algorithm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "plan_builder.h"
+#include "xfer_hier.h"
+
+/* coll_themis_direct_max's default, where the caller gives no dim_algo */
+#define THEMIS_ROW_DIRECT_MAX 8
 
 static int themis_applies(const themis_algo_input_t *in, char *why, size_t len)
 {
@@ -100,37 +107,164 @@ static themis_status_t schedule_and_order(const themis_algo_input_t *in, themis_
     return st;
 }
 
-static themis_status_t themis_build(const themis_algo_input_t *in,
-                                    const themis_plan_request_t *req, themis_program_t *out)
+/* The schedule and order of in: the state's where it was made for the
+ * same key, else made (into the state where there is one, else *own,
+ * which the caller frees). */
+static themis_status_t plan_of(const themis_algo_input_t *in, themis_state_t *own,
+                               const themis_state_t **plan)
 {
-    themis_schedule_t sched;
-    themis_sim_result_t sim;
     themis_state_t *st = NULL != in->state ? *in->state : NULL;
     const uint64_t key = state_key(in);
-    themis_status_t rc;
-
+    memset(own, 0, sizeof(*own));
     if (NULL != st && key == st->key) {
-        return themis_program_build_hier(req, &st->sched, &st->sim.order, out);
+        *plan = st;
+        return THEMIS_OK;
     }
-    rc = schedule_and_order(in, &sched, &sim);
+    themis_status_t rc = schedule_and_order(in, &own->sched, &own->sim);
     if (THEMIS_OK != rc) {
         return rc;
     }
-    rc = themis_program_build_hier(req, &sched, &sim.order, out);
+    own->key = key;
+    *plan = own;
     if (NULL == in->state || (NULL == st && NULL == (st = calloc(1, sizeof(*st))))) {
-        themis_sim_result_free(&sim);
-        themis_schedule_free(&sched);
-        return rc;
+        return THEMIS_OK;
     }
     if (NULL != *in->state) {
         themis_schedule_free(&st->sched);
         themis_sim_result_free(&st->sim);
     }
     *in->state = st;
-    st->key = key;
-    st->sched = sched;
-    st->sim = sim;
+    *st = *own;
+    memset(own, 0, sizeof(*own));
+    *plan = st;
+    return THEMIS_OK;
+}
+
+static void own_free(themis_state_t *own)
+{
+    themis_schedule_free(&own->sched);
+    themis_sim_result_free(&own->sim);
+}
+
+/* This rank's slice of the call's list, compiled. */
+static themis_status_t themis_build(const themis_algo_input_t *in,
+                                    const themis_plan_request_t *req, themis_program_t *out)
+{
+    themis_state_t own;
+    const themis_state_t *plan = NULL;
+    themis_xfer_slice_t sl;
+    char why[200] = "";
+    memset(out, 0, sizeof(*out));
+    memset(&sl, 0, sizeof(sl));
+    themis_status_t rc = plan_of(in, &own, &plan);
+    if (THEMIS_OK == rc && req->rank < 0) {
+        rc = THEMIS_ERR_INVALID;
+    }
+    if (THEMIS_OK == rc) {
+        rc = themis_xfer_hier_slice(req, &plan->sched, &plan->sim.order, (uint32_t) req->rank,
+                                    &sl);
+        if (THEMIS_OK != rc && NULL != in->why) {
+            snprintf(in->why, in->why_len, "themis: no transfer list for rank %d: %s",
+                     req->rank, themis_status_string(rc));
+        }
+    }
+    if (THEMIS_OK == rc) {
+        uint64_t total = themis_request_elements(req, sl.s.nranks);
+        rc = themis_xfer_slice_compile(
+            &sl, total, THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts : NULL,
+            req->chunks_in_flight, out, why, sizeof(why));
+        if (THEMIS_OK != rc && NULL != in->why) {
+            snprintf(in->why, in->why_len, "themis: %s", why);
+        }
+    }
+    themis_xfer_slice_free(&sl);
+    own_free(&own);
     return rc;
+}
+
+themis_status_t themis_algo_themis_xfer(const themis_algo_input_t *in,
+                                        const themis_plan_request_t *req, int per_element,
+                                        themis_xfer_sched_t *out)
+{
+    themis_state_t own;
+    const themis_state_t *plan = NULL;
+    memset(out, 0, sizeof(*out));
+    themis_status_t st = plan_of(in, &own, &plan);
+    if (THEMIS_OK == st) {
+        st = themis_xfer_hier(req, &plan->sched, &plan->sim.order, per_element, out);
+    }
+    own_free(&own);
+    return st;
+}
+
+/* The list of a representative call for the link simulator: each chunk's
+ * leaves one element (at most THEMIS_GRAPH_COST_UNITS elements, fewer
+ * chunks than the call's where they do not fit: then it overstates the
+ * pipeline's fill), one unit per element. */
+static const themis_xfer_sched_t *themis_xfer(const themis_algo_input_t *in,
+                                              themis_xfer_sched_t *tmp, char *why, size_t len)
+{
+    const uint64_t p = themis_topology_npus(in->topo);
+    uint32_t chunks = in->params->themis_chunks;
+    if (0 == p || chunks > THEMIS_GRAPH_COST_UNITS / p) {
+        chunks = 0 == p ? 0 : (uint32_t) (THEMIS_GRAPH_COST_UNITS / p);
+    }
+    if (0 == chunks) {
+        snprintf(why, len,
+                 "a representative call of %u elements has no chunk of one element "
+                 "per rank",
+                 THEMIS_GRAPH_COST_UNITS);
+        return NULL;
+    }
+    themis_algo_cost_params_t params = *in->params;
+    themis_algo_input_t rin = *in;
+    themis_plan_request_t req;
+    themis_state_t own;
+    const themis_state_t *plan = NULL;
+    params.themis_chunks = chunks;
+    rin.params = &params;
+    memset(&req, 0, sizeof(req));
+    req.coll = in->coll;
+    req.ndims = in->topo->ndims;
+    for (int i = 0; i < in->topo->ndims; ++i) {
+        req.dim_size[i] = in->topo->dims[i].size;
+        req.dim_algo[i] = NULL != in->dim_algo ? in->dim_algo[i]
+                                               : themis_dim_algo_for(in->topo->dims[i].kind,
+                                                                     in->topo->dims[i].size,
+                                                                     THEMIS_ROW_DIRECT_MAX);
+    }
+    /* allreduce: the vector; the others: each rank's block */
+    req.count = THEMIS_COLL_ALLREDUCE == in->coll ? chunks * p : chunks;
+    req.chunks_in_flight = params.chunks_in_flight;
+    req.coord_to_rank = in->coord_to_rank;
+    uint64_t *counts = malloc(p * sizeof(*counts));
+    themis_status_t st = NULL != counts ? plan_of(&rin, &own, &plan) : THEMIS_ERR_NOMEM;
+    for (uint64_t r = 0; NULL != counts && r < p; ++r) {
+        counts[r] = chunks;
+    }
+    req.recvcounts = counts;
+    const themis_xfer_sched_t *kept = NULL;
+    if (THEMIS_OK == st) {
+        /* the table's classes often plan alike: one list per plan */
+        uint64_t key =
+            themis_fnv1a_u64(themis_schedule_hash(&plan->sched, &plan->sim.order), req.count);
+        for (int i = 0; i < req.ndims; ++i) {
+            key = themis_fnv1a_u64(key, req.dim_algo[i]);
+        }
+        kept = themis_xfer_memo_find(in->lists, in->coll, key);
+        st = NULL != kept ? THEMIS_OK
+                          : themis_xfer_hier(&req, &plan->sched, &plan->sim.order, 1, tmp);
+        kept = THEMIS_OK == st && NULL == kept
+                   ? themis_xfer_memo_keep(in->lists, in->coll, key, tmp)
+                   : kept;
+        own_free(&own);
+    }
+    free(counts);
+    if (THEMIS_OK != st) {
+        snprintf(why, len, "no transfer list of the plan: %s", themis_status_string(st));
+        return NULL;
+    }
+    return kept;
 }
 
 const themis_algorithm_t themis_algorithm_themis = {
@@ -143,5 +277,6 @@ const themis_algorithm_t themis_algorithm_themis = {
     .cost = themis_cost,
     .build = themis_build,
     .state_free = themis_state_free,
+    .xfer = themis_xfer,
     .flags = THEMIS_ALGO_FLAG_DIM_ORDERS,
 };

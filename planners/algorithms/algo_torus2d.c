@@ -117,13 +117,15 @@ static const themis_xfer_sched_t *torus2d_xfer(const themis_algo_input_t *in,
     }
     uint32_t k = themis_algo_cost_list_chunks(in->params->torus_chunks,
                                               themis_topology_npus(in->topo));
-    /* the list depends on the shape, the collective and k alone */
+    /* the list depends on the shape, the collective, k and the placement
+     * (one per communicator, as the memo) alone */
     const themis_xfer_sched_t *kept = themis_xfer_memo_find(in->lists, in->coll, k);
     if (NULL != kept) {
         return kept;
     }
     themis_status_t st = themis_xfer_torus2d(in->coll, in->topo->dims[1].size,
-                                             in->topo->dims[0].size, NULL, k, tmp);
+                                             in->topo->dims[0].size, in->coord_to_rank, k,
+                                             tmp);
     if (THEMIS_OK != st) {
         snprintf(why, len, "no transfer list of torus2d: %s", themis_status_string(st));
         return NULL;

@@ -59,6 +59,12 @@ typedef struct {
     /* Each dimension's RS/AG algorithm as the caller plans them, or NULL
      * (themis_dim_algo_for with the default direct_max). */
     const themis_dim_algo_t *dim_algo;
+    /* Which rank each coordinate of topo is (plan.h's coord_to_rank: the
+     * runtime's placement, the same every call), or NULL: identity.  The
+     * rows on dimensions (themis, rings, torus2d) place their lists on
+     * graph by it, so a placement neither block nor round-robin is costed
+     * on the links its ranks really use. */
+    const int *coord_to_rank;
     /* Where build explains a THEMIS_ERR_UNSUPPORTED (may be NULL). */
     char *why;
     size_t why_len;
@@ -106,11 +112,12 @@ typedef struct {
     themis_status_t (*build)(const themis_algo_input_t *in, const themis_plan_request_t *req,
                              themis_program_t *out);
     void (*state_free)(void *state);   /* NULL when it keeps no state */
-    /* The transfer schedule the row runs for in (kept in its state, else
-     * in *tmp, which the caller frees), or NULL with why; NULL hook: the
-     * row plans programs per call.  A row's time on a graph simulates this
-     * schedule (themis_algo_graph_cost).  rings lists its messages per
-     * chunk with fewer chunks than a large call's, to bound that cost. */
+    /* The transfer schedule the row runs for in (kept in its state or in
+     * in->lists, else in *tmp, which the caller frees), or NULL with why.
+     * A row's time on a graph simulates this schedule
+     * (themis_algo_graph_cost).  rings lists its messages per chunk with
+     * fewer chunks than a large call's, themis a representative call of
+     * one element per leaf, to bound that cost. */
     const themis_xfer_sched_t *(*xfer)(const themis_algo_input_t *in, themis_xfer_sched_t *tmp,
                                        char *why, size_t len);
     uint32_t flags;                     /* THEMIS_ALGO_FLAG_* */
@@ -129,6 +136,13 @@ typedef struct {
 themis_status_t themis_algo_slice_build(const themis_algorithm_t *row,
                                         const themis_algo_input_t *in,
                                         const themis_plan_request_t *req, themis_program_t *out);
+
+/* Row themis' whole transfer list for the call req (xfer_hier.h, one
+ * unit per element or cut for the call), every rank's slice of which its
+ * build runs: what `themis-plan export` writes. */
+themis_status_t themis_algo_themis_xfer(const themis_algo_input_t *in,
+                                        const themis_plan_request_t *req, int per_element,
+                                        themis_xfer_sched_t *out);
 
 int themis_nalgorithms(void);
 /* NULL outside 0 .. themis_nalgorithms() - 1. */
@@ -157,8 +171,7 @@ themis_status_t themis_algo_costs(const themis_topology_t *topo, themis_coll_t c
                                   themis_algo_costs_t *out);
 
 /* Row `index`'s predicted time on in->graph by the link-level simulator:
- * the transfer schedule of a row that has one (its xfer hook), a planning
- * row's programs for a representative call (algo_graph_cost.c).
+ * the transfer schedule its xfer hook gives (algo_graph_cost.c).
  * THEMIS_ERR_UNSUPPORTED without a graph of the topology's size, or where
  * the row cannot be simulated there (an unreachable rank). */
 themis_status_t themis_algo_graph_cost(int index, const themis_algo_input_t *in,
@@ -171,22 +184,16 @@ themis_status_t themis_xfer_graph_cost(const themis_graph_t *g, const themis_xfe
                                        uint64_t bytes, uint64_t units, themis_time_t *time);
 /* The chunks of a quartered row's (rings, torus2d) transfer list on a
  * graph: the call's, at most as many as keep it to the
- * THEMIS_GRAPH_COST_UNITS units of a planning row's representative call
+ * THEMIS_GRAPH_COST_UNITS units of the themis row's representative call
  * (bounds the simulation), at least 1. */
 #define THEMIS_GRAPH_COST_UNITS 1024u
 uint32_t themis_algo_cost_list_chunks(uint32_t chunks, uint64_t nranks);
-/* Transfer schedules of a row's representative calls, kept across the
- * cost table's classes: a class whose programs are the ones of an earlier
- * class (hashed) simulates that schedule without converting again.  With
- * each schedule (those too of rows that run one, which keep it in their
- * state for the table's build) the order its last simulation served it
- * in: another class replays it where it holds (themis_link_sim_total). */
+/* A row's transfer lists kept across the cost table's classes (lists:
+ * the ones it makes, in its state: the ones it keeps), and with each the
+ * order its last simulation served it in: another class replays it where
+ * it holds (themis_link_sim_total). */
 #define THEMIS_ALGO_REP_CACHE 4
 typedef struct {
-    int n, next;
-    uint64_t key[THEMIS_ALGO_REP_CACHE];
-    themis_xfer_sched_t s[THEMIS_ALGO_REP_CACHE];
-    themis_link_order_t order[THEMIS_ALGO_REP_CACHE];
     int xn, xnext;
     const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
@@ -197,8 +204,8 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
                                               themis_algo_rep_cache_t *cache,
                                               themis_time_t *time, char *why, size_t len);
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
-/* Every rank's program is built to cost a row on a graph: beyond this
- * many ranks that would take longer than the calls it decides. */
+/* A row's whole transfer list is simulated to cost it on a graph: beyond
+ * this many ranks that would take longer than the calls it decides. */
 #define THEMIS_GRAPH_COST_MAX_RANKS 256u
 
 #define THEMIS_ALGO_AUTO (-1)

@@ -131,6 +131,7 @@ void themis_xfer_free(themis_xfer_sched_t *s)
     if (NULL != s) {
         free(s->xfers);
         free(s->deps);
+        free(s->unit_off);
         memset(s, 0, sizeof(*s));
     }
 }
@@ -151,6 +152,9 @@ uint64_t themis_xfer_hash(const themis_xfer_sched_t *s)
         h = 0 != s->split_alt_from ? themis_fnv1a_u64(h, s->split_alt[l]) : h;
     }
     h = 0 != s->split_alt_from ? themis_fnv1a_u64(h, s->split_alt_from) : h;
+    for (uint32_t g = 0; NULL != s->unit_off && g <= s->nunits; ++g) {
+        h = themis_fnv1a_u64(h, s->unit_off[g]);
+    }
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
         h = themis_fnv1a_u64(h, ((uint64_t) x->src << 32) | x->dst);

@@ -90,6 +90,13 @@ typedef struct {
     uint32_t split[THEMIS_XFER_MAX_SPLIT];
     uint32_t split_alt_from;
     uint32_t split_alt[THEMIS_XFER_MAX_SPLIT];
+    /* An explicit layout for one call instead (NULL: the rule above):
+     * global unit g is elements unit_off[g] .. unit_off[g + 1] - 1 of the
+     * whole vector, unit_off[nunits] its total.  A row that plans each
+     * call (themis) cuts its units where its messages begin and end,
+     * which no even split gives (a biring's halves inside a leaf); the
+     * schedule then runs that call alone.  Owned, freed with it. */
+    uint64_t *unit_off;
     uint32_t nxfers, cap_xfers;
     themis_xfer_t *xfers;
     uint32_t ndeps, cap_deps;
@@ -139,9 +146,12 @@ uint64_t themis_xfer_hash(const themis_xfer_sched_t *s);
  * the block's units; parts of the first level from split_alt_from on are
  * split by split_alt's levels, of the same product): builders whose pieces
  * are nested splits keep their messages' element ranges (torus2d's
- * quarters split their chunks along one dimension first or the other).  It depends only on the call's counts, which
- * MPI makes equal on every rank.  THEMIS_ERR_INVALID (why says so) when the counts
- * do not add up to total or the units do not divide into the ranks. */
+ * quarters split their chunks along one dimension first or the other).
+ * With unit_off set, that layout, for the call it was cut for alone.  It
+ * depends only on the call's counts, which MPI makes equal on every rank.
+ * THEMIS_ERR_INVALID (why says so) when the counts do not add up to total,
+ * the units do not divide into the ranks, or an explicit layout was cut
+ * for other counts. */
 themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
                                    const uint64_t *counts, uint64_t *off, char *why, size_t len);
 

@@ -53,6 +53,37 @@ static uint64_t nested_offset(const themis_xfer_sched_t *s, uint64_t n, uint32_t
     return at;
 }
 
+/* s's explicit layout, where the call's blocks are the ones it was cut
+ * for (transfer.h). */
+static themis_status_t explicit_layout(const themis_xfer_sched_t *s, uint64_t total,
+                                       const uint64_t *counts, uint32_t per, uint64_t *off,
+                                       char *why, size_t len)
+{
+    const uint64_t *u = s->unit_off;
+    if (0 != u[0] || u[s->nunits] != total) {
+        return WHY(THEMIS_ERR_INVALID, "the schedule was cut for a call of %llu elements, "
+                   "not %llu", (unsigned long long) (u[s->nunits] - u[0]),
+                   (unsigned long long) total);
+    }
+    for (uint32_t g = 0; g < s->nunits; ++g) {
+        if (u[g + 1] < u[g]) {
+            return WHY(THEMIS_ERR_INVALID, "unit %u of the schedule's layout ends before it "
+                       "begins", g);
+        }
+    }
+    for (uint32_t r = 0; THEMIS_COLL_ALLREDUCE != s->coll && r < s->nranks; ++r) {
+        uint64_t n = NULL != counts ? counts[r] : themis_split_part(total, s->nranks, r);
+        if (u[(size_t) (r + 1) * per] - u[(size_t) r * per] != n) {
+            return WHY(THEMIS_ERR_INVALID, "the schedule was cut for other counts (rank %u: "
+                       "%llu elements, not %llu)", r,
+                       (unsigned long long) (u[(size_t) (r + 1) * per] - u[(size_t) r * per]),
+                       (unsigned long long) n);
+        }
+    }
+    memcpy(off, u, ((size_t) s->nunits + 1) * sizeof(*off));
+    return THEMIS_OK;
+}
+
 themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
                                    const uint64_t *counts, uint64_t *off, char *why, size_t len)
 {
@@ -78,6 +109,9 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
     }
     uint32_t per = s->nunits / nblocks;
     uint64_t at = 0;
+    if (NULL != s->unit_off) {
+        return explicit_layout(s, total, counts, per, off, why, len);
+    }
     for (uint32_t r = 0; r < nblocks; ++r) {
         uint64_t n = all ? total
                          : NULL != counts ? counts[r] : themis_split_part(total, nblocks, r);
@@ -557,6 +591,12 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         op->first_step = ns;
         op->chunk = i;
         op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
+        op->dim = 0;
+        if (NULL != sl && NULL != sl->label) {
+            op->chunk = (uint32_t) (sl->label[o] >> 16);
+            op->phase = (uint8_t) (sl->label[o] >> 8);
+            op->dim = (uint8_t) sl->label[o];
+        }
         op->dep_first = nd;
         op->ndeps = deps->n[o];
         for (uint32_t a = 0; a < deps->n[o]; ++a) {
@@ -673,6 +713,7 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl)
     themis_xfer_free(&sl->s);
     free(sl->tag);
     free(sl->scratch_unit);
+    free(sl->label);
     memset(sl, 0, sizeof(*sl));
 }
 

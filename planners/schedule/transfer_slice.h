@@ -39,6 +39,10 @@ typedef struct {
     /* [s.buf_units[SCRATCH]] the global unit scratch unit u holds,
      * UINT32_MAX where no transfer writes it. */
     uint32_t *scratch_unit;
+    /* [s.nxfers] or NULL: what each transfer is part of in a plan of
+     * chunks and dimensions (themis), chunk << 16 | phase << 8 | dim; the
+     * compiled ops carry it (plan.h) for traces. */
+    uint64_t *label;
 } themis_xfer_slice_t;
 
 void themis_xfer_slice_free(themis_xfer_slice_t *sl);

@@ -12,71 +12,13 @@
  */
 #include "xfer_ring.h"
 
-#include "transfer_slice.h"
-#include "xfer_tracker.h"
+#include "xfer_sink.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
-/* A slice needs only its tags (indices in the whole list) to fit in 32
- * bits: the bound leaves room for the copies the per-chunk counts omit. */
-#define SLICE_MAX_XFERS (UINT32_MAX / 2)
-
-/* Where the generators put their transfers: the whole list, or one
- * rank's slice (transfer_slice.h), whose transfers keep the indices they
- * have in the whole list: the generators number every transfer, and skip
- * over runs without the rank where they know their length. */
-typedef struct {
-    themis_xfer_tracker_t tr;
-    uint32_t next;              /* the next transfer's index in the whole list */
-    themis_xfer_slice_t *sl;    /* NULL: the whole list */
-} sink_t;
-
-static themis_status_t sink_add(sink_t *k, uint32_t src, uint32_t dst, uint8_t kind,
-                                uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
-                                uint64_t dst_off, uint64_t count)
-{
-    themis_xfer_slice_t *sl = k->sl;
-    uint32_t idx = k->next++;
-    if (NULL != sl) {
-        if (src != sl->rank && dst != sl->rank) {
-            return THEMIS_OK;
-        }
-        if (sl->s.nxfers == sl->cap_tag) {
-            uint32_t cap = 0 == sl->cap_tag ? 64 : 2 * sl->cap_tag;
-            uint32_t *t = realloc(sl->tag, (size_t) cap * sizeof(*t));
-            if (NULL == t) {
-                return THEMIS_ERR_NOMEM;
-            }
-            sl->tag = t;
-            sl->cap_tag = cap;
-        }
-        sl->tag[sl->s.nxfers] = idx;
-    }
-    return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
-                                   count);
-}
-
-/* Room for a slice's `n` transfers (and their dependencies, a few
- * each) up front: growing by doubling copies the list over and over. */
-static themis_status_t slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
-{
-    if (NULL == sl) {
-        return THEMIS_OK;
-    }
-    n = n < UINT32_MAX / 4 ? n : UINT32_MAX / 4;
-    sl->s.xfers = malloc((size_t) n * sizeof(*sl->s.xfers));
-    sl->s.deps = malloc((size_t) 3 * n * sizeof(*sl->s.deps));
-    sl->tag = malloc((size_t) n * sizeof(*sl->tag));
-    if (NULL == sl->s.xfers || NULL == sl->s.deps || NULL == sl->tag) {
-        return THEMIS_ERR_NOMEM;
-    }
-    sl->s.cap_xfers = sl->cap_tag = (uint32_t) n;
-    sl->s.cap_deps = (uint32_t) (3 * n);
-    return THEMIS_OK;
-}
 
 /* P-1 steps in buf over the ranks pos[0..p) in ring order, position i
  * sending to i + 1 at every step, positions in order.  REDUCE: position
@@ -84,8 +26,9 @@ static themis_status_t slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
  * sends the block whose reduction started at position i - k).  COPY:
  * position i starts with the n units at unit[i].  A slice takes only the
  * rank's two transfers of each step (to and from its neighbours). */
-static themis_status_t ring_steps(sink_t *sk, const uint32_t *pos, const uint32_t *unit,
-                                  uint32_t p, uint8_t buf, uint64_t n, int reduce)
+static themis_status_t ring_steps(themis_xfer_sink_t *sk, const uint32_t *pos,
+                                  const uint32_t *unit, uint32_t p, uint8_t buf, uint64_t n,
+                                  int reduce)
 {
     themis_status_t st = THEMIS_OK;
     const uint32_t base = sk->next;
@@ -107,7 +50,7 @@ static themis_status_t ring_steps(sink_t *sk, const uint32_t *pos, const uint32_
             uint32_t i = NULL != sk->sl ? mine[j] : j;
             uint32_t u = reduce ? unit[(i + 2 * p - k - 1) % p] : unit[(i + p - k) % p];
             sk->next = base + k * p + i;
-            st = sink_add(sk, pos[i], pos[(i + 1) % p],
+            st = themis_xfer_sink_add(sk, pos[i], pos[(i + 1) % p],
                           reduce ? THEMIS_XFER_REDUCE : THEMIS_XFER_COPY, buf, u, buf, u, n);
         }
     }
@@ -115,14 +58,14 @@ static themis_status_t ring_steps(sink_t *sk, const uint32_t *pos, const uint32_
     return st;
 }
 
-static themis_status_t reduce_steps(sink_t *sk, const uint32_t *pos, const uint32_t *unit,
-                                    uint32_t p, uint8_t buf, uint64_t n)
+static themis_status_t reduce_steps(themis_xfer_sink_t *sk, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf, uint64_t n)
 {
     return ring_steps(sk, pos, unit, p, buf, n, 1);
 }
 
-static themis_status_t gather_steps(sink_t *sk, const uint32_t *pos, const uint32_t *unit,
-                                    uint32_t p, uint8_t buf, uint64_t n)
+static themis_status_t gather_steps(themis_xfer_sink_t *sk, const uint32_t *pos,
+                                    const uint32_t *unit, uint32_t p, uint8_t buf, uint64_t n)
 {
     return ring_steps(sk, pos, unit, p, buf, n, 0);
 }
@@ -176,31 +119,31 @@ themis_status_t themis_xfer_ring(themis_coll_t coll, uint32_t nranks, const uint
         out->buf_units[THEMIS_BUF_OUTPUT] = p;
         break;
     }
-    sink_t tr;
+    themis_xfer_sink_t tr;
     memset(&tr, 0, sizeof(tr));
     st = themis_xfer_tracker_init(&tr.tr, out);
     for (uint32_t i = 0; i < p && THEMIS_OK == st; i++) {
         uint32_t r = pos[i];
         if (THEMIS_COLL_ALLGATHER == coll) {
-            st = sink_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0, THEMIS_BUF_OUTPUT, r,
-                          1);
+            st = themis_xfer_sink_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                                      THEMIS_BUF_OUTPUT, r, 1);
         } else {
-            st = sink_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
-                          THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH,
-                          0, p);
+            st = themis_xfer_sink_add(
+                &tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH, 0, p);
         }
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_steps(&tr, pos, pos, p,
-                          THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH,
-                          1);
+        st = reduce_steps(
+            &tr, pos, pos, p,
+            THEMIS_COLL_ALLREDUCE == coll ? THEMIS_BUF_OUTPUT : THEMIS_BUF_SCRATCH, 1);
     }
     if (THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll) {
         st = gather_steps(&tr, pos, pos, p, THEMIS_BUF_OUTPUT, 1);
     }
     for (uint32_t i = 0; i < p && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; i++) {
-        st = sink_add(&tr, pos[i], pos[i], THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH, pos[i],
-                      THEMIS_BUF_OUTPUT, 0, 1);
+        st = themis_xfer_sink_add(&tr, pos[i], pos[i], THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH,
+                                  pos[i], THEMIS_BUF_OUTPUT, 0, 1);
     }
     themis_xfer_tracker_free(&tr.tr);
     free(pos);
@@ -219,7 +162,7 @@ typedef struct {
     uint32_t n, nchunks;
     uint32_t *members[NQ];      /* ring q's ranks in ring order */
     uint32_t *unit;             /* [n] scratch: the units of one stage */
-    sink_t tr;
+    themis_xfer_sink_t tr;
 } rings_ctx_t;
 
 /* Stage s of chunk k of quarter q (transfer.h's nested layout: allreduce
@@ -276,7 +219,8 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
     if (NULL != sl && sl->rank >= n) {
         return THEMIS_ERR_INVALID;
     }
-    if (per_chunk > (NULL != sl ? SLICE_MAX_XFERS : THEMIS_XFER_RINGS_MAX_XFERS) / nchunks) {
+    if (per_chunk >
+        (NULL != sl ? THEMIS_XFER_SLICE_MAX_XFERS : THEMIS_XFER_RINGS_MAX_XFERS) / nchunks) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     rings_ctx_t c;
@@ -335,21 +279,23 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
         break;
     }
     /* the rank's: two transfers a ring step, a copy at either end */
-    st = slice_reserve(sl, (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1)
-                               * 2 * (n - 1) + 2);
+    st = themis_xfer_slice_reserve(
+        sl,
+        (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1) * 2 * (n - 1) + 2);
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
     }
     for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll; r++) {
-        st = sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0, THEMIS_BUF_OUTPUT,
-                      (uint64_t) r * per, per);
+        st = themis_xfer_sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+                                  THEMIS_BUF_OUTPUT, (uint64_t) r * per, per);
     }
     if (THEMIS_OK == st) {
         st = rings_emit(&c);
     }
-    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll; r++) {
-        st = sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, (uint64_t) r * per,
-                      THEMIS_BUF_OUTPUT, 0, per);
+    for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER == coll;
+         r++) {
+        st = themis_xfer_sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT,
+                                  (uint64_t) r * per, THEMIS_BUF_OUTPUT, 0, per);
     }
     themis_xfer_tracker_free(&c.tr.tr);
 done:
@@ -371,22 +317,14 @@ themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles
     return rings_make(coll, cycles, linear_to_rank, nchunks, out, NULL);
 }
 
-/* A slice's failure leaves it empty. */
-static themis_status_t slice_done(themis_xfer_slice_t *sl, themis_status_t st)
-{
-    if (THEMIS_OK != st) {
-        themis_xfer_slice_free(sl);
-    }
-    return st;
-}
-
 themis_status_t themis_xfer_rings_slice(themis_coll_t coll, const themis_ham_t *cycles,
                                         const int *linear_to_rank, uint32_t nchunks,
                                         uint32_t rank, themis_xfer_slice_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->rank = rank;
-    return slice_done(out, rings_make(coll, cycles, linear_to_rank, nchunks, &out->s, out));
+    return themis_xfer_slice_done(
+        out, rings_make(coll, cycles, linear_to_rank, nchunks, &out->s, out));
 }
 
 /* ------------------------------------------------------------ torus2d */
@@ -396,7 +334,7 @@ typedef struct {
     uint32_t size[2], n, nchunks, nstages;
     const int *map;             /* node -> rank, NULL: identity */
     uint32_t *pos, *unit;       /* [max size] scratch: one ring */
-    sink_t tr;
+    themis_xfer_sink_t tr;
 } t2d_ctx_t;
 
 static uint32_t t2d_rank(const t2d_ctx_t *c, uint32_t node)
@@ -481,10 +419,10 @@ static themis_status_t t2d_leaf_copies(t2d_ctx_t *c, int in, int all)
                     uint64_t leaf = (uint64_t) (q * c->nchunks + k) * c->n + x;
                     uint64_t unit = (all ? (uint64_t) owner * per : 0) + q * c->nchunks + k;
                     uint8_t outer = in ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT;
-                    st = in ? sink_add(&c->tr, r, r, THEMIS_XFER_COPY, outer, unit,
-                                       THEMIS_BUF_SCRATCH, leaf, 1)
-                            : sink_add(&c->tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH, leaf,
-                                       outer, unit, 1);
+                    st = in ? themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY, outer, unit,
+                                                   THEMIS_BUF_SCRATCH, leaf, 1)
+                            : themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY,
+                                                   THEMIS_BUF_SCRATCH, leaf, outer, unit, 1);
                 }
             }
         }
@@ -533,7 +471,7 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
     /* every stage moves each rank's blocks over at most max(r, c) - 1
      * steps; leaf copies add 4 K P per rank */
     uint64_t per_chunk = NQ * 4 * n * most + 2 * NQ * n * n;
-    uint64_t limit = NULL != sl ? SLICE_MAX_XFERS : THEMIS_XFER_RINGS_MAX_XFERS;
+    uint64_t limit = NULL != sl ? THEMIS_XFER_SLICE_MAX_XFERS : THEMIS_XFER_RINGS_MAX_XFERS;
     if (NULL != sl && sl->rank >= n) {
         return THEMIS_ERR_INVALID;
     }
@@ -595,7 +533,7 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
     }
     /* the rank's: two transfers a ring step, its leaf copies */
     if (THEMIS_OK == st) {
-        st = slice_reserve(sl, (uint64_t) NQ * nchunks
+        st = themis_xfer_slice_reserve(sl, (uint64_t) NQ * nchunks
                                    * (c.nstages * 2 * (most - 1)
                                       + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1)));
     }
@@ -643,5 +581,6 @@ themis_status_t themis_xfer_torus2d_slice(themis_coll_t coll, uint32_t rows, uin
 {
     memset(out, 0, sizeof(*out));
     out->rank = rank;
-    return slice_done(out, torus2d_make(coll, rows, cols, linear_to_rank, nchunks, &out->s, out));
+    return themis_xfer_slice_done(
+        out, torus2d_make(coll, rows, cols, linear_to_rank, nchunks, &out->s, out));
 }

@@ -8,8 +8,7 @@
  * last writer of what it reads or writes, and the readers since of what
  * it writes).  Dependencies then point backwards and no two transfers
  * touching one unit, one of them writing, are unordered: the rules of
- * themis_xfer_check.  Used by the ring and rings generators and by the export of
- * compiled programs.
+ * themis_xfer_check.  Used by the transfer-list generators (xfer_sink.h).
  */
 #ifndef THEMIS_XFER_TRACKER_H
 #define THEMIS_XFER_TRACKER_H

@@ -138,6 +138,19 @@ static themis_status_t check_chunk_stages(const hier_ctx_t *c, uint32_t chunk)
     return THEMIS_ERR_INVALID;
 }
 
+themis_status_t themis_hier_check(const themis_plan_request_t *req,
+                                  const themis_schedule_t *sched,
+                                  const themis_intra_order_t *order)
+{
+    themis_status_t st = check_request(req, sched, order);
+    hier_ctx_t c = {.req = req, .sched = sched};
+    c.nstages = NULL != sched ? sched->nstages : 0;
+    for (uint32_t k = 0; THEMIS_OK == st && k < sched->nchunks; k++) {
+        st = check_chunk_stages(&c, k);
+    }
+    return st;
+}
+
 /* ------------------------------------------------------------ context */
 
 static uint32_t max_dim_size(const themis_plan_request_t *req)

@@ -74,6 +74,9 @@ typedef struct {
     uint32_t nsteps;
     uint32_t chunk;         /* for traces */
     uint8_t phase;          /* themis_phase_t, for traces */
+    /* For traces of a compiled plan (themis, transfer_slice.h's label):
+     * the dimension the op's phase runs on; else 0. */
+    uint8_t dim;
 } themis_op_t;
 
 typedef struct {
@@ -142,6 +145,13 @@ themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
                                           const themis_schedule_t *sched,
                                           const themis_intra_order_t *order,
                                           themis_program_t *out);
+/* What themis_program_build_hier requires of (req, sched, order), every
+ * chunk's stages included (the transfer list of the same plan,
+ * xfer_hier.h, requires the same): its THEMIS_ERR_INVALID or
+ * THEMIS_ERR_UNSUPPORTED, else THEMIS_OK. */
+themis_status_t themis_hier_check(const themis_plan_request_t *req,
+                                  const themis_schedule_t *sched,
+                                  const themis_intra_order_t *order);
 void themis_program_free(themis_program_t *p);
 /* Identifies a program (its steps, queues, dependencies and copies), for
  * traces and round-trip checks. */

@@ -16,7 +16,10 @@
 #     themis (coll_matrix --expect themis).
 #   - cluster:4x2 (np 8) under a placement no place values describe
 #     (hosts {0,5} {1,4} {2,7} {3,6}): the dims go through a rank map
-#     (themis forced: auto prefers the graph's rows there).
+#     (themis forced: auto prefers the graph's rows there); auto's times
+#     of the rows on dimensions are the block placement's (themis-plan
+#     compare on the graph as given): they are costed where their ranks
+#     are, not at the graph's numbering.
 #   - no graph, round-robin over 4 hosts (np 8): the automatic dims take
 #     the mapped hosts (2 in a host, place 4, x 4 across hosts, place 1).
 # Nothing here is timed; np 16 on two cores is oversubscribed (yield).
@@ -99,6 +102,26 @@ opts+=(--mca coll_themis_allreduce_algorithm themis --mca coll_themis_allgather_
        --mca coll_themis_reduce_scatter_algorithm themis)
 args=("${all_colls[@]}" --algo themis)
 run "cluster:4x2 irregular placement, themis" 900 8
+
+# the rows on dimensions are costed where their ranks are: their times
+# under this placement are the block placement's (the graph as given,
+# `themis-plan compare`), not the graph's numbering's
+plan=$BUILD/tools/themis-plan
+opts=("${base[@]}" --mca coll_themis_graph cluster:4x2
+      --mca coll_themis_host_map 0,1,2,3,1,0,3,2)
+# (themis at 4 KiB, one chunk whatever the decision; torus2d at two of
+# the cost table's sizes, which are not interpolated)
+need=()
+for b in 4096 262144; do
+    line=$("$plan" compare --graph cluster:4x2 --coll ar --bytes "$b" --min-chunk-bytes 1 |
+           grep '^auto: ')
+    th=$(sed -n 's/.* themis \([0-9.]*\) us;.*/\1/p' <<<"$line")
+    t2=$(sed -n 's/.* torus2d \([0-9.]*\) us;.*/\1/p' <<<"$line")
+    [ "$b" = 4096 ] && th="${th//./\\.}" || th='[0-9.]+'
+    need+=("auto: allreduce of $b bytes \($((b / 4)) elements\) -> [a-z0-9]+ \(link simulator on coll_themis_graph: themis $th us; .*; torus2d ${t2//./\\.} us;")
+done
+args=(--coll allreduce --expect themis --no-subcomms --level tiny --counts 1024,65536)
+run "cluster:4x2 irregular placement: dimension rows costed where their ranks are" 900 8
 
 opts=("${base[@]}" --mca coll_themis_host_map "$(host_map 8 'r % 4')")
 need=('placement from coll_themis_host_map: 4 hosts of 2 ranks: \[0 4\] \[1 5\] \[2 6\] \[3 7\]'

@@ -131,14 +131,17 @@ for path in sorted(glob.glob(sys.argv[1] + "/trace.*.jsonl")):
         if (r["scheduler"], r["intra_order"], r["chunks_in_flight"]) != ("themis", "scf", 2):
             errs.append("%s: settings %s %s %s" % (where, r["scheduler"], r["intra_order"],
                                                     r["chunks_in_flight"]))
+        # an op per transfer, each labelled with its chunk's stage
         ops = r["ops"]
-        if len(ops) != want * stages[r["coll"]]:
-            errs.append("%s: %d ops, want %d" % (where, len(ops), want * stages[r["coll"]]))
+        labels = set((o[2], o[3], o[1]) for o in ops)
+        if len(labels) != want * stages[r["coll"]]:
+            errs.append("%s: %d ops in %d stages, want %d stages" % (
+                where, len(ops), len(labels), want * stages[r["coll"]]))
         if sorted(set(o[2] for o in ops)) != list(range(want)):
             errs.append("%s: op chunks %s" % (where, sorted(set(o[2] for o in ops))))
         for o in ops:
             if not (0 <= o[4] <= o[5] <= r["engine_ns"]) or o[3] not in ("RS", "AG") \
-                    or not 0 <= o[1] < r["queues"]:
+                    or not 0 <= o[1] < len(r["topology"]["dims"]):
                 errs.append("%s: bad op %s (engine_ns %d)" % (where, o, r["engine_ns"]))
                 break
 print("ok" if not errs else "; ".join(errs[:4]))

@@ -261,7 +261,7 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
                               .graph = graph_for(m, comm, nranks, no_graph, sizeof(no_graph)),
                               .no_graph = '\0' != no_graph[0] ? no_graph : NULL,
                               .no_xsched = '\0' != no_xsched[0] ? no_xsched : NULL,
-                              .dim_algo = m->dim_algo};
+                              .dim_algo = m->dim_algo, .coord_to_rank = m->coord_to_rank};
     const themis_algorithm_t *asked = themis_algorithm_get(requested);
     if (cfg->schedule_set[coll] && NULL == in.xsched && NULL == in.no_xsched
         && (NULL != asked ? 0 != (asked->flags & THEMIS_ALGO_FLAG_GIVEN) : NULL == in.graph)) {

@@ -211,28 +211,40 @@ static void put_topology(FILE *f, const mca_coll_themis_module_t *m)
     fprintf(f, "]}");
 }
 
-/* A Themis program lists chunk c's stages as ops c * nstages + s (plan.h),
- * each on its dimension's queue: the chunk's dimension orders. */
-static void put_chunk_orders(FILE *f, const themis_program_t *p)
+/* A Themis program's ops carry their chunk, phase and dimension (plan.h,
+ * compiled from the plan's transfer list): each chunk's dimension orders
+ * are its phases' dimensions in the order its ops first name them. */
+static void put_chunk_orders(FILE *f, const themis_program_t *p, uint32_t nchunks)
 {
+    enum { NPH = 2, W = THEMIS_MAX_DIMS };
+    uint8_t *dims = calloc((size_t) nchunks * NPH * (W + 1) + 1, 1);
     fprintf(f, ",\"chunk_orders\":[");
-    for (uint32_t first = 0, end; first < p->nops; first = end) {
-        for (end = first + 1; end < p->nops && p->ops[end].chunk == p->ops[first].chunk; ++end) {
+    for (uint32_t i = 0; NULL != dims && i < p->nops; ++i) {
+        const themis_op_t *o = &p->ops[i];
+        int ph = THEMIS_PHASE_AG == o->phase ? 1 : 0;
+        uint8_t *l = &dims[((size_t) o->chunk * NPH + ph) * (W + 1)];
+        int seen = 0;
+        for (int k = 0; k < l[0]; ++k) {
+            seen |= l[1 + k] == o->dim;
         }
-        fprintf(f, "%s{\"chunk\":%u", 0 == first ? "" : ",", p->ops[first].chunk);
-        for (int ph = THEMIS_PHASE_RS; ph <= THEMIS_PHASE_AG; ++ph) {
-            int n = 0;
-            fprintf(f, ",\"%s\":[", THEMIS_PHASE_RS == ph ? "rs" : "ag");
-            for (uint32_t i = first; i < end; ++i) {
-                if (ph == p->ops[i].phase) {
-                    fprintf(f, "%s%u", 0 == n++ ? "" : ",", p->ops[i].queue);
-                }
+        if (!seen && l[0] < W) {
+            l[1 + l[0]++] = o->dim;
+        }
+    }
+    for (uint32_t c = 0; NULL != dims && c < nchunks; ++c) {
+        fprintf(f, "%s{\"chunk\":%u", 0 == c ? "" : ",", c);
+        for (int ph = 0; ph < NPH; ++ph) {
+            const uint8_t *l = &dims[((size_t) c * NPH + ph) * (W + 1)];
+            fprintf(f, ",\"%s\":[", 0 == ph ? "rs" : "ag");
+            for (int k = 0; k < l[0]; ++k) {
+                fprintf(f, "%s%u", 0 == k ? "" : ",", l[1 + k]);
             }
             fprintf(f, "]");
         }
         fprintf(f, "}");
     }
     fprintf(f, "]");
+    free(dims);
 }
 
 void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
@@ -279,13 +291,17 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
     fprintf(f, ",\"queues\":%u,\"program_hash\":\"0x%016llx\"", p->nqueues,
             (unsigned long long) themis_program_hash(p));
     if (0 != (themis_algorithm_get(c->choice->algo)->flags & THEMIS_ALGO_FLAG_DIM_ORDERS)) {
-        put_chunk_orders(f, p);
+        put_chunk_orders(f, p, nchunk_ids);
     }
     fprintf(f, ",\"engine_ns\":%llu,\"ops\":[",
             (unsigned long long) (c->end_ns - c->start_ns));
+    /* ops on a dimension where the plan has them (the timeline's rows) */
+    const int by_dim = 0 != (themis_algorithm_get(c->choice->algo)->flags
+                             & THEMIS_ALGO_FLAG_DIM_ORDERS);
     for (uint32_t i = 0; NULL != c->op_ns && i < p->nops; ++i) {
         const themis_op_t *o = &p->ops[i];
-        fprintf(f, "%s[%u,%u,%u,\"%s\",%lld,%lld]", 0 == i ? "" : ",", i, o->queue, o->chunk,
+        fprintf(f, "%s[%u,%u,%u,\"%s\",%lld,%lld]", 0 == i ? "" : ",", i,
+                by_dim ? o->dim : o->queue, o->chunk,
                 themis_phase_name((themis_phase_t) o->phase),
                 (long long) (c->op_ns[2 * (size_t) i] - c->start_ns),
                 (long long) (c->op_ns[2 * (size_t) i + 1] - c->start_ns));

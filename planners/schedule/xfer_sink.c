@@ -1,0 +1,72 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The generators' transfer sink (xfer_sink.h).
+ */
+#include "xfer_sink.h"
+
+#include <stdlib.h>
+
+themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32_t dst,
+                                     uint8_t kind, uint8_t src_buf, uint64_t src_off,
+                                     uint8_t dst_buf, uint64_t dst_off, uint64_t count)
+{
+    themis_xfer_slice_t *sl = k->sl;
+    uint32_t idx = k->next++;
+    if (NULL != sl) {
+        if (src != sl->rank && dst != sl->rank) {
+            return THEMIS_OK;
+        }
+        uint32_t cap = sl->s.nxfers < sl->cap_tag ? sl->cap_tag
+                       : 0 == sl->cap_tag         ? 64
+                                                  : 2 * sl->cap_tag;
+        if (cap != sl->cap_tag) {
+            uint32_t *t = realloc(sl->tag, (size_t) cap * sizeof(*t));
+            if (NULL == t) {
+                return THEMIS_ERR_NOMEM;
+            }
+            sl->tag = t;
+        }
+        if (k->labelled && (cap != sl->cap_tag || NULL == sl->label)) {
+            uint64_t *l = realloc(sl->label, (size_t) cap * sizeof(*l));
+            if (NULL == l) {
+                return THEMIS_ERR_NOMEM;
+            }
+            sl->label = l;
+        }
+        sl->cap_tag = cap;
+        sl->tag[sl->s.nxfers] = idx;
+        if (k->labelled) {
+            sl->label[sl->s.nxfers] = k->label;
+        }
+    }
+    return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
+                                   count);
+}
+
+themis_status_t themis_xfer_slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
+{
+    if (NULL == sl) {
+        return THEMIS_OK;
+    }
+    n = n < UINT32_MAX / 4 ? n : UINT32_MAX / 4;
+    n = 0 == n ? 1 : n;
+    sl->s.xfers = malloc((size_t) n * sizeof(*sl->s.xfers));
+    sl->s.deps = malloc((size_t) 3 * n * sizeof(*sl->s.deps));
+    sl->tag = malloc((size_t) n * sizeof(*sl->tag));
+    if (NULL == sl->s.xfers || NULL == sl->s.deps || NULL == sl->tag) {
+        return THEMIS_ERR_NOMEM;
+    }
+    sl->s.cap_xfers = sl->cap_tag = (uint32_t) n;
+    sl->s.cap_deps = (uint32_t) (3 * n);
+    return THEMIS_OK;
+}
+
+themis_status_t themis_xfer_slice_done(themis_xfer_slice_t *sl, themis_status_t st)
+{
+    if (THEMIS_OK != st) {
+        themis_xfer_slice_free(sl);
+    }
+    return st;
+}
