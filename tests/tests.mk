@@ -170,8 +170,8 @@ tests_mpi_persistent_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_persistent_LDADD = $(MPI_TEST_LIBS)
 
 # The suites, in the order they run (each a script printing PASS:/FAIL:/SKIP:).
-SUITES = tests/check_static.sh tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
-    tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
+SUITES = tests/check_static.sh tests/check_symbols.sh tests/mpi/run_mpi_tests.sh \
+    tests/mpi/run_dtype_tests.sh tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
     tests/mpi/run_torus_tests.sh tests/mpi/run_treepack_tests.sh tests/mpi/run_auto_tests.sh \
     tests/mpi/run_input_tests.sh tests/mpi/run_nbc_tests.sh tests/mpi/run_persistent_tests.sh \
     tests/mpi/run_place_tests.sh tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \
