@@ -33,6 +33,14 @@ uint64_t themis_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
+uint64_t themis_splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 void themis_set_parse_error(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
 {
     va_list ap;
