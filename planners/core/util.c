@@ -33,6 +33,17 @@ uint64_t themis_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
+const char *themis_show_field(const char *p, size_t len, char *buf, size_t max)
+{
+    if (len > max) {
+        snprintf(buf, max + 1, "%.*s...", (int) (max - 3), p);
+    } else {
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+    }
+    return buf;
+}
+
 uint64_t themis_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
