@@ -53,22 +53,6 @@ static void ilp_callback(glp_tree *tree, void *info)
     }
 }
 
-typedef struct {
-    uint32_t a, b, i;
-} pair_key_t;
-
-static int key_cmp(const void *pa, const void *pb)
-{
-    const pair_key_t *x = pa, *y = pb;
-    if (x->a != y->a) {
-        return x->a < y->a ? -1 : 1;
-    }
-    if (x->b != y->b) {
-        return x->b < y->b ? -1 : 1;
-    }
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_flows_t *f,
                                       uint32_t time_limit_ms, themis_clos_route_t *r)
 {
@@ -94,7 +78,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     uint32_t S = c->nspines, T = c->ntors;
     size_t nl = (size_t) T * S;
     /* inter-ToR flows by (src ToR, dst ToR, index): pairs are runs */
-    pair_key_t *k = malloc(((size_t) f->n + 1) * sizeof(*k));
+    themis_clos_pair_t *k = malloc(((size_t) f->n + 1) * sizeof(*k));
     uint32_t *row_of = calloc(2 * nl, sizeof(*row_of));
     uint32_t nk = 0;
     if (NULL == k || NULL == row_of) {
@@ -104,10 +88,10 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     }
     for (uint32_t i = 0; i < f->n; i++) {
         if (f->flows[i].src_tor != f->flows[i].dst_tor) {
-            k[nk++] = (pair_key_t) {f->flows[i].src_tor, f->flows[i].dst_tor, i};
+            k[nk++] = (themis_clos_pair_t) {f->flows[i].src_tor, f->flows[i].dst_tor, i};
         }
     }
-    qsort(k, nk, sizeof(*k), key_cmp);
+    qsort(k, nk, sizeof(*k), themis_clos_pair_cmp);
 
     glp_prob *P = glp_create_prob();
     glp_set_obj_dir(P, GLP_MIN);
