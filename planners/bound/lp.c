@@ -6,6 +6,7 @@
  */
 #include "lp.h"
 
+#include <glpk.h>
 #include <stdlib.h>
 #include <string.h>
 
