@@ -33,6 +33,18 @@ uint64_t themis_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
+int themis_cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+int themis_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
 const char *themis_show_field(const char *p, size_t len, char *buf, size_t max)
 {
     if (len > max) {

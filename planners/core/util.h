@@ -20,6 +20,10 @@ uint64_t themis_now_ns(void);
 /* gcd(a, b); gcd(a, 0) = a. */
 uint64_t themis_gcd(uint64_t a, uint64_t b);
 
+/* qsort/bsearch comparators of uint32_t and uint64_t, ascending. */
+int themis_cmp_u32(const void *a, const void *b);
+int themis_cmp_u64(const void *a, const void *b);
+
 /* A field as an error message echoes it, in buf (max + 1 bytes): a field
  * longer than max is cut to max - 3 characters and "...", so that the
  * reason after it still fits the message. */

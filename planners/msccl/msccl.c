@@ -813,12 +813,6 @@ static int okey_cmp(const void *a, const void *b)
     return x->old < y->old ? -1 : x->old > y->old;
 }
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 /* The buffer that holds the result, and how many of its units do. */
 static int result_buf_of(const ctx_t *c)
 {
@@ -989,7 +983,7 @@ static themis_status_t canonical(ex_t *e, themis_xfer_sched_t *s, rside_t *rs)
                 rs->rdeps[nr++] = d;
             }
         }
-        qsort(buf, nd, sizeof(uint32_t), u32_cmp);
+        qsort(buf, nd, sizeof(uint32_t), themis_cmp_u32);
         uint32_t m = 0;
         for (uint32_t k = 0; k < nd; k++) {
             if (0 == m || buf[m - 1] != buf[k]) {

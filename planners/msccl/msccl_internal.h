@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "msccl.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 /* Unit accesses one import may track (steps x chunks per step). */

@@ -42,12 +42,6 @@ uint32_t themis_msccl_node_on(const themis_xfer_sched_t *s, uint32_t d, uint32_t
     return x->dst == g ? 2 * d + 1 : NONE;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 void themis_msccl_layout_free(themis_msccl_layout_t *l)
 {
     free(l->tb);
@@ -75,7 +69,7 @@ themis_status_t themis_msccl_layout_build(const themis_xfer_sched_t *s,
             l->keys[nk++] = node_key(s, v);
         }
     }
-    qsort(l->keys, nk, sizeof(uint64_t), u64_cmp);
+    qsort(l->keys, nk, sizeof(uint64_t), themis_cmp_u64);
     for (uint32_t k = 0; k < nk; k++) {
         if (0 == l->ntb || l->keys[l->ntb - 1] != l->keys[k]) {
             l->keys[l->ntb++] = l->keys[k];
@@ -95,7 +89,8 @@ themis_status_t themis_msccl_layout_build(const themis_xfer_sched_t *s,
             continue;
         }
         uint64_t key = node_key(s, v);
-        const uint64_t *hit = bsearch(&key, l->keys, l->ntb, sizeof(uint64_t), u64_cmp);
+        const uint64_t *hit =
+            bsearch(&key, l->keys, l->ntb, sizeof(uint64_t), themis_cmp_u64);
         l->tb[v] = (uint32_t) (hit - l->keys);
         l->tbprev[v] = last[l->tb[v]];
         last[l->tb[v]] = v;

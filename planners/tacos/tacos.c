@@ -349,18 +349,6 @@ static uint32_t pick(synth_t *sy, uint32_t l)
     return c;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     themis_time_t dur;
     uint64_t key;
@@ -464,7 +452,7 @@ static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_
                                    uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), cmp_u32);
+    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), themis_cmp_u32);
     for (uint32_t i = 0; i < sy->ntries && THEMIS_OK == st; ++i) {
         uint32_t l = sy->by_prio[sy->tries[i]];
         sy->marked[l] = 0;
@@ -484,7 +472,7 @@ static void group_by_far_end(synth_t *sy)
         uint32_t l = sy->by_prio[sy->tries[i]];
         sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
     }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), themis_cmp_u64);
 }
 
 /* RULE_MATCHED: the links that choose now, by far end, each far end's in
