@@ -25,6 +25,7 @@ tests_unit_test_simulator_LDADD = $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c tests/unit/unit.h \
+    tests/unit/plan_world.c tests/unit/plan_world.h \
     tests/unit/vexec.c tests/unit/vexec.h
 tests_unit_test_plan_LDADD = $(UNIT_LDADD)
 
@@ -92,7 +93,9 @@ MPI_TEST_CFLAGS = $(AM_CFLAGS) $(OMPI_CPPFLAGS)
 MPI_TEST_LIBS = $(OMPI_LIBS)
 
 check_PROGRAMS += tests/mpi/coll_matrix
-tests_mpi_coll_matrix_SOURCES = tests/mpi/coll_matrix.c \
+tests_mpi_coll_matrix_SOURCES = tests/mpi/coll_matrix.c tests/mpi/coll_matrix.h \
+    tests/mpi/coll_matrix_types.c tests/mpi/coll_matrix_values.c \
+    tests/mpi/coll_matrix_case.c tests/mpi/coll_matrix_nb.c \
     tests/mpi/themis_counters.c tests/mpi/themis_counters.h
 tests_mpi_coll_matrix_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_coll_matrix_LDADD = $(MPI_TEST_LIBS)
@@ -173,8 +176,8 @@ tests_mpi_persistent_CFLAGS = $(MPI_TEST_CFLAGS)
 tests_mpi_persistent_LDADD = $(MPI_TEST_LIBS)
 
 # The suites, in the order they run (each a script printing PASS:/FAIL:/SKIP:).
-SUITES = tests/check_static.sh tests/mpi/run_mpi_tests.sh tests/mpi/run_dtype_tests.sh \
-    tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
+SUITES = tests/check_static.sh tests/check_symbols.sh tests/mpi/run_mpi_tests.sh \
+    tests/mpi/run_dtype_tests.sh tests/mpi/run_repro_tests.sh tests/mpi/run_msccl_tests.sh tests/mpi/run_tacos_tests.sh \
     tests/mpi/run_torus_tests.sh tests/mpi/run_treepack_tests.sh tests/mpi/run_auto_tests.sh \
     tests/mpi/run_input_tests.sh tests/mpi/run_nbc_tests.sh tests/mpi/run_persistent_tests.sh \
     tests/mpi/run_place_tests.sh tests/mpi/run_scratch_tests.sh tests/mpi/run_trace_tests.sh \

@@ -12,10 +12,12 @@
 #include "bound.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "latency_model.h"
+#include "lp.h"
 
 /* N! columns: 120 at N = 5; beyond that the enumeration is refused. */
 #define THEMIS_BOUND_MAX_DIMS 5
@@ -159,11 +161,8 @@ themis_status_t themis_bound_compute(const themis_topology_t *topo, themis_coll_
     }
     glp_load_matrix(lp, e, ia, ja, ar);
 
-    glp_smcp parm;
-    glp_init_smcp(&parm);
-    parm.msg_lev = GLP_MSG_OFF;
     int prev_term = glp_term_out(GLP_OFF);
-    int rc = glp_simplex(lp, &parm);
+    int rc = themis_lp_simplex(lp, INT_MAX);
     glp_term_out(prev_term);
 
     themis_status_t st = THEMIS_OK;

@@ -33,6 +33,37 @@ uint64_t themis_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
+int themis_cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+int themis_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
+const char *themis_show_field(const char *p, size_t len, char *buf, size_t max)
+{
+    if (len > max) {
+        snprintf(buf, max + 1, "%.*s...", (int) (max - 3), p);
+    } else {
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+    }
+    return buf;
+}
+
+uint64_t themis_splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 void themis_set_parse_error(themis_parse_error_t *err, int line, int col, const char *fmt, ...)
 {
     va_list ap;

@@ -20,6 +20,20 @@ uint64_t themis_now_ns(void);
 /* gcd(a, b); gcd(a, 0) = a. */
 uint64_t themis_gcd(uint64_t a, uint64_t b);
 
+/* qsort/bsearch comparators of uint32_t and uint64_t, ascending. */
+int themis_cmp_u32(const void *a, const void *b);
+int themis_cmp_u64(const void *a, const void *b);
+
+/* A field as an error message echoes it, in buf (max + 1 bytes): a field
+ * longer than max is cut to max - 3 characters and "...", so that the
+ * reason after it still fits the message. */
+const char *themis_show_field(const char *p, size_t len, char *buf, size_t max);
+
+/* splitmix64 (Steele, Lea, Flood 2014): the next draw of the stream whose
+ * state is *x.  The planners' one PRNG: a fixed seed gives the same stream
+ * on every machine, never seeded from time. */
+uint64_t themis_splitmix64(uint64_t *x);
+
 /* Error detail: 1-based line and column where parsing stopped (the start
  * of the offending field, or of its unit for unit errors; for a missing
  * field, just past the last one).  0:0 for I/O errors. */

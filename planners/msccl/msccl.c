@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "heap.h"
+
 const themis_msccl_step_kind_t themis_msccl_step_kinds[ST_NFILE] = {
     [ST_NOP] = {"nop", 0, 0, 0, 0},   [ST_S] = {"s", 1, 0, 1, 0},
     [ST_R] = {"r", 0, 1, 0, 1},       [ST_RCS] = {"rcs", 1, 1, 0, 1},
@@ -213,39 +215,10 @@ static uint32_t npreds_of(const ctx_t *c, uint32_t v, uint32_t *out)
 }
 
 /* Min-heap of step ids: Kahn's algorithm takes the smallest (gpu, tb,
- * step) first, which is the smallest id. */
-static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
-{
-    uint32_t i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2] > v) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = v;
-}
-
-static uint32_t heap_pop(uint32_t *h, uint32_t *n)
-{
-    uint32_t top = h[0], v = h[--(*n)], i = 0;
-    for (;;) {
-        uint32_t l = 2 * i + 1, m = l;
-        if (l >= *n) {
-            break;
-        }
-        if (l + 1 < *n && h[l + 1] < h[l]) {
-            m = l + 1;
-        }
-        if (h[m] >= v) {
-            break;
-        }
-        h[i] = h[m];
-        i = m;
-    }
-    if (*n > 0) {
-        h[i] = v;
-    }
-    return top;
-}
+ * step) first, which is the smallest id.  Sized for every step, it never
+ * grows. */
+#define ID_LESS(ctx, a, b) (*(a) < *(b))
+THEMIS_HEAP_DEFINE(id_heap, uint32_t, const ctx_t *, ID_LESS, 2u, 1u)
 
 static themis_status_t build_hb(ctx_t *c)
 {
@@ -293,18 +266,18 @@ static themis_status_t build_hb(ctx_t *c)
     }
     sfirst[0] = 0;
 
-    uint32_t nh = 0, done = 0;
+    uint32_t nh = 0, done = 0, cap = N + 1;
     for (uint32_t v = 0; v < N; v++) {
         if (0 == indeg[v]) {
-            heap_push(heap, &nh, v);
+            (void) id_heap_push(c, &heap, &nh, &cap, v);
         }
     }
     while (nh > 0) {
-        uint32_t v = heap_pop(heap, &nh);
+        uint32_t v = id_heap_pop(c, heap, &nh);
         c->order[done++] = v;
         for (uint32_t e = sfirst[v]; e < sfirst[v + 1]; e++) {
             if (0 == --indeg[succ[e]]) {
-                heap_push(heap, &nh, succ[e]);
+                (void) id_heap_push(c, &heap, &nh, &cap, succ[e]);
             }
         }
     }
@@ -840,12 +813,6 @@ static int okey_cmp(const void *a, const void *b)
     return x->old < y->old ? -1 : x->old > y->old;
 }
 
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 /* The buffer that holds the result, and how many of its units do. */
 static int result_buf_of(const ctx_t *c)
 {
@@ -1016,7 +983,7 @@ static themis_status_t canonical(ex_t *e, themis_xfer_sched_t *s, rside_t *rs)
                 rs->rdeps[nr++] = d;
             }
         }
-        qsort(buf, nd, sizeof(uint32_t), u32_cmp);
+        qsort(buf, nd, sizeof(uint32_t), themis_cmp_u32);
         uint32_t m = 0;
         for (uint32_t k = 0; k < nd; k++) {
             if (0 == m || buf[m - 1] != buf[k]) {

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: BSD-3-Clause
  *
  * What the MSCCL-XML reader (msccl_import.c), its semantics (msccl.c:
- * messages, happens-before, transfers, canonical order) and the writer
- * (msccl_export.c) share; not a public interface.
+ * messages, happens-before, transfers, canonical order), the export's
+ * layout (msccl_layout.c) and the writer (msccl_export.c) share; not a
+ * public interface.
  */
 #ifndef THEMIS_MSCCL_INTERNAL_H
 #define THEMIS_MSCCL_INTERNAL_H
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #include "msccl.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 /* Unit accesses one import may track (steps x chunks per step). */
@@ -124,9 +126,27 @@ static inline int grow(void **p, uint32_t *cap, uint64_t need, size_t elem)
  * builds happens-before and expands the steps into transfers. */
 themis_status_t themis_msccl_schedule(ctx_t *c, themis_xfer_sched_t *out);
 void themis_msccl_ctx_free(ctx_t *c);
+/* The thread blocks of the export (msccl_layout.c): node 2i is transfer
+ * i's send (or local) side, 2i + 1 its receive side. */
+typedef struct {
+    uint32_t nnodes, ntb;
+    uint32_t *tb;           /* node -> global thread block, NONE unused */
+    uint64_t *keys;         /* global thread block -> rank * (2P + 1) + key */
+    uint32_t *tbprev;       /* node -> previous node of its thread block */
+} themis_msccl_layout_t;
+
+themis_status_t themis_msccl_layout_build(const themis_xfer_sched_t *s,
+                                          themis_msccl_layout_t *l);
+void themis_msccl_layout_free(themis_msccl_layout_t *l);
+/* A transfer within one rank (a cpy or re step). */
+int themis_msccl_is_local(const themis_xfer_t *x);
+/* The rank a node runs on. */
+uint32_t themis_msccl_node_rank(const themis_xfer_sched_t *s, uint32_t node);
+/* Transfer d's node on rank g, NONE when d does not touch g. */
+uint32_t themis_msccl_node_on(const themis_xfer_sched_t *s, uint32_t d, uint32_t g);
 /* How many more steps must be forced to keep their order for the
  * schedule to be exportable (marked in forced); -1: out of memory
- * (msccl_export.c). */
+ * (msccl_layout.c). */
 int themis_msccl_export_violations(const themis_xfer_sched_t *s, const rside_t *rs,
                                    uint8_t *forced);
 

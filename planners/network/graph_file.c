@@ -17,13 +17,7 @@
 
 const char *themis_graph_show(const char *p, size_t len, char buf[THEMIS_GRAPH_SHOW_MAX + 1])
 {
-    if (len > THEMIS_GRAPH_SHOW_MAX) {
-        snprintf(buf, THEMIS_GRAPH_SHOW_MAX + 1, "%.*s...", THEMIS_GRAPH_SHOW_MAX - 3, p);
-    } else {
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-    }
-    return buf;
+    return themis_show_field(p, len, buf, THEMIS_GRAPH_SHOW_MAX);
 }
 
 int themis_graph_tok_is(const themis_token_t *t, const char *s)

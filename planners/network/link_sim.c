@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
+
 #define NONE UINT32_MAX
 
 /* Event classes in the order they are taken at equal times (link_sim.h). */
@@ -110,64 +112,18 @@ static unsigned __int128 serve_ps(serve_memo_t *m, uint64_t bytes, uint64_t bw)
     return m->ps;
 }
 
+#define EV_LESS(ctx, a, b) ev_less(a, b)
 /* A 4-ary heap: half the levels of a binary one, siblings adjacent in
  * memory (the event queue is most of a simulation's time). */
-#define EV_ARITY 4u
-
-static themis_status_t heap_push(sim_t *sm, event_t **v, uint32_t *n, uint32_t *cap,
-                                 event_t e)
-{
-    if (*n == *cap) {
-        uint32_t c = (0 == *cap) ? 256 : 2 * *cap;
-        event_t *r = realloc(*v, (size_t) c * sizeof(*r));
-        if (NULL == r) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        *v = r;
-        *cap = c;
-    }
-    event_t *h = *v;
-    uint32_t i = (*n)++;
-    while (i > 0 && ev_less(&e, &h[(i - 1) / EV_ARITY])) {
-        h[i] = h[(i - 1) / EV_ARITY];
-        i = (i - 1) / EV_ARITY;
-    }
-    h[i] = e;
-    return THEMIS_OK;
-}
-
-static event_t heap_pop(event_t *h, uint32_t *n)
-{
-    event_t top = h[0];
-    event_t last = h[--*n];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = EV_ARITY * i + 1;
-        if (c >= *n) {
-            break;
-        }
-        const uint32_t end = c + EV_ARITY < *n ? c + EV_ARITY : *n;
-        for (uint32_t j = c + 1; j < end; ++j) {
-            c = ev_less(&h[j], &h[c]) ? j : c;
-        }
-        if (!ev_less(&h[c], &last)) {
-            break;
-        }
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0) {
-        h[i] = last;
-    }
-    return top;
-}
+THEMIS_HEAP_DEFINE(ev_heap, event_t, const sim_t *, EV_LESS, 4u, 256u)
 
 static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
                                    uint32_t gen)
 {
     event_t e = {t, (uint64_t) cls << 32 | id, gen};
-    return t == sm->now ? heap_push(sm, &sm->nq, &sm->nnq, &sm->cap_nq, e)
-                        : heap_push(sm, &sm->ev, &sm->nev, &sm->cap_ev, e);
+    int bad = t == sm->now ? ev_heap_push(sm, &sm->nq, &sm->nnq, &sm->cap_nq, e)
+                           : ev_heap_push(sm, &sm->ev, &sm->nev, &sm->cap_ev, e);
+    return 0 == bad ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
 }
 
 /* Room in *v (n used of *cap) for one more. */
@@ -219,8 +175,8 @@ static int ev_any(const sim_t *sm)
 static event_t ev_pop(sim_t *sm)
 {
     const event_t e = 0 < sm->nnq && (0 == sm->nev || ev_less(&sm->nq[0], &sm->ev[0]))
-                          ? heap_pop(sm->nq, &sm->nnq)
-                          : heap_pop(sm->ev, &sm->nev);
+                          ? ev_heap_pop(sm, sm->nq, &sm->nnq)
+                          : ev_heap_pop(sm, sm->ev, &sm->nev);
     sm->now = e.t;
     return e;
 }
@@ -230,51 +186,8 @@ static int wait_less(const wait_t *a, const wait_t *b)
     return a->ready < b->ready || (a->ready == b->ready && a->xfer < b->xfer);
 }
 
-static themis_status_t wait_push(sim_t *sm, link_state_t *ls, themis_time_t ready, uint32_t x)
-{
-    if (ls->n == ls->cap) {
-        uint32_t cap = (0 == ls->cap) ? 4 : 2 * ls->cap;
-        wait_t *n = realloc(ls->w, (size_t) cap * sizeof(*n));
-        if (NULL == n) {
-            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-        }
-        ls->w = n;
-        ls->cap = cap;
-    }
-    wait_t e = {ready, x};
-    uint32_t i = ls->n++;
-    while (i > 0 && wait_less(&e, &ls->w[(i - 1) / 2])) {
-        ls->w[i] = ls->w[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    ls->w[i] = e;
-    return THEMIS_OK;
-}
-
-static wait_t wait_pop(link_state_t *ls)
-{
-    wait_t top = ls->w[0];
-    wait_t last = ls->w[--ls->n];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= ls->n) {
-            break;
-        }
-        if (c + 1 < ls->n && wait_less(&ls->w[c + 1], &ls->w[c])) {
-            c++;
-        }
-        if (!wait_less(&ls->w[c], &last)) {
-            break;
-        }
-        ls->w[i] = ls->w[c];
-        i = c;
-    }
-    if (ls->n > 0) {
-        ls->w[i] = last;
-    }
-    return top;
-}
+#define WAIT_LESS(ctx, a, b) wait_less(a, b)
+THEMIS_HEAP_DEFINE(wait_heap, wait_t, const sim_t *, WAIT_LESS, 2u, 4u)
 
 static themis_status_t add_t(sim_t *sm, themis_time_t a, themis_time_t b, themis_time_t *sum)
 {
@@ -484,7 +397,10 @@ static themis_status_t arrive(sim_t *sm, uint32_t i, themis_time_t t)
     }
     uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
     link_state_t *ls = &sm->links[sm->slot[l]];
-    themis_status_t st = wait_push(sm, ls, t, i);
+    const wait_t w = {t, i};
+    themis_status_t st = 0 == wait_heap_push(sm, &ls->w, &ls->n, &ls->cap, w)
+                             ? THEMIS_OK
+                             : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     if (THEMIS_OK == st && NONE == ls->serving && !ls->choosing) {
         ls->choosing = 1;
         st = ev_push(sm, t, EV_CHOOSE, l);
@@ -538,7 +454,7 @@ static themis_status_t choose(sim_t *sm, uint32_t l, themis_time_t t)
     if (NONE != ls->serving || 0 == ls->n) {
         return THEMIS_OK;
     }
-    wait_t w = wait_pop(ls);
+    wait_t w = wait_heap_pop(sm, ls->w, &ls->n);
     uint32_t i = w.xfer;
     unsigned __int128 bits = (unsigned __int128) sm->bytes[i] * 8000000000000ULL;
     unsigned __int128 serve = (bits + lk->bw_bps - 1) / lk->bw_bps;

@@ -330,13 +330,7 @@ enum { SHOW_MAX = 32 };
 
 static const char *tok_show(const char *p, size_t len, char buf[SHOW_MAX + 1])
 {
-    if (len > SHOW_MAX) {
-        snprintf(buf, SHOW_MAX + 1, "%.*s...", SHOW_MAX - 3, p);
-    } else {
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-    }
-    return buf;
+    return themis_show_field(p, len, buf, SHOW_MAX);
 }
 
 static themis_status_t parse_value_field(const tok_t *t, const unit_t *units, size_t nunits,

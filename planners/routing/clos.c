@@ -337,26 +337,22 @@ themis_status_t themis_clos_flows_load_pairs(themis_clos_flows_t *f, const themi
     return st;
 }
 
-typedef struct {
-    uint32_t src, dst, first;
-} pair_t;
-
-static int pair_cmp(const void *pa, const void *pb)
+int themis_clos_pair_cmp(const void *pa, const void *pb)
 {
-    const pair_t *a = pa, *b = pb;
-    if (a->src != b->src) {
-        return a->src < b->src ? -1 : 1;
+    const themis_clos_pair_t *x = pa, *y = pb;
+    if (x->a != y->a) {
+        return x->a < y->a ? -1 : 1;
     }
-    if (a->dst != b->dst) {
-        return a->dst < b->dst ? -1 : 1;
+    if (x->b != y->b) {
+        return x->b < y->b ? -1 : 1;
     }
-    return (a->first > b->first) - (a->first < b->first);
+    return (x->i > y->i) - (x->i < y->i);
 }
 
-static int first_cmp(const void *pa, const void *pb)
+static int index_cmp(const void *pa, const void *pb)
 {
-    const pair_t *a = pa, *b = pb;
-    return (a->first > b->first) - (a->first < b->first);
+    const themis_clos_pair_t *x = pa, *y = pb;
+    return (x->i > y->i) - (x->i < y->i);
 }
 
 themis_status_t themis_clos_flows_from_xfer(themis_clos_flows_t *f, const themis_clos_t *c,
@@ -371,7 +367,7 @@ themis_status_t themis_clos_flows_from_xfer(themis_clos_flows_t *f, const themis
             return THEMIS_ERR_INVALID;
         }
     }
-    pair_t *p = malloc((size_t) (s->nxfers + 1) * sizeof(*p));
+    themis_clos_pair_t *p = malloc((size_t) (s->nxfers + 1) * sizeof(*p));
     if (NULL == p) {
         return THEMIS_ERR_NOMEM;
     }
@@ -379,21 +375,21 @@ themis_status_t themis_clos_flows_from_xfer(themis_clos_flows_t *f, const themis
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];
         if (x->src != x->dst && x->src < s->nranks && x->dst < s->nranks) {
-            p[n++] = (pair_t) {x->src, x->dst, i};
+            p[n++] = (themis_clos_pair_t) {x->src, x->dst, i};
         }
     }
     /* sort by pair, keep each pair's first transfer, back to that order */
-    qsort(p, n, sizeof(*p), pair_cmp);
+    qsort(p, n, sizeof(*p), themis_clos_pair_cmp);
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (0 == m || p[m - 1].src != p[i].src || p[m - 1].dst != p[i].dst) {
+        if (0 == m || p[m - 1].a != p[i].a || p[m - 1].b != p[i].b) {
             p[m++] = p[i];
         }
     }
-    qsort(p, m, sizeof(*p), first_cmp);
+    qsort(p, m, sizeof(*p), index_cmp);
     themis_status_t st = THEMIS_OK;
     for (uint32_t i = 0; i < m && THEMIS_OK == st; i++) {
-        st = themis_clos_flows_add(f, c, host_of[p[i].src], host_of[p[i].dst]);
+        st = themis_clos_flows_add(f, c, host_of[p[i].a], host_of[p[i].b]);
     }
     free(p);
     return st;

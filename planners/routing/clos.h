@@ -82,6 +82,14 @@ void themis_clos_flows_free(themis_clos_flows_t *f);
 themis_status_t themis_clos_flows_add(themis_clos_flows_t *f, const themis_clos_t *c,
                                       uint32_t src, uint32_t dst);
 
+/* A (source, destination) pair and the index of its flow or transfer;
+ * sorted with themis_clos_pair_cmp (pair, then index) equal pairs are
+ * runs in index order. */
+typedef struct {
+    uint32_t a, b, i;
+} themis_clos_pair_t;
+int themis_clos_pair_cmp(const void *x, const void *y);
+
 /* One traffic file of the paper (columns src dst src_tor dst_tor
  * start_time flow_size compute_time stage_index; '#' starts a comment):
  * its flows appended in file order.  The ToR columns must agree with the

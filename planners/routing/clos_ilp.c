@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lp.h"
+
 /* Values within this of an integer are that integer (solver round-off). */
 #define ILP_EPS 1e-6
 
@@ -36,10 +38,7 @@ static uint32_t ceil_u32(double v)
 static void ilp_callback(glp_tree *tree, void *info)
 {
     ilp_cb_t *cb = info;
-    if (GLP_IHEUR == glp_ios_reason(tree) && !cb->offered) {
-        cb->offered = 1;
-        glp_ios_heur_sol(tree, cb->start);
-    }
+    themis_lp_offer_start(tree, cb->start, &cb->offered);
     int best = glp_ios_best_node(tree);
     if (0 != best) {
         double b = glp_ios_node_bound(tree, best);
@@ -52,22 +51,6 @@ static void ilp_callback(glp_tree *tree, void *info)
     if (GLP_FEAS == glp_mip_status(P) && glp_mip_obj_val(P) < (double) lb + 0.5) {
         glp_ios_terminate(tree);
     }
-}
-
-typedef struct {
-    uint32_t a, b, i;
-} pair_key_t;
-
-static int key_cmp(const void *pa, const void *pb)
-{
-    const pair_key_t *x = pa, *y = pb;
-    if (x->a != y->a) {
-        return x->a < y->a ? -1 : 1;
-    }
-    if (x->b != y->b) {
-        return x->b < y->b ? -1 : 1;
-    }
-    return (x->i > y->i) - (x->i < y->i);
 }
 
 themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_flows_t *f,
@@ -95,7 +78,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     uint32_t S = c->nspines, T = c->ntors;
     size_t nl = (size_t) T * S;
     /* inter-ToR flows by (src ToR, dst ToR, index): pairs are runs */
-    pair_key_t *k = malloc(((size_t) f->n + 1) * sizeof(*k));
+    themis_clos_pair_t *k = malloc(((size_t) f->n + 1) * sizeof(*k));
     uint32_t *row_of = calloc(2 * nl, sizeof(*row_of));
     uint32_t nk = 0;
     if (NULL == k || NULL == row_of) {
@@ -105,10 +88,10 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     }
     for (uint32_t i = 0; i < f->n; i++) {
         if (f->flows[i].src_tor != f->flows[i].dst_tor) {
-            k[nk++] = (pair_key_t) {f->flows[i].src_tor, f->flows[i].dst_tor, i};
+            k[nk++] = (themis_clos_pair_t) {f->flows[i].src_tor, f->flows[i].dst_tor, i};
         }
     }
-    qsort(k, nk, sizeof(*k), key_cmp);
+    qsort(k, nk, sizeof(*k), themis_clos_pair_cmp);
 
     glp_prob *P = glp_create_prob();
     glp_set_obj_dir(P, GLP_MIN);
@@ -116,32 +99,10 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     glp_set_col_kind(P, colL, GLP_IV);
     glp_set_col_bnds(P, colL, GLP_LO, 0.0, 0.0);
     glp_set_obj_coef(P, colL, 1.0);
-    /* matrix triplets, 1-based as GLPK wants; at most 3 per y column plus
-     * one L entry per link row */
-    size_t cap = 1024, nz = 0;
-    int *ia = malloc(cap * sizeof(*ia)), *ja = malloc(cap * sizeof(*ja));
-    double *ar = malloc(cap * sizeof(*ar));
-    st = (NULL == ia || NULL == ja || NULL == ar) ? THEMIS_ERR_NOMEM : THEMIS_OK;
-#define PUT(R, C, V)                                                           \
-    do {                                                                       \
-        if (nz + 2 > cap) {                                                    \
-            cap *= 2;                                                          \
-            int *ni = realloc(ia, cap * sizeof(*ia));                          \
-            ia = (NULL != ni) ? ni : ia;                                       \
-            int *nj = realloc(ja, cap * sizeof(*ja));                          \
-            ja = (NULL != nj) ? nj : ja;                                       \
-            double *nr = realloc(ar, cap * sizeof(*ar));                       \
-            ar = (NULL != nr) ? nr : ar;                                       \
-            if (NULL == ni || NULL == nj || NULL == nr) {                      \
-                st = THEMIS_ERR_NOMEM;                                         \
-                break;                                                         \
-            }                                                                  \
-        }                                                                      \
-        nz++;                                                                  \
-        ia[nz] = (R);                                                          \
-        ja[nz] = (C);                                                          \
-        ar[nz] = (V);                                                          \
-    } while (0)
+    /* the matrix: at most 3 entries per y column plus one L entry per
+     * link row */
+    themis_lp_nz_t z = {0};
+    st = THEMIS_OK;
     for (uint32_t lo = 0; lo < nk && THEMIS_OK == st;) {
         uint32_t hi = lo;
         while (hi < nk && k[hi].a == k[lo].a && k[hi].b == k[lo].b) {
@@ -162,26 +123,25 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
                 if (0 == row_of[l]) {
                     row_of[l] = (uint32_t) glp_add_rows(P, 1);
                     glp_set_row_bnds(P, (int) row_of[l], GLP_UP, 0.0, 0.0);
-                    PUT((int) row_of[l], colL, -1.0);
+                    st = themis_lp_nz_add(&z, (int) row_of[l], colL, -1.0);
                 }
                 if (THEMIS_OK == st) {
-                    PUT((int) row_of[l], col, 1.0);
+                    st = themis_lp_nz_add(&z, (int) row_of[l], col, 1.0);
                 }
             }
             if (THEMIS_OK == st) {
-                PUT(prow, col, 1.0);
+                st = themis_lp_nz_add(&z, prow, col, 1.0);
             }
         }
         lo = hi;
     }
-#undef PUT
     int ncols = glp_get_num_cols(P);
     double *start = (THEMIS_OK == st) ? calloc((size_t) ncols + 1, sizeof(*start)) : NULL;
     if (THEMIS_OK == st && NULL == start) {
         st = THEMIS_ERR_NOMEM;
     }
     if (THEMIS_OK == st) {
-        glp_load_matrix(P, (int) nz, ia, ja, ar);
+        themis_lp_nz_load(&z, P);
         /* the greedy's solution in the same column order */
         start[colL] = (double) greedy_load;
         int col = colL;
@@ -203,24 +163,15 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
         }
         uint64_t spent_ms = (themis_now_ns() - t0) / 1000000u;
         int left = (spent_ms >= time_limit_ms) ? 1 : (int) (time_limit_ms - spent_ms);
-        glp_smcp sm;
-        glp_init_smcp(&sm);
-        sm.msg_lev = GLP_MSG_OFF;
-        sm.tm_lim = left;
         ilp_cb_t cb = {start, 0, 0.0, lb};
-        if (0 == glp_simplex(P, &sm) && GLP_OPT == glp_get_status(P)) {
+        if (0 == themis_lp_simplex(P, left) && GLP_OPT == glp_get_status(P)) {
             uint32_t lp = ceil_u32(glp_get_obj_val(P));
             cb.known_lb = (lp > cb.known_lb) ? lp : cb.known_lb;
         }
         spent_ms = (themis_now_ns() - t0) / 1000000u;
         left = (spent_ms >= time_limit_ms) ? 1 : (int) (time_limit_ms - spent_ms);
-        glp_iocp io;
-        glp_init_iocp(&io);
-        io.msg_lev = GLP_MSG_OFF;
-        io.tm_lim = left;
-        io.cb_func = ilp_callback;
-        io.cb_info = &cb;
-        int ret = (GLP_OPT == glp_get_status(P)) ? glp_intopt(P, &io) : GLP_EFAIL;
+        int ret = (GLP_OPT == glp_get_status(P)) ? themis_lp_intopt(P, left, ilp_callback, &cb)
+                                                 : GLP_EFAIL;
         int ms = glp_mip_status(P);
         uint32_t bound = cb.known_lb;
         if (0 == ret && GLP_OPT == ms) {
@@ -282,9 +233,7 @@ themis_status_t themis_clos_route_ilp(const themis_clos_t *c, const themis_clos_
     r->run_ns = themis_now_ns() - t0;
     glp_delete_prob(P);
     free(start);
-    free(ia);
-    free(ja);
-    free(ar);
+    themis_lp_nz_free(&z);
     free(k);
     free(row_of);
     return st;

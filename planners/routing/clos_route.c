@@ -722,23 +722,13 @@ themis_status_t themis_clos_route_exact_limit(const themis_clos_t *c,
     return st;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): a fixed seed gives the same
- * stream on every machine. */
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n) without modulo bias: draws above the largest
  * multiple of n are redrawn. */
 static uint32_t below(uint64_t *x, uint32_t n)
 {
     uint64_t lim = UINT64_MAX - UINT64_MAX % n, v;
     do {
-        v = splitmix64(x);
+        v = themis_splitmix64(x);
     } while (v >= lim);
     return (uint32_t) (v % n);
 }

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "cut_bound.h"
+#include "heap.h"
 #include "link_sim.h"
+#include "util.h"
 
 /* Seeds alternate between rules, the best result wins (odd seeds
  * RULE_MATCHED; seeds 0 and 2 RULE_FIFO, even seeds from 4 RULE_PUBLIC):
@@ -120,18 +122,10 @@ typedef struct {
     uint64_t rng;
 } synth_t;
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n) for the small n of a tie (n >= 1). */
 static uint32_t draw(synth_t *sy, uint32_t n)
 {
-    return (uint32_t) (splitmix64(&sy->rng) % n);
+    return (uint32_t) (themis_splitmix64(&sy->rng) % n);
 }
 
 static int ev_less(const event_t *a, const event_t *b)
@@ -145,50 +139,19 @@ static int ev_less(const event_t *a, const event_t *b)
     return a->id < b->id;
 }
 
+#define EV_LESS(ctx, a, b) ev_less(a, b)
+THEMIS_HEAP_DEFINE(ev_heap, event_t, const synth_t *, EV_LESS, 2u, 1024u)
+
 static themis_status_t ev_push(synth_t *sy, themis_time_t t, uint32_t kind, uint32_t id)
 {
-    if (sy->nheap == sy->cap_heap) {
-        uint32_t cap = 0 == sy->cap_heap ? 1024 : 2 * sy->cap_heap;
-        event_t *h = realloc(sy->heap, (size_t) cap * sizeof(*h));
-        if (NULL == h) {
-            return THEMIS_ERR_NOMEM;
-        }
-        sy->heap = h;
-        sy->cap_heap = cap;
-    }
-    uint32_t i = sy->nheap++;
     event_t e = {.t = t, .kind = kind, .id = id};
-    while (i > 0 && ev_less(&e, &sy->heap[(i - 1) / 2])) {
-        sy->heap[i] = sy->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    sy->heap[i] = e;
-    return THEMIS_OK;
+    return 0 == ev_heap_push(sy, &sy->heap, &sy->nheap, &sy->cap_heap, e) ? THEMIS_OK
+                                                                          : THEMIS_ERR_NOMEM;
 }
 
 static event_t ev_pop(synth_t *sy)
 {
-    event_t top = sy->heap[0];
-    event_t last = sy->heap[--sy->nheap];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= sy->nheap) {
-            break;
-        }
-        if (c + 1 < sy->nheap && ev_less(&sy->heap[c + 1], &sy->heap[c])) {
-            c++;
-        }
-        if (!ev_less(&sy->heap[c], &last)) {
-            break;
-        }
-        sy->heap[i] = sy->heap[c];
-        i = c;
-    }
-    if (sy->nheap > 0) {
-        sy->heap[i] = last;
-    }
-    return top;
+    return ev_heap_pop(sy, sy->heap, &sy->nheap);
 }
 
 static int has(const synth_t *sy, uint32_t node, uint32_t c)
@@ -268,7 +231,8 @@ static void collect(synth_t *sy, uint32_t l)
             continue;
         }
         /* insertion by (arrival, holders, random) */
-        uint64_t k = (uint64_t) sy->holders[q[i]] << 32 | (splitmix64(&sy->rng) >> 32);
+        uint64_t k =
+            (uint64_t) sy->holders[q[i]] << 32 | (themis_splitmix64(&sy->rng) >> 32);
         uint32_t j = n++;
         while (j > 0 && at[q[cand[j - 1]]] == at[q[i]] && key[j - 1] > k) {
             cand[j] = cand[j - 1];
@@ -385,18 +349,6 @@ static uint32_t pick(synth_t *sy, uint32_t l)
     return c;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     themis_time_t dur;
     uint64_t key;
@@ -500,7 +452,7 @@ static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_
                                    uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), cmp_u32);
+    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), themis_cmp_u32);
     for (uint32_t i = 0; i < sy->ntries && THEMIS_OK == st; ++i) {
         uint32_t l = sy->by_prio[sy->tries[i]];
         sy->marked[l] = 0;
@@ -520,7 +472,7 @@ static void group_by_far_end(synth_t *sy)
         uint32_t l = sy->by_prio[sy->tries[i]];
         sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
     }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), cmp_u64);
+    qsort(sy->group, sy->ntries, sizeof(*sy->group), themis_cmp_u64);
 }
 
 /* RULE_MATCHED: the links that choose now, by far end, each far end's in
@@ -706,8 +658,8 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
     /* Shorter links choose first (Sec. VI-B); equal ones in a random
      * order of this seed, then by index. */
     for (uint32_t l = 0; l < sy->nlinks; ++l) {
-        keys[l] = (link_key_t) {.dur = sy->ser[l] + sy->lat[l], .key = splitmix64(&sy->rng),
-                                .link = l};
+        keys[l] = (link_key_t) {.dur = sy->ser[l] + sy->lat[l],
+                                .key = themis_splitmix64(&sy->rng), .link = l};
     }
     qsort(keys, sy->nlinks, sizeof(*keys), cmp_link_key);
     for (uint32_t i = 0; i < sy->nlinks; ++i) {

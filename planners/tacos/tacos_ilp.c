@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lp.h"
+
 #define NONE UINT32_MAX
 
 typedef struct {
@@ -109,10 +111,7 @@ typedef struct {
 static void ilp_callback(glp_tree *tree, void *info)
 {
     cb_t *cb = info;
-    if (GLP_IHEUR == glp_ios_reason(tree) && NULL != cb->start && !cb->offered) {
-        cb->offered = 1;
-        glp_ios_heur_sol(tree, cb->start);
-    }
+    themis_lp_offer_start(tree, cb->start, &cb->offered);
     /* Only completeness decides T: stop once the incumbent is complete,
      * or once no node left in the tree can be. */
     glp_prob *P = glp_ios_get_prob(tree);
@@ -130,40 +129,6 @@ static void ilp_callback(glp_tree *tree, void *info)
     }
 }
 
-typedef struct {
-    int *ia, *ja;
-    double *ar;
-    uint32_t n, cap;
-} nz_t;
-
-static themis_status_t nz_add(nz_t *z, int row, int col, double v)
-{
-    if (z->n + 1 >= z->cap) {
-        uint32_t cap = 0 == z->cap ? 4096 : 2 * z->cap;
-        int *ia = realloc(z->ia, (size_t) cap * sizeof(*ia));
-        if (NULL != ia) {
-            z->ia = ia;
-        }
-        int *ja = realloc(z->ja, (size_t) cap * sizeof(*ja));
-        if (NULL != ja) {
-            z->ja = ja;
-        }
-        double *ar = realloc(z->ar, (size_t) cap * sizeof(*ar));
-        if (NULL != ar) {
-            z->ar = ar;
-        }
-        if (NULL == ia || NULL == ja || NULL == ar) {
-            return THEMIS_ERR_NOMEM;
-        }
-        z->cap = cap;
-    }
-    ++z->n;     /* GLPK's arrays start at 1 */
-    z->ia[z->n] = row;
-    z->ja[z->n] = col;
-    z->ar[z->n] = v;
-    return THEMIS_OK;
-}
-
 /* The ILP of a TEN of T steps from s's state (tacos_ilp.h), with heur (start
  * steps relative to the window; those that fit) as its first incumbent.
  * stop_early: the search stops once it knows whether everything can be
@@ -179,7 +144,7 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
     int *xcol = calloc(nx, sizeof(*xcol)), *hcol = calloc(nh, sizeof(*hcol));
     uint32_t *col_c = NULL, *col_l = NULL, *col_t = NULL;
     double *start = NULL;
-    nz_t z = {0};
+    themis_lp_nz_t z = {0};
     themis_status_t st = THEMIS_OK;
     glp_prob *P = NULL;
 
@@ -267,15 +232,15 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
                 glp_set_col_bnds(P, j, GLP_DB, 0.0, 1.0);
                 int row = glp_add_rows(P, 1);
                 glp_set_row_bnds(P, row, GLP_FX, 0.0, 0.0);
-                st = nz_add(&z, row, j, 1.0);
+                st = themis_lp_nz_add(&z, row, j, 1.0);
                 if (THEMIS_OK == st && t > 0 && 0 != hcol[HI(c, v, t - 1)]) {
-                    st = nz_add(&z, row, hcol[HI(c, v, t - 1)], -1.0);
+                    st = themis_lp_nz_add(&z, row, hcol[HI(c, v, t - 1)], -1.0);
                 }
                 for (uint32_t i = g->in_first[v]; THEMIS_OK == st && i < g->in_first[v + 1];
                      ++i) {
                     uint32_t l = g->in_links[i];
                     if (0 != s->d[l] && s->d[l] <= t && 0 != xcol[XI(c, l, t - s->d[l])]) {
-                        st = nz_add(&z, row, xcol[XI(c, l, t - s->d[l])], -1.0);
+                        st = themis_lp_nz_add(&z, row, xcol[XI(c, l, t - s->d[l])], -1.0);
                     }
                 }
             }
@@ -289,9 +254,9 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
         }
         int row = glp_add_rows(P, 1);
         glp_set_row_bnds(P, row, GLP_UP, 0.0, 0.0);
-        st = nz_add(&z, row, (int) j, 1.0);
+        st = themis_lp_nz_add(&z, row, (int) j, 1.0);
         if (THEMIS_OK == st) {
-            st = nz_add(&z, row, hcol[HI(col_c[j], u, col_t[j])], -1.0);
+            st = themis_lp_nz_add(&z, row, hcol[HI(col_c[j], u, col_t[j])], -1.0);
         }
     }
     /* Congestion: a link carries one chunk during its d steps. */
@@ -312,7 +277,7 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
             for (uint32_t c = 0; c < C && THEMIS_OK == st; ++c) {
                 for (uint32_t tt = t0; tt <= t && THEMIS_OK == st; ++tt) {
                     if (0 != xcol[XI(c, l, tt)]) {
-                        st = nz_add(&z, row, xcol[XI(c, l, tt)], 1.0);
+                        st = themis_lp_nz_add(&z, row, xcol[XI(c, l, tt)], 1.0);
                     }
                 }
             }
@@ -321,9 +286,7 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
     if (THEMIS_OK != st) {
         goto out;
     }
-    if (z.n > 0) {
-        glp_load_matrix(P, (int) z.n, z.ia, z.ja, z.ar);
-    }
+    themis_lp_nz_load(&z, P);
     /* The starting incumbent: heur's sends that fit, their holds. */
     start = calloc((size_t) ncols + 1, sizeof(*start));
     if (NULL == start) {
@@ -350,24 +313,14 @@ static themis_status_t solve_window(ilp_t *s, uint32_t T, const isends_t *heur, 
         goto out;       /* no time: no incumbent */
     }
     ++s->solves;
-    glp_smcp sm;
-    glp_init_smcp(&sm);
-    sm.msg_lev = GLP_MSG_OFF;
-    sm.tm_lim = ms;
-    int ret = 0 == ncols ? 0 : glp_simplex(P, &sm);
+    int ret = 0 == ncols ? 0 : themis_lp_simplex(P, ms);
     int relaxed = 0 == ret && GLP_OPT == glp_get_status(P);
     int use_start = have_start;
     if (0 == ncols || (stop_early && relaxed && glp_get_obj_val(P) < cb.complete - 0.5)) {
         /* even the relaxation cannot deliver everything */
         w->proven = 1;
     } else if (relaxed && 0 != (ms = left_ms(s))) {
-        glp_iocp io;
-        glp_init_iocp(&io);
-        io.msg_lev = GLP_MSG_OFF;
-        io.tm_lim = ms;
-        io.cb_func = ilp_callback;
-        io.cb_info = &cb;
-        ret = glp_intopt(P, &io);
+        ret = themis_lp_intopt(P, ms, ilp_callback, &cb);
         int mst = glp_mip_status(P);
         int found = GLP_OPT == mst || GLP_FEAS == mst;
         w->proven = (0 == ret && (GLP_OPT == mst || GLP_NOFEAS == mst)) || cb.bound_below
@@ -391,9 +344,7 @@ out:
         glp_delete_prob(P);
     }
     free(start);
-    free(z.ia);
-    free(z.ja);
-    free(z.ar);
+    themis_lp_nz_free(&z);
     free(col_c);
     free(col_l);
     free(col_t);

@@ -13,11 +13,13 @@
  * reports only).
  */
 #include <glpk.h>
+#include <limits.h>
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lp.h"
 #include "treepack.h"
 
 /* Reduced costs above this count as negative: GLPK's own tolerance. */
@@ -128,12 +130,9 @@ themis_status_t themis_tp_lp(const themis_tp_graph_t *g, uint32_t max_rounds,
                (n - 1) * sizeof(*cols));
         ncols++;
     }
-    glp_smcp parm;
-    glp_init_smcp(&parm);
-    parm.msg_lev = GLP_MSG_OFF;
     int prev_term = glp_term_out(GLP_OFF);
     for (;;) {
-        int rc = glp_simplex(lp, &parm);
+        int rc = themis_lp_simplex(lp, INT_MAX);
         if (0 != rc || GLP_OPT != glp_get_status(lp)) {
             snprintf(why, len, "GLPK: simplex failed (rc %d, status %d)", rc,
                      glp_get_status(lp));

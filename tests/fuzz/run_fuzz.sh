@@ -74,7 +74,8 @@ for t in "${targets[@]}"; do
         libs=(-ljson-c "${xml[@]}")
     fi
     if [ "$t" = msccl ]; then
-        srcs=("$top"/planners/{msccl/msccl,msccl/msccl_import,msccl/msccl_export}.c
+        srcs=("$top"/planners/{msccl/msccl,msccl/msccl_import,msccl/msccl_layout}.c
+              "$top"/planners/msccl/msccl_export.c
               "$top"/planners/{schedule/transfer,core/hash,core/themis_types,network/topology,core/util}.c)
         libs=("${xml[@]}")
     fi

@@ -37,6 +37,16 @@ const char *mca_coll_themis_algorithm_name(int index)
     return THEMIS_ALGO_AUTO == index ? "auto" : NULL == a ? "?" : a->name;
 }
 
+/* One parameter of coll/themis: no enumerator, no flags; storage holds the
+ * default before and the value after. */
+static void register_var(const mca_base_component_t *comp, const char *name, const char *desc,
+                         mca_base_var_type_t type, mca_base_var_info_lvl_t level,
+                         mca_base_var_scope_t scope, void *storage)
+{
+    (void) mca_base_component_var_register(comp, name, desc, type, NULL, 0, 0, level, scope,
+                                           storage);
+}
+
 /* "auto, themis, rings or torus2d": the values coll_themis_<coll>_algorithm
  * takes, from the algorithm table. */
 static void algorithm_values(themis_coll_t coll, char *buf, size_t len)
@@ -90,9 +100,8 @@ static void register_algorithm_param(const mca_base_component_t *comp, themis_co
                  "coll_themis_%s_substitutions.", themis_coll_name(coll));
     }
     c->algorithm_param[coll] = "auto";
-    (void) mca_base_component_var_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
-                                           0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-                                           &c->algorithm_param[coll]);
+    register_var(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                 &c->algorithm_param[coll]);
 }
 
 /* coll_themis_<coll>_schedule. */
@@ -115,9 +124,8 @@ static void register_schedule_param(const mca_base_component_t *comp, themis_col
              THEMIS_COLL_REDUCE_SCATTER == coll ? " and MPI_Reduce_scatter_block" : "",
              themis_coll_name(coll), themis_coll_name(coll));
     c->schedule_param[coll] = "";
-    (void) mca_base_component_var_register(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
-                                           0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-                                           &c->schedule_param[coll]);
+    register_var(comp, name, desc, MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                 &c->schedule_param[coll]);
 }
 
 int mca_coll_themis_params_register(void)
@@ -126,16 +134,15 @@ int mca_coll_themis_params_register(void)
     const mca_base_component_t *comp = &c->super.collm_version;
 
     c->priority = THEMIS_DEFAULT_PRIORITY;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "priority",
         "Priority of coll/themis (it handles allreduce, reduce_scatter, reduce_scatter_block "
         "and allgather; anything else, and every call it declines, goes to the next "
         "component). A negative value disables it.",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->priority);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
 
     c->dims_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "dims",
         "Shape imposed on consecutive ranks, innermost dimension first, e.g. \"4x2\" or "
         "\"2x2x2\": it applies to communicators of its size (the product). Several, one per "
@@ -143,11 +150,10 @@ int mca_coll_themis_params_register(void)
         "Communicators of a size without a shape get an automatic one (said once per "
         "process). Empty: automatic, from the ranks sharing a NUMA domain/socket (when "
         "bound), a node, and the network.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->dims_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->dims_param);
 
     c->rules_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "rules_filename",
         "JSON rules file (as coll_tuned_dynamic_rules_filename): rules map a collective, a "
         "communicator size range and a message size range to an algorithm, chunks, chunks "
@@ -155,66 +161,59 @@ int mca_coll_themis_params_register(void)
         "docs/coll_themis.md and `themis-plan rules`. Every rank must read the same content "
         "(its hash is part of the setup agreement); a malformed file is reported with its "
         "line and coll/themis steps aside. Empty: the parameters alone.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->rules_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rules_param);
 
     c->bandwidths_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "dim_bandwidths",
         "Per-rank bandwidth of each dimension, innermost first, comma separated, with units "
         "b|Kb|Mb|Gb|Tb (bit/s) or mbit/gbit, e.g. \"400Gb,100Gb\". One value applies to all "
         "dimensions. Empty: defaults per level (socket 200Gb, node 100Gb, network 100Gb "
         "shared by the ranks of a node) or the probe.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->bandwidths_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->bandwidths_param);
 
     c->latencies_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "dim_latencies",
         "Step latency of each dimension, innermost first, comma separated, with units "
         "ps|ns|us|ms|s, e.g. \"700ns,1700ns\". One value applies to all dimensions. Empty: "
         "defaults per level (socket 300ns, node 600ns, network 2us) or the probe.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->latencies_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->latencies_param);
 
     c->kinds_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "dim_kinds",
         "Kind of each dimension, innermost first, comma separated: ring, biring, fc or sw. "
         "ring runs the ring algorithm, biring a ring in each direction on half of the "
         "data, fc the direct one, sw the direct one up to "
         "coll_themis_direct_max peers and the ring above. One value applies to all "
         "dimensions. Empty: sw.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->kinds_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->kinds_param);
 
     c->chunks_param = THEMIS_DEFAULT_CHUNKS;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "chunks",
         "Most chunks per collective (1..4096). More chunks balance the dimensions better and "
         "shorten the pipeline's fill and drain; each chunk costs messages. A call uses fewer: "
         "each chunk at least coll_themis_min_chunk_bytes, and large enough that its smallest "
         "message (chunk / ranks) takes one step latency on every dimension (latency model).",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->chunks_param);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->chunks_param);
 
     c->scheduler_param = "themis";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "scheduler",
         "Inter-dimension scheduler: themis (greedy dimension load balancing) or baseline "
         "(every chunk reduce-scatters over dim 0..N-1 and gathers back).",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->scheduler_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->scheduler_param);
 
     c->intra_order_param = "scf";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "intra_order",
         "Intra-dimension order of chunk operations: scf (smallest chunk first) or fifo.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->intra_order_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->intra_order_param);
 
     c->latency_model_param = "overlapped";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "latency_model",
         "How the planners' simulator charges a step's fixed delay (latency): overlapped "
         "(it delays the data but holds no link; other phases use the dimension meanwhile; "
@@ -222,28 +221,25 @@ int mca_coll_themis_params_register(void)
         "(each phase holds its dimension for its steps' latency too, with the phase load "
         "tracker: the model before 2026-11-24). It shapes Themis' dimension orders and "
         "intra-dimension order and the costs auto compares.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->latency_model_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->latency_model_param);
 
     c->chunks_in_flight_param = THEMIS_DEFAULT_CHUNKS_IN_FLIGHT;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "chunks_in_flight",
         "Chunk operations each dimension runs at once (1..32).",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->chunks_in_flight_param);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->chunks_in_flight_param);
 
     c->min_chunk_bytes_param = 0;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "min_chunk_bytes",
         "Smallest chunk (bytes of the full vector), on top of the latency model's floor (see "
         "coll_themis_chunks). 0 (default): automatic, 16 KiB when the communicator spans "
         "nodes, 2 MiB when all its ranks share one node (shared-memory transfers cost CPU "
         "copies per message; measured in benchmarks/README.md).",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->min_chunk_bytes_param);
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->min_chunk_bytes_param);
 
     c->scratch_max_param = THEMIS_DEFAULT_SCRATCH_MAX;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "scratch_max",
         "Most engine scratch (bytes) a call may use. Reduce-scatter and allgather programs "
         "work in scratch about as large as the whole vector; a larger call runs as "
@@ -252,19 +248,17 @@ int mca_coll_themis_params_register(void)
         "neither holds its size in memory afterwards nor allocates it anew each time "
         "(cost measured in benchmarks/README.md). At least 1 MiB; 0: unbounded (one "
         "segment). Must be equal on all ranks.",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->scratch_max_param);
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->scratch_max_param);
 
     c->min_bytes_param = THEMIS_DEFAULT_MIN_BYTES;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "min_bytes",
         "Smallest message (bytes of the full vector) run by coll/themis; smaller calls go to "
         "the next component. -1 (default): automatic, 64 KiB when the communicator spans "
         "nodes, 32 MiB when all its ranks share one node (there every dimension shares one "
         "memory system, so Themis has no link to balance and coll/tuned's single algorithm "
         "is as fast below that size; measured in benchmarks/README.md). 0: every size.",
-        MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->min_bytes_param);
+        MCA_BASE_VAR_TYPE_LONG, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->min_bytes_param);
 
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         register_algorithm_param(comp, (themis_coll_t) k);
@@ -272,7 +266,7 @@ int mca_coll_themis_params_register(void)
     }
 
     c->graph_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "graph",
         "The network as a graph of the communicator's ranks (and hosts, NICs, switches), "
         "per-link bandwidth and latency: a spec (ring:8, torus2d:4x4, "
@@ -284,11 +278,10 @@ int mca_coll_themis_params_register(void)
         "on hosts gives them dims (ranks per host x hosts) where none are declared, and declared "
         "dims that do not cut along its hosts are warned about. Part of the setup agreement. "
         "Empty: none.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->graph_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->graph_param);
 
     c->host_map_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "host_map",
         "For testing on one machine: the host of every MPI_COMM_WORLD rank, in rank order "
         "(\"0,0,1,1\": ranks 0 and 1 on host 0, 2 and 3 on host 1), used instead of the "
@@ -296,11 +289,10 @@ int mca_coll_themis_params_register(void)
         "dims, the levels of declared ones, and the placement of coll_themis_graph's ranks on "
         "its hosts. Ranks past the list's end are a host each. A real run leaves it empty and "
         "uses locality. Part of the setup agreement. Empty: none.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->host_map_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &c->host_map_param);
 
     c->torus_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "torus",
         "Declares the communicator a 2-D torus of ROWSxCOLS ranks (HammingMesh), e.g. "
         "\"4x3\": rank = row * COLS + col, so a row is COLS consecutive ranks, and every rank "
@@ -308,18 +300,16 @@ int mca_coll_themis_params_register(void)
         "neighbours, with wrap-around. The same as coll_themis_dims=COLSxROWS with "
         "coll_themis_dim_kinds=biring (either may be given too if it agrees). Both sizes >= "
         "2; communicators of another size do not use coll/themis. Empty: no torus.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->torus_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->torus_param);
 
     c->verbose = 0;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "verbose",
         "Verbosity of coll/themis: 1 setup decisions, 10 details, 20 per call.",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
-        &c->verbose);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
     c->trace_param = "";
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "trace",
         "Trace file name. Each process writes one JSON line per call that coll/themis ran "
         "(communicator, collective, bytes, algorithm, chunks, topology, schedule, and the "
@@ -330,25 +320,22 @@ int mca_coll_themis_params_register(void)
         "tracing does not change which path a call takes. \"themis-plan timeline --trace "
         "FILE\" draws a traced call beside the simulator's prediction. Format: "
         "docs/coll_themis.md. Empty (default): no trace.",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
-        &c->trace_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &c->trace_param);
 
     c->probe_param = false;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "probe",
         "Measure bandwidth and latency of every dimension once per communicator with "
         "point-to-point ping-pongs at setup (the slowest rank's values are used); "
         "explicit coll_themis_dim_bandwidths/latencies still win.",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->probe_param);
+        MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->probe_param);
 
     c->direct_max_param = THEMIS_DEFAULT_DIRECT_MAX;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "direct_max",
         "Switch (sw) dimensions with at most this many ranks use the direct algorithm "
         "(concurrent pairwise exchanges); larger ones use the ring.",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->direct_max_param);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &c->direct_max_param);
 
     return OMPI_SUCCESS;
 }

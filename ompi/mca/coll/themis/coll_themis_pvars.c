@@ -106,11 +106,7 @@ int mca_coll_themis_pvars_register(void)
             snprintf(desc, sizeof(desc), "MPI_%s calls that coll/themis ran itself "
                      "(nonblocking: counted when complete)", coll_names[i]);
         }
-        (void) mca_base_component_pvar_register(
-            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-            NULL, &themis_calls[i]);
+        register_counter(comp, name, desc, &themis_calls[i]);
 
         snprintf(name, sizeof(name), "%s_fallbacks", coll_names[i]);
         if (persistent) {
@@ -122,11 +118,7 @@ int mca_coll_themis_pvars_register(void)
                      "non-commutative, non-contiguous, unsupported, or stepped aside)",
                      coll_names[i]);
         }
-        (void) mca_base_component_pvar_register(
-            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-            NULL, &themis_fallbacks[i]);
+        register_counter(comp, name, desc, &themis_fallbacks[i]);
 
         for (int a = 0; a < themis_nalgorithms(); ++a) {
             const themis_algorithm_t *alg = themis_algorithm_get(a);
@@ -134,11 +126,7 @@ int mca_coll_themis_pvars_register(void)
             snprintf(desc, sizeof(desc),
                      "MPI_%s calls that coll/themis ran with the %s algorithm (part of "
                      "%s_calls)", coll_names[i], alg->name, coll_names[i]);
-            (void) mca_base_component_pvar_register(
-                comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-                MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-                NULL, &themis_algo_calls[i][a]);
+            register_counter(comp, name, desc, &themis_algo_calls[i][a]);
         }
 
         snprintf(name, sizeof(name), "%s_substitutions", coll_names[i]);
@@ -147,11 +135,7 @@ int mca_coll_themis_pvars_register(void)
                  "requested, as it cannot run on the communicator's shape (each algorithm "
                  "names its substitute in ompi_info's coll_themis_<coll>_algorithm)",
                  coll_names[i]);
-        (void) mca_base_component_pvar_register(
-            comp, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-            NULL, &themis_substitutions[i]);
+        register_counter(comp, name, desc, &themis_substitutions[i]);
     }
 
     register_counter(
