@@ -154,10 +154,7 @@ static themis_status_t row_schedule(const themis_algorithm_t *a, const themis_al
     req.ndims = in->topo->ndims;
     for (int i = 0; i < in->topo->ndims; ++i) {
         req.dim_size[i] = in->topo->dims[i].size;
-        req.dim_algo[i] = NULL != in->dim_algo
-                              ? in->dim_algo[i]
-                              : themis_dim_algo_for(in->topo->dims[i].kind,
-                                                    in->topo->dims[i].size, GRAPH_COST_DIRECT_MAX);
+        req.dim_algo[i] = themis_algo_rep_dim_algo(in, i);
     }
     for (uint32_t r = 0; r < p; ++r) {
         recvcounts[r] = count;
@@ -197,6 +194,28 @@ done:
     free(progs);
     free(recvcounts);
     return st;
+}
+
+themis_dim_algo_t themis_algo_rep_dim_algo(const themis_algo_input_t *in, int dim)
+{
+    return NULL != in->dim_algo ? in->dim_algo[dim]
+                                : themis_dim_algo_for(in->topo->dims[dim].kind,
+                                                      in->topo->dims[dim].size,
+                                                      GRAPH_COST_DIRECT_MAX);
+}
+
+uint64_t themis_algo_rep_units(const themis_algo_input_t *in)
+{
+    /* Each chunk's blocks one element: the call's chunks while they fit. */
+    const uint64_t p = themis_topology_npus(in->topo);
+    uint64_t chunks = in->params->themis_chunks;
+    if (0 == p) {
+        return 0;
+    }
+    if (chunks > GRAPH_COST_MAX_ELEMS / p) {
+        chunks = GRAPH_COST_MAX_ELEMS / p;
+    }
+    return chunks * p;
 }
 
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c)
@@ -253,12 +272,8 @@ themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input
         themis_xfer_free(&tmp);
         return st;
     }
-    /* Each chunk's blocks one element: the call's chunks while they fit. */
     uint64_t per_chunk = p;
-    uint32_t chunks = in->params->themis_chunks;
-    if (chunks > GRAPH_COST_MAX_ELEMS / per_chunk) {
-        chunks = (uint32_t) (GRAPH_COST_MAX_ELEMS / per_chunk);
-    }
+    uint32_t chunks = (uint32_t) (themis_algo_rep_units(in) / per_chunk);
     if (0 == chunks) {
         snprintf(why, len, "a representative call of %u elements has no chunk of one element "
                  "per rank", GRAPH_COST_MAX_ELEMS);

@@ -144,4 +144,5 @@ const themis_algorithm_t themis_algorithm_themis = {
     .build = themis_build,
     .state_free = themis_state_free,
     .flags = THEMIS_ALGO_FLAG_DIM_ORDERS,
+    .bound = themis_algo_plan_bound,
 };

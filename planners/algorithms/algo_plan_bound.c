@@ -1,0 +1,137 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A lower bound of a planning row's time on a graph (algorithm.h,
+ * themis_algo_plan_bound), so that the cost table need not build and
+ * simulate every rank's program where the row cannot be the fastest.
+ * The representative call (themis_algo_rep_units) reduce-scatters
+ * dimension by dimension in some order per chunk (all-gather: the reverse;
+ * allreduce: both): a rank entering dimension i with E elements sends
+ * E / s_i of them to each peer of its group (direct), or (s_i - 1) x E / s_i
+ * to one of them (ring, biring), whatever the order within the dimension.
+ * Two bounds of the link simulator's model (link_sim.h), the larger wins:
+ *   - work: every element crosses at least its route's hops; the links
+ *     together serve at most bw_sum bits per second, and the busiest one
+ *     still has its latency to go;
+ *   - a rank's sends: (1 - 1/p) of the vector per reduce-scatter or
+ *     all-gather, all of it through the first links of its routes to the
+ *     peers of its groups.
+ * The order of dimensions that moves the fewest element-hops is found over
+ * subsets (at most 2^THEMIS_MAX_DIMS); integer throughout.
+ */
+#include "algorithm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+/* ceil-free: floor(bytes x 8 x 10^12 / bw) ps, saturated */
+static themis_time_t serve_floor(u128 bytes, uint64_t bw)
+{
+    u128 ps = bytes * 8000000000000ULL / bw;
+    return ps > (u128) INT64_MAX ? (themis_time_t) INT64_MAX : (themis_time_t) ps;
+}
+
+themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_time_t *lb)
+{
+    const themis_route_table_t *rt = in->routes;
+    const themis_topology_t *t = in->topo;
+    const uint64_t p = themis_topology_npus(t), units = themis_algo_rep_units(in);
+    uint64_t stride[THEMIS_MAX_DIMS], hops_per[THEMIS_MAX_DIMS];
+    int dims[THEMIS_MAX_DIMS], nd = 0;
+
+    if (NULL == rt || rt->nranks != p || p < 2 || 0 == rt->bw_sum || 0 == units
+        || t->ndims > THEMIS_MAX_DIMS) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    const uint64_t unit_bytes = 0 == in->bytes / units ? 1 : in->bytes / units;
+    const uint64_t passes = THEMIS_COLL_ALLREDUCE == in->coll ? 2 : 1;
+    /* hops_per[i]: element-hops of dimension i per element a rank sends
+     * to each peer (direct), or to its one peer (ring), summed over ranks */
+    uint64_t s = 1, npeers = 1;
+    for (int i = 0; i < t->ndims; s *= t->dims[i].size, ++i) {
+        const uint32_t size = t->dims[i].size;
+        const int direct = THEMIS_DIM_ALGO_DIRECT == themis_algo_rep_dim_algo(in, i);
+        stride[i] = s;
+        hops_per[i] = 0;
+        for (uint64_t r = 0; size > 1 && r < p; ++r) {
+            const uint64_t c = r / stride[i] % size, base = r - c * stride[i];
+            uint32_t least = THEMIS_ROUTE_NONE;
+            for (uint64_t k = 0; k < size; ++k) {
+                const uint64_t q = base + k * stride[i];
+                const uint32_t h = rt->hops[r * p + q];
+                if (q == r) {
+                    continue;
+                }
+                if (THEMIS_ROUTE_NONE == h) {
+                    return THEMIS_ERR_UNSUPPORTED;   /* the simulator says why */
+                }
+                hops_per[i] += direct ? h : 0;
+                least = h < least ? h : least;
+            }
+            hops_per[i] += direct ? 0 : (uint64_t) (size - 1) * least;
+        }
+        if (size > 1) {
+            dims[nd++] = i;
+            npeers += size;
+        }
+    }
+    /* fewest element-hops over the orders of dimensions: best[S] for the
+     * dimensions in S done first (elements left: units / prod S) */
+    u128 best[1u << THEMIS_MAX_DIMS];
+    const uint32_t all = (1u << nd) - 1;
+    for (uint32_t m = 0; m <= all; ++m) {
+        best[m] = 0 == m ? 0 : ~(u128) 0;
+    }
+    for (uint32_t m = 0; m < all; ++m) {
+        uint64_t left = units;
+        for (int j = 0; j < nd; ++j) {
+            left /= 0 != (m & (1u << j)) ? t->dims[dims[j]].size : 1;
+        }
+        for (int j = 0; j < nd && ~(u128) 0 != best[m]; ++j) {
+            const uint32_t n = m | (1u << j);
+            if (n != m) {
+                const u128 v = best[m] + (u128) (left / t->dims[dims[j]].size) * hops_per[dims[j]];
+                best[n] = v < best[n] ? v : best[n];
+            }
+        }
+    }
+    themis_time_t bound = 0;
+    if (0 < best[all]) {
+        bound = serve_floor(best[all] * passes * unit_bytes, rt->bw_sum) + rt->lat_min;
+    }
+    /* a rank's sends through the first links of its routes to its peers */
+    const u128 sent = (u128) passes * (units - units / p) * unit_bytes;
+    uint32_t *seen = calloc(npeers, sizeof(*seen));
+    if (NULL == seen) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint64_t r = 0; r < p; ++r) {
+        uint64_t bw = 0;
+        uint32_t nseen = 0;
+        for (int j = 0; j < nd; ++j) {
+            const int i = dims[j];
+            const uint64_t c = r / stride[i] % t->dims[i].size, base = r - c * stride[i];
+            for (uint64_t k = 0; k < t->dims[i].size; ++k) {
+                const uint32_t l = rt->first[r * p + base + k * stride[i]];
+                uint32_t x = 0;
+                while (x < nseen && seen[x] != l) {
+                    ++x;
+                }
+                if (THEMIS_ROUTE_NONE != l && x == nseen) {
+                    seen[nseen++] = l;
+                    bw += in->graph->links[l].bw_bps;
+                }
+            }
+        }
+        if (0 < bw) {
+            const themis_time_t own = serve_floor(sent, bw) + rt->lat_min;
+            bound = own > bound ? own : bound;
+        }
+    }
+    free(seen);
+    *lb = bound;
+    return THEMIS_OK;
+}
