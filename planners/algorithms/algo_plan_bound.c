@@ -16,7 +16,9 @@
  *     still has its latency to go;
  *   - a rank's sends: (1 - 1/p) of the vector per reduce-scatter or
  *     all-gather, all of it through the first links of its routes to the
- *     peers of its groups.
+ *     peers of its groups: every peer's (direct), one peer's (a ring's
+ *     successor, plan_builder.c), two (biring); which peer is not
+ *     assumed: the fastest links count.
  * The order of dimensions that moves the fewest element-hops is found over
  * subsets (at most 2^THEMIS_MAX_DIMS); integer throughout.
  */
@@ -113,18 +115,34 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
         uint32_t nseen = 0;
         for (int j = 0; j < nd; ++j) {
             const int i = dims[j];
+            const themis_dim_algo_t algo = themis_algo_rep_dim_algo(in, i);
             const uint64_t c = r / stride[i] % t->dims[i].size, base = r - c * stride[i];
+            uint64_t top[2] = {0, 0};
             for (uint64_t k = 0; k < t->dims[i].size; ++k) {
                 const uint32_t l = rt->first[r * p + base + k * stride[i]];
                 uint32_t x = 0;
-                while (x < nseen && seen[x] != l) {
+                if (THEMIS_ROUTE_NONE == l) {
+                    continue;
+                }
+                const uint64_t lbw = in->graph->links[l].bw_bps;
+                if (lbw > top[0]) {
+                    top[1] = top[0];
+                    top[0] = lbw;
+                } else if (lbw > top[1]) {
+                    top[1] = lbw;
+                }
+                while (THEMIS_DIM_ALGO_DIRECT == algo && x < nseen && seen[x] != l) {
                     ++x;
                 }
-                if (THEMIS_ROUTE_NONE != l && x == nseen) {
+                if (THEMIS_DIM_ALGO_DIRECT == algo && x == nseen) {
                     seen[nseen++] = l;
-                    bw += in->graph->links[l].bw_bps;
+                    bw += lbw;
                 }
             }
+            /* a ring sends to one member of the group, a biring to two */
+            bw += THEMIS_DIM_ALGO_RING == algo     ? top[0]
+                  : THEMIS_DIM_ALGO_BIRING == algo ? top[0] + top[1]
+                                                   : 0;
         }
         if (0 < bw) {
             const themis_time_t own = serve_floor(sent, bw) + rt->lat_min;

@@ -16,6 +16,7 @@
 #include "chunking.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t themis_algo_table_class_bytes(int k)
@@ -42,40 +43,37 @@ static themis_status_t row_cost(int a, const themis_algo_input_t *in,
                              : themis_algorithm_get(a)->cost(in, time);
 }
 
-/* Row a at the classes in mask (bits), with one row cache: t's status and
- * time there; the first reason in why (may be ""), the classes timed in
- * *timed.  THEMIS_ERR_NOMEM, else THEMIS_OK. */
+/* Row a at the classes in mask (bits), with the row's cache: t's status
+ * and time there; the first reason in why (may be ""), the classes timed
+ * in *timed.  THEMIS_ERR_NOMEM, else THEMIS_OK. */
 static themis_status_t cost_classes(int a, const themis_algo_input_t *in,
                                     themis_algo_params_fn fn, void *ctx, themis_algo_table_t *t,
-                                    uint32_t mask, char *why, size_t len, int *timed)
+                                    themis_algo_rep_cache_t *cache, uint32_t mask, char *why,
+                                    size_t len, int *timed)
 {
     themis_algo_input_t rin = *in;
     themis_algo_cost_params_t params;
-    themis_algo_rep_cache_t cache;
-    themis_status_t st = THEMIS_OK;
 
-    memset(&cache, 0, sizeof(cache));
     rin.state = NULL != in->states ? &in->states[a] : NULL;
     rin.params = &params;
-    for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES && THEMIS_OK == st; ++k) {
+    for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
         if (0 == (mask & (1u << k))) {
             continue;
         }
         rin.bytes = themis_algo_table_class_bytes(k);
         fn(ctx, rin.bytes, &params);
         char class_why[160] = "";
-        t->status[a][k] = row_cost(a, &rin, &cache, &t->time[a][k], class_why,
+        t->status[a][k] = row_cost(a, &rin, cache, &t->time[a][k], class_why,
                                    sizeof(class_why));
         if ('\0' == why[0]) {
             snprintf(why, len, "%s", class_why);
         }
         if (THEMIS_ERR_NOMEM == t->status[a][k]) {
-            st = THEMIS_ERR_NOMEM;
+            return THEMIS_ERR_NOMEM;
         }
         *timed += THEMIS_OK == t->status[a][k];
     }
-    themis_algo_rep_cache_free(&cache);
-    return st;
+    return THEMIS_OK;
 }
 
 /* The line through (0, d0) and (1, d1) at w = num / den, times den:
@@ -104,34 +102,24 @@ static int dominated(const themis_algo_table_t *t, int b, int j, const themis_ti
     return THEMIS_ALGO_TABLE_CLASSES - 2 != j || d1 >= d0;
 }
 
-/* Row a, which has a bound hook: its bound at every class (t->bound), and
- * the classes it must be simulated at: both ends of every interval where
- * no row simulated at both ends is certainly faster. */
-static uint32_t needed_classes(int a, const themis_algo_input_t *in, themis_algo_params_fn fn,
-                               void *ctx, themis_algo_table_t *t)
+/* Row a's bound at every class (t->bound): the classes it has one at. */
+static uint32_t bound_classes(int a, const themis_algo_input_t *in, themis_algo_params_fn fn,
+                              void *ctx, themis_algo_table_t *t, themis_algo_rep_cache_t *cache)
 {
     themis_algo_input_t rin = *in;
     themis_algo_cost_params_t params;
-    uint32_t known = 0, need = 0;
+    uint32_t known = 0;
 
     rin.state = NULL != in->states ? &in->states[a] : NULL;
     rin.params = &params;
     for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
         rin.bytes = themis_algo_table_class_bytes(k);
         fn(ctx, rin.bytes, &params);
-        if (THEMIS_OK == themis_algorithm_get(a)->bound(&rin, &t->bound[a][k])) {
+        if (THEMIS_OK == themis_algo_graph_bound_cached(a, &rin, cache, &t->bound[a][k])) {
             known |= 1u << k;
         }
     }
-    for (int j = 0; j + 1 < THEMIS_ALGO_TABLE_CLASSES; ++j) {
-        int dead = 0;
-        for (int b = 0; !dead && 3u == ((known >> j) & 3u) && b < themis_nalgorithms(); ++b) {
-            dead = b != a && 0 == (t->skipped[b] & (3u << j)) && THEMIS_OK == t->status[b][j]
-                   && THEMIS_OK == t->status[b][j + 1] && dominated(t, b, j, t->bound[a]);
-        }
-        need |= dead ? 0 : 3u << j;
-    }
-    return need;
+    return known;
 }
 
 themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_algo_params_fn fn,
@@ -158,7 +146,7 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
         } else {
             applies[a] = row->applies(&rin, t->why[a], sizeof(t->why[a]));
             others += 0 != a && applies[a];
-            bounded += applies[a] && NULL != row->bound;
+            bounded += applies[a] && themis_algo_has_bound(a);
         }
     }
     t->built = 1;
@@ -166,52 +154,99 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
     if (0 == others) {
         return THEMIS_OK;
     }
+    themis_algo_rep_cache_t *caches = calloc((size_t) n, sizeof(*caches));
+    if (NULL == caches) {
+        return THEMIS_ERR_NOMEM;
+    }
     themis_algo_input_t bin = *in;
     if (NULL != in->graph && !in->no_bounds && 0 < bounded) {
         themis_status_t st = themis_route_table_build(in->graph, &routes);
         if (THEMIS_ERR_NOMEM == st) {
+            free(caches);
             return st;
         }
         bin.routes = THEMIS_OK == st ? &routes : NULL;
     }
-    /* the rows without a bound first: they are what the bounds compare with */
-    for (int pass = 0; pass < 2; ++pass) {
+    /* Every bound first.  Then interval by interval (the classes a size
+     * interpolates between), the rows by their bounds there, least first
+     * (none: first; ties to the lower index): a row is simulated at the
+     * interval's classes unless a row simulated at both is faster than
+     * its bound. */
+    uint32_t known[THEMIS_MAX_ALGORITHMS] = {0}, evald[THEMIS_MAX_ALGORITHMS] = {0};
+    int timed[THEMIS_MAX_ALGORITHMS] = {0};
+    char (*whys)[sizeof(t->why[0])] = calloc((size_t) n, sizeof(*whys));
+    themis_status_t st = NULL == whys ? THEMIS_ERR_NOMEM : THEMIS_OK;
+    for (int a = 0; NULL != bin.routes && a < n; ++a) {
+        known[a] = applies[a] ? bound_classes(a, &bin, fn, ctx, t, &caches[a]) : 0;
+    }
+    for (int j = 0; THEMIS_OK == st && j + 1 < THEMIS_ALGO_TABLE_CLASSES; ++j) {
+        int order[THEMIS_MAX_ALGORITHMS], norder = 0;
         for (int a = 0; a < n; ++a) {
-            const themis_algorithm_t *row = themis_algorithm_get(a);
-            const int bounds = NULL != bin.routes && NULL != row->bound;
-            char why[sizeof(t->why[a])] = "";
-            int timed = 0;
-            if (!applies[a] || bounds != pass) {
+            if (!applies[a]) {
                 continue;
             }
-            const uint32_t mask = bounds ? needed_classes(a, &bin, fn, ctx, t) : all;
-            t->skipped[a] = all & ~mask;
-            if (THEMIS_ERR_NOMEM == cost_classes(a, in, fn, ctx, t, mask, why, sizeof(why),
-                                                 &timed)) {
-                themis_route_table_free(&routes);
-                return THEMIS_ERR_NOMEM;
-            }
-            if (0 == timed && 0 == t->skipped[a]) {
-                /* the row's or the simulator's own reason (the first
-                 * class's), listed under the row's name: without its own
-                 * prefix */
-                const size_t name_len = strlen(row->name);
-                const char *text = why;
-                if (0 == strncmp(text, row->name, name_len) && ':' == text[name_len]
-                    && ' ' == text[name_len + 1]) {
-                    text += name_len + 2;
+            /* insertion by (bounded, bound sum, index) */
+            const int bounded_a = 3u == ((known[a] >> j) & 3u);
+            const __int128 key_a = bounded_a ? (__int128) t->bound[a][j] + t->bound[a][j + 1] : -1;
+            int at = norder;
+            while (0 < at) {
+                const int b = order[at - 1];
+                const __int128 key_b = 3u == ((known[b] >> j) & 3u)
+                                           ? (__int128) t->bound[b][j] + t->bound[b][j + 1]
+                                           : -1;
+                if (key_b <= key_a) {
+                    break;
                 }
-                snprintf(t->why[a], sizeof(t->why[a]), "%s",
-                         '\0' != text[0]    ? text
-                         : NULL != in->graph ? "the link simulator cannot run it on "
-                                               "coll_themis_graph"
-                                             : "its model does not cost it on this shape");
+                order[at] = b;
+                --at;
             }
-            t->costed |= 0 != a && 0 < timed;
+            order[at] = a;
+            ++norder;
+        }
+        for (int i = 0; THEMIS_OK == st && i < norder; ++i) {
+            const int a = order[i];
+            int dead = 0;
+            for (int b = 0; !dead && 3u == ((known[a] >> j) & 3u) && b < n; ++b) {
+                dead = b != a && 3u == ((evald[b] >> j) & 3u) && THEMIS_OK == t->status[b][j]
+                       && THEMIS_OK == t->status[b][j + 1] && dominated(t, b, j, t->bound[a]);
+            }
+            const uint32_t mask = dead ? 0 : (3u << j) & ~evald[a];
+            if (0 != mask) {
+                st = cost_classes(a, in, fn, ctx, t, &caches[a], mask, whys[a],
+                                  sizeof(whys[a]), &timed[a]);
+                evald[a] |= mask;
+            }
         }
     }
+    for (int a = 0; THEMIS_OK == st && a < n; ++a) {
+        const themis_algorithm_t *row = themis_algorithm_get(a);
+        if (!applies[a]) {
+            continue;
+        }
+        t->skipped[a] = all & ~evald[a];
+        if (0 == timed[a] && 0 == t->skipped[a]) {
+            /* the row's or the simulator's own reason (the first class's),
+             * listed under the row's name: without its own prefix */
+            const size_t name_len = strlen(row->name);
+            const char *text = whys[a];
+            if (0 == strncmp(text, row->name, name_len) && ':' == text[name_len]
+                && ' ' == text[name_len + 1]) {
+                text += name_len + 2;
+            }
+            snprintf(t->why[a], sizeof(t->why[a]), "%s",
+                     '\0' != text[0]    ? text
+                     : NULL != in->graph ? "the link simulator cannot run it on coll_themis_graph"
+                                         : "its model does not cost it on this shape");
+        }
+        t->costed |= 0 != a && 0 < timed[a];
+    }
+    free(whys);
+    for (int a = 0; a < n; ++a) {
+        themis_algo_rep_cache_free(&caches[a]);
+    }
+    free(caches);
     themis_route_table_free(&routes);
-    return THEMIS_OK;
+    return st;
 }
 
 /* The pair of classes a size interpolates between (the first or last
@@ -254,9 +289,14 @@ themis_status_t themis_algo_table_fill(const themis_algo_input_t *in, themis_alg
         if (0 == mask) {
             continue;
         }
+        themis_algo_rep_cache_t cache;
+        memset(&cache, 0, sizeof(cache));
         t->skipped[a] &= ~mask;
-        if (THEMIS_ERR_NOMEM == cost_classes(a, in, fn, ctx, t, mask, why, sizeof(why), &timed)) {
-            return THEMIS_ERR_NOMEM;
+        const themis_status_t st = cost_classes(a, in, fn, ctx, t, &cache, mask, why,
+                                                sizeof(why), &timed);
+        themis_algo_rep_cache_free(&cache);
+        if (THEMIS_ERR_NOMEM == st) {
+            return st;
         }
     }
     return THEMIS_OK;

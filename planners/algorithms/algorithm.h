@@ -204,12 +204,33 @@ typedef struct {
     const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
     themis_xfer_memo_t lists;   /* the row's lists (themis_algo_input_t.lists) */
+    /* What bounds a kept schedule's time at any unit size (its
+     * algo_graph_bound.c summary), per schedule as xs. */
+    int bn, bnext;
+    const themis_xfer_sched_t *bs[THEMIS_ALGO_REP_CACHE];
+    struct themis_xfer_bound_summary {
+        uint64_t hop_units;      /* units x route hops over all transfers */
+        uint64_t link_units;     /* the most units one first link carries, */
+        uint64_t link_bw;        /* at that link's rate (the least time ratio) */
+        uint64_t path_hops;      /* the most route hops along a dependency chain */
+        uint64_t path_units;     /* the most units x hops along one */
+    } bsum[THEMIS_ALGO_REP_CACHE];
 } themis_algo_rep_cache_t;
 /* The same with the cache, and why where the row cannot be simulated. */
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
                                               themis_time_t *time, char *why, size_t len);
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
+/* A lower bound of themis_algo_graph_cost_cached's time for row index at
+ * in, from in->routes, without simulating: a row that runs a transfer
+ * schedule (its xfer hook) by that schedule's hops, its busiest first
+ * link and its longest dependency chain (algo_graph_bound.c); a planning
+ * row by its bound hook.  THEMIS_ERR_UNSUPPORTED where there is none. */
+themis_status_t themis_algo_graph_bound_cached(int index, const themis_algo_input_t *in,
+                                               themis_algo_rep_cache_t *cache,
+                                               themis_time_t *lb);
+/* 1 where themis_algo_graph_bound_cached can bound row index. */
+int themis_algo_has_bound(int index);
 /* The planning rows' representative call on a graph (what
  * themis_algo_graph_cost simulates for a row without an xfer hook): its
  * units (0: none fits) and each dimension's RS/AG algorithm. */

@@ -43,6 +43,7 @@ themis_status_t themis_route_table_build(const themis_graph_t *g, themis_route_t
     for (uint32_t l = 0; l < g->nlinks; ++l) {
         if (themis_graph_link_working(g, l)) {
             rt->bw_sum += g->links[l].bw_bps;
+            rt->bw_max = g->links[l].bw_bps > rt->bw_max ? g->links[l].bw_bps : rt->bw_max;
             rt->lat_min = g->links[l].lat_ps < rt->lat_min ? g->links[l].lat_ps : rt->lat_min;
         }
     }

@@ -156,6 +156,10 @@ static void test_bounds_keep_choices(void)
     check_graph("ring:8", "sw:8:100Gb:600ns");
     check_graph("p3.16xlarge", "sw:4:100Gb:600ns_sw:2:100Gb:600ns");
     check_graph("p3.8xlarge", "sw:4:100Gb:600ns");
+    /* dimensions over coll_themis_direct_max: rings and birings */
+    check_graph("ring:12", "sw:12:100Gb:600ns");
+    check_graph("torus2d:3x12", "sw:12:100Gb:600ns_sw:3:100Gb:600ns");
+    check_graph("torus2d:3x12", "biring:12:100Gb:600ns_sw:3:100Gb:600ns");
 }
 
 /* A bound the table uses is one the rows' simulated times respect: the
