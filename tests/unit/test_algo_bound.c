@@ -11,6 +11,7 @@
  * call), it ranks every row there as the full table does.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algorithm.h"
@@ -76,7 +77,7 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
         for (int a = 0; a < themis_nalgorithms(); ++a) {
             for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
                 skipped += 0 != (bounded.skipped[a] & (1u << k));
-                UNIT_CHECKF(NULL == themis_algorithm_get(a)->bound
+                UNIT_CHECKF(!themis_algo_has_bound(a)
                                 || THEMIS_OK != full.status[a][k]
                                 || bounded.bound[a][k] <= full.time[a][k],
                             "%s %s: %s's bound %llu ps over its time %llu ps at %llu bytes",
@@ -151,7 +152,6 @@ static void test_bounds_keep_choices(void)
     check_graph("torus2d:4x4", "sw:4:100Gb:600ns_sw:4:100Gb:600ns");
     check_graph("mesh2d:4x4", "sw:4:100Gb:600ns_sw:4:100Gb:600ns");
     check_graph("torus2d:4x8", "sw:8:100Gb:600ns_sw:4:100Gb:600ns");
-    check_graph("torus2d:8x8", "sw:8:100Gb:600ns_sw:8:100Gb:600ns");
     check_graph("mesh3d:2x2x4", "sw:2:100Gb:600ns_sw:2:100Gb:600ns_sw:4:100Gb:600ns");
     check_graph("ring:8", "sw:8:100Gb:600ns");
     check_graph("p3.16xlarge", "sw:4:100Gb:600ns_sw:2:100Gb:600ns");
@@ -160,6 +160,12 @@ static void test_bounds_keep_choices(void)
     check_graph("ring:12", "sw:12:100Gb:600ns");
     check_graph("torus2d:3x12", "sw:12:100Gb:600ns_sw:3:100Gb:600ns");
     check_graph("torus2d:3x12", "biring:12:100Gb:600ns_sw:3:100Gb:600ns");
+    /* THEMIS_TEST_LEVEL=full: the 64 ranks benchmarks/auto_setup.sh times */
+    const char *level = getenv("THEMIS_TEST_LEVEL");
+    if (NULL != level && 0 == strcmp(level, "full")) {
+        check_graph("torus2d:8x8", "sw:8:100Gb:600ns_sw:8:100Gb:600ns");
+        check_graph("torus2d:8x8", "sw:64:100Gb:600ns");
+    }
 }
 
 /* A bound the table uses is one the rows' simulated times respect: the
