@@ -114,6 +114,53 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
                         ab < 0 ? "none" : themis_algorithm_get(ab)->name, (unsigned long long) tb,
                         af < 0 ? "none" : themis_algorithm_get(af)->name, (unsigned long long) tf);
         }
+        /* calls: every row, forced or auto, ends where it ends with the
+         * full table, also where the fastest refuses (the table filled) */
+        const uint64_t p = themis_topology_npus(&t);
+        const uint64_t elems[] = {1, 7, p - 1, p + 1, 1000, 65537, (1u << 20) + 3};
+        for (size_t i = 0; i < sizeof(elems) / sizeof(elems[0]); ++i) {
+            uint64_t counts[THEMIS_GRAPH_COST_MAX_RANKS], total = 0;
+            themis_plan_request_t req;
+            themis_algo_cost_params_t params;
+            memset(&req, 0, sizeof(req));
+            req.coll = colls[c];
+            req.ndims = t.ndims;
+            for (int d = 0; d < t.ndims; ++d) {
+                req.dim_size[d] = t.dims[d].size;
+                req.dim_algo[d] = themis_dim_algo_for(t.dims[d].kind, t.dims[d].size, 8);
+            }
+            for (uint64_t r = 0; r < p; ++r) {
+                counts[r] = elems[i] / p + r % 3;
+                total += THEMIS_COLL_REDUCE_SCATTER == colls[c] ? counts[r] : 0;
+            }
+            total = THEMIS_COLL_REDUCE_SCATTER == colls[c] ? total
+                    : THEMIS_COLL_ALLGATHER == colls[c]    ? elems[i] / p * p
+                                                           : elems[i];
+            req.recvcounts = counts;
+            req.count = THEMIS_COLL_ALLGATHER == colls[c] ? elems[i] / p : elems[i];
+            req.chunks_in_flight = 2;
+            class_params(NULL, total * 4, &params);
+            in.params = &params;
+            in.bytes = total * 4;
+            for (int r = THEMIS_ALGO_AUTO; 0 < total && r < themis_nalgorithms(); ++r) {
+                themis_algo_choice_t cf, cb;
+                themis_program_t prog;
+                themis_algo_input_t fin = in;
+                fin.states = full_states;
+                const themis_status_t sf = themis_algorithm_plan(r, &fin, &full, class_params,
+                                                                 NULL, &req, &cf, &prog);
+                themis_program_free(&prog);
+                const themis_status_t sb = themis_algorithm_plan(r, &in, &bounded, class_params,
+                                                                 NULL, &req, &cb, &prog);
+                themis_program_free(&prog);
+                UNIT_CHECKF(sf == sb && (THEMIS_OK != sf || cf.index == cb.index),
+                            "%s %s of %llu elements, %s: %s with bounds, %s without", spec,
+                            themis_coll_name(colls[c]), (unsigned long long) total,
+                            r < 0 ? "auto" : themis_algorithm_get(r)->name,
+                            themis_algorithm_get(cb.index)->name,
+                            themis_algorithm_get(cf.index)->name);
+            }
+        }
         /* filled around a size: every row ranked as in the full table */
         for (int i = 0; i < ns; ++i) {
             themis_status_t sf[THEMIS_MAX_ALGORITHMS], sb[THEMIS_MAX_ALGORITHMS];
