@@ -10,7 +10,11 @@
  * allreduce: both): a rank entering dimension i with E elements sends
  * E / s_i of them to each peer of its group (direct), or (s_i - 1) x E / s_i
  * to one of them (ring, biring), whatever the order within the dimension.
- * Two bounds of the link simulator's model (link_sim.h), the larger wins:
+ * Three bounds of the link simulator's model (link_sim.h), the largest
+ * wins:
+ *   - a chunk's chain: each pass through a dimension waits for the
+ *     farthest peer (direct) or for s_i - 1 chained steps (ring), at
+ *     least the least link latency per hop;
  *   - work: every element crosses at least its route's hops; the links
  *     together serve at most bw_sum bits per second, and the busiest one
  *     still has its latency to go;
@@ -52,29 +56,37 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
     const uint64_t passes = THEMIS_COLL_ALLREDUCE == in->coll ? 2 : 1;
     /* hops_per[i]: element-hops of dimension i per element a rank sends
      * to each peer (direct), or to its one peer (ring), summed over ranks */
-    uint64_t s = 1, npeers = 1;
+    uint64_t s = 1, npeers = 1, chain_hops = 0;
     for (int i = 0; i < t->ndims; s *= t->dims[i].size, ++i) {
         const uint32_t size = t->dims[i].size;
         const int direct = THEMIS_DIM_ALGO_DIRECT == themis_algo_rep_dim_algo(in, i);
         stride[i] = s;
         hops_per[i] = 0;
+        uint64_t chain = UINT64_MAX;   /* the least over ranks r of r's chain in this dimension */
         for (uint64_t r = 0; size > 1 && r < p; ++r) {
             const uint64_t c = r / stride[i] % size, base = r - c * stride[i];
-            uint32_t least = THEMIS_ROUTE_NONE;
+            uint32_t least = THEMIS_ROUTE_NONE, least_in = THEMIS_ROUTE_NONE, most_in = 0;
             for (uint64_t k = 0; k < size; ++k) {
                 const uint64_t q = base + k * stride[i];
-                const uint32_t h = rt->hops[r * p + q];
+                const uint32_t h = rt->hops[r * p + q], h_in = rt->hops[q * p + r];
                 if (q == r) {
                     continue;
                 }
-                if (THEMIS_ROUTE_NONE == h) {
+                if (THEMIS_ROUTE_NONE == h || THEMIS_ROUTE_NONE == h_in) {
                     return THEMIS_ERR_UNSUPPORTED;   /* the simulator says why */
                 }
                 hops_per[i] += direct ? h : 0;
                 least = h < least ? h : least;
+                least_in = h_in < least_in ? h_in : least_in;
+                most_in = h_in > most_in ? h_in : most_in;
             }
             hops_per[i] += direct ? 0 : (uint64_t) (size - 1) * least;
+            /* direct: r's block needs every peer's, the farthest's too; a
+             * ring's s - 1 steps each forward what the one before brought */
+            const uint64_t mine = direct ? most_in : (uint64_t) (size - 1) * least_in;
+            chain = mine < chain ? mine : chain;
         }
+        chain_hops += size > 1 ? chain : 0;
         if (size > 1) {
             dims[nd++] = i;
             npeers += size;
@@ -100,9 +112,13 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
             }
         }
     }
-    themis_time_t bound = 0;
+    /* a chunk's dependency chain: each pass through each dimension, at
+     * least the least latency per hop */
+    themis_time_t bound = (themis_time_t) (passes * chain_hops) * rt->lat_min;
     if (0 < best[all]) {
-        bound = serve_floor(best[all] * passes * unit_bytes, rt->bw_sum) + rt->lat_min;
+        const themis_time_t work = serve_floor(best[all] * passes * unit_bytes, rt->bw_sum)
+                                   + rt->lat_min;
+        bound = work > bound ? work : bound;
     }
     /* a rank's sends through the first links of its routes to its peers */
     const u128 sent = (u128) passes * (units - units / p) * unit_bytes;
