@@ -48,7 +48,7 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
     uint64_t stride[THEMIS_MAX_DIMS], hops_per[THEMIS_MAX_DIMS];
     int dims[THEMIS_MAX_DIMS], nd = 0;
 
-    if (NULL == rt || rt->nranks != p || p < 2 || 0 == rt->bw_sum || 0 == units
+    if (NULL == rt || rt->nranks != p || 2 > p || 0 == rt->bw_sum || 0 == units
         || t->ndims > THEMIS_MAX_DIMS) {
         return THEMIS_ERR_UNSUPPORTED;
     }
@@ -63,7 +63,7 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
         stride[i] = s;
         hops_per[i] = 0;
         uint64_t chain = UINT64_MAX;   /* the least over ranks r of r's chain in this dimension */
-        for (uint64_t r = 0; size > 1 && r < p; ++r) {
+        for (uint64_t r = 0; 1 < size && r < p; ++r) {
             const uint64_t c = r / stride[i] % size, base = r - c * stride[i];
             uint32_t least = THEMIS_ROUTE_NONE, least_in = THEMIS_ROUTE_NONE, most_in = 0;
             for (uint64_t k = 0; k < size; ++k) {
@@ -86,8 +86,8 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
             const uint64_t mine = direct ? most_in : (uint64_t) (size - 1) * least_in;
             chain = mine < chain ? mine : chain;
         }
-        chain_hops += size > 1 ? chain : 0;
-        if (size > 1) {
+        chain_hops += 1 < size ? chain : 0;
+        if (1 < size) {
             dims[nd++] = i;
             npeers += size;
         }

@@ -93,10 +93,10 @@ static int dominated(const themis_algo_table_t *t, int b, int j, const themis_ti
 {
     const __int128 d0 = (__int128) lb[j] - t->time[b][j];
     const __int128 d1 = (__int128) lb[j + 1] - t->time[b][j + 1];
-    if (d0 < 2 || d1 < 2) {
+    if (2 > d0 || 2 > d1) {
         return 0;
     }
-    if (0 == j && (line_num(d0, d1, -1, 7) < 2 * 7 || line_num(lb[j], lb[j + 1], -1, 7) < 3 * 7)) {
+    if (0 == j && (2 * 7 > line_num(d0, d1, -1, 7) || 3 * 7 > line_num(lb[j], lb[j + 1], -1, 7))) {
         return 0;   /* below 8 bytes; the row's own line kept above the 1 ps floor */
     }
     return THEMIS_ALGO_TABLE_CLASSES - 2 != j || d1 >= d0;
@@ -271,7 +271,7 @@ int themis_algo_table_skipped_at(const themis_algo_table_t *t, int a, uint64_t b
                                  themis_time_t *lb)
 {
     const int lo = interval_of(bytes);
-    if (!t->built || a < 0 || a >= themis_nalgorithms() || 0 == (t->skipped[a] & (3u << lo))) {
+    if (!t->built || 0 > a || a >= themis_nalgorithms() || 0 == (t->skipped[a] & (3u << lo))) {
         return 0;
     }
     *lb = interpolate(lo, t->bound[a][lo], t->bound[a][lo + 1], bytes);
