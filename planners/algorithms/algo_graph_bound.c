@@ -49,7 +49,7 @@ static themis_status_t summarise(const themis_route_table_t *rt, const themis_gr
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
         if (x->src >= p || x->dst >= p) {
-            st = THEMIS_ERR_UNSUPPORTED;   /* the simulator says why */
+            st = THEMIS_ERR_UNSUPPORTED; /* the simulator says why */
             goto out;
         }
         const uint32_t h = x->src == x->dst ? 0 : rt->hops[(size_t) x->src * p + x->dst];
@@ -76,8 +76,8 @@ static themis_status_t summarise(const themis_route_table_t *rt, const themis_gr
             const uint32_t l = rt->first[(size_t) x->src * p + x->dst];
             link[l] += x->count;
             /* the link with the most units per rate: a/b > c/d as a*d > c*b */
-            if (0 == out->link_bw
-                || (u128) link[l] * out->link_bw > (u128) out->link_units * g->links[l].bw_bps) {
+            if (0 == out->link_bw ||
+                (u128) link[l] * out->link_bw > (u128) out->link_units * g->links[l].bw_bps) {
                 out->link_units = link[l];
                 out->link_bw = g->links[l].bw_bps;
             }
@@ -123,8 +123,8 @@ themis_status_t themis_algo_graph_bound_cached(int index, const themis_algo_inpu
     const themis_algorithm_t *a = themis_algorithm_get(index);
     const themis_route_table_t *rt = in->routes;
 
-    if (NULL == a || NULL == rt || NULL == in->graph || rt->nranks != in->graph->nranks
-        || rt->nranks != themis_topology_npus(in->topo)) {
+    if (NULL == a || NULL == rt || NULL == in->graph || rt->nranks != in->graph->nranks ||
+        rt->nranks != themis_topology_npus(in->topo)) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     if (NULL == a->xfer) {
@@ -139,7 +139,7 @@ themis_status_t themis_algo_graph_bound_cached(int index, const themis_algo_inpu
     rin.lists = NULL != cache ? &cache->lists : NULL;
     const themis_xfer_sched_t *s = a->xfer(&rin, &tmp, why, sizeof(why));
     if (NULL == s) {
-        return THEMIS_ERR_UNSUPPORTED;   /* costing says why */
+        return THEMIS_ERR_UNSUPPORTED; /* costing says why */
     }
     int kept = -1;
     for (int i = 0; NULL != cache && s != &tmp && i < cache->bn; ++i) {

@@ -48,8 +48,8 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
     uint64_t stride[THEMIS_MAX_DIMS], hops_per[THEMIS_MAX_DIMS];
     int dims[THEMIS_MAX_DIMS], nd = 0;
 
-    if (NULL == rt || rt->nranks != p || 2 > p || 0 == rt->bw_sum || 0 == units
-        || t->ndims > THEMIS_MAX_DIMS) {
+    if (NULL == rt || rt->nranks != p || 2 > p || 0 == rt->bw_sum || 0 == units ||
+        t->ndims > THEMIS_MAX_DIMS) {
         return THEMIS_ERR_UNSUPPORTED;
     }
     const uint64_t unit_bytes = 0 == in->bytes / units ? 1 : in->bytes / units;
@@ -62,7 +62,7 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
         const int direct = THEMIS_DIM_ALGO_DIRECT == themis_algo_rep_dim_algo(in, i);
         stride[i] = s;
         hops_per[i] = 0;
-        uint64_t chain = UINT64_MAX;   /* the least over ranks r of r's chain in this dimension */
+        uint64_t chain = UINT64_MAX; /* the least over ranks r of r's chain in this dimension */
         for (uint64_t r = 0; 1 < size && r < p; ++r) {
             const uint64_t c = r / stride[i] % size, base = r - c * stride[i];
             uint32_t least = THEMIS_ROUTE_NONE, least_in = THEMIS_ROUTE_NONE, most_in = 0;
@@ -73,7 +73,7 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
                     continue;
                 }
                 if (THEMIS_ROUTE_NONE == h || THEMIS_ROUTE_NONE == h_in) {
-                    return THEMIS_ERR_UNSUPPORTED;   /* the simulator says why */
+                    return THEMIS_ERR_UNSUPPORTED; /* the simulator says why */
                 }
                 hops_per[i] += direct ? h : 0;
                 least = h < least ? h : least;
@@ -107,7 +107,8 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
         for (int j = 0; j < nd && ~(u128) 0 != best[m]; ++j) {
             const uint32_t n = m | (1u << j);
             if (n != m) {
-                const u128 v = best[m] + (u128) (left / t->dims[dims[j]].size) * hops_per[dims[j]];
+                const u128 v =
+                    best[m] + (u128) (left / t->dims[dims[j]].size) * hops_per[dims[j]];
                 best[n] = v < best[n] ? v : best[n];
             }
         }
@@ -116,8 +117,8 @@ themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_tim
      * least the least latency per hop */
     themis_time_t bound = (themis_time_t) (passes * chain_hops) * rt->lat_min;
     if (0 < best[all]) {
-        const themis_time_t work = serve_floor(best[all] * passes * unit_bytes, rt->bw_sum)
-                                   + rt->lat_min;
+        const themis_time_t work =
+            serve_floor(best[all] * passes * unit_bytes, rt->bw_sum) + rt->lat_min;
         bound = work > bound ? work : bound;
     }
     /* a rank's sends through the first links of its routes to its peers */

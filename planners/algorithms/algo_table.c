@@ -96,7 +96,8 @@ static int dominated(const themis_algo_table_t *t, int b, int j, const themis_ti
     if (2 > d0 || 2 > d1) {
         return 0;
     }
-    if (0 == j && (2 * 7 > line_num(d0, d1, -1, 7) || 3 * 7 > line_num(lb[j], lb[j + 1], -1, 7))) {
+    if (0 == j
+        && (2 * 7 > line_num(d0, d1, -1, 7) || 3 * 7 > line_num(lb[j], lb[j + 1], -1, 7))) {
         return 0;   /* below 8 bytes; the row's own line kept above the 1 ps floor */
     }
     return THEMIS_ALGO_TABLE_CLASSES - 2 != j || d1 >= d0;
@@ -187,7 +188,8 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
             }
             /* insertion by (bounded, bound sum, index) */
             const int bounded_a = 3u == ((known[a] >> j) & 3u);
-            const __int128 key_a = bounded_a ? (__int128) t->bound[a][j] + t->bound[a][j + 1] : -1;
+            const __int128 key_a = bounded_a ? (__int128) t->bound[a][j] + t->bound[a][j + 1]
+                                             : -1;
             int at = norder;
             while (0 < at) {
                 const int b = order[at - 1];
@@ -235,7 +237,8 @@ themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_al
             }
             snprintf(t->why[a], sizeof(t->why[a]), "%s",
                      '\0' != text[0]    ? text
-                     : NULL != in->graph ? "the link simulator cannot run it on coll_themis_graph"
+                     : NULL != in->graph ? "the link simulator cannot run it on "
+                                           "coll_themis_graph"
                                          : "its model does not cost it on this shape");
         }
         t->costed |= 0 != a && 0 < timed[a];

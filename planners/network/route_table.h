@@ -18,11 +18,11 @@
 
 typedef struct {
     uint32_t nranks;
-    uint32_t *hops;         /* [src * nranks + dst]; THEMIS_ROUTE_NONE: unreachable */
-    uint32_t *first;        /* [src * nranks + dst] first link; NONE when src == dst */
-    uint64_t bw_sum;        /* bits/s over every working link */
-    uint64_t bw_max;        /* the fastest working link's */
-    themis_time_t lat_min;  /* the least latency of a working link */
+    uint32_t *hops;        /* [src * nranks + dst]; THEMIS_ROUTE_NONE: unreachable */
+    uint32_t *first;       /* [src * nranks + dst] first link; NONE when src == dst */
+    uint64_t bw_sum;       /* bits/s over every working link */
+    uint64_t bw_max;       /* the fastest working link's */
+    themis_time_t lat_min; /* the least latency of a working link */
 } themis_route_table_t;
 
 /* THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID for a graph without ranks. */

@@ -65,10 +65,11 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
     g_topo = &t;
     UNIT_CHECKF(0 < t.ndims && themis_topology_npus(&t) == g.nranks, "%s: dims %s", spec, dims);
     for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); ++c) {
-        void *full_states[THEMIS_MAX_ALGORITHMS] = {NULL}, *states[THEMIS_MAX_ALGORITHMS] = {NULL};
+        void *full_states[THEMIS_MAX_ALGORITHMS] = {NULL},
+             *states[THEMIS_MAX_ALGORITHMS] = {NULL};
         themis_algo_table_t full, bounded;
-        themis_algo_input_t in = {.topo = &t, .coll = colls[c], .graph = &g,
-                                  .states = full_states, .no_bounds = 1};
+        themis_algo_input_t in = {
+            .topo = &t, .coll = colls[c], .graph = &g, .states = full_states, .no_bounds = 1};
         UNIT_CHECK(THEMIS_OK == themis_algo_table_build(&in, class_params, NULL, &full));
         in.states = states;
         in.no_bounds = 0;
@@ -77,18 +78,17 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
         for (int a = 0; a < themis_nalgorithms(); ++a) {
             for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
                 skipped += 0 != (bounded.skipped[a] & (1u << k));
-                UNIT_CHECKF(!themis_algo_has_bound(a)
-                                || THEMIS_OK != full.status[a][k]
-                                || bounded.bound[a][k] <= full.time[a][k],
+                UNIT_CHECKF(!themis_algo_has_bound(a) || THEMIS_OK != full.status[a][k] ||
+                                bounded.bound[a][k] <= full.time[a][k],
                             "%s %s: %s's bound %llu ps over its time %llu ps at %llu bytes",
                             spec, themis_coll_name(colls[c]), themis_algorithm_get(a)->name,
                             (unsigned long long) bounded.bound[a][k],
                             (unsigned long long) full.time[a][k],
                             (unsigned long long) themis_algo_table_class_bytes(k));
-                UNIT_CHECK(0 != (bounded.skipped[a] & (1u << k))
-                           || (bounded.status[a][k] == full.status[a][k]
-                               && (THEMIS_OK != full.status[a][k]
-                                   || bounded.time[a][k] == full.time[a][k])));
+                UNIT_CHECK(0 != (bounded.skipped[a] & (1u << k)) ||
+                           (bounded.status[a][k] == full.status[a][k] &&
+                            (THEMIS_OK != full.status[a][k] ||
+                             bounded.time[a][k] == full.time[a][k])));
             }
         }
         /* the same choice and time at every size */
@@ -97,22 +97,24 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
         for (int k = 0; k < THEMIS_ALGO_TABLE_CLASSES; ++k) {
             const uint64_t b = themis_algo_table_class_bytes(k);
             sizes[ns++] = b;
-            sizes[ns++] = b + 7 * b / 2 + 3;   /* between classes, odd */
+            sizes[ns++] = b + 7 * b / 2 + 3; /* between classes, odd */
             sizes[ns++] = b + b / 17;
         }
-        const uint64_t odd[] = {1, 3, 5, 1000003, (1u << 20) + 1, 2147483647ull,
-                                (1ull << 40) + 9, 1ull << 50};
+        const uint64_t odd[] = {
+            1, 3, 5, 1000003, (1u << 20) + 1, 2147483647ull, (1ull << 40) + 9, 1ull << 50};
         for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); ++i) {
             sizes[ns++] = odd[i];
         }
         for (int i = 0; i < ns; ++i) {
             themis_time_t tf, tb;
             const int af = fastest(&full, sizes[i], &tf), ab = fastest(&bounded, sizes[i], &tb);
-            UNIT_CHECKF(af == ab && tf == tb, "%s %s at %llu bytes: %s %llu ps with bounds, %s "
-                        "%llu ps without", spec, themis_coll_name(colls[c]),
-                        (unsigned long long) sizes[i],
-                        ab < 0 ? "none" : themis_algorithm_get(ab)->name, (unsigned long long) tb,
-                        af < 0 ? "none" : themis_algorithm_get(af)->name, (unsigned long long) tf);
+            UNIT_CHECKF(
+                af == ab && tf == tb,
+                "%s %s at %llu bytes: %s %llu ps with bounds, %s "
+                "%llu ps without",
+                spec, themis_coll_name(colls[c]), (unsigned long long) sizes[i],
+                ab < 0 ? "none" : themis_algorithm_get(ab)->name, (unsigned long long) tb,
+                af < 0 ? "none" : themis_algorithm_get(af)->name, (unsigned long long) tf);
         }
         /* calls: every row, forced or auto, ends where it ends with the
          * full table, also where the fastest refuses (the table filled) */
@@ -147,8 +149,8 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
                 themis_program_t prog;
                 themis_algo_input_t fin = in;
                 fin.states = full_states;
-                const themis_status_t sf = themis_algorithm_plan(r, &fin, &full, class_params,
-                                                                 NULL, &req, &cf, &prog);
+                const themis_status_t sf =
+                    themis_algorithm_plan(r, &fin, &full, class_params, NULL, &req, &cf, &prog);
                 themis_program_free(&prog);
                 const themis_status_t sb = themis_algorithm_plan(r, &in, &bounded, class_params,
                                                                  NULL, &req, &cb, &prog);
@@ -166,8 +168,8 @@ static void check_loaded(const char *spec, themis_graph_t *gp, const char *dims)
             themis_status_t sf[THEMIS_MAX_ALGORITHMS], sb[THEMIS_MAX_ALGORITHMS];
             themis_time_t tf[THEMIS_MAX_ALGORITHMS], tb[THEMIS_MAX_ALGORITHMS];
             in.bytes = sizes[i];
-            UNIT_CHECK(THEMIS_OK == themis_algo_table_fill(&in, class_params, NULL, &bounded,
-                                                           sizes[i]));
+            UNIT_CHECK(THEMIS_OK ==
+                       themis_algo_table_fill(&in, class_params, NULL, &bounded, sizes[i]));
             themis_algo_table_at(&full, sizes[i], sf, tf);
             themis_algo_table_at(&bounded, sizes[i], sb, tb);
             for (int a = 0; a < themis_nalgorithms(); ++a) {
