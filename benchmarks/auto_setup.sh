@@ -6,7 +6,8 @@
 # benchmarks/bench_auto of this tree (the cost table built once per
 # communicator, then a lookup and one rank's program per new size), the
 # same source built against the planners of BEFORE (default 26187aa: the
-# cost table before its setup was made cheap, issue 21), and built with
+# cost table before its setup was made cheap, issue 21; several revisions
+# comma-separated, each measured in the same run), and built with
 # -DBENCH_BASELINE against the planners of BASE (default c7233bc: every
 # plan-cache miss costs every row at its size on the graph, without row
 # states).  Process CPU time, medians (the machine is shared).  Run it one
@@ -46,7 +47,10 @@ build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
     gcc -O2 -std=gnu11 -w "$@" "${incs[@]}" "${cflags[@]}" \
         -o "$out" "$here/bench_auto.c" "${srcs[@]}" "${libs[@]}" -lm
 }
-build_at "$before" "$tmp/bench_before"
+IFS=, read -r -a befores <<<"$before"
+for rev in "${befores[@]}"; do
+    build_at "$rev" "$tmp/bench_before_$rev"
+done
 [ "$base" = - ] || build_at "$base" "$tmp/bench_base" -DBENCH_BASELINE
 # the first size is the first call (its program), the others new sizes
 # (of three TACOS synthesis groups); BASE's misses at the first two only
@@ -56,7 +60,9 @@ base_sizes=1048576,16777216
 one() {   # GRAPH SHAPE COLL REPS_NOW REPS_BASE
     echo "== $1 $3, sizes $sizes"
     "$bench" "$1" "$2" "$3" "$sizes" "$4" | sed 's/^/  now:  /'
-    "$tmp/bench_before" "$1" "$2" "$3" "$sizes" "$4" | sed "s/^/  $before: /"
+    for rev in "${befores[@]}"; do
+        "$tmp/bench_before_$rev" "$1" "$2" "$3" "$sizes" "$4" | sed "s/^/  $rev: /"
+    done
     [ "$base" = - ] || "$tmp/bench_base" "$1" "$2" "$3" "$base_sizes" "$5" | sed "s/^/  $base: /"
 }
 uptime

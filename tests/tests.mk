@@ -73,6 +73,10 @@ check_PROGRAMS += tests/unit/test_bed_plan
 tests_unit_test_bed_plan_SOURCES = tests/unit/test_bed_plan.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_bed_plan_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_algo_bound
+tests_unit_test_algo_bound_SOURCES = tests/unit/test_algo_bound.c tests/unit/unit.h
+tests_unit_test_algo_bound_LDADD = $(UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/test_link_sim
 tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
@@ -156,7 +160,8 @@ tests_unit_test_treepack_ratio_LDADD = $(UNIT_LDADD)
 UNIT_TESTS = tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator \
     tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus \
     tests/unit/test_xfer_hier \
-    tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_rules \
+    tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_algo_bound \
+    tests/unit/test_rules \
     tests/unit/test_chunking tests/unit/test_graph tests/unit/test_cluster tests/unit/test_bed_plan \
     tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
     tests/unit/test_clos tests/unit/test_treepack tests/unit/test_treepack_ratio \

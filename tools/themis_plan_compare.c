@@ -133,6 +133,7 @@ static int compare_size(const opts_t *o, const themis_graph_t *g, themis_coll_t 
         } else {
             printf("  %-10s %17s  %s\n", name, "-",
                    '\0' != forced.reason[a][0] ? forced.reason[a]
+                   : '\0' != ch.reason[a][0]   ? ch.reason[a]
                    : table->built && '\0' != table->why[a][0] ? table->why[a]
                                                               : "not costed");
         }

@@ -197,6 +197,28 @@ themis_status_t themis_algo_themis_xfer(const themis_algo_input_t *in,
     return st;
 }
 
+uint64_t themis_algo_rep_units(const themis_algo_input_t *in)
+{
+    /* each chunk's leaves one element: the call's chunks while they fit */
+    const uint64_t p = themis_topology_npus(in->topo);
+    uint64_t chunks = in->params->themis_chunks;
+    if (0 == p) {
+        return 0;
+    }
+    if (chunks > THEMIS_GRAPH_COST_UNITS / p) {
+        chunks = THEMIS_GRAPH_COST_UNITS / p;
+    }
+    return chunks * p;
+}
+
+themis_dim_algo_t themis_algo_rep_dim_algo(const themis_algo_input_t *in, int dim)
+{
+    return NULL != in->dim_algo ? in->dim_algo[dim]
+                                : themis_dim_algo_for(in->topo->dims[dim].kind,
+                                                      in->topo->dims[dim].size,
+                                                      THEMIS_ROW_DIRECT_MAX);
+}
+
 /* The list of a representative call for the link simulator: each chunk's
  * leaves one element (at most THEMIS_GRAPH_COST_UNITS elements, fewer
  * chunks than the call's where they do not fit: then it overstates the
@@ -205,10 +227,7 @@ static const themis_xfer_sched_t *themis_xfer(const themis_algo_input_t *in,
                                               themis_xfer_sched_t *tmp, char *why, size_t len)
 {
     const uint64_t p = themis_topology_npus(in->topo);
-    uint32_t chunks = in->params->themis_chunks;
-    if (0 == p || chunks > THEMIS_GRAPH_COST_UNITS / p) {
-        chunks = 0 == p ? 0 : (uint32_t) (THEMIS_GRAPH_COST_UNITS / p);
-    }
+    const uint32_t chunks = 0 == p ? 0 : (uint32_t) (themis_algo_rep_units(in) / p);
     if (0 == chunks) {
         snprintf(why, len,
                  "a representative call of %u elements has no chunk of one element "
@@ -228,10 +247,7 @@ static const themis_xfer_sched_t *themis_xfer(const themis_algo_input_t *in,
     req.ndims = in->topo->ndims;
     for (int i = 0; i < in->topo->ndims; ++i) {
         req.dim_size[i] = in->topo->dims[i].size;
-        req.dim_algo[i] = NULL != in->dim_algo ? in->dim_algo[i]
-                                               : themis_dim_algo_for(in->topo->dims[i].kind,
-                                                                     in->topo->dims[i].size,
-                                                                     THEMIS_ROW_DIRECT_MAX);
+        req.dim_algo[i] = themis_algo_rep_dim_algo(in, i);
     }
     /* allreduce: the vector; the others: each rank's block */
     req.count = THEMIS_COLL_ALLREDUCE == in->coll ? chunks * p : chunks;
@@ -279,4 +295,5 @@ const themis_algorithm_t themis_algorithm_themis = {
     .state_free = themis_state_free,
     .xfer = themis_xfer,
     .flags = THEMIS_ALGO_FLAG_DIM_ORDERS,
+    .bound = themis_algo_plan_bound,
 };

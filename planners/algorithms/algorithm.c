@@ -219,6 +219,61 @@ static int listed(const int *order, int n, int a)
     return 0;
 }
 
+/* order[0 .. n) tried: then the rows t times at in->bytes, fastest first
+ * (ties to the lower index), the requested row's substitute chain and
+ * row 0; rows the bounds left out say so.  The new length. */
+static int extend_order(int requested, const themis_algo_input_t *in,
+                        const themis_algo_table_t *t, themis_algo_choice_t *out, int *order,
+                        int n)
+{
+    if (NULL != t && t->built && t->costed) {
+        themis_time_t fastest = 0;
+        int any = 0;
+        out->costed = 1;
+        themis_algo_table_at(t, in->bytes, out->status, out->time);
+        for (int a = 0; a < NROWS; ++a) {
+            if (THEMIS_OK == out->status[a] && (!any || out->time[a] < fastest)) {
+                fastest = out->time[a];
+                any = 1;
+            }
+        }
+        for (int a = 0; a < NROWS; ++a) {
+            themis_time_t lb;
+            if (!listed(order, n, a) && themis_algo_table_skipped_at(t, a, in->bytes, &lb)) {
+                snprintf(out->reason[a], sizeof(out->reason[a]),
+                         "not evaluated: bound %.3f us >= best %.3f us", (double) lb / 1e6,
+                         (double) fastest / 1e6);
+            } else if (!listed(order, n, a)) {
+                out->reason[a][0] = '\0';
+            }
+        }
+        for (;;) {
+            int best = -1;
+            for (int a = 0; a < NROWS; ++a) {
+                if (THEMIS_OK == out->status[a] && !listed(order, n, a)
+                    && (best < 0 || out->time[a] < out->time[best])) {
+                    best = a;
+                }
+            }
+            if (best < 0) {
+                break;
+            }
+            order[n++] = best;
+        }
+    }
+    for (int at = requested; THEMIS_ALGO_AUTO != at && NULL != table[at]->substitute;) {
+        at = themis_algorithm_index(table[at]->substitute);
+        if (at < 0 || listed(order, n, at)) {
+            break;
+        }
+        order[n++] = at;
+    }
+    if (!listed(order, n, 0)) {
+        order[n++] = 0;
+    }
+    return n;
+}
+
 themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *in,
                                       themis_algo_table_t *t, themis_algo_params_fn fn,
                                       void *ctx, const themis_plan_request_t *req,
@@ -289,39 +344,31 @@ themis_status_t themis_algorithm_plan(int requested, const themis_algo_input_t *
             return st;
         }
     }
-    if (NULL != t && t->built && t->costed) {
-        out->costed = 1;
-        themis_algo_table_at(t, in->bytes, out->status, out->time);
-        /* fastest first, ties to the lower index (selection: few rows) */
-        for (;;) {
-            int best = -1;
-            for (int a = 0; a < NROWS; ++a) {
-                if (THEMIS_OK == out->status[a] && !listed(order, n, a)
-                    && (best < 0 || out->time[a] < out->time[best])) {
-                    best = a;
-                }
-            }
-            if (best < 0) {
-                break;
-            }
-            order[n++] = best;
+    /* A row refused the call already: the next is the fastest of all
+     * the others, also those the bounds left unsimulated. */
+    int filled = 0;
+    if (0 < n && NULL != t && t->built && t->costed && NULL != fn) {
+        st = themis_algo_table_fill(in, fn, ctx, t, in->bytes);
+        if (THEMIS_OK != st) {
+            return st;
         }
+        filled = 1;
     }
-    for (int at = requested; THEMIS_ALGO_AUTO != at && NULL != table[at]->substitute;) {
-        at = themis_algorithm_index(table[at]->substitute);
-        if (at < 0 || listed(order, n, at)) {
-            break;
-        }
-        order[n++] = at;
-    }
-    if (!listed(order, n, 0)) {
-        order[n++] = 0;
-    }
+    n = extend_order(requested, in, t, out, order, n);
     for (int i = first; i < n; ++i) {
         st = try_row(order[i], in, req, out, prog);
         if (THEMIS_ERR_UNSUPPORTED != st) {
             out->index = order[i];
             return st;
+        }
+        if (!filled && NULL != t && t->built && t->costed && NULL != fn) {
+            /* ranked again with every row timed, after those tried */
+            st = themis_algo_table_fill(in, fn, ctx, t, in->bytes);
+            if (THEMIS_OK != st) {
+                return st;
+            }
+            filled = 1;
+            n = extend_order(requested, in, t, out, order, i + 1);
         }
     }
     return THEMIS_ERR_UNSUPPORTED;

@@ -28,6 +28,7 @@
 #include "graph.h"
 #include "link_sim.h"
 #include "plan.h"
+#include "route_table.h"
 #include "transfer.h"
 #include "transfer_slice.h"
 #include "xfer_memo.h"
@@ -85,6 +86,12 @@ typedef struct {
      * class with the same key neither makes nor simulates it again; NULL
      * otherwise (return the list in *tmp). */
     themis_xfer_memo_t *lists;
+    /* While the cost table is built on a graph: its rank-pair routes, for
+     * the rows' bound hooks; NULL otherwise. */
+    const themis_route_table_t *routes;
+    /* The cost table costs every row at every class, bounds unused (tests
+     * compare the choices with and without them). */
+    int no_bounds;
 } themis_algo_input_t;
 
 /* Row flags. */
@@ -129,6 +136,12 @@ typedef struct {
      * at the cost of the rank's own transfers. */
     themis_status_t (*xfer_slice)(const themis_algo_input_t *in, uint32_t rank,
                                   const int *linear_to_rank, themis_xfer_slice_t *out);
+    /* A lower bound of the row's time on in->graph (themis_algo_graph_cost
+     * at in, never more), from in->routes, without simulating: the cost
+     * table does not simulate a row at a class where its bound shows that
+     * another row is faster (algo_table.c).  THEMIS_ERR_UNSUPPORTED: no
+     * bound here; NULL hook: the row is always simulated. */
+    themis_status_t (*bound)(const themis_algo_input_t *in, themis_time_t *lb);
 } themis_algorithm_t;
 
 /* A slicing row's build: rank req->rank's slice (the row's xfer_slice)
@@ -198,12 +211,44 @@ typedef struct {
     const themis_xfer_sched_t *xs[THEMIS_ALGO_REP_CACHE];
     themis_link_order_t xorder[THEMIS_ALGO_REP_CACHE];
     themis_xfer_memo_t lists;   /* the row's lists (themis_algo_input_t.lists) */
+    /* What bounds a kept schedule's time at any unit size (its
+     * algo_graph_bound.c summary), per schedule as xs. */
+    int bn, bnext;
+    const themis_xfer_sched_t *bs[THEMIS_ALGO_REP_CACHE];
+    struct themis_xfer_bound_summary {
+        uint64_t hop_units;      /* units x route hops over all transfers */
+        uint64_t link_units;     /* the most units one first link carries, */
+        uint64_t link_bw;        /* at that link's rate (the least time ratio) */
+        uint64_t path_hops;      /* the most route hops along a dependency chain */
+        uint64_t path_units;     /* the most units x hops along one */
+    } bsum[THEMIS_ALGO_REP_CACHE];
 } themis_algo_rep_cache_t;
 /* The same with the cache, and why where the row cannot be simulated. */
 themis_status_t themis_algo_graph_cost_cached(int index, const themis_algo_input_t *in,
                                               themis_algo_rep_cache_t *cache,
                                               themis_time_t *time, char *why, size_t len);
 void themis_algo_rep_cache_free(themis_algo_rep_cache_t *c);
+/* A lower bound of themis_algo_graph_cost_cached's time for row index at
+ * in, from in->routes, without simulating: by the row's bound hook where
+ * it has one (no transfer list built), else by its transfer schedule's
+ * hops, its busiest first link and its longest dependency chain
+ * (algo_graph_bound.c).  THEMIS_ERR_UNSUPPORTED where there is none. */
+themis_status_t themis_algo_graph_bound_cached(int index, const themis_algo_input_t *in,
+                                               themis_algo_rep_cache_t *cache,
+                                               themis_time_t *lb);
+/* 1 where themis_algo_graph_bound_cached can bound row index. */
+int themis_algo_has_bound(int index);
+/* The themis row's representative call on a graph (the list its xfer hook
+ * gives the link simulator, algo_themis.c): its units (0: none fits) and
+ * each dimension's RS/AG algorithm. */
+uint64_t themis_algo_rep_units(const themis_algo_input_t *in);
+themis_dim_algo_t themis_algo_rep_dim_algo(const themis_algo_input_t *in, int dim);
+/* The themis row's bound hook (themis_algorithm_t.bound): the
+ * dimension-by-dimension reduce-scatter and all-gather of the
+ * representative call moves at least so many bytes over so many hops,
+ * every rank sends at least so much over the first links of its routes
+ * (algo_plan_bound.c). */
+themis_status_t themis_algo_plan_bound(const themis_algo_input_t *in, themis_time_t *lb);
 /* A row's whole transfer list is simulated to cost it on a graph: beyond
  * this many ranks that would take longer than the calls it decides. */
 #define THEMIS_GRAPH_COST_MAX_RANKS 256u
@@ -259,6 +304,12 @@ typedef struct {
     themis_status_t status[THEMIS_MAX_ALGORITHMS][THEMIS_ALGO_TABLE_CLASSES];
     themis_time_t time[THEMIS_MAX_ALGORITHMS][THEMIS_ALGO_TABLE_CLASSES];
     char why[THEMIS_MAX_ALGORITHMS][160];   /* why a row has no time */
+    /* Classes (bits) where a row was not simulated because its bound
+     * (bound[][]) shows another row faster on both sides of the class;
+     * their status is THEMIS_ERR_UNSUPPORTED until themis_algo_table_fill
+     * costs them. */
+    uint32_t skipped[THEMIS_MAX_ALGORITHMS];
+    themis_time_t bound[THEMIS_MAX_ALGORITHMS][THEMIS_ALGO_TABLE_CLASSES];
 } themis_algo_table_t;
 
 /* Costs every row that serves in->coll and applies at every class, with
@@ -266,10 +317,21 @@ typedef struct {
 themis_status_t themis_algo_table_build(const themis_algo_input_t *in, themis_algo_params_fn fn,
                                         void *ctx, themis_algo_table_t *t);
 uint64_t themis_algo_table_class_bytes(int k);
+/* Costs the rows that were not simulated at the two classes around bytes
+ * (see skipped), so that the table ranks every row there: when the
+ * fastest row refuses a call, the next one is known.  THEMIS_ERR_NOMEM,
+ * else THEMIS_OK. */
+themis_status_t themis_algo_table_fill(const themis_algo_input_t *in, themis_algo_params_fn fn,
+                                       void *ctx, themis_algo_table_t *t, uint64_t bytes);
+/* 1 where the table ranks a row at bytes by its bound alone (not
+ * simulated there); *lb: the bound at bytes. */
+int themis_algo_table_skipped_at(const themis_algo_table_t *t, int a, uint64_t bytes,
+                                 themis_time_t *lb);
 /* The class at or below bytes (0 below the first): the pair of classes
  * a size interpolates between. */
 int themis_algo_table_class_of(uint64_t bytes);
-/* Every row's time at `bytes` (status THEMIS_OK where it has one). */
+/* Every row's time at `bytes` (status THEMIS_OK where it has one: not
+ * where the row was not simulated at a class around bytes). */
 void themis_algo_table_at(const themis_algo_table_t *t, uint64_t bytes,
                           themis_status_t status[THEMIS_MAX_ALGORITHMS],
                           themis_time_t time[THEMIS_MAX_ALGORITHMS]);

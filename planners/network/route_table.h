@@ -1,0 +1,32 @@
+/*
+ * Copyright (c) 2026 The themis developers. All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Every rank pair's route on a graph, summarised for lower bounds of the
+ * link simulator's time (link_sim.h): the route's hop count and first
+ * link (themis_graph_route's, exactly), the sum of the working links'
+ * rates and their least latency.  One backwards search per rank
+ * (themis_graph_routes_to): built once per cost table, it lets a row bound
+ * its time without simulating.
+ */
+#ifndef THEMIS_ROUTE_TABLE_H
+#define THEMIS_ROUTE_TABLE_H
+
+#include "graph.h"
+
+#define THEMIS_ROUTE_NONE UINT32_MAX
+
+typedef struct {
+    uint32_t nranks;
+    uint32_t *hops;        /* [src * nranks + dst]; THEMIS_ROUTE_NONE: unreachable */
+    uint32_t *first;       /* [src * nranks + dst] first link; NONE when src == dst */
+    uint64_t bw_sum;       /* bits/s over every working link */
+    uint64_t bw_max;       /* the fastest working link's */
+    themis_time_t lat_min; /* the least latency of a working link */
+} themis_route_table_t;
+
+/* THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID for a graph without ranks. */
+themis_status_t themis_route_table_build(const themis_graph_t *g, themis_route_table_t *rt);
+void themis_route_table_free(themis_route_table_t *rt);
+
+#endif
