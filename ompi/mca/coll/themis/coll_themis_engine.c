@@ -60,6 +60,8 @@
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "ompi/message/message.h"
+#include "ompi/mca/bml/base/base.h"
+#include "ompi/mca/bml/bml.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/pml/base/base.h"
 #include "ompi/mca/pml/pml.h"
@@ -89,6 +91,10 @@ typedef struct {
 
 typedef struct mca_coll_themis_engine_t engine_t;
 
+/* Which receives are matched before they are posted (match_recv): none,
+ * all (folded tags may repeat), or those that may go rendezvous. */
+typedef enum { MATCH_NONE = 0, MATCH_ALL, MATCH_RNDV } engine_match_t;
+
 struct mca_coll_themis_engine_t {
     const themis_program_t *prog;
     ompi_communicator_t *comm;
@@ -101,7 +107,7 @@ struct mca_coll_themis_engine_t {
     ptrdiff_t true_lb;
     size_t true_extent;
     uint64_t piece_elems;      /* elements per PML message */
-    size_t match_bytes;        /* receives of more bytes are matched first (match_recv) */
+    engine_match_t match;      /* which receives are matched first (match_recv) */
     int tags_collide;          /* folded step tags may repeat: keep their order */
     char *work;                /* buffer pointers: element i at + i * extent */
     char *temp;
@@ -257,32 +263,71 @@ static int scratch_reserve(mca_coll_themis_scratch_t *sc, size_t bytes)
  * that corrupted the heap and btl/vader's fragments (segfaults in its
  * progress; stock Open MPI corrupts its receive buffer's neighbour the same
  * way).  Eager messages are truncated safely, so under ob1 only messages
- * that may go rendezvous are matched first: over the smallest eager limit
- * of the BTLs, less room for ob1's header.  Other PMLs truncate in their
- * transport: nothing is matched first.
+ * that may go rendezvous are matched first: over the eager limit of the
+ * BTLs ob1 sends a first fragment to that peer with (its endpoint's
+ * btl_eager), less room for ob1's header.  Not the smallest limit of all
+ * BTLs: btl/self's 1 KiB would have every TCP receive matched first, and
+ * a matched-first receive is not posted when its eager data arrives (an
+ * unexpected message, copied twice) and each miss of improbe runs a
+ * progress round (with mpi_yield_when_idle, a sched_yield): that made
+ * blocking calls on the test bed 20-30 % slower than nonblocking ones.
+ * Other PMLs truncate in their transport: nothing is matched first.
  */
 #define ENGINE_MATCH_HDR_ROOM 256
 
-static size_t engine_match_bytes(void)
+static inline size_t eager_room(size_t limit)
 {
-    static size_t bytes;
-    static int known;
+    return limit > ENGINE_MATCH_HDR_ROOM ? limit - ENGINE_MATCH_HDR_ROOM : 0;
+}
+
+static bool engine_pml_is_ob1(void)
+{
+    static int known, ob1;
     if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
-        size_t b = SIZE_MAX;
         const char *pml = mca_pml_base_selected_component.pmlm_version.mca_component_name;
-        if (0 == strcmp(pml, "ob1")) {
-            mca_btl_base_selected_module_t *sm;
-            OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
-                               mca_btl_base_selected_module_t) {
-                size_t limit = sm->btl_module->btl_eager_limit;
-                limit = limit > ENGINE_MATCH_HDR_ROOM ? limit - ENGINE_MATCH_HDR_ROOM : 0;
-                b = limit < b ? limit : b;
-            }
-        }
-        bytes = b;   /* every thread computes the same */
+        ob1 = 0 == strcmp(pml, "ob1");   /* every thread computes the same */
         __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
     }
-    return bytes;
+    return ob1;
+}
+
+/* Under ob1: the largest message that goes eager to `peer`; the smallest
+ * limit of all BTLs when its endpoint is unknown. */
+static size_t peer_eager_bytes(const engine_t *e, int peer)
+{
+    ompi_proc_t *proc = ompi_comm_peer_lookup(e->comm, peer);
+    mca_bml_base_endpoint_t *ep = NULL == proc ? NULL : mca_bml_base_get_endpoint(proc);
+    size_t n = NULL == ep ? 0 : mca_bml_base_btl_array_get_size(&ep->btl_eager);
+    size_t b = SIZE_MAX;
+
+    for (size_t i = 0; i < n; ++i) {
+        size_t limit = eager_room(mca_bml_base_btl_array_get_index(&ep->btl_eager, i)
+                                      ->btl->btl_eager_limit);
+        b = limit < b ? limit : b;
+    }
+    if (0 == n) {
+        mca_btl_base_selected_module_t *sm;
+        OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
+                           mca_btl_base_selected_module_t) {
+            size_t limit = eager_room(sm->btl_module->btl_eager_limit);
+            b = limit < b ? limit : b;
+        }
+    }
+    return b;
+}
+
+/* Is the receive of step st matched before it is posted (match_recv)? */
+static int recv_matched_first(const engine_t *e, const themis_step_t *st)
+{
+    switch (e->match) {
+    case MATCH_ALL:
+        return 1;
+    case MATCH_RNDV:
+        return e->type_size > 0
+               && st->recv_count > peer_eager_bytes(e, st->recv_peer) / e->type_size;
+    default:
+        return 0;
+    }
 }
 
 static int active_grow(engine_t *e)
@@ -402,9 +447,8 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
         return OMPI_SUCCESS;
     }
     if (step_has_recv(st)) {
-        int unmatched = e->type_size > 0 && st->recv_count > e->match_bytes / e->type_size;
-        rc = post_side(e, op, s, 1, unmatched, recv_base(e, op, s), st->recv_count,
-                       st->recv_peer, tag);
+        rc = post_side(e, op, s, 1, recv_matched_first(e, st), recv_base(e, op, s),
+                       st->recv_count, st->recv_peer, tag);
         e->recv_left[s] = e->remaining[s];
         if (step_reduces(st)) {
             e->remaining[s]++;   /* the reduction itself, see reduce_in_order() */
@@ -538,7 +582,7 @@ static int earlier_unmatched(const engine_t *e, size_t i)
 
 /*
  * Match the receive of entry i before posting it (receives over
- * match_bytes, see engine_match_bytes()): improbe shows the message's size
+ * the eager limit, see peer_eager_bytes()): improbe shows the message's size
  * before any data moves.  A message of the size due, or smaller (the
  * completion then fails it in wrong_size()), is received in place; a
  * larger one is received whole into a bounce buffer and fails the call
@@ -896,10 +940,9 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
      * order, so that none overtakes an earlier one for the same message. */
     e->tags_collide = l->max_tag >= e->lane_tags;
     e->in_progress = args->in_progress;
-    e->match_bytes = e->in_progress ? SIZE_MAX : engine_match_bytes();
-    if (e->tags_collide && SIZE_MAX != e->match_bytes) {
-        e->match_bytes = 0;
-    }
+    e->match = e->in_progress || !engine_pml_is_ob1() ? MATCH_NONE
+               : e->tags_collide                         ? MATCH_ALL
+                                                         : MATCH_RNDV;
     e->piece_elems = mca_coll_themis_engine_max_message_bytes / e->extent;
     if (e->piece_elems > INT_MAX) {
         e->piece_elems = INT_MAX;
