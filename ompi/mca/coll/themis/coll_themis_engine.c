@@ -9,8 +9,8 @@
  * needed, from the blocking loop of mca_coll_themis_engine_run or from
  * the progress callback of a nonblocking call, coll_themis_nbc.c), and
  * finally copy_out.  Each advance
- *   - starts queue heads (strict queue order, at most `chunks_in_flight` active
- *     ops per queue, only once all the op's dependencies completed),
+ *   - starts queue heads (strict queue order, at most `window` active ops
+ *     per queue, only once all the op's dependencies completed),
  *   - starts the steps of active ops, each chain's in order and the chains
  *     independently (after_prev waits for the completion of the previous
  *     step of the chain, otherwise the step starts with it); a local copy
@@ -33,7 +33,7 @@
  * reduced, so chained steps (rings) see reduced data as before.
  *
  * Receive temporaries are assigned statically: queue q owns
- * min(chunks_in_flight, ops on q) op slots of peak_q elements; an active op holds
+ * min(window, ops on q) op slots of peak_q elements; an active op holds
  * one slot, and each REDUCE step of the op has a fixed offset inside it
  * (temp_layout_op(), coll_themis_engine_layout.c).  Nothing is allocated
  * per step at run time.
@@ -120,9 +120,6 @@ struct mca_coll_themis_engine_t {
     const uint32_t *chain_prev;/* per step: previous step of its chain, UINT32_MAX */
     const uint32_t *op_queue;
     const uint64_t *q_peak;    /* elements per op slot */
-    const uint64_t *q_temp_base;  /* element offset of the queue's slots in temp */
-    const uint32_t *q_nslots;
-    const uint32_t *q_slot_first; /* the queue's free-slot stack in q_free */
 
     /* per step */
     uint32_t *remaining;       /* messages outstanding once started, plus one
@@ -140,6 +137,11 @@ struct mca_coll_themis_engine_t {
     uint32_t *op_slot;
     uint8_t *op_state;
     /* per queue */
+    uint32_t window;           /* active ops per queue (args chunks_in_flight) */
+    uint64_t temp_elems;       /* receive temporaries: the queues' slots */
+    uint64_t *q_temp_base;     /* element offset of the queue's slots in temp */
+    uint32_t *q_nslots;        /* min(window, ops on the queue) */
+    uint32_t *q_slot_first;    /* the queue's free-slot stack in q_free */
     uint32_t *q_next;          /* position in queue_ops of the next op to start */
     uint32_t *q_active;
     uint32_t *q_nfree;
@@ -202,6 +204,9 @@ static size_t engine_carve(engine_t *e, char *base)
     CARVE(q_next, p->nqueues);
     CARVE(q_active, p->nqueues);
     CARVE(q_nfree, p->nqueues);
+    CARVE(q_temp_base, p->nqueues);
+    CARVE(q_nslots, p->nqueues);
+    CARVE(q_slot_first, p->nqueues);
     /* No queue holds more slots than it has ops. */
     CARVE(q_free, p->nops);
     return off;
@@ -218,7 +223,7 @@ static int scratch_bytes(const engine_t *e, ptrdiff_t true_extent, size_t *work_
     /* n elements span (n - 1) * extent + true_extent bytes from the true
      * lower bound; regions are rounded up to stay aligned. */
     size_t span[2] = {0, 0};
-    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, e->layout->temp_elems};
+    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, e->temp_elems};
     for (int r = 0; r < 2; ++r) {
         size_t bytes;
         if (0 == n[r]) {
@@ -517,7 +522,7 @@ static int start_ops(engine_t *e)
     do {
         done_before = e->ops_done;
         for (uint32_t q = 0; q < p->nqueues; ++q) {
-            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->chunks_in_flight) {
+            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < e->window) {
                 uint32_t op = p->queue_ops[e->q_next[q]];
                 if (!deps_done(p, op, e->op_state, OP_DONE)) {
                     break;
@@ -962,9 +967,7 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
     e->chain_prev = l->chain_prev;
     e->op_queue = l->op_queue;
     e->q_peak = l->q_peak;
-    e->q_temp_base = l->q_temp_base;
-    e->q_nslots = l->q_nslots;
-    e->q_slot_first = l->q_slot_first;
+    e->window = args->chunks_in_flight > 0 ? args->chunks_in_flight : e->prog->chunks_in_flight;
 
     e->block = calloc(1, engine_carve(e, NULL) + 8);
     if (NULL == e->block) {
@@ -972,15 +975,28 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     engine_carve(e, e->block);
-    for (uint32_t q = 0; q < e->prog->nqueues; ++q) {
+    rc = OMPI_SUCCESS;
+    for (uint32_t q = 0, first = 0; q < e->prog->nqueues; ++q) {
+        uint32_t nq = e->prog->queue_first[q + 1] - e->prog->queue_first[q];
+        uint64_t add;
+        e->q_nslots[q] = nq < e->window ? nq : e->window;
+        e->q_slot_first[q] = first;
+        first += e->q_nslots[q];   /* at most nops: q_free's size */
+        e->q_temp_base[q] = e->temp_elems;
+        if (__builtin_mul_overflow((uint64_t) e->q_nslots[q], l->q_peak[q], &add)
+            || __builtin_add_overflow(e->temp_elems, add, &e->temp_elems)) {
+            rc = engine_bad("temporaries overflow", q, l->q_peak[q]);
+        }
         e->q_next[q] = e->prog->queue_first[q];
-        e->q_nfree[q] = l->q_nslots[q];
-        for (uint32_t k = 0; k < l->q_nslots[q]; ++k) {
-            e->q_free[l->q_slot_first[q] + k] = l->q_nslots[q] - 1 - k;
+        e->q_nfree[q] = e->q_nslots[q];
+        for (uint32_t k = 0; k < e->q_nslots[q]; ++k) {
+            e->q_free[e->q_slot_first[q] + k] = e->q_nslots[q] - 1 - k;
         }
     }
 
-    rc = scratch_bytes(e, true_extent, &work_bytes, &total_bytes);
+    if (OMPI_SUCCESS == rc) {
+        rc = scratch_bytes(e, true_extent, &work_bytes, &total_bytes);
+    }
     if (OMPI_SUCCESS == rc) {
         rc = scratch_reserve(args->scratch, total_bytes);
     }
