@@ -9,8 +9,8 @@
  * needed, from the blocking loop of mca_coll_themis_engine_run or from
  * the progress callback of a nonblocking call, coll_themis_nbc.c), and
  * finally copy_out.  Each advance
- *   - starts queue heads (strict queue order, at most `chunks_in_flight` active
- *     ops per queue, only once all the op's dependencies completed),
+ *   - starts queue heads (strict queue order, at most `window` active ops
+ *     per queue, only once all the op's dependencies completed),
  *   - starts the steps of active ops, each chain's in order and the chains
  *     independently (after_prev waits for the completion of the previous
  *     step of the chain, otherwise the step starts with it); a local copy
@@ -33,7 +33,7 @@
  * reduced, so chained steps (rings) see reduced data as before.
  *
  * Receive temporaries are assigned statically: queue q owns
- * min(chunks_in_flight, ops on q) op slots of peak_q elements; an active op holds
+ * min(window, ops on q) op slots of peak_q elements; an active op holds
  * one slot, and each REDUCE step of the op has a fixed offset inside it
  * (temp_layout_op(), coll_themis_engine_layout.c).  Nothing is allocated
  * per step at run time.
@@ -60,6 +60,8 @@
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "ompi/message/message.h"
+#include "ompi/mca/bml/base/base.h"
+#include "ompi/mca/bml/bml.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/pml/base/base.h"
 #include "ompi/mca/pml/pml.h"
@@ -89,6 +91,10 @@ typedef struct {
 
 typedef struct mca_coll_themis_engine_t engine_t;
 
+/* Which receives are matched before they are posted (match_recv): none,
+ * all (folded tags may repeat), or those that may go rendezvous. */
+typedef enum { MATCH_NONE = 0, MATCH_ALL, MATCH_RNDV } engine_match_t;
+
 struct mca_coll_themis_engine_t {
     const themis_program_t *prog;
     ompi_communicator_t *comm;
@@ -101,7 +107,7 @@ struct mca_coll_themis_engine_t {
     ptrdiff_t true_lb;
     size_t true_extent;
     uint64_t piece_elems;      /* elements per PML message */
-    size_t match_bytes;        /* receives of more bytes are matched first (match_recv) */
+    engine_match_t match;      /* which receives are matched first (match_recv) */
     int tags_collide;          /* folded step tags may repeat: keep their order */
     char *work;                /* buffer pointers: element i at + i * extent */
     char *temp;
@@ -114,9 +120,6 @@ struct mca_coll_themis_engine_t {
     const uint32_t *chain_prev;/* per step: previous step of its chain, UINT32_MAX */
     const uint32_t *op_queue;
     const uint64_t *q_peak;    /* elements per op slot */
-    const uint64_t *q_temp_base;  /* element offset of the queue's slots in temp */
-    const uint32_t *q_nslots;
-    const uint32_t *q_slot_first; /* the queue's free-slot stack in q_free */
 
     /* per step */
     uint32_t *remaining;       /* messages outstanding once started, plus one
@@ -134,6 +137,11 @@ struct mca_coll_themis_engine_t {
     uint32_t *op_slot;
     uint8_t *op_state;
     /* per queue */
+    uint32_t window;           /* active ops per queue (args chunks_in_flight) */
+    uint64_t temp_elems;       /* receive temporaries: the queues' slots */
+    uint64_t *q_temp_base;     /* element offset of the queue's slots in temp */
+    uint32_t *q_nslots;        /* min(window, ops on the queue) */
+    uint32_t *q_slot_first;    /* the queue's free-slot stack in q_free */
     uint32_t *q_next;          /* position in queue_ops of the next op to start */
     uint32_t *q_active;
     uint32_t *q_nfree;
@@ -196,6 +204,9 @@ static size_t engine_carve(engine_t *e, char *base)
     CARVE(q_next, p->nqueues);
     CARVE(q_active, p->nqueues);
     CARVE(q_nfree, p->nqueues);
+    CARVE(q_temp_base, p->nqueues);
+    CARVE(q_nslots, p->nqueues);
+    CARVE(q_slot_first, p->nqueues);
     /* No queue holds more slots than it has ops. */
     CARVE(q_free, p->nops);
     return off;
@@ -212,7 +223,7 @@ static int scratch_bytes(const engine_t *e, ptrdiff_t true_extent, size_t *work_
     /* n elements span (n - 1) * extent + true_extent bytes from the true
      * lower bound; regions are rounded up to stay aligned. */
     size_t span[2] = {0, 0};
-    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, e->layout->temp_elems};
+    uint64_t n[2] = {p->work_is_output ? 0 : p->work_count, e->temp_elems};
     for (int r = 0; r < 2; ++r) {
         size_t bytes;
         if (0 == n[r]) {
@@ -257,32 +268,71 @@ static int scratch_reserve(mca_coll_themis_scratch_t *sc, size_t bytes)
  * that corrupted the heap and btl/vader's fragments (segfaults in its
  * progress; stock Open MPI corrupts its receive buffer's neighbour the same
  * way).  Eager messages are truncated safely, so under ob1 only messages
- * that may go rendezvous are matched first: over the smallest eager limit
- * of the BTLs, less room for ob1's header.  Other PMLs truncate in their
- * transport: nothing is matched first.
+ * that may go rendezvous are matched first: over the eager limit of the
+ * BTLs ob1 sends a first fragment to that peer with (its endpoint's
+ * btl_eager), less room for ob1's header.  Not the smallest limit of all
+ * BTLs: btl/self's 1 KiB would have every TCP receive matched first, and
+ * a matched-first receive is not posted when its eager data arrives (an
+ * unexpected message, copied twice) and each miss of improbe runs a
+ * progress round (with mpi_yield_when_idle, a sched_yield): that made
+ * blocking calls on the test bed 20-30 % slower than nonblocking ones.
+ * Other PMLs truncate in their transport: nothing is matched first.
  */
 #define ENGINE_MATCH_HDR_ROOM 256
 
-static size_t engine_match_bytes(void)
+static inline size_t eager_room(size_t limit)
 {
-    static size_t bytes;
-    static int known;
+    return limit > ENGINE_MATCH_HDR_ROOM ? limit - ENGINE_MATCH_HDR_ROOM : 0;
+}
+
+static bool engine_pml_is_ob1(void)
+{
+    static int known, ob1;
     if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
-        size_t b = SIZE_MAX;
         const char *pml = mca_pml_base_selected_component.pmlm_version.mca_component_name;
-        if (0 == strcmp(pml, "ob1")) {
-            mca_btl_base_selected_module_t *sm;
-            OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
-                               mca_btl_base_selected_module_t) {
-                size_t limit = sm->btl_module->btl_eager_limit;
-                limit = limit > ENGINE_MATCH_HDR_ROOM ? limit - ENGINE_MATCH_HDR_ROOM : 0;
-                b = limit < b ? limit : b;
-            }
-        }
-        bytes = b;   /* every thread computes the same */
+        ob1 = 0 == strcmp(pml, "ob1");   /* every thread computes the same */
         __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
     }
-    return bytes;
+    return ob1;
+}
+
+/* Under ob1: the largest message that goes eager to `peer`; the smallest
+ * limit of all BTLs when its endpoint is unknown. */
+static size_t peer_eager_bytes(const engine_t *e, int peer)
+{
+    ompi_proc_t *proc = ompi_comm_peer_lookup(e->comm, peer);
+    mca_bml_base_endpoint_t *ep = NULL == proc ? NULL : mca_bml_base_get_endpoint(proc);
+    size_t n = NULL == ep ? 0 : mca_bml_base_btl_array_get_size(&ep->btl_eager);
+    size_t b = SIZE_MAX;
+
+    for (size_t i = 0; i < n; ++i) {
+        size_t limit = eager_room(mca_bml_base_btl_array_get_index(&ep->btl_eager, i)
+                                      ->btl->btl_eager_limit);
+        b = limit < b ? limit : b;
+    }
+    if (0 == n) {
+        mca_btl_base_selected_module_t *sm;
+        OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized,
+                           mca_btl_base_selected_module_t) {
+            size_t limit = eager_room(sm->btl_module->btl_eager_limit);
+            b = limit < b ? limit : b;
+        }
+    }
+    return b;
+}
+
+/* Is the receive of step st matched before it is posted (match_recv)? */
+static int recv_matched_first(const engine_t *e, const themis_step_t *st)
+{
+    switch (e->match) {
+    case MATCH_ALL:
+        return 1;
+    case MATCH_RNDV:
+        return e->type_size > 0
+               && st->recv_count > peer_eager_bytes(e, st->recv_peer) / e->type_size;
+    default:
+        return 0;
+    }
 }
 
 static int active_grow(engine_t *e)
@@ -402,9 +452,8 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
         return OMPI_SUCCESS;
     }
     if (step_has_recv(st)) {
-        int unmatched = e->type_size > 0 && st->recv_count > e->match_bytes / e->type_size;
-        rc = post_side(e, op, s, 1, unmatched, recv_base(e, op, s), st->recv_count,
-                       st->recv_peer, tag);
+        rc = post_side(e, op, s, 1, recv_matched_first(e, st), recv_base(e, op, s),
+                       st->recv_count, st->recv_peer, tag);
         e->recv_left[s] = e->remaining[s];
         if (step_reduces(st)) {
             e->remaining[s]++;   /* the reduction itself, see reduce_in_order() */
@@ -473,7 +522,7 @@ static int start_ops(engine_t *e)
     do {
         done_before = e->ops_done;
         for (uint32_t q = 0; q < p->nqueues; ++q) {
-            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < p->chunks_in_flight) {
+            while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < e->window) {
                 uint32_t op = p->queue_ops[e->q_next[q]];
                 if (!deps_done(p, op, e->op_state, OP_DONE)) {
                     break;
@@ -538,7 +587,7 @@ static int earlier_unmatched(const engine_t *e, size_t i)
 
 /*
  * Match the receive of entry i before posting it (receives over
- * match_bytes, see engine_match_bytes()): improbe shows the message's size
+ * the eager limit, see peer_eager_bytes()): improbe shows the message's size
  * before any data moves.  A message of the size due, or smaller (the
  * completion then fails it in wrong_size()), is received in place; a
  * larger one is received whole into a bounce buffer and fails the call
@@ -896,10 +945,9 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
      * order, so that none overtakes an earlier one for the same message. */
     e->tags_collide = l->max_tag >= e->lane_tags;
     e->in_progress = args->in_progress;
-    e->match_bytes = e->in_progress ? SIZE_MAX : engine_match_bytes();
-    if (e->tags_collide && SIZE_MAX != e->match_bytes) {
-        e->match_bytes = 0;
-    }
+    e->match = e->in_progress || !engine_pml_is_ob1() ? MATCH_NONE
+               : e->tags_collide                         ? MATCH_ALL
+                                                         : MATCH_RNDV;
     e->piece_elems = mca_coll_themis_engine_max_message_bytes / e->extent;
     if (e->piece_elems > INT_MAX) {
         e->piece_elems = INT_MAX;
@@ -919,9 +967,7 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
     e->chain_prev = l->chain_prev;
     e->op_queue = l->op_queue;
     e->q_peak = l->q_peak;
-    e->q_temp_base = l->q_temp_base;
-    e->q_nslots = l->q_nslots;
-    e->q_slot_first = l->q_slot_first;
+    e->window = args->chunks_in_flight > 0 ? args->chunks_in_flight : e->prog->chunks_in_flight;
 
     e->block = calloc(1, engine_carve(e, NULL) + 8);
     if (NULL == e->block) {
@@ -929,15 +975,28 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     engine_carve(e, e->block);
-    for (uint32_t q = 0; q < e->prog->nqueues; ++q) {
+    rc = OMPI_SUCCESS;
+    for (uint32_t q = 0, first = 0; q < e->prog->nqueues; ++q) {
+        uint32_t nq = e->prog->queue_first[q + 1] - e->prog->queue_first[q];
+        uint64_t add;
+        e->q_nslots[q] = nq < e->window ? nq : e->window;
+        e->q_slot_first[q] = first;
+        first += e->q_nslots[q];   /* at most nops: q_free's size */
+        e->q_temp_base[q] = e->temp_elems;
+        if (__builtin_mul_overflow((uint64_t) e->q_nslots[q], l->q_peak[q], &add)
+            || __builtin_add_overflow(e->temp_elems, add, &e->temp_elems)) {
+            rc = engine_bad("temporaries overflow", q, l->q_peak[q]);
+        }
         e->q_next[q] = e->prog->queue_first[q];
-        e->q_nfree[q] = l->q_nslots[q];
-        for (uint32_t k = 0; k < l->q_nslots[q]; ++k) {
-            e->q_free[l->q_slot_first[q] + k] = l->q_nslots[q] - 1 - k;
+        e->q_nfree[q] = e->q_nslots[q];
+        for (uint32_t k = 0; k < e->q_nslots[q]; ++k) {
+            e->q_free[e->q_slot_first[q] + k] = e->q_nslots[q] - 1 - k;
         }
     }
 
-    rc = scratch_bytes(e, true_extent, &work_bytes, &total_bytes);
+    if (OMPI_SUCCESS == rc) {
+        rc = scratch_bytes(e, true_extent, &work_bytes, &total_bytes);
+    }
     if (OMPI_SUCCESS == rc) {
         rc = scratch_reserve(args->scratch, total_bytes);
     }

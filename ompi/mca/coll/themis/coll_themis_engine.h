@@ -22,7 +22,8 @@
  * is freed by mca_coll_themis_engine_scratch_release.  Its size is bounded
  * by the plan, in elements of the call's datatype:
  *   work_count (only when the work buffer is not the output)
- * + sum over queues q of min(chunks_in_flight, ops on q) x peak_q
+ * + sum over queues q of min(W, ops on q) x peak_q, W the call's ops in
+ *   flight per queue (args chunks_in_flight, else the program's)
  * (each region 64-byte aligned), where peak_q is the largest number of
  * REDUCE receive elements one op of q can have posted at once: a step's
  * temporary is reused once the next step of its chain (plan.h) starts with
@@ -42,7 +43,8 @@ typedef struct mca_coll_themis_scratch_t {
  * itself and the communicator size (offsets inside work, peers inside the
  * communicator, each op once on a queue, no local dependency cycle, ...),
  * and its static layout (each step's chain predecessor and receive
- * temporary, each queue's slots).  It stays valid for copies of the
+ * temporary, the size of each queue's op slots; a call makes as many
+ * slots as it runs ops at once).  It stays valid for copies of the
  * program whose copy lists differ on the user's side only (segments).
  */
 typedef struct mca_coll_themis_engine_layout_t {
@@ -51,14 +53,11 @@ typedef struct mca_coll_themis_engine_layout_t {
     int has_reduce;                     /* some step reduces: the call needs an op */
     uint64_t max_transfer;              /* largest send or receive count */
     uint32_t max_tag;                   /* largest step tag */
-    uint64_t temp_elems;                /* receive temporaries, elements */
-    uint32_t nslots;
     uint64_t *temp_off;                 /* [nsteps] */
     uint32_t *chain_prev;               /* [nsteps] */
     uint32_t *op_queue;                 /* [nops] */
     uint8_t *op_nchains;                /* [nops]: 1 + its highest chain */
-    uint64_t *q_peak, *q_temp_base;     /* [nqueues] */
-    uint32_t *q_nslots, *q_slot_first;  /* [nqueues] */
+    uint64_t *q_peak;                   /* [nqueues]: elements of one op slot */
     void *block;                        /* one allocation behind the arrays */
 } mca_coll_themis_engine_layout_t;
 
@@ -82,6 +81,10 @@ typedef struct mca_coll_themis_engine_args_t {
      * (tag mod ((tag_ub + 1) / nlanes)) x nlanes + lane, so that calls in
      * different lanes never match each other's messages. */
     uint32_t lane, nlanes;
+    /* Ops each queue runs at once; 0: the program's chunks_in_flight.
+     * Local to the rank: queues start ops in their order on every rank,
+     * so ranks with other values still meet. */
+    uint32_t chunks_in_flight;
     mca_coll_themis_scratch_t *scratch;
     /* NULL, or [2 * prog->nops]: CLOCK_MONOTONIC ns at which op i started
      * (element 2i: queue head taken, dep complete) and completed (2i + 1:

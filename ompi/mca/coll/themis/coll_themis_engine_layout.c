@@ -26,9 +26,6 @@ static size_t layout_carve(mca_coll_themis_engine_layout_t *e, const themis_prog
     CARVE(op_queue, p->nops);
     CARVE(op_nchains, p->nops);
     CARVE(q_peak, p->nqueues);
-    CARVE(q_temp_base, p->nqueues);
-    CARVE(q_nslots, p->nqueues);
-    CARVE(q_slot_first, p->nqueues);
     return off;
 }
 
@@ -229,12 +226,11 @@ static int check_program(const themis_program_t *p, int size,
     return OMPI_SUCCESS;
 }
 
-/* Receive temporaries: each queue's slots and the elements they take. */
-static int layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout_t *l)
+/* Receive temporaries: the elements of each queue's op slot. */
+static void layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout_t *l)
 {
     for (uint32_t q = 0; q < p->nqueues; ++q) {
-        uint64_t peak = 0, add;
-        uint32_t nq = p->queue_first[q + 1] - p->queue_first[q];
+        uint64_t peak = 0;
         for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
             uint32_t op = p->queue_ops[i];
             uint64_t pk = temp_layout_op(p, &p->ops[op], l->op_nchains[op], l->temp_off,
@@ -243,17 +239,8 @@ static int layout_temps(const themis_program_t *p, mca_coll_themis_engine_layout
                 peak = pk;
             }
         }
-        l->q_nslots[q] = nq < p->chunks_in_flight ? nq : p->chunks_in_flight;
         l->q_peak[q] = peak;
-        l->q_temp_base[q] = l->temp_elems;
-        l->q_slot_first[q] = l->nslots;
-        l->nslots += l->q_nslots[q];
-        if (__builtin_mul_overflow((uint64_t) l->q_nslots[q], peak, &add)
-            || __builtin_add_overflow(l->temp_elems, add, &l->temp_elems)) {
-            return engine_bad("temporaries overflow", q, peak);
-        }
     }
-    return OMPI_SUCCESS;
 }
 
 int mca_coll_themis_engine_prepare(const themis_program_t *p, int comm_size,
@@ -276,7 +263,7 @@ int mca_coll_themis_engine_prepare(const themis_program_t *p, int comm_size,
         layout_carve(l, p, l->block);
         rc = check_program(p, comm_size, l, state, q_next);
         if (OMPI_SUCCESS == rc) {
-            rc = layout_temps(p, l);
+            layout_temps(p, l);
         }
     }
     free(state);

@@ -664,6 +664,11 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
     }
     a.scratch = &req->scratch;
     a.in_progress = true;
+    /* The call moves only when the application enters MPI: keep more of
+     * its schedule posted (coll_themis_nbc_chunks_in_flight). */
+    if (mca_coll_themis_component.config.nbc_chunks_in_flight > args->prog->chunks_in_flight) {
+        a.chunks_in_flight = mca_coll_themis_component.config.nbc_chunks_in_flight;
+    }
     req->done = false;
     if (NULL != req->segs) {
         /* A segment with data exists: the call is larger than the scratch. */

@@ -229,6 +229,18 @@ int mca_coll_themis_params_register(void)
         "Chunk operations each dimension runs at once (1..32).",
         MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->chunks_in_flight_param);
 
+    c->nbc_chunks_in_flight_param = MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT;
+    (void) mca_base_component_var_register(
+        comp, "nbc_chunks_in_flight",
+        "Chunk operations each dimension runs at once in nonblocking and persistent calls, "
+        "when more than coll_themis_chunks_in_flight (0..1024; 0: as blocking calls). Such a "
+        "call moves only while the application is inside MPI (e.g. its MPI_Test calls): "
+        "between two of them only what was posted can move, so it keeps more of its schedule "
+        "in flight than a blocking call, which advances continuously. Costs one receive "
+        "temporary per operation in flight.",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->nbc_chunks_in_flight_param);
+
     c->min_chunk_bytes_param = 0;
     register_var(
         comp, "min_chunk_bytes",
@@ -743,6 +755,7 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = themis_fnv1a_u64(h, (uint64_t) cfg->order);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->latency);
     h = themis_fnv1a_u64(h, cfg->chunks_in_flight);
+    h = themis_fnv1a_u64(h, cfg->nbc_chunks_in_flight);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->min_bytes);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         h = themis_fnv1a_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
@@ -883,6 +896,15 @@ bool mca_coll_themis_params_parse(void)
         ok = false;
     } else {
         cfg->chunks_in_flight = (uint32_t) c->chunks_in_flight_param;
+    }
+    if (c->nbc_chunks_in_flight_param < 0
+        || c->nbc_chunks_in_flight_param > MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT) {
+        snprintf(why, sizeof(why), "must be between 0 and %d",
+                 MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT);
+        report_int("coll_themis_nbc_chunks_in_flight", c->nbc_chunks_in_flight_param, why);
+        ok = false;
+    } else {
+        cfg->nbc_chunks_in_flight = (uint32_t) c->nbc_chunks_in_flight_param;
     }
 
     if (c->min_bytes_param < -1) {
