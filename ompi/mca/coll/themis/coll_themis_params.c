@@ -230,7 +230,7 @@ int mca_coll_themis_params_register(void)
         MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->chunks_in_flight_param);
 
     c->nbc_chunks_in_flight_param = MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT;
-    (void) mca_base_component_var_register(
+    register_var(
         comp, "nbc_chunks_in_flight",
         "Chunk operations each dimension runs at once in nonblocking and persistent calls, "
         "when more than coll_themis_chunks_in_flight (0..1024; 0: as blocking calls). Such a "
@@ -238,7 +238,7 @@ int mca_coll_themis_params_register(void)
         "between two of them only what was posted can move, so it keeps more of its schedule "
         "in flight than a blocking call, which advances continuously. Costs one receive "
         "temporary per operation in flight.",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->nbc_chunks_in_flight_param);
 
     c->min_chunk_bytes_param = 0;
