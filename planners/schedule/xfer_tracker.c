@@ -6,6 +6,8 @@
  */
 #include "xfer_tracker.h"
 
+#include "util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,12 +74,6 @@ static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
     return THEMIS_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-    return (x > y) - (x < y);
-}
-
 /* Appends x with its conflicts and `after` (NONE: nothing more) as
  * dependencies (sorted, no duplicates); its index in *idx. */
 static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, uint32_t after,
@@ -110,7 +106,7 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         return st;
     }
     if (tr->ndeps > 1) {    /* deps may still be NULL: qsort(NULL, 0) is undefined */
-        qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), cmp_u32);
+        qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), themis_cmp_u32);
     }
     uint32_t n = 0;
     for (uint32_t i = 0; i < tr->ndeps; i++) {
