@@ -364,6 +364,7 @@ static void test_hier_per_element(void)
             themis_program_free(&b);
         }
         /* unequal counts have no one-element units */
+        themis_xfer_free(&s);
         req.recvcounts = w.rc;
         UNIT_CHECK(THEMIS_COLL_REDUCE_SCATTER != c.coll ||
                    THEMIS_ERR_UNSUPPORTED == themis_xfer_hier(&req, &w.sched, &w.order, 1, &s));
@@ -404,6 +405,7 @@ static void test_hier_refusals(void)
     UNIT_CHECK(THEMIS_ERR_INVALID ==
                themis_xfer_hier_slice(&req, &w.sched, &w.order, w.n, &sl));
     UNIT_CHECK(NULL == sl.s.xfers && NULL == sl.tag);
+    themis_xfer_free(&s); /* the refusals below reuse it */
     /* an order that names a chunk's stage on another dimension */
     themis_order_entry_t e = w.order.entries[0][0];
     w.order.entries[0][0].stage ^= 1;
