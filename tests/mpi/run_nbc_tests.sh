@@ -58,7 +58,7 @@ need=('chunks in flight 2 \(nonblocking 3/4/5\)'); shun=('invalid coll_themis')
 run "2x2 vader nbc_chunks_in_flight per collective" 600 4
 opts=("${VADER[@]}" "${MIN0[@]}" "${D[@]}" 2x2 "${NBCW[@]}" "allreduce:3,reduce_scatter:x")
 need=('invalid coll_themis_nbc_chunks_in_flight' 'Problem: +"x" is not a number'
-      'chunks in flight 2 \(nonblocking 8/2/8\)'); shun=()
+      'chunks in flight 2 \(nonblocking 8/4/8\)'); shun=()
 run "2x2 vader nbc_chunks_in_flight bad value" 600 4
 need=()
 

@@ -257,7 +257,7 @@ typedef struct {
  * on the test bed, benchmarks/README.md: reduce_scatter's communication
  * time grows with a wider window, the others' overlap needs one) and the
  * largest value. */
-#define MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT "allreduce:8,reduce_scatter:2,allgather:8"
+#define MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT "allreduce:8,reduce_scatter:4,allgather:8"
 #define MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT 1024
 
 /* Plan cache: a small fixed table per communicator with least recently
