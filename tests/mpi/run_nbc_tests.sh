@@ -47,6 +47,21 @@ opts=("${VADER[@]}" "${MIN0[@]}" "${D[@]}" 2x2 $(algo tacos))
 args=(--nonblocking 3 --algo tacos --no-subcomms --level "$(level_or tiny)")
 run "2x2 vader tacos 3 in flight" 600 4
 
+# coll_themis_nbc_chunks_in_flight per collective (coll/themis' open line
+# at verbose 10 shows the windows, allreduce/reduce_scatter/allgather),
+# then a bad value: reported, the default used, and every call still on
+# themis (the counters) and correct.
+NBCW=(--mca coll_themis_verbose 10 --mca coll_themis_nbc_chunks_in_flight)
+opts=("${VADER[@]}" "${MIN0[@]}" "${D[@]}" 2x2 "${NBCW[@]}" "allreduce:3,rs:4,allgather:5")
+args=(--nonblocking 4 --level tiny)
+need=('chunks in flight 2 \(nonblocking 3/4/5\)'); shun=('invalid coll_themis')
+run "2x2 vader nbc_chunks_in_flight per collective" 600 4
+opts=("${VADER[@]}" "${MIN0[@]}" "${D[@]}" 2x2 "${NBCW[@]}" "allreduce:3,reduce_scatter:x")
+need=('invalid coll_themis_nbc_chunks_in_flight' 'Problem: +"x" is not a number'
+      'chunks in flight 2 \(nonblocking 8/4/8\)'); shun=()
+run "2x2 vader nbc_chunks_in_flight bad value" 600 4
+need=()
+
 # Below coll_themis_min_bytes the nonblocking calls go to coll/libnbc
 # (counted as fallbacks), above it to themis.  1 MiB rather than the
 # default 32 MiB: above coll_themis_scratch_max (the level's allgather and

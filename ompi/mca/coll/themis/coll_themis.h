@@ -142,7 +142,9 @@ typedef struct {
     themis_order_policy_t order;
     themis_latency_mode_t latency;      /* coll_themis_latency_model */
     uint32_t chunks_in_flight;
-    uint32_t nbc_chunks_in_flight;      /* 0: as chunks_in_flight */
+    /* coll_themis_nbc_chunks_in_flight by themis_coll_t (reduce_scatter
+     * covers reduce_scatter_block); 0: as chunks_in_flight */
+    uint32_t nbc_chunks_in_flight[THEMIS_NCOLLS];
     int64_t min_bytes;                  /* -1 = automatic (see the module's) */
     /* coll_themis_<coll>_algorithm by themis_coll_t: a row of the
      * algorithm table (algorithm.h) or THEMIS_ALGO_AUTO */
@@ -183,7 +185,7 @@ typedef struct mca_coll_themis_component_t {
     char *intra_order_param;
     char *latency_model_param;
     int chunks_in_flight_param;
-    int nbc_chunks_in_flight_param;
+    char *nbc_chunks_in_flight_param;
     long min_bytes_param;
     char *algorithm_param[MCA_COLL_THEMIS_NALGO_COLLS];
     int verbose;
@@ -251,9 +253,11 @@ typedef struct {
  * new one waits for the lane's previous call (coll_themis_nbc.c). */
 #define MCA_COLL_THEMIS_MAX_LANES 256
 
-/* coll_themis_nbc_chunks_in_flight: its default (measured on the test bed,
- * benchmarks/README.md) and its largest value. */
-#define MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT 8
+/* coll_themis_nbc_chunks_in_flight: its default per collective (measured
+ * on the test bed, benchmarks/README.md: reduce_scatter's communication
+ * time grows with a wider window, the others' overlap needs one) and the
+ * largest value. */
+#define MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT "allreduce:8,reduce_scatter:4,allgather:8"
 #define MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT 1024
 
 /* Plan cache: a small fixed table per communicator with least recently

@@ -67,12 +67,16 @@ static int themis_open(void)
         const mca_coll_themis_config_t *cfg = &c->config;
         opal_output_verbose(10, c->output,
                             "coll:themis: open: priority %d, dims '%s', rules '%s', chunks %u, "
-                            "scheduler %s, intra order %s, chunks in flight %u, min_bytes %lld, "
+                            "scheduler %s, intra order %s, chunks in flight %u (nonblocking "
+                            "%u/%u/%u), min_bytes %lld, "
                             "algorithms %s/%s/%s (allreduce/reduce_scatter/allgather), torus "
                             "%ux%u, probe %d, direct_max %u, scratch_max %llu",
                             c->priority, c->dims_param, c->rules_param, cfg->chunks,
                             themis_sched_kind_name(cfg->scheduler),
                             themis_order_policy_name(cfg->order), cfg->chunks_in_flight,
+                            cfg->nbc_chunks_in_flight[THEMIS_COLL_ALLREDUCE],
+                            cfg->nbc_chunks_in_flight[THEMIS_COLL_REDUCE_SCATTER],
+                            cfg->nbc_chunks_in_flight[THEMIS_COLL_ALLGATHER],
                             (long long) cfg->min_bytes,
                             mca_coll_themis_algorithm_name(cfg->algorithm[THEMIS_COLL_ALLREDUCE]),
                             mca_coll_themis_algorithm_name(

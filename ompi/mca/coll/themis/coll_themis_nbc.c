@@ -637,6 +637,21 @@ int mca_coll_themis_request_hold(mca_coll_themis_request_t *req,
     return NULL == req->pin ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
+/* The planner collective of a call, for its per-collective parameters. */
+static themis_coll_t planner_coll(mca_coll_themis_coll_id_t id)
+{
+    switch (mca_coll_themis_blocking_id(id)) {
+    case MCA_COLL_THEMIS_REDUCE_SCATTER:
+    case MCA_COLL_THEMIS_REDUCE_SCATTER_BLOCK:
+        return THEMIS_COLL_REDUCE_SCATTER;
+    case MCA_COLL_THEMIS_ALLGATHER:
+        return THEMIS_COLL_ALLGATHER;
+    case MCA_COLL_THEMIS_ALLREDUCE:
+    default:
+        return THEMIS_COLL_ALLREDUCE;
+    }
+}
+
 int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
                                    const mca_coll_themis_engine_args_t *args,
                                    const mca_coll_themis_blocks_t *blocks)
@@ -666,8 +681,10 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
     a.in_progress = true;
     /* The call moves only when the application enters MPI: keep more of
      * its schedule posted (coll_themis_nbc_chunks_in_flight). */
-    if (mca_coll_themis_component.config.nbc_chunks_in_flight > args->prog->chunks_in_flight) {
-        a.chunks_in_flight = mca_coll_themis_component.config.nbc_chunks_in_flight;
+    const uint32_t window =
+        mca_coll_themis_component.config.nbc_chunks_in_flight[planner_coll(req->fin.coll)];
+    if (window > args->prog->chunks_in_flight) {
+        a.chunks_in_flight = window;
     }
     req->done = false;
     if (NULL != req->segs) {

@@ -233,12 +233,15 @@ int mca_coll_themis_params_register(void)
     register_var(
         comp, "nbc_chunks_in_flight",
         "Chunk operations each dimension runs at once in nonblocking and persistent calls, "
-        "when more than coll_themis_chunks_in_flight (0..1024; 0: as blocking calls). Such a "
-        "call moves only while the application is inside MPI (e.g. its MPI_Test calls): "
-        "between two of them only what was posted can move, so it keeps more of its schedule "
-        "in flight than a blocking call, which advances continuously. Costs one receive "
-        "temporary per operation in flight.",
-        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        "when more than coll_themis_chunks_in_flight: one number for every collective, or "
+        "per collective as \"allreduce:N,reduce_scatter:N,allgather:N\" (reduce_scatter "
+        "covers reduce_scatter_block; a collective not named keeps its default). N is "
+        "0..1024, 0: as blocking calls. Such a call moves only while the application is "
+        "inside MPI (e.g. its MPI_Test calls): between two of them only what was posted can "
+        "move, so it keeps more of its schedule in flight than a blocking call, which "
+        "advances continuously. Costs one receive temporary per operation in flight. An "
+        "invalid value is reported and the default used. Part of the setup agreement.",
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->nbc_chunks_in_flight_param);
 
     c->min_chunk_bytes_param = 0;
@@ -411,6 +414,78 @@ static bool add_shape(mca_coll_themis_config_t *cfg, const uint32_t *dims, int n
     d->comm_size = size;
     d->ndims = ndims;
     memcpy(d->dims, dims, sizeof(uint32_t) * (size_t) ndims);
+    return true;
+}
+
+/* coll_themis_nbc_chunks_in_flight: "N" for every collective, or
+ * "COLL:N,..." (themis_coll_parse's names) over the windows already in w. */
+static bool parse_nbc_window(const char *s, uint32_t *w, char *why, size_t len)
+{
+    bool named = NULL != strchr(s, ':');
+    bool seen[THEMIS_NCOLLS] = {false};
+    char item[64];
+
+    if (is_empty(s)) {
+        snprintf(why, len, "an empty value");
+        return false;
+    }
+    while (!is_empty(s)) {
+        size_t n = strcspn(s, ",");
+        const char *num = item;
+        themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+        char *end;
+        long v;
+
+        if (n >= sizeof(item)) {
+            snprintf(why, len, "an item of more than %zu characters", sizeof(item) - 1);
+            return false;
+        }
+        memcpy(item, s, n);
+        item[n] = '\0';
+        if (named) {
+            char *colon = strchr(item, ':');
+            char *name = (char *) skip_space(item);
+            if (NULL == colon) {
+                snprintf(why, len, "expected COLLECTIVE:N at \"%s\"", item);
+                return false;
+            }
+            *colon = '\0';
+            for (char *e = colon; e > name && isspace((unsigned char) e[-1]); --e) {
+                e[-1] = '\0';
+            }
+            if (THEMIS_OK != themis_coll_parse(name, &coll)) {
+                snprintf(why, len, "\"%s\" is not allreduce, reduce_scatter or allgather",
+                         name);
+                return false;
+            }
+            if (seen[coll]) {
+                snprintf(why, len, "%s given twice", themis_coll_name(coll));
+                return false;
+            }
+            seen[coll] = true;
+            num = colon + 1;
+        } else if (',' == s[n]) {
+            snprintf(why, len, "a list needs COLLECTIVE:N items");
+            return false;
+        }
+        errno = 0;
+        v = strtol(num, &end, 10);
+        if (0 != errno || end == skip_space(num) || !is_empty(end) || v < 0
+            || v > MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT) {
+            snprintf(why, len, "\"%s\" is not a number between 0 and %d", skip_space(num),
+                     MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT);
+            return false;
+        }
+        for (int k = 0; k < THEMIS_NCOLLS; ++k) {
+            if (!named || k == (int) coll) {
+                w[k] = (uint32_t) v;
+            }
+        }
+        s += n;
+        if (',' == *s) {
+            ++s;
+        }
+    }
     return true;
 }
 
@@ -755,7 +830,9 @@ static uint64_t config_hash(const mca_coll_themis_config_t *cfg)
     h = themis_fnv1a_u64(h, (uint64_t) cfg->order);
     h = themis_fnv1a_u64(h, (uint64_t) cfg->latency);
     h = themis_fnv1a_u64(h, cfg->chunks_in_flight);
-    h = themis_fnv1a_u64(h, cfg->nbc_chunks_in_flight);
+    for (int k = 0; k < THEMIS_NCOLLS; ++k) {
+        h = themis_fnv1a_u64(h, cfg->nbc_chunks_in_flight[k]);
+    }
     h = themis_fnv1a_u64(h, (uint64_t) cfg->min_bytes);
     for (int k = 0; k < MCA_COLL_THEMIS_NALGO_COLLS; ++k) {
         h = themis_fnv1a_u64(h, (uint64_t) (int64_t) cfg->algorithm[k]);
@@ -897,14 +974,26 @@ bool mca_coll_themis_params_parse(void)
     } else {
         cfg->chunks_in_flight = (uint32_t) c->chunks_in_flight_param;
     }
-    if (c->nbc_chunks_in_flight_param < 0
-        || c->nbc_chunks_in_flight_param > MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT) {
-        snprintf(why, sizeof(why), "must be between 0 and %d",
-                 MCA_COLL_THEMIS_MAX_NBC_CHUNKS_IN_FLIGHT);
-        report_int("coll_themis_nbc_chunks_in_flight", c->nbc_chunks_in_flight_param, why);
+    /* A bad window is no reason to step aside: every rank given one runs
+     * the default (equal on every rank, so still agreed), said once per
+     * node. */
+    if (!parse_nbc_window(MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT, cfg->nbc_chunks_in_flight, why,
+                          sizeof(why))) {
+        report("default coll_themis_nbc_chunks_in_flight", MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT,
+               why);
         ok = false;
-    } else {
-        cfg->nbc_chunks_in_flight = (uint32_t) c->nbc_chunks_in_flight_param;
+    } else if (NULL != c->nbc_chunks_in_flight_param
+               && 0 != strcmp(c->nbc_chunks_in_flight_param,
+                              MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT)) {
+        uint32_t w[THEMIS_NCOLLS];
+        memcpy(w, cfg->nbc_chunks_in_flight, sizeof(w));
+        if (parse_nbc_window(c->nbc_chunks_in_flight_param, w, why, sizeof(why))) {
+            memcpy(cfg->nbc_chunks_in_flight, w, sizeof(w));
+        } else if (0 == opal_process_info.my_local_rank) {
+            mca_coll_themis_show_help("bad-nbc-window", opal_process_info.nodename,
+                                      c->nbc_chunks_in_flight_param, why,
+                                      MCA_COLL_THEMIS_NBC_CHUNKS_IN_FLIGHT);
+        }
     }
 
     if (c->min_bytes_param < -1) {
