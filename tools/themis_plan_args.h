@@ -65,6 +65,7 @@ typedef enum {
     TPO_TREES,
     TPO_SCALE,
     TPO_BUDGET,
+    TPO_DIM_ROUTES,
     TPO_LIST,
     TPO_SWEEP,
     TPO_COSTS,

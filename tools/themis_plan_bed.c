@@ -68,7 +68,11 @@ static const themis_plan_cmd_spec_t bed_cmd = {
     "  ecmp's draw, default 1) on a leaf-spine each rank pair across leaves\n"
     "  goes by its flow's spine (planners/routing/cluster_clos.h), and a last line\n"
     "  'predict SCHEDULE bytes S collective_us=X' is the link simulator's time\n"
-    "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n"};
+    "  on the scaled graph by exactly these routes.  --msccl writes the schedule.\n"
+    "  --dim-routes --dims SHAPE: dimension-ordered routes (each coordinate\n"
+    "  corrected inside its line, innermost first), 'iface' names dK, dKp, dKm\n"
+    "  for the ranks' links and an 'ifroute' to every such address that\n"
+    "  corrects its dimension last (planners/network/route_dims.h).\n"};
 
 /* The schedule, its waypoints and the prediction line's time. */
 static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer_opts_t *xo,
@@ -142,12 +146,17 @@ int themis_plan_cmd_bed(int argc, char **argv)
     }
     const char *spec = a.text[TPO_GRAPH], *graph_out = a.text[TPO_GRAPH_OUT];
     const char *xfer = a.text[TPO_XFER], *msccl_out = a.text[TPO_MSCCL];
+    int by_dims = THEMIS_PLAN_GIVEN(&a, TPO_DIM_ROUTES);
     uint64_t budget = a.num[TPO_BUDGET];
     if (THEMIS_PLAN_GIVEN(&a, TPO_SCALE) && 0 != parse_scale(a.text[TPO_SCALE], &scale_num)) {
         return themis_plan_args_fail(&a, TPO_SCALE, "not a factor > 0 with up to 9 decimals");
     }
     if (NULL != xfer && 0 != strcmp("ring", xfer) && 0 != strcmp("direct", xfer)) {
         return themis_plan_args_fail(&a, TPO_XFER, "not ring or direct");
+    }
+    if (by_dims && (!THEMIS_PLAN_GIVEN(&a, TPO_DIMS) || NULL != xfer)) {
+        fprintf(stderr, "themis-plan bed: --dim-routes needs --dims and takes no --xfer\n");
+        return EXIT_USAGE;
     }
     if (NULL == spec) {
         fprintf(stderr, "themis-plan bed: want --graph SPEC|FILE and options only (try --help)\n");
@@ -202,8 +211,10 @@ int themis_plan_cmd_bed(int argc, char **argv)
     if (0 == rc) {
         printf("# themis-plan bed: %s, rates x %" PRIu64 "/%" PRIu64 " (total %" PRIu64
                " bit/s before), routes by %s\n", spec, num, den, total,
-               xo.have_spines ? themis_clos_algo_name(xo.spines) : "the graph");
-        st = themis_bed_plan_write(&g, pair_via, stdout, why, sizeof(why));
+               by_dims ? "dimension order" : xo.have_spines ? themis_clos_algo_name(xo.spines)
+                                                            : "the graph");
+        st = by_dims ? themis_bed_plan_write_dims(&g, dims, ndims, stdout, why, sizeof(why))
+                     : themis_bed_plan_write(&g, pair_via, stdout, why, sizeof(why));
         if (THEMIS_OK != st) {
             fprintf(stderr, "themis-plan bed: %s\n", why);
             rc = THEMIS_ERR_INVALID == st ? EXIT_USAGE : EXIT_RUNTIME;

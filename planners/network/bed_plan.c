@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "link_sim.h"
+#include "route_dims.h"
 
 static const char *const kind_names[] = {"rank", "host", "nic", "switch"};
 
@@ -122,8 +123,104 @@ static int walk(const themis_graph_t *g, const uint32_t *next, uint32_t s, uint3
     return 0;
 }
 
-themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *pair_via,
-                                      FILE *f, char *why, size_t len)
+/* The bed's name for node v's end of its link to w under dims routes:
+ * "dK" toward a switch of dimension K (1-based), "dKp"/"dKm" toward the
+ * next/previous rank of dimension K; "" for none. */
+static void iface_name(const themis_route_dims_t *rd, uint32_t v, uint32_t w, char *name,
+                       size_t len)
+{
+    int dir = 0;
+    int k = (v < rd->g->nranks) ? themis_route_dims_link_dim(rd, v, w, &dir) : -1;
+    name[0] = '\0';
+    if (k >= 0 && (w >= rd->g->nranks || 0 != dir)) {
+        snprintf(name, len, "d%d%s", k + 1, dir > 0 ? "p" : dir < 0 ? "m" : "");
+    }
+}
+
+/* "iface V W NAME" for every rank's linked neighbour with a name; two
+ * links of one rank with one name cannot be told apart. */
+static themis_status_t write_ifaces(const themis_route_dims_t *rd, FILE *f, char *why,
+                                    size_t len)
+{
+    const themis_graph_t *g = rd->g;
+    for (uint32_t v = 0; v < g->nranks; v++) {
+        if (g->node_failed[v]) {
+            continue;
+        }
+        for (uint32_t w = 0; w < g->nnodes; w++) {
+            char name[16], other[16];
+            if (w == v || g->node_failed[w] ||
+                (UINT32_MAX == themis_graph_link(g, v, w) && UINT32_MAX == themis_graph_link(g, w, v))) {
+                continue;
+            }
+            iface_name(rd, v, w, name, sizeof(name));
+            if ('\0' == name[0]) {
+                continue;
+            }
+            for (uint32_t x = 0; x < w; x++) {
+                if (x != v && !g->node_failed[x] &&
+                    (UINT32_MAX != themis_graph_link(g, v, x) || UINT32_MAX != themis_graph_link(g, x, v))) {
+                    iface_name(rd, v, x, other, sizeof(other));
+                    if (0 == strcmp(name, other)) {
+                        snprintf(why, len, "rank %u has two links on %s (to %u and %u): the bed "
+                                 "cannot name them", v, name, x, w);
+                        return THEMIS_ERR_INVALID;
+                    }
+                }
+            }
+            fprintf(f, "iface %u %u %s\n", v, w, name);
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* "ifroute S D W ..." for every address of every rank D that has a
+ * dimension (its end of the link to W): the route that corrects that
+ * dimension last, from every other working node. */
+static themis_status_t write_ifroutes(const themis_route_dims_t *rd, uint32_t *next,
+                                      uint32_t *path, uint32_t *seen, uint32_t *stamp, FILE *f)
+{
+    const themis_graph_t *g = rd->g;
+    const size_t nn = g->nnodes;
+    for (uint32_t d = 0; d < g->nranks; d++) {
+        for (uint32_t w = 0; w < nn && !g->node_failed[d]; w++) {
+            int dir;
+            char name[16];
+            if (w == d || g->node_failed[w] ||
+                (UINT32_MAX == themis_graph_link(g, d, w) && UINT32_MAX == themis_graph_link(g, w, d))) {
+                continue;
+            }
+            iface_name(rd, d, w, name, sizeof(name));
+            if ('\0' == name[0]) {
+                continue;
+            }
+            themis_status_t st = themis_route_dims_to(rd, d, themis_route_dims_link_dim(rd, d, w, &dir),
+                                                      &next[(size_t) d * nn]);
+            for (uint32_t s = 0; THEMIS_OK == st && s < nn; s++) {
+                uint32_t n = 0;
+                if (s == d || g->node_failed[s]) {
+                    continue;
+                }
+                if (0 != walk(g, next, s, UINT32_MAX, d, path, &n, seen, ++*stamp)) {
+                    fprintf(f, "ifroute %u %u %u -\n", s, d, w);
+                    continue;
+                }
+                fprintf(f, "ifroute %u %u %u", s, d, w);
+                for (uint32_t i = 1; i < n; i++) {
+                    fprintf(f, " %u", path[i]);
+                }
+                fprintf(f, "\n");
+            }
+            if (THEMIS_OK != st) {
+                return st;
+            }
+        }
+    }
+    return THEMIS_OK;
+}
+
+static themis_status_t plan_write(const themis_graph_t *g, const uint32_t *pair_via,
+                                  const themis_route_dims_t *rd, FILE *f, char *why, size_t len)
 {
     const uint32_t nn = g->nnodes, p = g->nranks;
     uint32_t nworking = 0;
@@ -140,6 +237,8 @@ themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *p
             for (uint32_t v = 0; v < nn; v++) {
                 next[(size_t) d * nn + v] = UINT32_MAX;
             }
+        } else if (NULL != rd) {
+            st = themis_route_dims_to(rd, d, THEMIS_ROUTE_DIMS_NONE, &next[(size_t) d * nn]);
         } else {
             st = themis_graph_routes_to(g, d, &next[(size_t) d * nn]);
         }
@@ -157,6 +256,9 @@ themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *p
     }
     fprintf(f, "bed nodes %u ranks %u hosts %u links %u total_bps %" PRIu64 "\n", nworking, p,
             g->nhosts, nlinks, themis_bed_total_bps(g));
+    for (int k = 0; NULL != rd && k < rd->ndims; k++) {
+        fprintf(f, "%s%u%s", 0 == k ? "dims " : "x", rd->sizes[k], k + 1 == rd->ndims ? "\n" : "");
+    }
     for (uint32_t v = 0; v < nn; v++) {
         if (g->node_failed[v]) {
             continue;
@@ -174,6 +276,9 @@ themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *p
             fprintf(f, "link %u %u %" PRIu64 " %" PRIu64 "\n", a->src, a->dst, a->bw_bps,
                     (uint64_t) a->lat_ps);
         }
+    }
+    if (NULL != rd && THEMIS_OK != (st = write_ifaces(rd, f, why, len))) {
+        goto out;
     }
     uint32_t stamp = 0;
     for (uint32_t s = 0; s < nn && THEMIS_OK == st; s++) {
@@ -209,6 +314,12 @@ themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *p
             }
         }
     }
+    if (THEMIS_OK == st && NULL != rd) {
+        st = write_ifroutes(rd, next, path, seen, &stamp, f);
+        if (THEMIS_OK != st) {
+            snprintf(why, len, "out of memory");
+        }
+    }
     if (THEMIS_OK == st && (0 != fflush(f) || ferror(f))) {
         snprintf(why, len, "write error");
         st = THEMIS_ERR_IO;
@@ -217,5 +328,23 @@ out:
     free(next);
     free(path);
     free(seen);
+    return st;
+}
+
+themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *pair_via,
+                                      FILE *f, char *why, size_t len)
+{
+    return plan_write(g, pair_via, NULL, f, why, len);
+}
+
+themis_status_t themis_bed_plan_write_dims(const themis_graph_t *g, const uint32_t *sizes,
+                                           int ndims, FILE *f, char *why, size_t len)
+{
+    themis_route_dims_t rd;
+    themis_status_t st = themis_route_dims_init(&rd, g, sizes, ndims, why, len);
+    if (THEMIS_OK == st) {
+        st = plan_write(g, NULL, &rd, f, why, len);
+        themis_route_dims_free(&rd);
+    }
     return st;
 }

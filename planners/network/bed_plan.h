@@ -48,4 +48,16 @@ themis_status_t themis_bed_pair_via(const themis_graph_t *g, const themis_xfer_s
 themis_status_t themis_bed_plan_write(const themis_graph_t *g, const uint32_t *pair_via,
                                       FILE *f, char *why, size_t len);
 
+/* The plan of g with dimension-ordered routes (route_dims.h) for ranks
+ * on the grid sizes[0 .. ndims) (innermost first): a "dims" line, an
+ * "iface V W NAME" line naming each rank's end of its links by dimension
+ * (dK toward a switch of dimension K's line, dKp / dKm toward the
+ * next / previous rank on it), the "route" lines by dimension order, and
+ * an "ifroute S D W ..." line from every node to every named address of a
+ * rank (D's end of its link to W), correcting that dimension last.
+ * THEMIS_ERR_INVALID (why) when the grid does not fit g
+ * (themis_route_dims_init) or a rank has two links of one name. */
+themis_status_t themis_bed_plan_write_dims(const themis_graph_t *g, const uint32_t *sizes,
+                                           int ndims, FILE *f, char *why, size_t len);
+
 #endif

@@ -32,6 +32,11 @@
  *   mesh2d_hetero:WxH                x links at bw, y links at bw2
  *   dims:TOPOLOGY                    a topology string (topology.h), each
  *                                    dimension as its kind's links
+ *   lines:TOPOLOGY                   every dimension sw; each dimension line
+ *                                    one switch node (after the ranks, line
+ *                                    by line, dimension by dimension), each
+ *                                    rank linked both ways to its lines'
+ *                                    switches at the dimension's bw
  *   p3.16xlarge p3.8xlarge           optimal-message-scheduling-for-
  *                                    aggregation.txt; bw = one NVLink
  *   cluster:HxR leafspine:HxR rail:HxR   hosts of ranks, NICs, switches
@@ -52,7 +57,7 @@
  * faillink=A-B+C-D the directed links A -> B, C -> D (as "fail link" in a
  * file).  Keys apply only where they mean something: bw2= to
  * mesh2d_hetero, degree= to switch and dims, bw= and lat= not to dims
- * (its string has them); anything else is an error.
+ * and lines: (their string has them); anything else is an error.
  *
  * Limits: THEMIS_GRAPH_MAX_NODES nodes, THEMIS_GRAPH_MAX_LINKS links,
  * link latency at most THEMIS_GRAPH_MAX_LAT_PS (so that route latency

@@ -180,6 +180,64 @@ static themis_status_t topology_graph(const themis_topology_t *t, uint32_t degre
     return themis_graph_build_end(g, st, why, len);
 }
 
+/* lines:TOPOLOGY: every dimension line (the ranks that differ only in
+ * that dimension's coordinate) is one switch node, after the ranks, lines
+ * dimension by dimension and by their first rank; each rank is linked
+ * both ways to each of its lines' switches at the dimension's per-NPU
+ * bandwidth, as a port of that rate.  Dimensions of size 1 have no line. */
+static themis_status_t lines_graph(const themis_topology_t *t, themis_graph_t *g, char *why,
+                                   size_t len)
+{
+    uint64_t nranks = 1, nodes, links = 0;
+    memset(g, 0, sizeof(*g));
+    if (THEMIS_OK != themis_topology_check(t, why, len)) {
+        return THEMIS_ERR_INVALID;
+    }
+    for (int i = 0; i < t->ndims; i++) {
+        if (THEMIS_DIM_SWITCH != t->dims[i].kind) {
+            snprintf(why, len, "lines: dimension %d is %s; every line is a switch (sw)", i,
+                     themis_dim_kind_name(t->dims[i].kind));
+            return THEMIS_ERR_INVALID;
+        }
+        nranks *= t->dims[i].size;
+    }
+    nodes = nranks;
+    for (int i = 0; i < t->ndims && nranks <= THEMIS_GRAPH_MAX_NODES; i++) {
+        if (t->dims[i].size > 1) {
+            nodes += nranks / t->dims[i].size;
+            links += 2 * nranks;
+        }
+    }
+    if (nranks > THEMIS_GRAPH_MAX_NODES || nodes > THEMIS_GRAPH_MAX_NODES ||
+        links > THEMIS_GRAPH_MAX_LINKS) {
+        snprintf(why, len, "lines: too many nodes or links (at most %u, %u)",
+                 THEMIS_GRAPH_MAX_NODES, THEMIS_GRAPH_MAX_LINKS);
+        return THEMIS_ERR_INVALID;
+    }
+    themis_status_t st = themis_graph_init(g, (uint32_t) nodes);
+    uint32_t sw = (uint32_t) nranks;
+    uint64_t stride = 1;
+    for (int i = 0; i < t->ndims && THEMIS_OK == st; i++) {
+        const themis_dim_t *dm = &t->dims[i];
+        for (uint64_t base = 0; dm->size > 1 && base < nranks && THEMIS_OK == st; base++) {
+            if (0 != (base / stride) % dm->size) {
+                continue;
+            }
+            st = themis_graph_set_node(g, sw, THEMIS_NODE_SWITCH, THEMIS_GRAPH_NO_HOST);
+            for (uint32_t k = 0; k < dm->size && THEMIS_OK == st; k++) {
+                uint32_t r = node_at(base, k, stride);
+                st = themis_graph_add_link(g, r, sw, dm->bw_bps, dm->step_latency);
+                if (THEMIS_OK == st) {
+                    st = themis_graph_add_link(g, sw, r, dm->bw_bps, dm->step_latency);
+                }
+            }
+            sw++;
+        }
+        stride *= dm->size;
+    }
+    return themis_graph_build_end(g, st, why, len);
+}
+
 themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t degree,
                                            themis_graph_t *g)
 {
@@ -202,7 +260,7 @@ static const nvlink_t p3_8xlarge[] = {
 
 typedef enum {
     SP_RING, SP_BIRING, SP_FC, SP_SWITCH, SP_MESH2D, SP_TORUS2D, SP_MESH3D, SP_TORUS3D,
-    SP_HETERO, SP_DIMS, SP_P3_16, SP_P3_8
+    SP_HETERO, SP_DIMS, SP_LINES, SP_P3_16, SP_P3_8
 } spec_kind_t;
 
 static const struct {
@@ -213,8 +271,8 @@ static const struct {
     {"ring", SP_RING, 1},          {"biring", SP_BIRING, 1},    {"fc", SP_FC, 1},
     {"switch", SP_SWITCH, 1},      {"sw", SP_SWITCH, 1},        {"mesh2d", SP_MESH2D, 2},
     {"torus2d", SP_TORUS2D, 2},    {"mesh3d", SP_MESH3D, 3},    {"torus3d", SP_TORUS3D, 3},
-    {"mesh2d_hetero", SP_HETERO, 2}, {"dims", SP_DIMS, -1},     {"p3.16xlarge", SP_P3_16, 0},
-    {"p3.8xlarge", SP_P3_8, 0},
+    {"mesh2d_hetero", SP_HETERO, 2}, {"dims", SP_DIMS, -1},     {"lines", SP_LINES, -1},
+    {"p3.16xlarge", SP_P3_16, 0}, {"p3.8xlarge", SP_P3_8, 0},
 };
 #define NSPECS ((int) (sizeof(spec_names) / sizeof(spec_names[0])))
 
@@ -482,10 +540,10 @@ static themis_status_t check_keys(const spec_t *sp, const themis_graph_opts_t *d
                 "degree applies to switch and dims only, not %s", name);
         return THEMIS_ERR_PARSE;
     }
-    if (SP_DIMS == k && (0 != sp->bw_col || 0 != sp->lat_col || 0 != def->bw_bps ||
+    if ((SP_DIMS == k || SP_LINES == k) && (0 != sp->bw_col || 0 != sp->lat_col || 0 != def->bw_bps ||
                          UINT64_MAX != def->lat_ps)) {
         themis_set_parse_error(err, 1, sp->bw_col ? sp->bw_col : sp->lat_col ? sp->lat_col : 1,
-                "dims: the topology string gives bandwidths and latencies");
+                "%s: the topology string gives bandwidths and latencies", name);
         return THEMIS_ERR_PARSE;
     }
     return THEMIS_OK;
@@ -515,6 +573,13 @@ static themis_status_t build_spec(spec_t *sp, const themis_graph_opts_t *def, th
     uint64_t bw2 = sp->o.bw2_bps ? sp->o.bw2_bps : def->bw2_bps;
     if (0 == bw2) {
         bw2 = bw / 2;
+    }
+    if (SP_LINES == k) {
+        st = lines_graph(&sp->topo, g, why, sizeof(why));
+        if (THEMIS_OK != st) {
+            themis_set_parse_error(err, 1, sp->args_col, "%s", why);
+        }
+        return st;
     }
     if (SP_RING == k || SP_BIRING == k || SP_FC == k || SP_SWITCH == k || SP_DIMS == k) {
         if (SP_DIMS != k) {
@@ -638,7 +703,7 @@ themis_status_t themis_graph_load(const char *spec_or_path, const themis_graph_o
                                                    &text, err);
         if (THEMIS_ERR_IO == st && NULL != strchr(s, ':')) {
             themis_set_parse_error(err, 1, 1, "unknown graph '%s' (ring biring fc switch mesh2d torus2d "
-                    "mesh3d torus3d mesh2d_hetero dims p3.16xlarge p3.8xlarge cluster leafspine "
+                    "mesh3d torus3d mesh2d_hetero dims lines p3.16xlarge p3.8xlarge cluster leafspine "
                     "rail)",
                     themis_graph_show(s, name_len, shown));
             return THEMIS_ERR_PARSE;

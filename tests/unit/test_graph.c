@@ -415,7 +415,7 @@ static void test_round_trip(void)
         "torus2d:4x4,fail=5,faillink=0-1+1-0", "mesh3d:3x2x2,bw=12.5GB/s,lat=1.5us",
         "p3.16xlarge,fail=7", "switch:16,degree=3,bw=3Gb",
         "dims:ring:4:100Gb:1us_fc:3:300Gb:700ns", "mesh2d_hetero:5x3,bw=7b,lat=3ps",
-        "ring:1",
+        "ring:1", "lines:sw:4:100mbit:1us_sw:1:1Gb:1us_sw:3:40mbit:2us",
     };
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
         themis_graph_t a = load(specs[i]), b;
