@@ -29,13 +29,13 @@
 # The bound and the prediction come from `themis-plan simulate --csv` (its
 # Ideal, Baseline and Themis+SCF rows) on a topology built from the shape
 # and the measured rates and latencies, with the component's chunk count
-# and chunks in flight.  Each dimension of a netbed is one bridge per line
+# and chunks in flight.  Each dimension of a netbed is one switch per line
 # with a port of rate R (tbf, both directions) per rank: every rank's
 # sends on that dimension share R, which is the planners' per-NPU
 # aggregate bandwidth.  The planners' sw and fc kinds differ only in the
 # step count of the latency model (sw: ceil(log2 p), halving-doubling; fc:
 # 1).  On dimensions of up to coll_themis_direct_max ranks the engine runs
-# the direct algorithm (all p-1 exchanges at once through the bridge, one
+# the direct algorithm (all p-1 exchanges at once through the switch, one
 # step), so those are modelled as fc; larger ones run the ring (p-1 steps)
 # and are modelled as ring.  The component gets the same kinds
 # (coll_themis_dim_kinds), so component, prediction and bound all use one

@@ -48,10 +48,10 @@ else
 fi
 
 if "$netbed" check >"$work/check.log" 2>&1; then
-    echo "PASS: netbed routes are dimension-ordered and minimal"
+    echo "PASS: netbed routes follow the planner's dimension-ordered routes"
 else
     cat "$work/check.log"
-    echo "FAIL: netbed routes are dimension-ordered and minimal"
+    echo "FAIL: netbed routes follow the planner's dimension-ordered routes"
     failed=1
 fi
 

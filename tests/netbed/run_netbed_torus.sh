@@ -49,7 +49,7 @@ else
     exit 1
 fi
 if out=$("$netbed" check 2>&1); then
-    echo "PASS: netbed torus routes: dimension-ordered, shortest, over neighbour links ($out)"
+    echo "PASS: netbed torus routes: the planner's dimension-ordered ones, over neighbour links ($out)"
 else
     while IFS= read -r line; do echo "    | $line"; done <<<"$out"
     echo "FAIL: netbed torus routes"
