@@ -137,6 +137,20 @@ static void iface_name(const themis_route_dims_t *rd, uint32_t v, uint32_t w, ch
     }
 }
 
+/* 1 when rank v and node w (working, linked either way) have a name for
+ * v's end of their link (in name). */
+static int named_link(const themis_route_dims_t *rd, uint32_t v, uint32_t w, char *name,
+                      size_t len)
+{
+    const themis_graph_t *g = rd->g;
+    if (w == v || g->node_failed[v] || g->node_failed[w] ||
+        (UINT32_MAX == themis_graph_link(g, v, w) && UINT32_MAX == themis_graph_link(g, w, v))) {
+        return 0;
+    }
+    iface_name(rd, v, w, name, len);
+    return '\0' != name[0];
+}
+
 /* "iface V W NAME" for every rank's linked neighbour with a name; two
  * links of one rank with one name cannot be told apart. */
 static themis_status_t write_ifaces(const themis_route_dims_t *rd, FILE *f, char *why,
@@ -144,28 +158,16 @@ static themis_status_t write_ifaces(const themis_route_dims_t *rd, FILE *f, char
 {
     const themis_graph_t *g = rd->g;
     for (uint32_t v = 0; v < g->nranks; v++) {
-        if (g->node_failed[v]) {
-            continue;
-        }
         for (uint32_t w = 0; w < g->nnodes; w++) {
             char name[16], other[16];
-            if (w == v || g->node_failed[w] ||
-                (UINT32_MAX == themis_graph_link(g, v, w) && UINT32_MAX == themis_graph_link(g, w, v))) {
-                continue;
-            }
-            iface_name(rd, v, w, name, sizeof(name));
-            if ('\0' == name[0]) {
+            if (!named_link(rd, v, w, name, sizeof(name))) {
                 continue;
             }
             for (uint32_t x = 0; x < w; x++) {
-                if (x != v && !g->node_failed[x] &&
-                    (UINT32_MAX != themis_graph_link(g, v, x) || UINT32_MAX != themis_graph_link(g, x, v))) {
-                    iface_name(rd, v, x, other, sizeof(other));
-                    if (0 == strcmp(name, other)) {
-                        snprintf(why, len, "rank %u has two links on %s (to %u and %u): the bed "
-                                 "cannot name them", v, name, x, w);
-                        return THEMIS_ERR_INVALID;
-                    }
+                if (named_link(rd, v, x, other, sizeof(other)) && 0 == strcmp(name, other)) {
+                    snprintf(why, len, "rank %u has two links on %s (to %u and %u): the bed "
+                             "cannot name them", v, name, x, w);
+                    return THEMIS_ERR_INVALID;
                 }
             }
             fprintf(f, "iface %u %u %s\n", v, w, name);
@@ -183,15 +185,10 @@ static themis_status_t write_ifroutes(const themis_route_dims_t *rd, uint32_t *n
     const themis_graph_t *g = rd->g;
     const size_t nn = g->nnodes;
     for (uint32_t d = 0; d < g->nranks; d++) {
-        for (uint32_t w = 0; w < nn && !g->node_failed[d]; w++) {
+        for (uint32_t w = 0; w < nn; w++) {
             int dir;
             char name[16];
-            if (w == d || g->node_failed[w] ||
-                (UINT32_MAX == themis_graph_link(g, d, w) && UINT32_MAX == themis_graph_link(g, w, d))) {
-                continue;
-            }
-            iface_name(rd, d, w, name, sizeof(name));
-            if ('\0' == name[0]) {
+            if (!named_link(rd, d, w, name, sizeof(name))) {
                 continue;
             }
             themis_status_t st = themis_route_dims_to(rd, d, themis_route_dims_link_dim(rd, d, w, &dir),
