@@ -42,6 +42,12 @@
  * units do not divide (primes, powers of two) for the rows that must
  * serve them all.
  *
+ * --shard I/N runs only the cases numbered I, I+N, I+2N, ... in the order
+ * the matrix enumerates them (identical on every rank), so that N runs
+ * of a long matrix (the full level at large counts) cover it exactly
+ * once; --list prints the selected cases ("case: ..." lines from rank 0)
+ * without running them, which is how the suites check that partition.
+ *
  * Output: "error: ..." lines for failures (first few per rank) and one
  * summary line from rank 0; exit status 0 only when every rank passed.
  * The suite script turns that into PASS:/FAIL: lines.
@@ -294,7 +300,7 @@ static void usage(const char *argv0)
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
             "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
-            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N] [--nonblocking N]\n", argv0);
+            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N] [--nonblocking N] [--shard I/N] [--list]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -307,7 +313,8 @@ int main(int argc, char **argv)
     int only_coll = -1;
     size_t count_unit = 1;
     size_t counts[16], ncounts = 0;
-    int bad_counts = 0, nb = 0;
+    int bad_counts = 0, nb = 0, list = 0;
+    unsigned shard_i = 0, shard_n = 1;
     long max_rss_mb = 0;
 
     MPI_Init(&argc, &argv);
@@ -348,6 +355,13 @@ int main(int argc, char **argv)
                 counts[ncounts++] = strtoull(',' == *end ? end + 1 : end, &end, 10);
             } while (',' == *end);
             bad_counts |= '\0' != *end;
+        } else if (0 == strcmp(argv[i], "--shard") && i + 1 < argc) {
+            char *end;
+            shard_i = (unsigned) strtoul(argv[++i], &end, 10);
+            shard_n = '/' == *end ? (unsigned) strtoul(end + 1, &end, 10) : 0;
+            bad_counts |= '\0' != *end || 0 == shard_n || shard_i >= shard_n;
+        } else if (0 == strcmp(argv[i], "--list")) {
+            list = 1;
         } else if (0 == strcmp(argv[i], "--max-rss-mb") && i + 1 < argc) {
             max_rss_mb = atol(argv[++i]);
         } else {
@@ -356,8 +370,11 @@ int main(int argc, char **argv)
         }
     }
     const char *nopv = getenv("THEMIS_TEST_NO_PVARS");
-    if (NULL != nopv && 0 == strcmp(nopv, "1")) {
+    if ((NULL != nopv && 0 == strcmp(nopv, "1")) || list) {
         expect = EXPECT_NONE;
+    }
+    if (list) {
+        nb = 0;   /* nothing runs, not even --nonblocking's setup calls */
     }
 
     ctx_t cx;
@@ -372,6 +389,9 @@ int main(int argc, char **argv)
     cx.count_unit = count_unit;
     cx.explicit_counts = ncounts > 0;
     cx.nb = nb;
+    cx.shard_i = shard_i;
+    cx.shard_n = shard_n;
+    cx.list = list;
     if (-2 == only_coll || 0 == count_unit || bad_counts) {
         usage(argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -488,6 +508,7 @@ int main(int argc, char **argv)
             cx.ncases = sub.ncases;
             cx.nerrors = sub.nerrors;
             cx.nprinted = sub.nprinted;
+            cx.seq = sub.seq;
         }
         MPI_Comm_free(&dup);
         MPI_Comm_free(&rev);

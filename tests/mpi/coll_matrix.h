@@ -113,6 +113,9 @@ typedef struct {
     int explicit_counts;        /* --counts given */
     int substituted;            /* --substituted */
     int nb;                     /* --nonblocking N: calls in flight per batch, 0 blocking */
+    unsigned shard_i, shard_n;  /* --shard I/N: run case k only when k % N == I */
+    unsigned long seq;          /* cases enumerated so far (the k of --shard) */
+    int list;                   /* --list: print the cases of the shard, run none */
     int rank, nprocs;
     expect_mode_t expect;
     uint64_t min_bytes;
@@ -158,6 +161,7 @@ void user_add_fn(void *in, void *inout, int *len, MPI_Datatype *dt);
 void user_affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt);
 
 /* One case: buffers, call, check (coll_matrix_case.c). */
+void case_name(const ctx_t *cx, const case_t *c, char *s, size_t len);
 void report(ctx_t *cx, const case_t *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems);

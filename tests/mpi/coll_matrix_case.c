@@ -15,7 +15,7 @@ const tc_coll_t coll_counter[4] = {
 
 const char *const dist_names[D_NDISTS] = { "even", "skewed-with-zeros", "all-on-one" };
 
-static void case_name(const ctx_t *cx, const case_t *c, char *s, size_t len)
+void case_name(const ctx_t *cx, const case_t *c, char *s, size_t len)
 {
     static const char *const cn[4] = {
         "allreduce", "reduce_scatter", "reduce_scatter_block", "allgather"

@@ -87,6 +87,9 @@ for c in allreduce reduce_scatter allgather; do
         run "mesh2d:4x4 $c counts $(any_counts_big)" 1800 16
     fi
 done
+# coll_matrix --shard, with which the full level at large counts runs in
+# pieces: the shards list every case of a matrix exactly once.
+check_shards 2 3 --level reduced --big
 # Full level: counts sampled across 1 .. 2^20 + 1 for all three
 # collectives (reduce_scatter: even, skewed and all-on-one blocks).
 if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
