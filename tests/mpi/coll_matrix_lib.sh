@@ -96,10 +96,18 @@ any_counts_big() {
 opts=(); args=(); launcher=(); need=(); shun=()
 failures=0
 
+# THEMIS_TEST_SHARD=I/N runs the I-th of N pieces of every matrix
+# (coll_matrix --shard; check_shards below proves that they partition
+# it), for matrices too long for one run.
 # run DESCRIPTION TIMEOUT NP
 run() {
     local desc=$1 tmo=$2 np=$3
     local tmp log rc why="" start=$SECONDS
+    local margs=("${args[@]}")
+    if [ -n "${THEMIS_TEST_SHARD:-}" ]; then
+        margs+=(--shard "$THEMIS_TEST_SHARD")
+        desc+=" shard $THEMIS_TEST_SHARD"
+    fi
     [ "${THEMIS_TEST_LEVEL:-}" = full ] && tmo=$((tmo * 8))
     if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
         return 0
@@ -112,7 +120,7 @@ run() {
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
     mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
     timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
-        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
+        "${opts[@]}" "${launcher[@]}" "$prog" "${margs[@]}" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
