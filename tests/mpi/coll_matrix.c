@@ -34,13 +34,23 @@
  * --level full|reduced|tiny|minbytes picks the matrix, --big adds
  * 1000003-element cases for a few representative types.
  * --coll allreduce|reduce_scatter|allgather runs one collective (both
- * reduce-scatter calls for reduce_scatter), and --count-unit N multiplies
+ * reduce-scatter calls for reduce_scatter; reduce_scatter_v and
+ * reduce_scatter_block name one of them), and --count-unit N multiplies
  * every count by N and keeps reduce-scatter counts even.  --counts
  * A,B,... replaces the level's counts (at most 16; the level still picks
  * types and ops) and runs every reduce-scatter distribution (even, skewed
  * with empty blocks, all on one rank) at each: counts the schedules'
  * units do not divide (primes, powers of two) for the rows that must
  * serve them all.
+ *
+ * --shard I/N runs only the cases numbered I, I+N, I+2N, ... in the order
+ * the matrix enumerates them (identical on every rank), so that N runs
+ * of a long matrix (the full level at large counts) cover it exactly
+ * once; --list prints the selected cases ("case: ..." lines from rank 0)
+ * without running them, which is how the suites check that partition.
+ * --ring-check (blocking allreduce): each rank computes the expected
+ * values of its 1/p of the elements only and compares the rest with its
+ * neighbour's result, which makes 2^20-element cases p times cheaper.
  *
  * Output: "error: ..." lines for failures (first few per rank) and one
  * summary line from rank 0; exit status 0 only when every rank passed.
@@ -128,8 +138,7 @@ static size_t build_counts(level_t level, int p, uint64_t chunks, uint64_t min_b
 /* --coll: reduce_scatter names both reduce-scatters. */
 static int coll_selected(const ctx_t *cx, int coll)
 {
-    return cx->only_coll < 0 || coll == cx->only_coll
-           || (C_REDUCE_SCATTER == cx->only_coll && C_REDUCE_SCATTER_BLOCK == coll);
+    return 0 != (cx->colls & (1u << coll));
 }
 
 static void run_matrix_cases(ctx_t *cx, level_t level, const size_t *counts, size_t ncounts,
@@ -293,8 +302,10 @@ static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--level full|reduced|tiny|minbytes] "
             "[--expect themis|fallback|none] [--algo NAME [--substituted]] "
-            "[--big] [--no-subcomms] [--coll allreduce|reduce_scatter|allgather] "
-            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N] [--nonblocking N]\n", argv0);
+            "[--big] [--no-subcomms] "
+            "[--coll allreduce|reduce_scatter|reduce_scatter_v|reduce_scatter_block|allgather] "
+            "[--count-unit N] [--counts A,B,...] [--max-rss-mb N] [--nonblocking N] "
+            "[--shard I/N] [--list] [--ring-check]\n", argv0);
 }
 
 int main(int argc, char **argv)
@@ -304,10 +315,11 @@ int main(int argc, char **argv)
     int big = 0, subcomms = 1, substituted = 0;
     const char *algo = NULL;
     char err[256];
-    int only_coll = -1;
+    unsigned colls = 0xfu;   /* bit c: coll_t c runs */
     size_t count_unit = 1;
     size_t counts[16], ncounts = 0;
-    int bad_counts = 0, nb = 0;
+    int bad_counts = 0, nb = 0, list = 0, ring_check = 0;
+    unsigned shard_i = 0, shard_n = 1;
     long max_rss_mb = 0;
 
     MPI_Init(&argc, &argv);
@@ -333,9 +345,12 @@ int main(int argc, char **argv)
             subcomms = 0;
         } else if (0 == strcmp(argv[i], "--coll") && i + 1 < argc) {
             const char *c = argv[++i];
-            only_coll = !strcmp(c, "allreduce") ? C_ALLREDUCE
-                        : !strcmp(c, "reduce_scatter") ? C_REDUCE_SCATTER
-                        : !strcmp(c, "allgather") ? C_ALLGATHER : -2;
+            colls = !strcmp(c, "allreduce") ? 1u << C_ALLREDUCE
+                    : !strcmp(c, "reduce_scatter")
+                        ? 1u << C_REDUCE_SCATTER | 1u << C_REDUCE_SCATTER_BLOCK
+                    : !strcmp(c, "reduce_scatter_v") ? 1u << C_REDUCE_SCATTER
+                    : !strcmp(c, "reduce_scatter_block") ? 1u << C_REDUCE_SCATTER_BLOCK
+                    : !strcmp(c, "allgather") ? 1u << C_ALLGATHER : 0;
         } else if (0 == strcmp(argv[i], "--count-unit") && i + 1 < argc) {
             count_unit = strtoull(argv[++i], NULL, 10);
         } else if (0 == strcmp(argv[i], "--counts") && i + 1 < argc) {
@@ -348,6 +363,15 @@ int main(int argc, char **argv)
                 counts[ncounts++] = strtoull(',' == *end ? end + 1 : end, &end, 10);
             } while (',' == *end);
             bad_counts |= '\0' != *end;
+        } else if (0 == strcmp(argv[i], "--shard") && i + 1 < argc) {
+            char *end;
+            shard_i = (unsigned) strtoul(argv[++i], &end, 10);
+            shard_n = '/' == *end ? (unsigned) strtoul(end + 1, &end, 10) : 0;
+            bad_counts |= '\0' != *end || 0 == shard_n || shard_i >= shard_n;
+        } else if (0 == strcmp(argv[i], "--list")) {
+            list = 1;
+        } else if (0 == strcmp(argv[i], "--ring-check")) {
+            ring_check = 1;
         } else if (0 == strcmp(argv[i], "--max-rss-mb") && i + 1 < argc) {
             max_rss_mb = atol(argv[++i]);
         } else {
@@ -356,8 +380,11 @@ int main(int argc, char **argv)
         }
     }
     const char *nopv = getenv("THEMIS_TEST_NO_PVARS");
-    if (NULL != nopv && 0 == strcmp(nopv, "1")) {
+    if ((NULL != nopv && 0 == strcmp(nopv, "1")) || list) {
         expect = EXPECT_NONE;
+    }
+    if (list) {
+        nb = 0;   /* nothing runs, not even --nonblocking's setup calls */
     }
 
     ctx_t cx;
@@ -368,11 +395,15 @@ int main(int argc, char **argv)
     cx.expect = expect;
     cx.algo = -1;
     cx.substituted = substituted;
-    cx.only_coll = only_coll;
+    cx.colls = colls;
     cx.count_unit = count_unit;
     cx.explicit_counts = ncounts > 0;
     cx.nb = nb;
-    if (-2 == only_coll || 0 == count_unit || bad_counts) {
+    cx.shard_i = shard_i;
+    cx.shard_n = shard_n;
+    cx.list = list;
+    cx.ring_check = ring_check;
+    if (0 == colls || 0 == count_unit || bad_counts) {
         usage(argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -488,6 +519,7 @@ int main(int argc, char **argv)
             cx.ncases = sub.ncases;
             cx.nerrors = sub.nerrors;
             cx.nprinted = sub.nprinted;
+            cx.seq = sub.seq;
         }
         MPI_Comm_free(&dup);
         MPI_Comm_free(&rev);
@@ -509,7 +541,7 @@ int main(int argc, char **argv)
         fallbacks += df;
         off += snprintf(tot + off, sizeof(tot) - off, " %s=%" PRIu64 "/%" PRIu64,
                         tc_coll_name((tc_coll_t) k), dc, df);
-        int ran = cx.only_coll < 0;
+        int ran = 0;
         for (int c = C_ALLREDUCE; c <= C_ALLGATHER; c++) {
             ran |= (int) coll_counter[c] + kfirst == k && coll_selected(&cx, c);
         }

@@ -108,11 +108,15 @@ typedef struct {
     const char *comm_name;
     int comm_is_world_like;     /* same eligibility as MPI_COMM_WORLD */
     int algo;                   /* --algo: -1 unchecked, else tc_algo_name() index */
-    int only_coll;              /* --coll: -1 all, else the first coll_t it names */
+    unsigned colls;             /* --coll: bit c set when coll_t c runs */
     size_t count_unit;          /* --count-unit, 1 by default */
     int explicit_counts;        /* --counts given */
     int substituted;            /* --substituted */
     int nb;                     /* --nonblocking N: calls in flight per batch, 0 blocking */
+    unsigned shard_i, shard_n;  /* --shard I/N: run case k only when k % N == I */
+    unsigned long seq;          /* cases enumerated so far (the k of --shard) */
+    int list;                   /* --list: print the cases of the shard, run none */
+    int ring_check;             /* --ring-check: see case_setup */
     int rank, nprocs;
     expect_mode_t expect;
     uint64_t min_bytes;
@@ -135,6 +139,8 @@ typedef struct {
     case_t c;
     int rc[64];
     size_t in_n, out_n, sbytes, rbytes;
+    size_t want_lo, want_hi;     /* the output elements checked against expect */
+    int ring;                    /* --ring-check applies: the rest against a neighbour's */
     char *sbuf, *scopy, *rbuf, *expect;
     int err, uerr;
     MPI_Request req;
@@ -158,6 +164,7 @@ void user_add_fn(void *in, void *inout, int *len, MPI_Datatype *dt);
 void user_affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt);
 
 /* One case: buffers, call, check (coll_matrix_case.c). */
+void case_name(const ctx_t *cx, const case_t *c, char *s, size_t len);
 void report(ctx_t *cx, const case_t *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 path_t expected_path(const ctx_t *cx, const case_t *c, size_t total_elems);

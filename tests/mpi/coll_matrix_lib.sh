@@ -96,10 +96,18 @@ any_counts_big() {
 opts=(); args=(); launcher=(); need=(); shun=()
 failures=0
 
+# THEMIS_TEST_SHARD=I/N runs the I-th of N pieces of every matrix
+# (coll_matrix --shard; check_shards below proves that they partition
+# it), for matrices too long for one run.
 # run DESCRIPTION TIMEOUT NP
 run() {
     local desc=$1 tmo=$2 np=$3
     local tmp log rc why="" start=$SECONDS
+    local margs=("${args[@]}")
+    if [ -n "${THEMIS_TEST_SHARD:-}" ]; then
+        margs+=(--shard "$THEMIS_TEST_SHARD")
+        desc+=" shard $THEMIS_TEST_SHARD"
+    fi
     [ "${THEMIS_TEST_LEVEL:-}" = full ] && tmo=$((tmo * 8))
     if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np $desc"; then
         return 0
@@ -112,7 +120,7 @@ run() {
     log="$log_dir/$(printf '%s' "np$np $desc" | tr -c 'A-Za-z0-9=.+-' '_').log"
     mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
     timeout -k 10 "$tmo" "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" \
-        "${opts[@]}" "${launcher[@]}" "$prog" "${args[@]}" >"$log" 2>&1
+        "${opts[@]}" "${launcher[@]}" "$prog" "${margs[@]}" >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -150,5 +158,49 @@ run() {
         grep -E '^coll_matrix' "$log" | sed 's/^/    | /'
         tail -n 15 "$log" | sed 's/^/    | /'
     fi
+    return 1
+}
+
+# check_shards NP N ARGS...: coll_matrix --shard 0/N .. N-1/N with ARGS
+# list (--list) every case of the matrix that ARGS list without a shard,
+# each exactly once, and every shard lists some.  The full-level pieces
+# at large counts rely on it.
+check_shards() {
+    local np=$1 n=$2 i tmp out all shards why=""
+    shift 2
+    if [ -n "${THEMIS_TEST_FILTER:-}" ] && ! grep -Eq -- "$THEMIS_TEST_FILTER" <<<"np=$np shards"; then
+        return 0
+    fi
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/themis-$suite_logs.XXXXXX")
+    out="$log_dir/np${np}_shards_of_${n}.log"
+    mapfile -t tmpo < <(launch_opts tmpdir "$tmp")
+    : >"$out"
+    for i in all $(seq 0 $((n - 1))); do
+        local sh=()
+        [ "$i" = all ] || sh=(--shard "$i/$n")
+        if ! timeout -k 10 600 "$MPIRUN" -np "$np" "${common[@]}" "${tmpo[@]}" "$prog" \
+                --list "${sh[@]}" "$@" >"$tmp/$i" 2>&1; then
+            why="coll_matrix --list ${sh[*]} failed"
+        elif [ "$i" != all ] && ! grep -q '^case: ' "$tmp/$i"; then
+            why="shard $i/$n lists no case"
+        fi
+        sed "s|^|$i: |" "$tmp/$i" >>"$out"
+    done
+    all=$(grep '^case: ' "$tmp/all" | sort)
+    shards=$(for i in $(seq 0 $((n - 1))); do grep '^case: ' "$tmp/$i"; done | sort)
+    if [ -z "$why" ] && [ -z "$all" ]; then
+        why="the matrix lists no case"
+    elif [ -z "$why" ] && [ "$all" != "$shards" ]; then
+        why="the shards list $(wc -l <<<"$shards") cases, the matrix $(wc -l <<<"$all")"
+        why+=", $(diff <(echo "$all") <(echo "$shards") | grep -c '^[<>]') differ"
+    fi
+    rm -rf "$tmp"
+    if [ -z "$why" ]; then
+        echo "PASS: $suite_label np=$np $n shards of coll_matrix $* cover it once" \
+             "($(wc -l <<<"$all") cases)"
+        return 0
+    fi
+    failures=$((failures + 1))
+    echo "FAIL: $suite_label np=$np $n shards of coll_matrix $* ($why; log $out)"
     return 1
 }

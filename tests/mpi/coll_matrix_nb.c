@@ -194,6 +194,24 @@ void batch_flush(ctx_t *cx)
 
 void submit(ctx_t *cx, const case_t *c)
 {
+    /* --shard: cases are numbered in the order the levels enumerate them
+     * (the same on every rank), so the N shards partition the matrix. */
+    if (cx->shard_n > 1 && cx->shard_i != cx->seq++ % cx->shard_n) {
+        return;
+    }
+    if (cx->list) {
+        /* From one process only: mpirun may interleave two ranks' output
+         * mid-line (world rank 0 enumerates what every rank does). */
+        char name[256];
+        int wrank;
+        case_name(cx, c, name, sizeof(name));
+        cx->ncases++;
+        MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+        if (0 == wrank) {
+            printf("case: %s\n", name);
+        }
+        return;
+    }
     if (0 == cx->nb) {
         run_case(cx, c);
         return;

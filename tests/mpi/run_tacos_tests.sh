@@ -87,6 +87,9 @@ for c in allreduce reduce_scatter allgather; do
         run "mesh2d:4x4 $c counts $(any_counts_big)" 1800 16
     fi
 done
+# coll_matrix --shard, with which the full level at large counts runs in
+# pieces: the shards list every case of a matrix exactly once.
+check_shards 2 3 --level reduced --big
 # Full level: counts sampled across 1 .. 2^20 + 1 for all three
 # collectives (reduce_scatter: even, skewed and all-on-one blocks).
 if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
@@ -95,6 +98,18 @@ if [ "${THEMIS_TEST_LEVEL:-}" = full ]; then
               --level tiny)
         run "mesh2d:4x4 $c sampled counts to 2^20+1" 1800 16
     done
+    # Every datatype and op at large counts (2^20 + 1 elements, 2^20 for
+    # the reduce-scatter block and allgather vectors): about an hour on
+    # two cores, so only in pieces, THEMIS_TEST_SHARD=I/N (verdicts of
+    # 2026-11-28: benchmarks/results/tacos_full_matrix_2026-11-28.txt).
+    if [ -n "${THEMIS_TEST_SHARD:-}" ]; then
+        for cc in allreduce:65521,262144,1048577 reduce_scatter_v:65521,262144,1048577 \
+                  reduce_scatter_block:65521,65536 allgather:65521,65536; do
+            args=(--coll "${cc%%:*}" --counts "${cc#*:}" --algo tacos --no-subcomms --level full
+                  --ring-check)
+            run "mesh2d:4x4 ${cc%%:*} every type and op at ${cc#*:}" 1800 16
+        done
+    fi
 fi
 rm -rf "$gen"
 
