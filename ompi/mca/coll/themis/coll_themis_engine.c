@@ -1041,7 +1041,7 @@ static void engine_finish(engine_t *e)
     e->finished = 1;
 }
 
-int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *e, bool *done)
+int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *e, bool *done, int *events)
 {
     int rc = OMPI_SUCCESS;
     size_t ndone = 0;
@@ -1052,6 +1052,9 @@ int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *e, bool *done)
             rc = engine_bad("no op can make progress", e->ops_done, e->prog->nops);
         } else {
             rc = test_active(e, &ndone);
+        }
+        if (NULL != events) {
+            *events += (int) ndone;
         }
         for (size_t k = 0; OMPI_SUCCESS == rc && k < ndone; ++k) {
             rc = handle_done(e, e->done[k]);
@@ -1090,7 +1093,7 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args)
     int rc = mca_coll_themis_engine_start(args, &e);
 
     while (OMPI_SUCCESS == rc) {
-        rc = mca_coll_themis_engine_advance(e, &done);
+        rc = mca_coll_themis_engine_advance(e, &done, NULL);
         if (done) {
             break;
         }

@@ -139,11 +139,14 @@ int mca_coll_themis_engine_run(const mca_coll_themis_engine_args_t *args);
  * advance does not call opal_progress itself, as it may run inside it;
  * only ob1's improbe and iprobe (receives matched first, the stall look)
  * do on a miss, and only for engines that are not in_progress.
+ * *events (may be NULL) grows by the messages this advance found complete:
+ * the progress callback returns them, so that opal_progress does not yield
+ * the core (mpi_yield_when_idle) after a round that did work.
  */
 typedef struct mca_coll_themis_engine_t mca_coll_themis_engine_t;
 int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
                                  mca_coll_themis_engine_t **engine);
-int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *engine, bool *done);
+int mca_coll_themis_engine_advance(mca_coll_themis_engine_t *engine, bool *done, int *events);
 void mca_coll_themis_engine_free(mca_coll_themis_engine_t *engine);
 
 void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch);

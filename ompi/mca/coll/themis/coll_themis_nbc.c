@@ -418,9 +418,9 @@ int mca_coll_themis_cid_start(mca_coll_themis_module_t *m, ompi_communicator_t *
 /* Advances a call's engine; when a segment completes, starts the next
  * one's (their programs were resolved at the start, so no plan cache
  * here). */
-static int request_advance(mca_coll_themis_request_t *req, bool *done)
+static int request_advance(mca_coll_themis_request_t *req, bool *done, int *events)
 {
-    int rc = mca_coll_themis_engine_advance(req->engine, done);
+    int rc = mca_coll_themis_engine_advance(req->engine, done, events);
 
     while (*done && OMPI_SUCCESS == rc && NULL != req->segs) {
         mca_coll_themis_engine_args_t a;
@@ -435,7 +435,7 @@ static int request_advance(mca_coll_themis_request_t *req, bool *done)
         if (OMPI_SUCCESS != rc) {
             break;
         }
-        rc = mca_coll_themis_engine_advance(req->engine, done);
+        rc = mca_coll_themis_engine_advance(req->engine, done, events);
     }
     return rc;
 }
@@ -473,6 +473,11 @@ static void drain(mca_coll_themis_module_t *m)
     }
 }
 
+/* Returns the events of the round: messages the engines found complete,
+ * calls completed and setups drained.  opal_progress yields the core after
+ * a round without events (mpi_yield_when_idle, set when oversubscribed);
+ * counting only completed calls made every MPI_Test that moved a call
+ * along give its core away as well. */
 static int nbc_progress(void)
 {
     mca_coll_themis_request_t *finished = NULL, **link;
@@ -495,7 +500,7 @@ static int nbc_progress(void)
              * without driving progress (this is progress). */
             done = REQUEST_COMPLETE(req->inner);
         } else {
-            rc = request_advance(req, &done);
+            rc = request_advance(req, &done, &count);
         }
         if (!done) {
             link = &req->next;
