@@ -147,6 +147,8 @@ static const opt_row_t rows[TPO_N] = {
                    "trees to print (default 32)"},
     [TPO_SCALE] = {"scale", ARG_TEXT, "F", 0, 0, "bed", "rates x F (up to 9 decimals)"},
     [TPO_BUDGET] = {"budget", ARG_RATE, "R", 0, 0, "bed", "scale the rates to sum to R"},
+    [TPO_PACKET] = {"packet", ARG_TEXT, "PAYLOAD,HEADER", 0, 0, "bed",
+                    "the bed's packets (bytes), in the scaled graph: 1448,66 for TCP"},
     [TPO_LIST] = {"list", ARG_FLAG, NULL, 0, 0, "cycles", "plain text: CYCLE STEP ROW COL"},
     [TPO_SWEEP] = {"sweep", ARG_TEXT, "MIN:MAX", 0, 0, "cycles",
                    "build and verify every size MIN..MAX x MIN..MAX"},

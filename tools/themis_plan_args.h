@@ -65,6 +65,7 @@ typedef enum {
     TPO_TREES,
     TPO_SCALE,
     TPO_BUDGET,
+    TPO_PACKET,
     TPO_LIST,
     TPO_SWEEP,
     TPO_COSTS,
