@@ -31,10 +31,21 @@
 # plan's: all links together BUDGET (default 1200Mb/s, what 2 cores
 # forward) unless SCALE is set.
 #
-# Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), EXTRA_MCA
+# The scaled graph carries the bed's packets (PACKET, default 1448,66: TCP
+# with timestamps over IPv4 and Ethernet at MTU 1500, `themis-plan bed
+# --packet`), so predictions count the headers the shapers count.  In
+# cluster mode the shapers' queues are 500 ms unless
+# THEMIS_NETGRAPH_QUEUE_MS says otherwise: the rates are scaled down
+# ~16,000 times but a queue of 50 ms then holds 38 KB at a NIC port that up
+# to 24 TCP flows share, and the bed's time goes to loss recovery that the
+# cluster's fabric does not have (benchmarks/README.md).
+#
+# Environment: GRAPH, BYTES (default 1048576), ITERS (default 3), SCHEDULE
+# (an All-Reduce MSCCL-XML file: the row `schedule` in ROWS runs it,
+# predicted by `themis-plan msccl simulate` on the scaled graph), EXTRA_MCA
 # (more mpirun options, e.g. eager limits), THEMIS_NETGRAPH_SMALL_FIRST=1
 # (htb with small packets first instead of tbf), THEMIS_NETGRAPH_QUEUE_MS
-# (each shaper's queue, default 50 ms), ROWS
+# (each shaper's queue: cluster 500 ms, clos netgraph's 50 ms), PACKET, ROWS
 # (default "themis rings torus2d treepack tacos"), SPINES (default "graph
 # exact ecmp"), SEED (default 1), BUDGET, SCALE, THEMIS_BUILD_DIR.  Needs
 # root; run it under `flock /tmp/themis-mpi.lock` without nice.
@@ -51,7 +62,8 @@ seed=${SEED:-1}
 export THEMIS_NETGRAPH_PREFIX=${THEMIS_NETGRAPH_PREFIX:-tngcl}
 
 case $mode in
-    cluster) graph=${GRAPH:-$top/docs/examples/cluster_4x4_2nic.graph} ;;
+    cluster) graph=${GRAPH:-$top/docs/examples/cluster_4x4_2nic.graph}
+             export THEMIS_NETGRAPH_QUEUE_MS=${THEMIS_NETGRAPH_QUEUE_MS:-500} ;;
     clos) graph=${GRAPH:-$top/docs/examples/cluster_leafspine_8x2.graph} ;;
     *) echo "usage: netgraph_cluster.sh cluster|clos (see the header)" >&2; exit 2 ;;
 esac
@@ -65,6 +77,8 @@ trap 'exit 143' INT TERM
 
 scaling=(--budget "${BUDGET:-1200Mb/s}")
 [ -z "${SCALE:-}" ] || scaling=(--scale "$SCALE")
+packet=${PACKET-1448,66}
+[ -z "$packet" ] || scaling+=(--packet "$packet")
 mapfile -t common < <(launch_opts themis op)
 common+=(--mca coll_themis_min_bytes 0
         --mca coll_themis_graph "$work/scaled.graph" --mca coll_themis_verbose 10)
@@ -140,7 +154,7 @@ measure() {
         "${chose:+auto chose: $chose}"
 }
 
-echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}${THEMIS_NETGRAPH_QUEUE_MS:+, queue ${THEMIS_NETGRAPH_QUEUE_MS}ms}, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(basename "$graph"), $mode, $bytes bytes, $iters timed calls${EXTRA_MCA:+, $EXTRA_MCA}${THEMIS_NETGRAPH_SMALL_FIRST:+, small-first}${THEMIS_NETGRAPH_QUEUE_MS:+, queue ${THEMIS_NETGRAPH_QUEUE_MS}ms}${packet:+, packets $packet}, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ clos = "$mode" ]; then
     printf '%-10s %14s %14s %8s %9s %16s %16s %10s\n' "# routes" "predicted_ms" "measured_ms" \
         "ratio" "runnable" "rexmit/rto/drop" "busiest_ms@link" "path"
@@ -165,11 +179,18 @@ else
         r=$row
         [ auto != "$row" ] || r=$auto
         pred=$(sed -n "s/^  $r  *\([0-9.]*\) us\$/\1/p" <<<"$cmp")
+        opts=(--mca coll_themis_allreduce_algorithm "$row")
+        if [ schedule = "$row" ] && [ -n "${SCHEDULE:-}" ]; then
+            # the link simulator's time of the file on the same scaled graph
+            pred=$("$plan" msccl simulate "$SCHEDULE" --graph "$work/scaled.graph" \
+                       --bytes "$bytes" | sed -n 's/^collective_us=\([0-9.]*\) .*/\1/p')
+            opts+=(--mca coll_themis_allreduce_schedule "$SCHEDULE")
+        fi
         if [ -z "$pred" ]; then
             echo "# $row: not run, compare says: $(sed -n "s/^  $r  *-  //p" <<<"$cmp")"
             continue
         fi
-        measure allreduce "$row" "$pred" --mca coll_themis_allreduce_algorithm "$row"
+        measure allreduce "$row" "$pred" "${opts[@]}"
     done
 fi
 echo "worst_ratio=$worst load_end=$(cut -d' ' -f1-3 /proc/loadavg)"

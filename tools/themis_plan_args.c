@@ -149,6 +149,8 @@ static const opt_row_t rows[TPO_N] = {
     [TPO_BUDGET] = {"budget", ARG_RATE, "R", 0, 0, "bed", "scale the rates to sum to R"},
     [TPO_DIM_ROUTES] = {"dim-routes", ARG_FLAG, NULL, 0, 0, "bed",
                         "dimension-ordered routes on --dims, not the graph's"},
+    [TPO_PACKET] = {"packet", ARG_TEXT, "PAYLOAD,HEADER", 0, 0, "bed",
+                    "the bed's packets (bytes), in the scaled graph: 1448,66 for TCP"},
     [TPO_LIST] = {"list", ARG_FLAG, NULL, 0, 0, "cycles", "plain text: CYCLE STEP ROW COL"},
     [TPO_SWEEP] = {"sweep", ARG_TEXT, "MIN:MAX", 0, 0, "cycles",
                    "build and verify every size MIN..MAX x MIN..MAX"},

@@ -66,6 +66,7 @@ typedef enum {
     TPO_SCALE,
     TPO_BUDGET,
     TPO_DIM_ROUTES,
+    TPO_PACKET,
     TPO_LIST,
     TPO_SWEEP,
     TPO_COSTS,

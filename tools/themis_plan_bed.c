@@ -72,7 +72,10 @@ static const themis_plan_cmd_spec_t bed_cmd = {
     "  --dim-routes --dims SHAPE: dimension-ordered routes (each coordinate\n"
     "  corrected inside its line, innermost first), 'iface' names dK, dKp, dKm\n"
     "  for the ranks' links and an 'ifroute' to every such address that\n"
-    "  corrects its dimension last (planners/network/route_dims.h).\n"};
+    "  corrects its dimension last (planners/network/route_dims.h).\n"
+    "  --packet: the bed's packets instead of the graph's (docs/cluster.md:\n"
+    "  1448,66 for TCP with timestamps over IPv4 and Ethernet at MTU 1500),\n"
+    "  so that the scaled graph and the prediction count their headers.\n"};
 
 /* The schedule, its waypoints and the prediction line's time. */
 static int xfer_plan(const themis_graph_t *g, int direct, const themis_plan_xfer_opts_t *xo,
@@ -151,6 +154,14 @@ int themis_plan_cmd_bed(int argc, char **argv)
     if (THEMIS_PLAN_GIVEN(&a, TPO_SCALE) && 0 != parse_scale(a.text[TPO_SCALE], &scale_num)) {
         return themis_plan_args_fail(&a, TPO_SCALE, "not a factor > 0 with up to 9 decimals");
     }
+    unsigned payload = 0, header = 0;
+    int used = 0;
+    if (THEMIS_PLAN_GIVEN(&a, TPO_PACKET)
+        && (2 != sscanf(a.text[TPO_PACKET], "%u,%u%n", &payload, &header, &used)
+            || '\0' != a.text[TPO_PACKET][used] || 0 == payload
+            || payload > THEMIS_GRAPH_MAX_PKT_PAYLOAD || header > THEMIS_GRAPH_MAX_PKT_HEADER)) {
+        return themis_plan_args_fail(&a, TPO_PACKET, "not PAYLOAD,HEADER in bytes (1448,66)");
+    }
     if (NULL != xfer && 0 != strcmp("ring", xfer) && 0 != strcmp("direct", xfer)) {
         return themis_plan_args_fail(&a, TPO_XFER, "not ring or direct");
     }
@@ -191,6 +202,10 @@ int themis_plan_cmd_bed(int argc, char **argv)
     if (THEMIS_OK != st) {
         fprintf(stderr, "themis-plan bed: %s\n", why);
         return THEMIS_ERR_NOMEM == st ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (0 != payload) {
+        g.pkt_payload = payload;
+        g.pkt_header = header;
     }
     rc = 0;
     if (NULL != graph_out) {

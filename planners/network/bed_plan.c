@@ -56,6 +56,8 @@ themis_status_t themis_bed_scale(const themis_graph_t *g, uint64_t num, uint64_t
     }
     if (THEMIS_OK == st) {
         memcpy(out->node_failed, g->node_failed, g->nnodes);
+        out->pkt_payload = g->pkt_payload;
+        out->pkt_header = g->pkt_header;
     }
     if (THEMIS_OK != st) {
         themis_graph_free(out);

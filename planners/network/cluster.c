@@ -372,6 +372,8 @@ static themis_status_t copy_graph(const themis_graph_t *g, themis_graph_t *out, 
             out->links[i].failed = g->links[i].failed;
         }
     }
+    out->pkt_payload = g->pkt_payload;
+    out->pkt_header = g->pkt_header;
     return themis_graph_build_end(out, st, why, len);
 }
 
@@ -593,6 +595,8 @@ themis_status_t themis_graph_unwind(const themis_graph_t *g, uint32_t degree,
     free(next);
     free(users);
     if (THEMIS_ERR_NOMEM == st || THEMIS_OK == st) {
+        out->pkt_payload = g->pkt_payload;
+        out->pkt_header = g->pkt_header;
         return themis_graph_build_end(out, st, why, len);
     }
     themis_graph_free(out);

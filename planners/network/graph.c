@@ -484,6 +484,9 @@ static uint32_t node_host(const themis_graph_t *g, uint32_t v)
 int themis_graph_write(const themis_graph_t *g, FILE *f)
 {
     fprintf(f, "nodes %u\n", g->nnodes);
+    if (0 != g->pkt_payload) {
+        fprintf(f, "packet %u %u\n", g->pkt_payload, g->pkt_header);
+    }
     /* Declarations: runs of nodes of one kind on one host, undeclared
      * ranks (no host) left out. */
     for (uint32_t v = 0; v < g->nnodes;) {
@@ -552,5 +555,20 @@ uint64_t themis_graph_hash(const themis_graph_t *g)
             h = themis_fnv1a_u64(h, ((uint64_t) node_kind(g, v) << 32) | node_host(g, v));
         }
     }
+    if (0 != g->pkt_payload) {
+        h = themis_fnv1a_u64(h, ((uint64_t) g->pkt_payload << 32) | g->pkt_header);
+    }
     return h;
+}
+
+uint64_t themis_graph_wire_bytes(const themis_graph_t *g, uint64_t bytes)
+{
+    if (0 == g->pkt_payload) {
+        return bytes;
+    }
+    const unsigned __int128 w = (unsigned __int128) (bytes / g->pkt_payload
+                                                     + (0 != bytes % g->pkt_payload))
+                                    * g->pkt_header
+                                + bytes;
+    return w > UINT64_MAX ? UINT64_MAX : (uint64_t) w;
 }

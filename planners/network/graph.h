@@ -19,6 +19,10 @@
  *                             H (a host node must name its host)
  *     fail node K
  *     fail link SRC DST
+ *     packet PAYLOAD HEADER   optional, once: every link carries a transfer
+ *                             as packets of at most PAYLOAD bytes of it,
+ *                             each with HEADER bytes of headers (the link
+ *                             simulator counts them: themis_graph_wire_bytes)
  * BW and LAT take the units of themis_parse_bandwidth / _latency.  Errors
  * give line and column (themis_parse_error_t).
  *
@@ -112,6 +116,11 @@ typedef struct {
      * entries). */
     uint32_t *out_first, *out_links;
     uint32_t *in_first, *in_links;
+    /* Packets (the file's `packet` line): a transfer of b bytes crosses a
+     * link as ceil(b / pkt_payload) packets of pkt_header more bytes
+     * each; pkt_payload 0: no packets, a link carries b bytes (the
+     * default). */
+    uint32_t pkt_payload, pkt_header;
 } themis_graph_t;
 
 /* Defaults a spec's keys override. */
@@ -164,8 +173,16 @@ themis_status_t themis_graph_from_topology(const themis_topology_t *t, uint32_t 
 int themis_graph_write(const themis_graph_t *g, FILE *f);
 /* FNV-1a (hash.h) of the nodes, the links in order and the failures;
  * kinds and hosts where some node is not a rank or has a host (a graph of
- * ranks only hashes as before they existed). */
+ * ranks only hashes as before they existed); the packets where there are
+ * some (likewise). */
 uint64_t themis_graph_hash(const themis_graph_t *g);
+/* The bytes a link carries for a transfer of `bytes` bytes: bytes plus
+ * pkt_header per packet of at most pkt_payload bytes (bytes itself
+ * without packets); UINT64_MAX when that exceeds 64 bits. */
+uint64_t themis_graph_wire_bytes(const themis_graph_t *g, uint64_t bytes);
+/* The most a packet may hold, and its most header bytes. */
+#define THEMIS_GRAPH_MAX_PKT_PAYLOAD (1u << 30)
+#define THEMIS_GRAPH_MAX_PKT_HEADER (1u << 20)
 /* A link or node is working when neither it nor (for a link) its ends
  * failed. */
 int themis_graph_link_working(const themis_graph_t *g, uint32_t link);

@@ -120,6 +120,7 @@ typedef struct {
     fail_link_t *fails;
     uint32_t nfails, cap_fails;
     uint64_t declared;          /* 0: no "nodes" line */
+    int packet_line;            /* 0: no "packet" line */
     int *decl_line;             /* [THEMIS_GRAPH_MAX_NODES] line declaring a node, or NULL */
     int first_decl, first_host; /* lines of the first declaration, the first with a host */
     uint32_t max_id;
@@ -267,6 +268,33 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
         ps->declared = v;
         return THEMIS_OK;
     }
+    if (themis_graph_tok_is(&t[0], "packet")) {
+        uint64_t payload = 0, header = 0;
+        if (3 != n) {
+            themis_set_parse_error(err, line, n < 3 ? t[n - 1].col + (int) t[n - 1].len : t[3].col,
+                    "expected 'packet PAYLOAD HEADER' (bytes, e.g. 'packet 1448 66')");
+            return THEMIS_ERR_PARSE;
+        }
+        if (0 != ps->packet_line) {
+            themis_set_parse_error(err, line, t[0].col, "'packet' given twice (line %d)",
+                    ps->packet_line);
+            return THEMIS_ERR_PARSE;
+        }
+        if (THEMIS_OK != themis_graph_parse_uint(&t[1], line, THEMIS_GRAPH_MAX_PKT_PAYLOAD,
+                                                 "packet payload", &payload, err) ||
+            THEMIS_OK != themis_graph_parse_uint(&t[2], line, THEMIS_GRAPH_MAX_PKT_HEADER,
+                                                 "packet header", &header, err)) {
+            return THEMIS_ERR_PARSE;
+        }
+        if (0 == payload) {
+            themis_set_parse_error(err, line, t[1].col, "packet payload must be >= 1 byte");
+            return THEMIS_ERR_PARSE;
+        }
+        ps->packet_line = line;
+        ps->g->pkt_payload = (uint32_t) payload;
+        ps->g->pkt_header = (uint32_t) header;
+        return THEMIS_OK;
+    }
     if (themis_graph_tok_is(&t[0], "fail")) {
         if (n >= 3 && themis_graph_tok_is(&t[1], "node")) {
             if (n > 3) {
@@ -314,7 +342,7 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
     }
     if (!isdigit((unsigned char) t[0].p[0])) {
         themis_set_parse_error(err, line, t[0].col,
-                "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, or a link "
+                "unexpected '%s' (expected nodes, rank, host, nic, switch, fail, packet, or a link "
                 "SRC DST BW LAT [both])",
                 themis_graph_show(t[0].p, t[0].len, shown));
         return THEMIS_ERR_PARSE;

@@ -220,7 +220,13 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                         "bytes", i, x->src, x->dst, (unsigned long long) x->count,
                         (unsigned long long) unit_bytes);
         }
-        sm->bytes[i] = x->count * unit_bytes;
+        /* what each link carries: the graph's packet headers included */
+        sm->bytes[i] = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        if (UINT64_MAX == sm->bytes[i]) {
+            return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
+                        "bytes with packet headers", i, x->src, x->dst,
+                        (unsigned long long) x->count, (unsigned long long) unit_bytes);
+        }
         for (uint32_t k = 0; k < x->ndeps; k++) {
             if (s->deps[x->dep_first + k] >= i) {
                 return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
@@ -813,11 +819,14 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
         last[k] = i;
         last_ready[k] = ready;
         const themis_link_t *lk = &g->links[l];
-        if (x->count > UINT64_MAX / unit_bytes) {
+        const uint64_t wire = x->count > UINT64_MAX / unit_bytes
+                                  ? UINT64_MAX
+                                  : themis_graph_wire_bytes(g, x->count * unit_bytes);
+        if (UINT64_MAX == wire) {
             ok = 0;
             break;
         }
-        unsigned __int128 fin = serve_ps(&memo, x->count * unit_bytes, lk->bw_bps)
+        unsigned __int128 fin = serve_ps(&memo, wire, lk->bw_bps)
                                 + (ready > link_free[k] ? ready : link_free[k]);
         if (fin + lk->lat_ps > UINT64_MAX) {
             ok = 0;

@@ -11,8 +11,12 @@
  * Model, integer ps throughout:
  *   - a transfer of b = count x unit_bytes bytes is ready when every
  *     transfer it depends on has finished (at 0 without dependencies);
+ *     a link carries b bytes of it, plus the graph's packet headers where
+ *     it has packets (themis_graph_wire_bytes: b + ceil(b / payload) x
+ *     header), and link_bytes counts those;
  *   - it follows themis_graph_route(src, dst) store-and-forward: on each
- *     link it occupies the link for ceil(b x 8 x 10^12 / bw) ps, then
+ *     link it occupies the link for ceil(w x 8 x 10^12 / bw) ps (w the
+ *     bytes the link carries of it), then
  *     arrives at the link's far end the link's latency later, where it
  *     queues for the next link;
  *   - every directed link serves one transfer at a time, without

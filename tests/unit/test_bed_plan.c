@@ -71,6 +71,12 @@ static void test_scale(void)
     themis_graph_free(&s);
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_bed_scale(&g, 0, 7, &s, why, sizeof(why))
                && NULL != strstr(why, "not a positive factor"));
+    /* the packets go with the graph */
+    g.pkt_payload = 1448;
+    g.pkt_header = 66;
+    UNIT_CHECK(THEMIS_OK == themis_bed_scale(&g, 1, 2, &s, why, sizeof(why))
+               && 1448 == s.pkt_payload && 66 == s.pkt_header);
+    themis_graph_free(&s);
     themis_graph_free(&g);
 }
 

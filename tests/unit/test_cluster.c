@@ -222,6 +222,19 @@ static void test_unwind(void)
     UNIT_CHECK(THEMIS_OK == themis_graph_unwind(&g, 0, &u, why, sizeof(why))
                && themis_graph_hash(&g) == themis_graph_hash(&u));
     themis_graph_free(&u);
+    /* packets stay with both views */
+    g.pkt_payload = 1448;
+    g.pkt_header = 66;
+    UNIT_CHECK(THEMIS_OK == themis_graph_unwind(&g, 0, &u, why, sizeof(why))
+               && themis_graph_hash(&g) == themis_graph_hash(&u));
+    themis_graph_free(&u);
+    themis_graph_free(&g);
+    g = load("cluster:2x2");
+    g.pkt_payload = 1448;
+    g.pkt_header = 66;
+    UNIT_CHECK(THEMIS_OK == themis_graph_unwind(&g, 0, &u, why, sizeof(why))
+               && 1448 == u.pkt_payload && 66 == u.pkt_header);
+    themis_graph_free(&u);
     themis_graph_free(&g);
 }
 

@@ -472,6 +472,49 @@ static void test_hash(void)
     themis_graph_free(&c);
 }
 
+/* The `packet` line: parsed, written back, hashed, its errors; the wire
+ * bytes it gives. */
+static void test_packets(void)
+{
+    themis_graph_t a, b, c;
+    themis_parse_error_t e;
+    const char *text = "nodes 3\npacket 1448 66\n0 1 1Gb 1us both\n1 2 1Gb 1us\n";
+    UNIT_CHECKF(THEMIS_OK == themis_graph_parse(text, &a, &e), "%d:%d: %s", e.line, e.column,
+                e.message);
+    UNIT_CHECK(1448 == a.pkt_payload && 66 == a.pkt_header);
+    char *t1 = written(&a);
+    UNIT_CHECK(NULL != t1 && NULL != strstr(t1, "packet 1448 66\n"));
+    UNIT_CHECK(NULL != t1 && THEMIS_OK == themis_graph_parse(t1, &b, &e));
+    UNIT_CHECK(1448 == b.pkt_payload && 66 == b.pkt_header
+               && themis_graph_hash(&a) == themis_graph_hash(&b));
+    free(t1);
+    /* without the line: as before it existed (no packets, another hash) */
+    UNIT_CHECK(THEMIS_OK == themis_graph_parse("nodes 3\n0 1 1Gb 1us both\n1 2 1Gb 1us\n", &c,
+                                               &e));
+    UNIT_CHECK(0 == c.pkt_payload && themis_graph_hash(&a) != themis_graph_hash(&c));
+    t1 = written(&c);
+    UNIT_CHECK(NULL != t1 && NULL == strstr(t1, "packet"));
+    free(t1);
+    b.pkt_header = 67;
+    UNIT_CHECK(themis_graph_hash(&a) != themis_graph_hash(&b));
+    /* b + ceil(b / payload) x header */
+    UNIT_CHECK(0 == themis_graph_wire_bytes(&a, 0) && 1514 == themis_graph_wire_bytes(&a, 1448)
+               && 1449 + 132 == themis_graph_wire_bytes(&a, 1449)
+               && 4096 + 198 == themis_graph_wire_bytes(&a, 4096));
+    UNIT_CHECK(4096 == themis_graph_wire_bytes(&c, 4096)
+               && UINT64_MAX == themis_graph_wire_bytes(&c, UINT64_MAX));
+    UNIT_CHECK(UINT64_MAX == themis_graph_wire_bytes(&a, UINT64_MAX - 10));
+    themis_graph_free(&a);
+    themis_graph_free(&b);
+    themis_graph_free(&c);
+    expect_parse_error("packet 0 66\n0 1 1Gb 1us\n", 1, 8, "payload must be >= 1");
+    expect_parse_error("packet 1448\n0 1 1Gb 1us\n", 1, 12, "expected 'packet PAYLOAD HEADER'");
+    expect_parse_error("packet 1448 66 2\n0 1 1Gb 1us\n", 1, 16, "expected 'packet PAYLOAD");
+    expect_parse_error("packet 1448 x\n0 1 1Gb 1us\n", 1, 13, "not a number");
+    expect_parse_error("packet 1448 66\npacket 1448 66\n0 1 1Gb 1us\n", 2, 1, "given twice");
+    expect_parse_error("packet 1448 9999999\n0 1 1Gb 1us\n", 1, 13, "too large");
+}
+
 static void test_from_topology(void)
 {
     themis_topology_t t = unit_topology("sw:4:300Gb:1us_ring:2:50Gb:2us");
@@ -500,6 +543,7 @@ int main(void)
     UNIT_RUN(test_spec_errors);
     UNIT_RUN(test_round_trip);
     UNIT_RUN(test_hash);
+    UNIT_RUN(test_packets);
     UNIT_RUN(test_from_topology);
     UNIT_EXIT();
 }

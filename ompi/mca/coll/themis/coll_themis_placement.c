@@ -240,6 +240,8 @@ static int renumber(const themis_graph_t *g, const int *to_rank, themis_graph_t 
         out->node_failed[NEW_ID(v)] = g->node_failed[v];
     }
 #undef NEW_ID
+    out->pkt_payload = g->pkt_payload;
+    out->pkt_header = g->pkt_header;
     st = themis_graph_build_end(out, st, why, sizeof(why));
     return THEMIS_OK == st ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
