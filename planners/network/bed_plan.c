@@ -146,7 +146,8 @@ static int named_link(const themis_route_dims_t *rd, uint32_t v, uint32_t w, cha
 {
     const themis_graph_t *g = rd->g;
     if (w == v || g->node_failed[v] || g->node_failed[w] ||
-        (UINT32_MAX == themis_graph_link(g, v, w) && UINT32_MAX == themis_graph_link(g, w, v))) {
+        (UINT32_MAX == themis_graph_link(g, v, w) &&
+         UINT32_MAX == themis_graph_link(g, w, v))) {
         return 0;
     }
     iface_name(rd, v, w, name, len);
@@ -193,8 +194,8 @@ static themis_status_t write_ifroutes(const themis_route_dims_t *rd, uint32_t *n
             if (!named_link(rd, d, w, name, sizeof(name))) {
                 continue;
             }
-            themis_status_t st = themis_route_dims_to(rd, d, themis_route_dims_link_dim(rd, d, w, &dir),
-                                                      &next[(size_t) d * nn]);
+            themis_status_t st = themis_route_dims_to(
+                rd, d, themis_route_dims_link_dim(rd, d, w, &dir), &next[(size_t) d * nn]);
             for (uint32_t s = 0; THEMIS_OK == st && s < nn; s++) {
                 uint32_t n = 0;
                 if (s == d || g->node_failed[s]) {
@@ -256,7 +257,8 @@ static themis_status_t plan_write(const themis_graph_t *g, const uint32_t *pair_
     fprintf(f, "bed nodes %u ranks %u hosts %u links %u total_bps %" PRIu64 "\n", nworking, p,
             g->nhosts, nlinks, themis_bed_total_bps(g));
     for (int k = 0; NULL != rd && k < rd->ndims; k++) {
-        fprintf(f, "%s%u%s", 0 == k ? "dims " : "x", rd->sizes[k], k + 1 == rd->ndims ? "\n" : "");
+        fprintf(f, "%s%u%s", 0 == k ? "dims " : "x", rd->sizes[k],
+                k + 1 == rd->ndims ? "\n" : "");
     }
     for (uint32_t v = 0; v < nn; v++) {
         if (g->node_failed[v]) {

@@ -66,7 +66,8 @@ themis_status_t themis_route_dims_init(themis_route_dims_t *rd, const themis_gra
         }
     }
     if (ndims < 1 || ndims > THEMIS_MAX_DIMS || n != g->nranks) {
-        snprintf(why, len, "dimension-ordered routes: the dims do not hold the graph's %u ranks",
+        snprintf(why, len,
+                 "dimension-ordered routes: the dims do not hold the graph's %u ranks",
                  g->nranks);
         return THEMIS_ERR_INVALID;
     }
@@ -106,8 +107,10 @@ themis_status_t themis_route_dims_init(themis_route_dims_t *rd, const themis_gra
             }
         }
         if (!ok || k < 0) {
-            snprintf(why, len, "dimension-ordered routes: node %u is not a switch of one "
-                     "dimension line (its neighbours must be ranks of one line)", x);
+            snprintf(why, len,
+                     "dimension-ordered routes: node %u is not a switch of one "
+                     "dimension line (its neighbours must be ranks of one line)",
+                     x);
             themis_route_dims_free(rd);
             return THEMIS_ERR_INVALID;
         }
@@ -173,7 +176,8 @@ static themis_status_t line_routes(const themis_route_dims_t *rd, int k, uint32_
         uint32_t w = queue[head++];
         for (uint32_t i = g->in_first[w]; i < g->in_first[w + 1]; i++) {
             uint32_t l = g->in_links[i], x = g->links[l].src;
-            if (stamp != seen[x] && themis_graph_link_working(g, l) && in_line(rd, x, k, base)) {
+            if (stamp != seen[x] && themis_graph_link_working(g, l) &&
+                in_line(rd, x, k, base)) {
                 seen[x] = stamp;
                 dist[x] = dist[w] + 1;
                 queue[tail++] = x;
@@ -188,13 +192,15 @@ static themis_status_t line_routes(const themis_route_dims_t *rd, int k, uint32_
         uint64_t best_key = UINT64_MAX;
         for (uint32_t i = g->out_first[v]; i < g->out_first[v + 1]; i++) {
             uint32_t l = g->out_links[i], w = g->links[l].dst;
-            if (stamp != seen[w] || dist[w] + 1 != dist[v] || !themis_graph_link_working(g, l)) {
+            if (stamp != seen[w] || dist[w] + 1 != dist[v] ||
+                !themis_graph_link_working(g, l)) {
                 continue;
             }
             /* a ring's + direction first, then the lowest id */
-            uint64_t key = (is_rank(rd, v) && is_rank(rd, w))
-                               ? (coord(rd, w, k) + rd->sizes[k] - coord(rd, v, k)) % rd->sizes[k]
-                               : (uint64_t) rd->sizes[k] + w;
+            uint64_t key =
+                (is_rank(rd, v) && is_rank(rd, w))
+                    ? (coord(rd, w, k) + rd->sizes[k] - coord(rd, v, k)) % rd->sizes[k]
+                    : (uint64_t) rd->sizes[k] + w;
             if (key < best_key) {
                 best_key = key;
                 next[v] = l;
@@ -217,8 +223,8 @@ themis_status_t themis_route_dims_to(const themis_route_dims_t *rd, uint32_t dst
     uint32_t *dist = malloc(g->nnodes * sizeof(*dist));
     uint32_t *seen = calloc(g->nnodes, sizeof(*seen));
     uint32_t *queue = malloc(g->nnodes * sizeof(*queue));
-    themis_status_t st = (NULL == dist || NULL == seen || NULL == queue) ? THEMIS_ERR_NOMEM
-                                                                           : THEMIS_OK;
+    themis_status_t st =
+        (NULL == dist || NULL == seen || NULL == queue) ? THEMIS_ERR_NOMEM : THEMIS_OK;
     for (uint32_t v = 0; v < g->nnodes; v++) {
         next[v] = UINT32_MAX;
     }

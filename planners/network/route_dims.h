@@ -29,8 +29,8 @@ typedef struct {
     const themis_graph_t *g;
     int ndims;
     uint32_t sizes[THEMIS_MAX_DIMS], strides[THEMIS_MAX_DIMS];
-    int8_t *line_dim;     /* [nnodes] a non-rank node's dimension; -1 for ranks */
-    uint32_t *line_base;  /* [nnodes] its line's rank with coordinate 0 there */
+    int8_t *line_dim;    /* [nnodes] a non-rank node's dimension; -1 for ranks */
+    uint32_t *line_base; /* [nnodes] its line's rank with coordinate 0 there */
 } themis_route_dims_t;
 
 /* THEMIS_ERR_INVALID (why) when the sizes do not hold g's ranks, or a node

@@ -200,7 +200,8 @@ static void check_torus_routes(const themis_graph_t *g, uint32_t w, uint32_t h, 
                 uint32_t x = g->links[next[v]].dst;
                 uint32_t hd = (v / w == x / w) ? 0 : 1;
                 bad += (0 == last) ? (hd > dim) : (hd < dim);
-                bad += (0 == hd) ? (1 != ringd(v % w, x % w, w)) : (1 != ringd(v / w, x / w, h));
+                bad +=
+                    (0 == hd) ? (1 != ringd(v % w, x % w, w)) : (1 != ringd(v / w, x / w, h));
                 dim = hd;
                 v = x;
                 hops++;
@@ -218,23 +219,24 @@ static void test_plan_dims(void)
     char why[200] = "";
     /* 4x2 of line switches: ranks 0-7, d1 lines 8-9, d2 lines 10-13 */
     themis_graph_t g = load("lines:sw:4:100Mb/s:1us_sw:2:40Mb/s:1us");
-    UNIT_CHECK(14 == g.nnodes && 8 == g.nranks && 32 == g.nlinks
-               && THEMIS_NODE_SWITCH == g.kind[13]);
+    UNIT_CHECK(14 == g.nnodes && 8 == g.nranks && 32 == g.nlinks &&
+               THEMIS_NODE_SWITCH == g.kind[13]);
     char *t = plan_dims_text(&g, (uint32_t[]){4, 2}, 2, why, sizeof(why));
     UNIT_CHECKF(NULL != t, "%s", why);
     if (NULL != t) {
-        UNIT_CHECK(NULL != strstr(t, "\ndims 4x2\n") && NULL != strstr(t, "\nlink 0 10 40000000 1000000\n")
-                   && NULL != strstr(t, "\niface 0 8 d1\n") && NULL != strstr(t, "\niface 7 13 d2\n")
-                   && 16 == lines_starting(t, "iface "));
+        UNIT_CHECK(NULL != strstr(t, "\ndims 4x2\n") &&
+                   NULL != strstr(t, "\nlink 0 10 40000000 1000000\n") &&
+                   NULL != strstr(t, "\niface 0 8 d1\n") &&
+                   NULL != strstr(t, "\niface 7 13 d2\n") && 16 == lines_starting(t, "iface "));
         /* d1 first, each coordinate through its line's switch */
-        UNIT_CHECK(NULL != strstr(t, "\nroute 0 7 8 3 13 7\n")
-                   && NULL != strstr(t, "\nroute 13 0 3 8 0\n")
-                   && NULL != strstr(t, "\nroute 8 5 1 11 5\n"));
+        UNIT_CHECK(NULL != strstr(t, "\nroute 0 7 8 3 13 7\n") &&
+                   NULL != strstr(t, "\nroute 13 0 3 8 0\n") &&
+                   NULL != strstr(t, "\nroute 8 5 1 11 5\n"));
         /* rank 7's d1 address: d2 first; a d2 peer's d1 address stays on d2 */
-        UNIT_CHECK(NULL != strstr(t, "\nifroute 0 7 9 10 4 9 7\n")
-                   && NULL != strstr(t, "\nifroute 0 7 13 8 3 13 7\n")
-                   && NULL != strstr(t, "\nifroute 0 4 9 10 4\n")
-                   && 13 * 16 == lines_starting(t, "ifroute "));
+        UNIT_CHECK(NULL != strstr(t, "\nifroute 0 7 9 10 4 9 7\n") &&
+                   NULL != strstr(t, "\nifroute 0 7 13 8 3 13 7\n") &&
+                   NULL != strstr(t, "\nifroute 0 4 9 10 4\n") &&
+                   13 * 16 == lines_starting(t, "ifroute "));
     }
     free(t);
     themis_graph_free(&g);
@@ -243,10 +245,11 @@ static void test_plan_dims(void)
     t = plan_dims_text(&g, (uint32_t[]){4, 3}, 2, why, sizeof(why));
     UNIT_CHECKF(NULL != t, "%s", why);
     if (NULL != t) {
-        UNIT_CHECK(NULL != strstr(t, "\nroute 1 3 2 3\n") && NULL != strstr(t, "\nroute 3 1 0 1\n")
-                   && NULL != strstr(t, "\nroute 1 7 2 3 7\n")
-                   && NULL != strstr(t, "\niface 1 0 d1m\n") && NULL != strstr(t, "\niface 1 2 d1p\n")
-                   && NULL != strstr(t, "\niface 1 9 d2m\n") && 48 == lines_starting(t, "iface "));
+        UNIT_CHECK(
+            NULL != strstr(t, "\nroute 1 3 2 3\n") && NULL != strstr(t, "\nroute 3 1 0 1\n") &&
+            NULL != strstr(t, "\nroute 1 7 2 3 7\n") &&
+            NULL != strstr(t, "\niface 1 0 d1m\n") && NULL != strstr(t, "\niface 1 2 d1p\n") &&
+            NULL != strstr(t, "\niface 1 9 d2m\n") && 48 == lines_starting(t, "iface "));
     }
     free(t);
     check_torus_routes(&g, 4, 3, THEMIS_ROUTE_DIMS_NONE);
@@ -257,12 +260,12 @@ static void test_plan_dims(void)
     themis_graph_free(&g);
     /* refused: dims that do not hold the ranks, a NIC on no line */
     g = load("torus2d:4x3");
-    UNIT_CHECK(NULL == plan_dims_text(&g, (uint32_t[]){4, 4}, 2, why, sizeof(why))
-               && NULL != strstr(why, "do not hold the graph's 12 ranks"));
+    UNIT_CHECK(NULL == plan_dims_text(&g, (uint32_t[]){4, 4}, 2, why, sizeof(why)) &&
+               NULL != strstr(why, "do not hold the graph's 12 ranks"));
     themis_graph_free(&g);
     g = load("cluster:2x2,nics=1");
-    UNIT_CHECK(NULL == plan_dims_text(&g, (uint32_t[]){2, 2}, 2, why, sizeof(why))
-               && NULL != strstr(why, "node 4 is not a switch of one dimension line"));
+    UNIT_CHECK(NULL == plan_dims_text(&g, (uint32_t[]){2, 2}, 2, why, sizeof(why)) &&
+               NULL != strstr(why, "node 4 is not a switch of one dimension line"));
     themis_graph_free(&g);
 }
 

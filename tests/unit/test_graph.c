@@ -507,12 +507,23 @@ static void test_packets(void)
     themis_graph_free(&a);
     themis_graph_free(&b);
     themis_graph_free(&c);
-    expect_parse_error("packet 0 66\n0 1 1Gb 1us\n", 1, 8, "payload must be >= 1");
-    expect_parse_error("packet 1448\n0 1 1Gb 1us\n", 1, 12, "expected 'packet PAYLOAD HEADER'");
-    expect_parse_error("packet 1448 66 2\n0 1 1Gb 1us\n", 1, 16, "expected 'packet PAYLOAD");
-    expect_parse_error("packet 1448 x\n0 1 1Gb 1us\n", 1, 13, "not a number");
-    expect_parse_error("packet 1448 66\npacket 1448 66\n0 1 1Gb 1us\n", 2, 1, "given twice");
-    expect_parse_error("packet 1448 9999999\n0 1 1Gb 1us\n", 1, 13, "too large");
+    static const struct {
+        const char *line;
+        int at_line, col;
+        const char *says;
+    } bad[] = {
+        {"packet 0 66\n", 1, 8, "payload must be >= 1"},
+        {"packet 1448\n", 1, 12, "expected 'packet PAYLOAD HEADER'"},
+        {"packet 1448 66 2\n", 1, 16, "expected 'packet PAYLOAD"},
+        {"packet 1448 x\n", 1, 13, "not a number"},
+        {"packet 1448 66\npacket 1448 66\n", 2, 1, "given twice"},
+        {"packet 1448 9999999\n", 1, 13, "too large"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[80];
+        snprintf(text, sizeof(text), "%s0 1 1Gb 1us\n", bad[i].line);
+        expect_parse_error(text, bad[i].at_line, bad[i].col, bad[i].says);
+    }
 }
 
 static void test_from_topology(void)
