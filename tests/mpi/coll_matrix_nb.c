@@ -195,8 +195,10 @@ void batch_flush(ctx_t *cx)
 void submit(ctx_t *cx, const case_t *c)
 {
     /* --shard: cases are numbered in the order the levels enumerate them
-     * (the same on every rank), so the N shards partition the matrix. */
-    if (cx->shard_n > 1 && cx->shard_i != cx->seq++ % cx->shard_n) {
+     * (the same on every rank), so the N shards partition the matrix; by a
+     * hash of the number, as k % N would give shard 0 of N = 6 only the
+     * first count, not in place, of every type and op. */
+    if (cx->shard_n > 1 && cx->shard_i != mix64(cx->seq++) % cx->shard_n) {
         return;
     }
     if (cx->list) {
