@@ -61,6 +61,9 @@ static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_
 
 static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
 {
+    if (0 < tr->ndeps && x == tr->deps[tr->ndeps - 1]) {
+        return THEMIS_OK;   /* the units of a block mostly share their writer */
+    }
     if (tr->ndeps == tr->cap_deps) {
         uint32_t cap = (0 == tr->cap_deps) ? 16 : 2 * tr->cap_deps;
         uint32_t *n = realloc(tr->deps, (size_t) cap * sizeof(*n));
