@@ -35,7 +35,7 @@ build_at() {   # REV OUT [CFLAGS...]: bench_auto.c against REV's planners
     # the relayout: every .c below it, every folder on the include path
     while IFS= read -r f; do
         case ${f##*/} in
-            bound.c|clos_ilp.c|treepack_lp.c|tacos_ilp.c) ;;   # GLPK: not linked here
+            bound.c|lp.c|clos_ilp.c|treepack_lp.c|tacos_ilp.c) ;;   # GLPK: not linked here
             *) srcs+=("$f") ;;
         esac
     done < <(find "$tmp/$rev/planners" -name '*.c' | sort)

@@ -33,6 +33,11 @@ typedef struct {
 #define EV_ID(e) ((uint32_t) (e).key)
 
 typedef struct {
+    event_t *v;
+    uint32_t n, cap;
+} ev_vec_t;
+
+typedef struct {
     themis_time_t ready;
     uint32_t xfer;
 } wait_t;
@@ -64,12 +69,20 @@ typedef struct {
     uint32_t *slot;             /* [nlinks] index into links[], or NONE */
     link_state_t *links;
     uint32_t nslots;
-    /* The event queue: a heap of events, and one of those at the time
-     * taken last (`now`), where about half of all pushes go (a finish
-     * readies its dependents at once): they need not sift through the
-     * large one.  ev_pop takes the least of both tops. */
-    event_t *ev, *nq;
-    uint32_t nev, cap_ev, nnq, cap_nq;
+    /* The event queue (ev_push, ev_pop).  Events at the time taken last
+     * (`now`) wait in a run sorted by key, where most of them come in
+     * order (a finish readies its dependents, later in the list, and
+     * arrivals at one time were pushed in the order of their previous
+     * hops), and in a heap for the rest; later ones in a radix heap over
+     * their times: bucket b (1..64) holds those whose highest bit that
+     * differs from now is bit b - 1, so when the run and the heap are
+     * empty the lowest nonempty bucket holds the next time, and its
+     * other events move to lower buckets (each a few times at most).
+     * Taken in (t, key) order, as one heap would. */
+    ev_vec_t bucket[65];
+    uint64_t full;              /* bit b - 1: bucket b holds events */
+    event_t *run, *nq;
+    uint32_t run_head, nrun, cap_run, nnq, cap_nq;
     themis_time_t now;
     uint32_t duplex_ppm;        /* a direction's rate while its reverse serves */
     themis_link_order_t *rec;   /* where to record the service order, or NULL */
@@ -117,32 +130,68 @@ static unsigned __int128 serve_ps(serve_memo_t *m, uint64_t bytes, uint64_t bw)
  * memory (the event queue is most of a simulation's time). */
 THEMIS_HEAP_DEFINE(ev_heap, event_t, const sim_t *, EV_LESS, 4u, 256u)
 
+/* Room for one more in *v (n used of *cap, each size bytes): 0, else -1. */
+static int grow(void **v, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap) {
+        return 0;
+    }
+    if (*cap > UINT32_MAX / 2) {
+        return -1;
+    }
+    const uint32_t c = 0 == *cap ? 256u : 2 * *cap;
+    void *r = realloc(*v, (size_t) c * size);
+    if (NULL == r) {
+        return -1;
+    }
+    *v = r;
+    *cap = c;
+    return 0;
+}
+
+/* e, at `now`: appended to the run where it keeps it sorted. */
+static int ev_push_now(sim_t *sm, event_t e)
+{
+    if (sm->run_head < sm->nrun && e.key < sm->run[sm->nrun - 1].key) {
+        return ev_heap_push(sm, &sm->nq, &sm->nnq, &sm->cap_nq, e);
+    }
+    if (sm->run_head == sm->nrun) {
+        sm->run_head = sm->nrun = 0;
+    }
+    if (0 != grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t))) {
+        return -1;
+    }
+    sm->run[sm->nrun++] = e;
+    return 0;
+}
+
+/* e, later than `now`: into its bucket. */
+static int ev_push_later(sim_t *sm, event_t e)
+{
+    const int b = 64 - __builtin_clzll(e.t ^ sm->now);
+    ev_vec_t *v = &sm->bucket[b];
+    if (0 != grow((void **) &v->v, v->n, &v->cap, sizeof(event_t))) {
+        return -1;
+    }
+    v->v[v->n++] = e;
+    sm->full |= 1ull << (b - 1);
+    return 0;
+}
+
 static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uint32_t id,
                                    uint32_t gen)
 {
     event_t e = {t, (uint64_t) cls << 32 | id, gen};
-    int bad = t == sm->now ? ev_heap_push(sm, &sm->nq, &sm->nnq, &sm->cap_nq, e)
-                           : ev_heap_push(sm, &sm->ev, &sm->nev, &sm->cap_ev, e);
+    int bad = t == sm->now ? ev_push_now(sm, e) : ev_push_later(sm, e);
     return 0 == bad ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
 }
 
 /* Room in *v (n used of *cap) for one more. */
 static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
 {
-    if (n < *cap) {
-        return THEMIS_OK;
-    }
-    if (*cap > UINT32_MAX / 2) {
-        return fail(sm, THEMIS_ERR_NOMEM, "routes or services beyond 2^31 entries");
-    }
-    uint32_t c = (0 == *cap) ? 1024 : 2 * *cap;
-    uint32_t *r = realloc(*v, (size_t) c * sizeof(*r));
-    if (NULL == r) {
-        return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-    }
-    *v = r;
-    *cap = c;
-    return THEMIS_OK;
+    return 0 == grow((void **) v, n, cap, sizeof(**v))
+               ? THEMIS_OK
+               : fail(sm, THEMIS_ERR_NOMEM, "out of memory (routes or services)");
 }
 
 /* Service starts, in the order they happen (themis_link_sim_total). */
@@ -167,18 +216,48 @@ static themis_status_t ev_push(sim_t *sm, themis_time_t t, uint32_t cls, uint32_
 
 static int ev_any(const sim_t *sm)
 {
-    return 0 < sm->nev || 0 < sm->nnq;
+    return 0 != sm->full || sm->run_head < sm->nrun || 0 < sm->nnq;
 }
 
-/* Events are never pushed before `now` (nothing happens in the past), so
- * taking a later one from the large heap leaves the small one empty. */
-static event_t ev_pop(sim_t *sm)
+/* Events are never pushed before `now` (nothing happens in the past).
+ * With none left at `now`, now moves to the least time of the lowest
+ * nonempty bucket: its events at that time go to the run and the heap,
+ * the others to lower buckets (they agree with it above bit b - 1). */
+static themis_status_t ev_advance(sim_t *sm)
 {
-    const event_t e = 0 < sm->nnq && (0 == sm->nev || ev_less(&sm->nq[0], &sm->ev[0]))
-                          ? ev_heap_pop(sm, sm->nq, &sm->nnq)
-                          : ev_heap_pop(sm, sm->ev, &sm->nev);
-    sm->now = e.t;
-    return e;
+    const int b = __builtin_ctzll(sm->full) + 1;
+    ev_vec_t *v = &sm->bucket[b];
+    themis_time_t least = v->v[0].t;
+    for (uint32_t k = 1; k < v->n; ++k) {
+        least = v->v[k].t < least ? v->v[k].t : least;
+    }
+    sm->now = least;
+    sm->full &= ~(1ull << (b - 1));
+    for (uint32_t k = 0; k < v->n; ++k) {
+        int bad = v->v[k].t == least ? ev_push_now(sm, v->v[k]) : ev_push_later(sm, v->v[k]);
+        if (0 != bad) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+    }
+    v->n = 0;
+    return THEMIS_OK;
+}
+
+/* The least event by (t, key); ev_any first. */
+static themis_status_t ev_pop(sim_t *sm, event_t *e)
+{
+    if (sm->run_head == sm->nrun && 0 == sm->nnq) {
+        themis_status_t st = ev_advance(sm);
+        if (THEMIS_OK != st) {
+            return st;
+        }
+    }
+    if (sm->run_head < sm->nrun && (0 == sm->nnq || sm->run[sm->run_head].key < sm->nq[0].key)) {
+        *e = sm->run[sm->run_head++];
+    } else {
+        *e = ev_heap_pop(sm, sm->nq, &sm->nnq);
+    }
+    return THEMIS_OK;
 }
 
 static int wait_less(const wait_t *a, const wait_t *b)
@@ -537,7 +616,11 @@ static themis_status_t run_duplex(sim_t *sm)
         }
     }
     while (THEMIS_OK == st && ev_any(sm)) {
-        event_t e = ev_pop(sm);
+        event_t e;
+        st = ev_pop(sm, &e);
+        if (THEMIS_OK != st) {
+            break;
+        }
         switch (EV_CLS(e)) {
         case EV_FREED:
             if (e.gen == sm->links[sm->slot[EV_ID(e)]].gen) {
@@ -587,14 +670,20 @@ static themis_status_t run_fifo(sim_t *sm)
         }
     }
     while (THEMIS_OK == st && ev_any(sm)) {
-        const event_t e = ev_pop(sm);
+        event_t e;
+        st = ev_pop(sm, &e);
+        if (THEMIS_OK != st) {
+            break;
+        }
         const uint32_t i = EV_ID(e);
         if (EV_DONE == EV_CLS(e)) {
             if (0 == sm->nhops[i]) {
-                out->start_ps[i] = e.t;
                 st = record(sm, i | LOCAL);
             }
-            out->finish_ps[i] = e.t;
+            if (NULL != out->finish_ps) {
+                out->start_ps[i] = 0 == sm->nhops[i] ? e.t : out->start_ps[i];
+                out->finish_ps[i] = e.t;
+            }
             out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
             for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
                 const uint32_t d = sm->dependents[k];
@@ -624,7 +713,7 @@ static themis_status_t run_fifo(sim_t *sm)
         if (THEMIS_OK != st) {
             break;
         }
-        if (0 == sm->hop[i]) {
+        if (0 == sm->hop[i] && NULL != out->start_ps) {
             out->start_ps[i] = begin;
         }
         out->link_bytes[l] += sm->bytes[i];
@@ -685,8 +774,9 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     size_t nx = (size_t) s->nxfers + 1;
     out->nxfers = s->nxfers;
     out->nlinks = g->nlinks;
-    out->start_ps = calloc(nx, sizeof(*out->start_ps));
-    out->finish_ps = calloc(nx, sizeof(*out->finish_ps));
+    /* recording an order (themis_link_sim_total): the total alone */
+    out->start_ps = NULL == rec ? calloc(nx, sizeof(*out->start_ps)) : NULL;
+    out->finish_ps = NULL == rec ? calloc(nx, sizeof(*out->finish_ps)) : NULL;
     out->link_bytes = calloc((size_t) g->nlinks + 1, sizeof(*out->link_bytes));
     out->link_busy_ps = calloc((size_t) g->nlinks + 1, sizeof(*out->link_busy_ps));
     sm.bytes = malloc(nx * sizeof(*sm.bytes));
@@ -696,7 +786,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     sm.pending = malloc(nx * sizeof(*sm.pending));
     sm.slot = malloc(((size_t) g->nlinks + 1) * sizeof(*sm.slot));
     themis_status_t st = THEMIS_OK;
-    if (NULL == out->start_ps || NULL == out->finish_ps || NULL == out->link_bytes ||
+    if ((NULL == rec && (NULL == out->start_ps || NULL == out->finish_ps)) || NULL == out->link_bytes ||
         NULL == out->link_busy_ps || NULL == sm.bytes || NULL == sm.route_first ||
         NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot) {
         st = fail(&sm, THEMIS_ERR_NOMEM, "out of memory");
@@ -740,7 +830,10 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.route);
     free(sm.slot);
     free(sm.links);
-    free(sm.ev);
+    for (int b = 0; b < 65; ++b) {
+        free(sm.bucket[b].v);
+    }
+    free(sm.run);
     free(sm.nq);
     return st;
 }

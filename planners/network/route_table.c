@@ -83,3 +83,51 @@ out:
     }
     return st;
 }
+
+themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
+                                         const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                                         themis_time_t *lb)
+{
+    const uint32_t p = rt->nranks;
+    themis_time_t *fin = malloc(((size_t) s->nxfers + 1) * sizeof(*fin));
+    themis_time_t most = 0;
+    themis_status_t st = THEMIS_OK;
+
+    if (NULL == fin) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; THEMIS_OK == st && i < s->nxfers; ++i) {
+        const themis_xfer_t *x = &s->xfers[i];
+        if (x->src >= p || x->dst >= p) {
+            st = THEMIS_ERR_UNSUPPORTED;
+            break;
+        }
+        const uint32_t h = x->src == x->dst ? 0 : rt->hops[(size_t) x->src * p + x->dst];
+        themis_time_t ready = 0;
+        for (uint32_t d = 0; d < x->ndeps; ++d) {
+            const uint32_t j = s->deps[x->dep_first + d];
+            if (j >= i) {
+                st = THEMIS_ERR_UNSUPPORTED;
+                break;
+            }
+            ready = fin[j] > ready ? fin[j] : ready;
+        }
+        if (THEMIS_ROUTE_NONE == h || 0 == rt->bw_max) {
+            st = THEMIS_ERR_UNSUPPORTED;
+            break;
+        }
+        /* saturated: a bound at INT64_MAX bounds nothing away */
+        unsigned __int128 hop = (unsigned __int128) x->count * unit_bytes * 8000000000000ULL
+                                    / rt->bw_max
+                                + rt->lat_min;
+        hop = hop > (unsigned __int128) INT64_MAX ? (unsigned __int128) INT64_MAX : hop;
+        const unsigned __int128 f = ready + hop * h;
+        fin[i] = f > (unsigned __int128) INT64_MAX ? (themis_time_t) INT64_MAX : (themis_time_t) f;
+        most = fin[i] > most ? fin[i] : most;
+    }
+    free(fin);
+    if (THEMIS_OK == st) {
+        *lb = most;
+    }
+    return st;
+}

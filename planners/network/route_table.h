@@ -13,6 +13,7 @@
 #define THEMIS_ROUTE_TABLE_H
 
 #include "graph.h"
+#include "transfer.h"
 
 #define THEMIS_ROUTE_NONE UINT32_MAX
 
@@ -28,5 +29,18 @@ typedef struct {
 /* THEMIS_ERR_NOMEM, THEMIS_ERR_INVALID for a graph without ranks. */
 themis_status_t themis_route_table_build(const themis_graph_t *g, themis_route_table_t *rt);
 void themis_route_table_free(themis_route_table_t *rt);
+
+/* A lower bound of s's time on the graph (themis_link_sim's total_ps at
+ * unit_bytes): along every dependency chain, each transfer crosses its
+ * route's hops, each at least floor(bytes x 8 x 10^12 / bw_max) ps of
+ * serving and lat_min of latency after the transfers it waits for have
+ * arrived.  Ties the hops and the bytes of one chain together, so it is
+ * tight where dependencies (a link's send order, a barrier) make the
+ * time.  THEMIS_ERR_UNSUPPORTED where the simulator would refuse s (a
+ * rank out of range, no route, a dependency not pointing backwards),
+ * THEMIS_ERR_NOMEM. */
+themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
+                                         const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                                         themis_time_t *lb);
 
 #endif

@@ -61,6 +61,9 @@ static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_
 
 static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
 {
+    if (0 < tr->ndeps && x == tr->deps[tr->ndeps - 1]) {
+        return THEMIS_OK;   /* the units of a block mostly share their writer */
+    }
     if (tr->ndeps == tr->cap_deps) {
         uint32_t cap = (0 == tr->cap_deps) ? 16 : 2 * tr->cap_deps;
         uint32_t *n = realloc(tr->deps, (size_t) cap * sizeof(*n));
@@ -105,8 +108,17 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     if (THEMIS_OK != st) {
         return st;
     }
-    if (tr->ndeps > 1) {    /* deps may still be NULL: qsort(NULL, 0) is undefined */
+    if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
         qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), themis_cmp_u32);
+    }
+    /* a few (most transfers): in place, without qsort's calls */
+    for (uint32_t i = 1; tr->ndeps <= 16 && i < tr->ndeps; i++) {
+        const uint32_t v = tr->deps[i];
+        uint32_t j = i;
+        for (; j > 0 && tr->deps[j - 1] > v; j--) {
+            tr->deps[j] = tr->deps[j - 1];
+        }
+        tr->deps[j] = v;
     }
     uint32_t n = 0;
     for (uint32_t i = 0; i < tr->ndeps; i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "link_sim.h"
+#include "route_table.h"
 #include "xfer_tracker.h"
 
 /* The REDUCEs that fold the contributions node v received for chunk c
@@ -277,12 +278,14 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
 }
 
 /* The schedule kept so far, its simulated time and, where the caller
- * wants them (starts non-NULL), its transfers' simulated starts. */
+ * wants them (starts non-NULL), its transfers' simulated starts; the
+ * graph's routes for bounds (NULL: none). */
 typedef struct {
     themis_xfer_sched_t *out;
     int have;
     themis_time_t best;
     themis_time_t **starts;
+    const themis_route_table_t *routes;
 } kept_t;
 
 /* The schedule of coll from rev and fwd into k->out when it is the first
@@ -299,7 +302,16 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
         return st;
     }
     memset(&sim, 0, sizeof(sim));
-    themis_time_t t = 0;
+    themis_time_t t = 0, lb = 0;
+    /* An All-Reduce form whose dependency chains alone take as long as
+     * the kept one would not be kept: not simulated (its link order or
+     * the wait for the whole reduce-scatter often makes it so). */
+    if (THEMIS_COLL_ALLREDUCE == coll && k->have && NULL != k->routes
+        && THEMIS_OK == themis_route_chain_bound(k->routes, &s, chunk_bytes, &lb)
+        && lb >= k->best) {
+        themis_xfer_free(&s);
+        return THEMIS_OK;
+    }
     if (THEMIS_COLL_ALLREDUCE == coll) {
         t = THEMIS_OK == themis_link_sim(g, &s, chunk_bytes, &sim, why, sizeof(why))
                 ? sim.total_ps
@@ -371,6 +383,7 @@ static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
     themis_tacos_ag_t rev, fwd, alt[2];
     themis_graph_t t;
     themis_status_t st = THEMIS_OK;
+    themis_route_table_t routes;
     kept_t kept = {.out = out, .have = 0, .best = UINT64_MAX, .starts = starts};
 
     memset(out, 0, sizeof(*out));
@@ -378,10 +391,16 @@ static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
     memset(&fwd, 0, sizeof(fwd));
     memset(alt, 0, sizeof(alt));
     memset(&t, 0, sizeof(t));
+    memset(&routes, 0, sizeof(routes));
+    if (THEMIS_COLL_ALLREDUCE == coll) {
+        st = themis_route_table_build(g, &routes);
+        kept.routes = THEMIS_OK == st ? &routes : NULL;
+        st = THEMIS_ERR_NOMEM == st ? st : THEMIS_OK;
+    }
     /* Symmetric: one All-Gather on g serves both halves, mirrored for the
      * reduce-scatter. */
     int mirror = THEMIS_COLL_ALLGATHER != coll && symmetric(g);
-    if (mirror || THEMIS_COLL_REDUCE_SCATTER != coll) {
+    if (THEMIS_OK == st && (mirror || THEMIS_COLL_REDUCE_SCATTER != coll)) {
         st = ag(g, ctx, &fwd, why, len);
     }
     if (THEMIS_OK == st && mirror) {
@@ -433,6 +452,7 @@ static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
             snprintf(why, len, "no schedule from the synthesis");
         }
     }
+    themis_route_table_free(&routes);
     themis_tacos_ag_free(&rev);
     themis_tacos_ag_free(&fwd);
     themis_tacos_ag_free(&alt[0]);

@@ -6,12 +6,15 @@
  * (the duplex rate too),
  * and the ring generator (planners/schedule/xfer_ring.h): its shape, its
  * dependencies, a symbolic run of its result, its time on ring:P against
- * 2(P-1)/P N 8/B + 2(P-1) lat, and the p3.16xlarge ring on dual links.
+ * 2(P-1)/P N 8/B + 2(P-1) lat, and the p3.16xlarge ring on dual links;
+ * the routes' chain bound (route_table.h) exact on a chain and never above
+ * the simulated time.
  */
 #include <stdlib.h>
 
 #include "graph_util.h"
 #include "link_sim.h"
+#include "route_table.h"
 #include "unit.h"
 #include "xfer_ring.h"
 
@@ -590,6 +593,68 @@ static void test_packets(void)
     themis_graph_free(&plain);
 }
 
+static void test_chain_bound(void)
+{
+    /* A (0 -> 2, two hops) then B (2 -> 1): 2 x (1 + 0.5) + (1 + 0.5) us
+     * without contention, the bound exactly */
+    themis_graph_t g = graph("0 1 8Gb 500ns\n1 2 8Gb 500ns\n2 1 8Gb 500ns\n");
+    themis_route_table_t rt;
+    themis_xfer_sched_t s;
+    themis_link_sim_t r;
+    themis_time_t lb = 0;
+    char why[160];
+    static const uint32_t a[] = {0};
+    UNIT_CHECK(THEMIS_OK == themis_route_table_build(&g, &rt));
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 1);
+    add(&s, 0, 2, NULL, 0);
+    add(&s, 2, 1, a, 1);
+    UNIT_CHECK(THEMIS_OK == sim(&g, &s, &r, why, sizeof(why)) && 4500000 == r.total_ps);
+    UNIT_CHECKF(THEMIS_OK == themis_route_chain_bound(&rt, &s, 1000, &lb) && 4500000 == lb,
+                "bound %llu", (unsigned long long) lb);
+    themis_link_sim_free(&r);
+    /* a dependency that does not point backwards: the simulator refuses it */
+    s.deps[0] = 1;
+    UNIT_CHECK(THEMIS_ERR_UNSUPPORTED == themis_route_chain_bound(&rt, &s, 1000, &lb));
+    themis_xfer_free(&s);
+    themis_route_table_free(&rt);
+    themis_graph_free(&g);
+
+    /* rings' and torus2d's lists on torus2d:4x4 and the ring on
+     * p3.16xlarge (two-hop routes): at most the simulated time */
+    static const char *specs[] = {"torus2d:4x4", "p3.16xlarge"};
+    for (int k = 0; k < 2; ++k) {
+        themis_parse_error_t e;
+        themis_ham_t ham;
+        UNIT_CHECK(THEMIS_OK == themis_graph_load(specs[k], NULL, &g, &e));
+        UNIT_CHECK(THEMIS_OK == themis_route_table_build(&g, &rt));
+        for (int form = 0; form < 3; ++form) {
+            themis_status_t st = THEMIS_ERR_UNSUPPORTED;
+            if (0 == k && 0 == form && THEMIS_OK == themis_ham_build(4, 4, &ham, NULL, 0)) {
+                st = themis_xfer_rings(THEMIS_COLL_ALLREDUCE, &ham, NULL, 2, &s);
+                themis_ham_free(&ham);
+            } else if (0 == k && 1 == form) {
+                st = themis_xfer_torus2d(THEMIS_COLL_REDUCE_SCATTER, 4, 4, NULL, 2, &s);
+            } else if (1 == k && 2 == form) {
+                st = themis_xfer_ring(THEMIS_COLL_ALLREDUCE, 8, NULL, &s);
+            }
+            for (uint64_t u = 1; THEMIS_OK == st && u <= 100000000; u *= 100) {
+                UNIT_CHECK(THEMIS_OK == themis_link_sim(&g, &s, u, &r, why, sizeof(why)));
+                UNIT_CHECKF(THEMIS_OK == themis_route_chain_bound(&rt, &s, u, &lb)
+                                && 0 < lb && lb <= r.total_ps,
+                            "%s form %d unit %llu: bound %llu, simulated %llu", specs[k], form,
+                            (unsigned long long) u, (unsigned long long) lb,
+                            (unsigned long long) r.total_ps);
+                themis_link_sim_free(&r);
+            }
+            if (THEMIS_OK == st) {
+                themis_xfer_free(&s);
+            }
+        }
+        themis_route_table_free(&rt);
+        themis_graph_free(&g);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_one_link);
@@ -603,5 +668,6 @@ int main(void)
     UNIT_RUN(test_ring_p3);
     UNIT_RUN(test_total_replay);
     UNIT_RUN(test_packets);
+    UNIT_RUN(test_chain_bound);
     UNIT_EXIT();
 }
