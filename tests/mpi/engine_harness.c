@@ -9,7 +9,8 @@
  *     direct allreduce on one or two queues, cross-queue deps, chunks_in_flight,
  *     reduce-scatter with uneven counts, allgather (op NULL), in place,
  *     work in scratch, split messages, tag wrap-around, a datatype with a
- *     non-zero lower bound, scratch sizes and reuse, rejected programs;
+ *     non-zero lower bound, scratch sizes and reuse, the scratch pool of
+ *     nonblocking calls, rejected programs;
  *   - programs from themis_program_build_hier (planners/themis/plan.c) for
  *     Themis and baseline schedules on 1-3 dimensional grids.
  * Usage: mpirun -np P engine_harness [LABEL]; prints PASS:/FAIL:/SKIP:
@@ -793,6 +794,115 @@ static void case_scratch_size(void)
     free(blks);
 }
 
+/* A buffer of `size` bytes for the pool (it frees what it drops). */
+static mca_coll_themis_scratch_t pool_buf(size_t size)
+{
+    mca_coll_themis_scratch_t sc = {.base = xrealloc(NULL, size), .size = size};
+    return sc;
+}
+
+/* The pool's kept sizes, largest first, taken out one by one (emptying it)
+ * and compared with want[0..n-1]. */
+static int pool_drains_to(mca_coll_themis_scratch_pool_t *pool, const size_t *want, int n,
+                          const char *what)
+{
+    for (int i = 0; i <= n; ++i) {
+        mca_coll_themis_scratch_t sc = {NULL, 0};
+        mca_coll_themis_scratch_pool_take(pool, &sc);
+        size_t got = sc.size, w = i < n ? want[i] : 0;
+        mca_coll_themis_engine_scratch_release(&sc);
+        if (got != w) {
+            return fail("%s: take %d gave %zu bytes, want %zu", what, i, got, w);
+        }
+    }
+    return 1;
+}
+
+/* The scratch pool of nonblocking calls: largest first, a bounded number
+ * of buffers and bytes, smaller ones dropped first; and a program run
+ * twice on scratch from the pool reuses the buffer of the first run. */
+static void case_scratch_pool(void)
+{
+    mca_coll_themis_scratch_pool_t pool;
+    mca_coll_themis_scratch_t sc;
+    int ok = 1;
+
+    memset(&pool, 0, sizeof(pool));
+    sc.base = NULL;
+    sc.size = 0;
+    mca_coll_themis_scratch_pool_take(&pool, &sc);
+    if (NULL != sc.base) {
+        ok = fail("an empty pool gave a buffer");
+    }
+    const size_t sizes[] = {100, 300, 200};
+    for (int i = 0; i < 3; ++i) {
+        sc = pool_buf(sizes[i]);
+        mca_coll_themis_scratch_pool_give(&pool, &sc, 0);
+        if (NULL != sc.base) {
+            ok = fail("give left the buffer with the caller");
+        }
+    }
+    const size_t order[] = {300, 200, 100};
+    ok = ok && pool_drains_to(&pool, order, 3, "largest first");
+
+    /* Full: a larger buffer pushes out the smallest, a smaller one is dropped. */
+    for (size_t i = 1; i <= MCA_COLL_THEMIS_SCRATCH_KEEP; ++i) {
+        sc = pool_buf(1000 * i);
+        mca_coll_themis_scratch_pool_give(&pool, &sc, 0);
+    }
+    sc = pool_buf(500);
+    mca_coll_themis_scratch_pool_give(&pool, &sc, 0);
+    sc = pool_buf(10000);
+    mca_coll_themis_scratch_pool_give(&pool, &sc, 0);
+    size_t full[MCA_COLL_THEMIS_SCRATCH_KEEP];
+    full[0] = 10000;
+    for (int i = 1; i < MCA_COLL_THEMIS_SCRATCH_KEEP; ++i) {
+        full[i] = 1000 * (size_t) (MCA_COLL_THEMIS_SCRATCH_KEEP - i + 1);
+    }
+    ok = ok && pool_drains_to(&pool, full, MCA_COLL_THEMIS_SCRATCH_KEEP, "full pool");
+
+    /* At most max_bytes kept: 400 + 300 fit 800, 500 drops 300 and 400. */
+    const size_t bounded[] = {400, 300, 500};
+    for (int i = 0; i < 3; ++i) {
+        sc = pool_buf(bounded[i]);
+        mca_coll_themis_scratch_pool_give(&pool, &sc, 800);
+    }
+    const size_t kept[] = {500};
+    ok = ok && pool_drains_to(&pool, kept, 1, "bounded bytes");
+    sc = pool_buf(900);
+    mca_coll_themis_scratch_pool_give(&pool, &sc, 800);
+    ok = ok && pool_drains_to(&pool, NULL, 0, "larger than the bound");
+
+    /* Two calls through the pool, as coll_themis_nbc.c runs them. */
+    const uint64_t n = 3000;
+    hb_t b;
+    int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
+    build_allreduce(&b, n, 4, LAYOUT_PHASE_QUEUES, 0, 2, 0);
+    mca_coll_themis_engine_scratch_release(&scratch);
+    for (int rep = 0; rep < 2 && ok; ++rep) {
+        for (uint64_t i = 0; i < n; ++i) {
+            in[i] = val(rank, i);
+            out[i] = -7;
+        }
+        mca_coll_themis_scratch_pool_take(&pool, &scratch);
+        char *given = scratch.base;
+        if (1 == rep && NULL == given) {
+            ok = fail("the pool kept nothing of the first call");
+        }
+        ok = ok && run(&b.p, in, out, MPI_INT, MPI_SUM, tag_ub_world, NULL)
+             && check_sum_int(out, 0, n, "out");
+        if (ok && 1 == rep && scratch.base != given) {
+            ok = fail("the second call did not run in the first one's scratch");
+        }
+        mca_coll_themis_scratch_pool_give(&pool, &scratch, 0);
+    }
+    mca_coll_themis_scratch_pool_clear(&pool);
+    report("scratch_pool", ok);
+    hb_free(&b);
+    free(in);
+    free(out);
+}
+
 /* Inconsistent programs: every rank gets the same bad program and must
  * return OMPI_ERR_BAD_PARAM without communicating or touching scratch. */
 static void case_bad_programs(void)
@@ -1153,6 +1263,7 @@ int main(int argc, char **argv)
     case_degenerate();
     case_lower_bound();
     case_scratch_size();
+    case_scratch_pool();
     case_bad_programs();
     case_big();
     case_compiled();

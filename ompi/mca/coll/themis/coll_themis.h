@@ -366,6 +366,9 @@ typedef struct mca_coll_themis_module_t {
 
     mca_coll_themis_plan_cache_t cache;
     mca_coll_themis_scratch_t scratch;   /* of blocking calls */
+    /* Scratch of finished nonblocking calls, for the next ones; under
+     * coll_themis_nbc.c's lock. */
+    mca_coll_themis_scratch_pool_t nbc_scratch;
 
     /* Tag lanes of the engine (coll_themis_nbc.c): every themis-path call,
      * blocking or not, runs in lane seq mod nlanes; calls start in the same

@@ -1112,3 +1112,62 @@ void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch)
     scratch->base = NULL;
     scratch->size = 0;
 }
+
+void mca_coll_themis_scratch_pool_take(mca_coll_themis_scratch_pool_t *pool,
+                                       mca_coll_themis_scratch_t *scratch)
+{
+    mca_coll_themis_scratch_t *best = NULL;
+
+    for (int i = 0; i < MCA_COLL_THEMIS_SCRATCH_KEEP; ++i) {
+        if (NULL != pool->kept[i].base && (NULL == best || pool->kept[i].size > best->size)) {
+            best = &pool->kept[i];
+        }
+    }
+    if (NULL != best) {
+        *scratch = *best;
+        best->base = NULL;
+        best->size = 0;
+    }
+}
+
+void mca_coll_themis_scratch_pool_give(mca_coll_themis_scratch_pool_t *pool,
+                                       mca_coll_themis_scratch_t *scratch, uint64_t max_bytes)
+{
+    if (NULL == scratch->base) {
+        return;
+    }
+    /* Free the smallest kept buffers while the pool has no slot or would
+     * exceed max_bytes, as long as they are smaller than this one. */
+    for (;;) {
+        mca_coll_themis_scratch_t *small = NULL, *empty = NULL;
+        uint64_t total = scratch->size;
+        for (int i = 0; i < MCA_COLL_THEMIS_SCRATCH_KEEP; ++i) {
+            mca_coll_themis_scratch_t *k = &pool->kept[i];
+            if (NULL == k->base) {
+                empty = NULL == empty ? k : empty;
+                continue;
+            }
+            total += k->size;
+            small = NULL == small || k->size < small->size ? k : small;
+        }
+        bool fits = 0 == max_bytes || total <= max_bytes;
+        if (NULL != empty && fits) {
+            *empty = *scratch;
+            break;
+        }
+        if (NULL == small || small->size >= scratch->size) {
+            free(scratch->base);   /* what is kept is as large: keep that */
+            break;
+        }
+        mca_coll_themis_engine_scratch_release(small);
+    }
+    scratch->base = NULL;
+    scratch->size = 0;
+}
+
+void mca_coll_themis_scratch_pool_clear(mca_coll_themis_scratch_pool_t *pool)
+{
+    for (int i = 0; i < MCA_COLL_THEMIS_SCRATCH_KEEP; ++i) {
+        mca_coll_themis_engine_scratch_release(&pool->kept[i]);
+    }
+}

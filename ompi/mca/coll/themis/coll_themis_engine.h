@@ -151,4 +151,28 @@ void mca_coll_themis_engine_free(mca_coll_themis_engine_t *engine);
 
 void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch);
 
+/*
+ * Scratch of finished nonblocking calls kept for the next ones.  A call
+ * owns its scratch while it runs (several may be outstanding), and a fresh
+ * allocation per call paid the page faults and zeroing of its whole size
+ * on every call: a third of a rank's CPU time in osu_ireduce_scatter at
+ * 16 MiB, most of it inside MPI_Ireduce_scatter (benchmarks/README.md).
+ * Not thread-safe: the caller locks.
+ */
+#define MCA_COLL_THEMIS_SCRATCH_KEEP 4
+typedef struct mca_coll_themis_scratch_pool_t {
+    mca_coll_themis_scratch_t kept[MCA_COLL_THEMIS_SCRATCH_KEEP];
+} mca_coll_themis_scratch_pool_t;
+
+/* Moves the largest kept buffer into *scratch (empty before); the engine
+ * grows it when the call needs more. */
+void mca_coll_themis_scratch_pool_take(mca_coll_themis_scratch_pool_t *pool,
+                                       mca_coll_themis_scratch_t *scratch);
+/* Keeps *scratch (left empty) if the pool then holds at most max_bytes
+ * (0: unbounded), making room by freeing smaller kept buffers; frees it
+ * otherwise. */
+void mca_coll_themis_scratch_pool_give(mca_coll_themis_scratch_pool_t *pool,
+                                       mca_coll_themis_scratch_t *scratch, uint64_t max_bytes);
+void mca_coll_themis_scratch_pool_clear(mca_coll_themis_scratch_pool_t *pool);
+
 #endif

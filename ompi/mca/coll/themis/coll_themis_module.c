@@ -80,6 +80,7 @@ static void themis_module_construct(mca_coll_themis_module_t *m)
     mca_coll_themis_plan_cache_init(&m->cache);
     m->scratch.base = NULL;
     m->scratch.size = 0;
+    memset(&m->nbc_scratch, 0, sizeof(m->nbc_scratch));
 
     m->super.coll_module_enable = themis_module_enable;
     m->super.coll_module_disable = themis_module_disable;
@@ -236,6 +237,7 @@ static void themis_module_cleanup(mca_coll_themis_module_t *m)
     mca_coll_themis_private_comm_free(&m->p2p_comm, m->p2p_cid);
     mca_coll_themis_plan_cache_clear(&m->cache);
     mca_coll_themis_engine_scratch_release(&m->scratch);
+    mca_coll_themis_scratch_pool_clear(&m->nbc_scratch);
     free(m->coord_to_rank);
     m->coord_to_rank = NULL;
     if (NULL != m->graph) {

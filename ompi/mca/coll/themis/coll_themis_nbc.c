@@ -11,8 +11,10 @@
  * every engine on the list once per progress round and completes the
  * finished ones.  The list has a mutex; the callback only tries it, so a
  * thread already advancing (or an engine's own progress) never waits.
- * Each call owns its engine state and scratch; programs are the plan
- * cache's, shared read-only.  A call larger than coll_themis_scratch_max
+ * Each call owns its engine state and scratch, the scratch taken from its
+ * module's pool and given back when it finishes (a fresh buffer per call
+ * paid its page faults every time); programs are the plan cache's, shared
+ * read-only.  A call larger than coll_themis_scratch_max
  * runs its segments one after another: when one segment's engine
  * completes, the progress callback starts the next one's, whose program
  * was resolved and pinned at the start (coll_themis_segment.c).
@@ -178,6 +180,30 @@ bool mca_coll_themis_plan_pin_adopt(struct mca_coll_themis_plan_pin_t **slot,
 
 /* ------------------------------------------------------------- requests */
 
+/* A call's scratch comes from its module's pool and goes back when the
+ * call finishes; a persistent request keeps its own. */
+static void scratch_take(mca_coll_themis_request_t *req)
+{
+    if (req->persistent || NULL != req->scratch.base) {
+        return;
+    }
+    pthread_mutex_lock(&nbc_lock);
+    mca_coll_themis_scratch_pool_take(&req->module->nbc_scratch, &req->scratch);
+    pthread_mutex_unlock(&nbc_lock);
+}
+
+static void scratch_give(mca_coll_themis_request_t *req)
+{
+    if (req->persistent || NULL == req->scratch.base) {
+        mca_coll_themis_engine_scratch_release(&req->scratch);
+        return;
+    }
+    pthread_mutex_lock(&nbc_lock);
+    mca_coll_themis_scratch_pool_give(&req->module->nbc_scratch, &req->scratch,
+                                      mca_coll_themis_component.config.scratch_max);
+    pthread_mutex_unlock(&nbc_lock);
+}
+
 mca_coll_themis_request_t *mca_coll_themis_request_new(mca_coll_themis_module_t *m,
                                                        ompi_communicator_t *comm)
 {
@@ -230,7 +256,7 @@ void mca_coll_themis_request_release(mca_coll_themis_request_t *req)
     mca_coll_themis_engine_free(req->engine);
     req->engine = NULL;
     mca_coll_themis_segments_free(req->segs);
-    mca_coll_themis_engine_scratch_release(&req->scratch);
+    scratch_give(req);
     if (UINT32_MAX != req->lane) {
         mca_coll_themis_lane_release(req->module, req->lane);
     }
@@ -297,7 +323,7 @@ static int finish(mca_coll_themis_request_t *req, int rc)
     if (req->persistent) {
         return rc;   /* scratch and pin serve the next start */
     }
-    mca_coll_themis_engine_scratch_release(&req->scratch);
+    scratch_give(req);
     mca_coll_themis_lane_release(req->module, req->lane);
     req->lane = UINT32_MAX;
     mca_coll_themis_plan_unpin(req->pin);
@@ -682,6 +708,7 @@ int mca_coll_themis_request_launch(mca_coll_themis_request_t *req,
         a.lane = req->lane;
         a.nlanes = req->module->nlanes;
     }
+    scratch_take(req);
     a.scratch = &req->scratch;
     a.in_progress = true;
     /* The call moves only when the application enters MPI: keep more of
