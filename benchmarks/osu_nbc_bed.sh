@@ -16,21 +16,27 @@
 # `cpu.sh quiet`.
 #
 #   benchmarks/osu_nbc_bed.sh --osu-out DIR [--out DIR] [--variant NAME=COMPONENT_DIR]...
+#                             [--only BENCH] [--repeat N]
 #
 #   --osu-out   the --out directory of benchmarks/osu_ompi.sh (OSU 7.4 built
 #               against Open MPI 4.1.4 in osu-build/, libthemis_pvar_dump.so)
 #   --variant   a directory holding another mca_coll_themis.so, run as NAME
 #   --out       where the runs' logs go (default a new temporary directory)
+#   --only      one nonblocking benchmark (e.g. osu_iallgather) and its blocking twin
+#   --repeat    run the nonblocking ones N times, alternating (default 1)
 # Environment: THEMIS_NETBED_PREFIX (default nbcs), THEMIS_NETBED_STATE_DIR.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-osu_out="" out="" variants=()
+osu_out="" out="" only="" repeat=1 variants=()
 while [ $# -gt 0 ]; do
     case $1 in
         --osu-out) osu_out=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --variant) variants+=("$2"); shift 2 ;;
-        *) echo "usage: $0 --osu-out DIR [--out DIR] [--variant NAME=COMPONENT_DIR]..." >&2; exit 2 ;;
+        --only) only=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        *) echo "usage: $0 --osu-out DIR [--out DIR] [--variant NAME=COMPONENT_DIR]..." \
+                "[--only BENCH] [--repeat N]" >&2; exit 2 ;;
     esac
 done
 coll_dir=$osu_out/osu-build/c/mpi/collective
@@ -81,14 +87,19 @@ fi
 themis=$(themis_args "$top/ompi/mca/coll/themis/.libs")
 for b in "osu_iallreduce 16777216" "osu_iallgather 2097152" "osu_ireduce_scatter 16777216"; do
     read -r bench size <<<"$b"
-    run "themis-$bench" "$themis" non_blocking "$bench" "$size" -t 100
-    for v in "${variants[@]}"; do
-        run "${v%%=*}-$bench" "$(themis_args "${v#*=}")" non_blocking "$bench" "$size" -t 100
+    [ -z "$only" ] || [ "$only" = "$bench" ] || continue
+    for ((k = 1; k <= repeat; ++k)); do
+        tag=$([ "$repeat" -gt 1 ] && echo "$k")
+        run "themis$tag-$bench" "$themis" non_blocking "$bench" "$size" -t 100
+        for v in "${variants[@]}"; do
+            run "${v%%=*}$tag-$bench" "$(themis_args "${v#*=}")" non_blocking "$bench" "$size" -t 100
+        done
+        run "libnbc$tag-$bench" "$libnbc_args" non_blocking "$bench" "$size" -t 100
     done
-    run "libnbc-$bench" "$libnbc_args" non_blocking "$bench" "$size" -t 100
 done
 for b in "osu_allreduce 16777216" "osu_allgather 2097152" "osu_reduce_scatter 16777216"; do
     read -r bench size <<<"$b"
+    [ -z "$only" ] || [ "$only" = "osu_i${bench#osu_}" ] || continue
     run "themis-$bench" "$themis" blocking "$bench" "$size"
 done
 "$bed" down >"$out/down.log" 2>&1
