@@ -155,8 +155,9 @@ void mca_coll_themis_engine_scratch_release(mca_coll_themis_scratch_t *scratch);
  * Scratch of finished nonblocking calls kept for the next ones.  A call
  * owns its scratch while it runs (several may be outstanding), and a fresh
  * allocation per call paid the page faults and zeroing of its whole size
- * on every call: a third of a rank's CPU time in osu_ireduce_scatter at
- * 16 MiB, most of it inside MPI_Ireduce_scatter (benchmarks/README.md).
+ * on every call: a third of a rank's cycles in osu_ireduce_scatter at
+ * 16 MiB, most of them in the copy of the input inside the call
+ * (benchmarks/README.md).
  * Not thread-safe: the caller locks.
  */
 #define MCA_COLL_THEMIS_SCRATCH_KEEP 4
