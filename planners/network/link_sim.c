@@ -354,14 +354,17 @@ static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
     return THEMIS_OK;
 }
 
-/* Every transfer's route, destination by destination. */
+/* Every transfer's route, destination by destination.  The transfers'
+ * sources go with their indices into the destination order (read once, in
+ * list order), so that the walk by destination does not fetch each
+ * transfer again from all over a long list. */
 static themis_status_t build_routes(sim_t *sm)
 {
     const themis_graph_t *g = sm->g;
     const themis_xfer_sched_t *s = sm->s;
     uint32_t n = g->nnodes;
     uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
-    uint32_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));
+    uint64_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));   /* src << 32 | i */
     uint32_t *next = malloc((size_t) n * sizeof(*next));
     uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
     themis_status_t st = THEMIS_OK;
@@ -379,22 +382,22 @@ static themis_status_t build_routes(sim_t *sm)
         first[v + 1] += first[v];
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
-        by_dst[first[s->xfers[i].dst]++] = i;
+        const themis_xfer_t *x = &s->xfers[i];
+        by_dst[first[x->dst]++] = (uint64_t) x->src << 32 | i;
     }
     /* first[v] is now the end of v's transfers, the start of v + 1's */
     for (uint32_t v = 0, k = 0; v < n && THEMIS_OK == st; v++) {
         int routed = 0;
         for (; k < first[v] && THEMIS_OK == st; k++) {
-            uint32_t i = by_dst[k];
-            const themis_xfer_t *x = &s->xfers[i];
+            const uint32_t i = (uint32_t) by_dst[k], src = (uint32_t) (by_dst[k] >> 32);
             sm->route_first[i] = sm->nroute;
             sm->nhops[i] = 0;
-            if (g->node_failed[x->src] || g->node_failed[x->dst]) {
+            if (g->node_failed[src] || g->node_failed[v]) {
                 st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): node %u failed",
-                          i, x->src, x->dst, g->node_failed[x->src] ? x->src : x->dst);
+                          i, src, v, g->node_failed[src] ? src : v);
                 break;
             }
-            if (x->src == x->dst) {
+            if (src == v) {
                 continue;
             }
             if (NULL != sm->via && NONE != sm->via[i]) {
@@ -409,12 +412,12 @@ static themis_status_t build_routes(sim_t *sm)
                 }
                 routed = 1;
             }
-            if (NONE == next[x->src]) {
+            if (NONE == next[src]) {
                 st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route over "
-                          "working links", i, x->src, x->dst);
+                          "working links", i, src, v);
                 break;
             }
-            for (uint32_t u = x->src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
+            for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
             }
         }
