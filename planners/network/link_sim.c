@@ -864,8 +864,50 @@ void themis_link_order_free(themis_link_order_t *o)
         free(o->nhops);
         free(o->route);
         free(o->slot);
+        free(o->steps);
+        free(o->step_deps);
         memset(o, 0, sizeof(*o));
     }
+}
+
+/* Replays read o's services as one stream in their order (o->steps, made
+ * by the first replay of a recorded order): per service its transfer,
+ * link and what it waits for (the dependencies' finishes on its first
+ * hop, in o->step_deps, else its own previous hop), front to back instead
+ * of every transfer, its dependencies and its route from all over the
+ * schedule. */
+#define STEP_FIRST 0x40000000u
+#define STEP_LAST 0x20000000u
+#define STEP_INDEX 0x1fffffffu
+
+/* Service q of o as a step (hop: each transfer's hops so far), its
+ * dependencies appended at o->step_deps + *ndeps; 0 where a count does
+ * not fit a step (then o is simulated). */
+static int make_step(const themis_xfer_sched_t *s, themis_link_order_t *o, uint32_t q,
+                     uint32_t *hop, uint32_t *ndeps)
+{
+    const uint32_t i = o->seq[q] & ~LOCAL;
+    const themis_xfer_t *x = &s->xfers[i];
+    themis_link_step_t *st = &o->steps[q];
+    if (x->count > UINT32_MAX) {
+        return 0;
+    }
+    st->flags = i | (o->seq[q] & LOCAL);
+    st->ndeps = 0;
+    st->link = NONE;
+    st->count = (uint32_t) x->count;
+    if (0 == hop[i]) {
+        st->flags |= STEP_FIRST;
+        st->ndeps = x->ndeps;
+        for (uint32_t k = 0; k < x->ndeps; ++k) {
+            o->step_deps[(*ndeps)++] = s->deps[x->dep_first + k];
+        }
+    }
+    if (0 == (o->seq[q] & LOCAL)) {
+        st->link = o->route[o->route_first[i] + hop[i]];
+        st->flags |= ++hop[i] == o->nhops[i] ? STEP_LAST : 0;
+    }
+    return 1;
 }
 
 /* o replayed at unit_bytes: 1 with *total where every link's transfers
@@ -873,41 +915,58 @@ void themis_link_order_free(themis_link_order_t *o)
  * its timing), 0 where one does not (or a size or time would overflow:
  * the simulation says so), -1 out of memory. */
 static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_t unit_bytes,
-                  const themis_link_order_t *o, themis_time_t *total)
+                  themis_link_order_t *o, themis_time_t *total)
 {
     const size_t nx = (size_t) s->nxfers + 1, ns = (size_t) o->nslots + 1;
-    uint32_t *hop = calloc(nx, sizeof(*hop));
-    themis_time_t *arr = calloc(nx, sizeof(*arr));      /* where the transfer is, when */
+    const int make = NULL == o->steps;
+    if (s->nxfers > STEP_INDEX) {
+        return 0;   /* beyond the steps' index bits: simulated */
+    }
+    if (make) {
+        o->steps = malloc(((size_t) o->nseq + 1) * sizeof(*o->steps));
+        o->step_deps = malloc(((size_t) s->ndeps + 1) * sizeof(*o->step_deps));
+    }
+    uint32_t *hop = make ? calloc(nx, sizeof(*hop)) : NULL;
+    themis_time_t *arr = malloc(nx * sizeof(*arr));      /* where the transfer is, when */
     themis_time_t *link_free = calloc(ns, sizeof(*link_free));
     themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
     uint32_t *last = malloc(ns * sizeof(*last));
+    uint32_t ndeps = 0;
     themis_time_t end = 0;
     serve_memo_t memo = {0, 0, 0};
-    int ok = NULL != hop && NULL != arr && NULL != link_free && NULL != last_ready
-                     && NULL != last
+    uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes */
+    int ok = NULL != o->steps && NULL != o->step_deps && (!make || NULL != hop) && NULL != arr
+                     && NULL != link_free && NULL != last_ready && NULL != last
                  ? 1
                  : -1;
 
     for (size_t k = 0; 1 == ok && k < ns; ++k) {
         last[k] = NONE;
     }
+    const uint32_t *dep = o->step_deps;
     for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
-        const uint32_t i = o->seq[q] & ~LOCAL;
-        const themis_xfer_t *x = &s->xfers[i];
-        themis_time_t ready = arr[i];
-        if (0 == hop[i]) {
-            ready = 0;
-            for (uint32_t k = 0; k < x->ndeps; ++k) {
-                const themis_time_t f = arr[s->deps[x->dep_first + k]];
+        if (make && !make_step(s, o, q, hop, &ndeps)) {
+            ok = 0;
+            break;
+        }
+        const themis_link_step_t *st = &o->steps[q];
+        const uint32_t i = st->flags & STEP_INDEX;
+        themis_time_t ready = 0;
+        if (0 != (st->flags & STEP_FIRST)) {
+            for (uint32_t k = 0; k < st->ndeps; ++k) {
+                const themis_time_t f = arr[dep[k]];
                 ready = f > ready ? f : ready;
             }
+            dep += st->ndeps;
+        } else {
+            ready = arr[i];
         }
-        if (0 != (o->seq[q] & LOCAL)) {
+        if (0 != (st->flags & LOCAL)) {
             arr[i] = ready;
             end = ready > end ? ready : end;
             continue;
         }
-        const uint32_t l = o->route[o->route_first[i] + hop[i]], k = o->slot[l];
+        const uint32_t l = st->link, k = o->slot[l];
         if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
             ok = 0;     /* reaches the link before the one served before it */
             break;
@@ -915,9 +974,12 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
         last[k] = i;
         last_ready[k] = ready;
         const themis_link_t *lk = &g->links[l];
-        const uint64_t wire = x->count > UINT64_MAX / unit_bytes
-                                  ? UINT64_MAX
-                                  : themis_graph_wire_bytes(g, x->count * unit_bytes);
+        if (st->count != wire_count) {   /* counts are never 0 (check_input) */
+            wire_count = st->count;
+            wire = wire_count > UINT64_MAX / unit_bytes
+                       ? UINT64_MAX
+                       : themis_graph_wire_bytes(g, wire_count * unit_bytes);
+        }
         if (UINT64_MAX == wire) {
             ok = 0;
             break;
@@ -930,12 +992,18 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
         }
         link_free[k] = (themis_time_t) fin;
         arr[i] = (themis_time_t) fin + lk->lat_ps;
-        if (++hop[i] == o->nhops[i]) {
+        if (0 != (st->flags & STEP_LAST)) {
             end = arr[i] > end ? arr[i] : end;
         }
     }
     if (1 == ok) {
         *total = end;
+    } else if (make) {
+        /* partly made: the simulation records the order afresh */
+        free(o->steps);
+        free(o->step_deps);
+        o->steps = NULL;
+        o->step_deps = NULL;
     }
     free(hop);
     free(arr);
