@@ -32,6 +32,7 @@ typedef struct {
     themis_xfer_cell_t *cells;
     themis_xfer_reader_t *pool;
     uint32_t npool, cap_pool;
+    uint32_t free_readers;          /* pool entries a write let go, a list */
     uint32_t *deps;
     uint32_t ndeps, cap_deps;
     uint32_t only;                  /* UINT32_MAX, or the one rank tracked */
