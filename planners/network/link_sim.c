@@ -64,6 +64,7 @@ typedef struct {
     uint32_t *hop;              /* [nxfers] next link to take */
     uint32_t *pending;          /* [nxfers] unfinished dependencies */
     uint32_t *dep_first, *dependents;   /* reverse dependencies */
+    uint32_t *first;            /* [nnodes + 1] transfers per destination (build_routes) */
     uint32_t *route;
     uint32_t nroute, cap_route;
     uint32_t *slot;             /* [nlinks] index into links[], or NONE */
@@ -277,7 +278,11 @@ static themis_status_t add_t(sim_t *sm, themis_time_t a, themis_time_t b, themis
     return THEMIS_OK;
 }
 
-/* Sizes, ranks and dependencies, before anything runs. */
+/* Sizes, ranks and dependencies, before anything runs; in the same pass
+ * over the list (long lists do not fit a cache) each transfer's bytes
+ * and unfinished dependencies, and the counts build_routes and
+ * build_dependents sum up: transfers per destination (first), dependents
+ * per transfer (dep_first). */
 static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
 {
     const themis_xfer_sched_t *s = sm->s;
@@ -288,6 +293,7 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
         return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u",
                     s->nranks, sm->g->nranks);
     }
+    uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes (counts are never 0) */
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];
         if (x->src >= s->nranks || x->dst >= s->nranks) {
@@ -299,8 +305,13 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                         "bytes", i, x->src, x->dst, (unsigned long long) x->count,
                         (unsigned long long) unit_bytes);
         }
-        /* what each link carries: the graph's packet headers included */
-        sm->bytes[i] = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        /* what each link carries: the graph's packet headers included
+         * (transfers mostly share a count) */
+        if (x->count != wire_count) {
+            wire_count = x->count;
+            wire = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        }
+        sm->bytes[i] = wire;
         if (UINT64_MAX == sm->bytes[i]) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
                         "bytes with packet headers", i, x->src, x->dst,
@@ -311,7 +322,10 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                 return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
                             "which is not earlier", i, s->deps[x->dep_first + k]);
             }
+            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
         }
+        sm->pending[i] = x->ndeps;
+        sm->first[x->dst + 1]++;
     }
     return THEMIS_OK;
 }
@@ -363,20 +377,16 @@ static themis_status_t build_routes(sim_t *sm)
     const themis_graph_t *g = sm->g;
     const themis_xfer_sched_t *s = sm->s;
     uint32_t n = g->nnodes;
-    uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
+    uint32_t *first = sm->first;   /* counted by check_input */
     uint64_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));   /* src << 32 | i */
     uint32_t *next = malloc((size_t) n * sizeof(*next));
     uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (NULL == first || NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
-        free(first);
+    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
         free(by_dst);
         free(next);
         free(leg);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
-    }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        first[s->xfers[i].dst + 1]++;
     }
     for (uint32_t v = 0; v < n; v++) {
         first[v + 1] += first[v];
@@ -422,7 +432,6 @@ static themis_status_t build_routes(sim_t *sm)
             }
         }
     }
-    free(first);
     free(by_dst);
     free(next);
     free(leg);
@@ -432,20 +441,13 @@ static themis_status_t build_routes(sim_t *sm)
 static themis_status_t build_dependents(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
-    sm->dep_first = calloc((size_t) s->nxfers + 1, sizeof(*sm->dep_first));
     sm->dependents = malloc(((size_t) s->ndeps + 1) * sizeof(*sm->dependents));
     uint32_t *fill = malloc(((size_t) s->nxfers + 1) * sizeof(*fill));
-    if (NULL == sm->dep_first || NULL == sm->dependents || NULL == fill) {
+    if (NULL == sm->dependents || NULL == fill) {
         free(fill);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        sm->pending[i] = x->ndeps;
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
-        }
-    }
+    /* dep_first: counted by check_input */
     for (uint32_t i = 0; i < s->nxfers; i++) {
         sm->dep_first[i + 1] += sm->dep_first[i];
         fill[i] = sm->dep_first[i];
@@ -614,7 +616,7 @@ static themis_status_t run_duplex(sim_t *sm)
         }
     }
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == s->xfers[i].ndeps) {
+        if (0 == sm->pending[i]) {   /* no dependencies */
             st = ev_push(sm, 0, EV_ARRIVE, i);
         }
     }
@@ -668,7 +670,7 @@ static themis_status_t run_fifo(sim_t *sm)
     serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == s->xfers[i].ndeps) {
+        if (0 == sm->pending[i]) {   /* no dependencies */
             st = push_ready(sm, 0, i);
         }
     }
@@ -788,10 +790,13 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     sm.hop = calloc(nx, sizeof(*sm.hop));
     sm.pending = malloc(nx * sizeof(*sm.pending));
     sm.slot = malloc(((size_t) g->nlinks + 1) * sizeof(*sm.slot));
+    sm.first = calloc((size_t) g->nnodes + 1, sizeof(*sm.first));
+    sm.dep_first = calloc(nx, sizeof(*sm.dep_first));
     themis_status_t st = THEMIS_OK;
     if ((NULL == rec && (NULL == out->start_ps || NULL == out->finish_ps)) || NULL == out->link_bytes ||
         NULL == out->link_busy_ps || NULL == sm.bytes || NULL == sm.route_first ||
-        NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot) {
+        NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot
+        || NULL == sm.first || NULL == sm.dep_first) {
         st = fail(&sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; l++) {
@@ -828,6 +833,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.nhops);
     free(sm.hop);
     free(sm.pending);
+    free(sm.first);
     free(sm.dep_first);
     free(sm.dependents);
     free(sm.route);
