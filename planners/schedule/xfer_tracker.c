@@ -43,6 +43,29 @@ themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_
     return themis_xfer_tracker_init_rank(tr, s, NONE);
 }
 
+themis_status_t themis_xfer_tracker_copy(const themis_xfer_tracker_t *tr, themis_xfer_sched_t *s,
+                                         themis_xfer_tracker_t *out)
+{
+    const size_t ncells = (size_t) (tr->per_rank * (NONE != tr->only ? 1 : tr->s->nranks));
+    *out = *tr;
+    out->s = s;
+    out->cap_pool = tr->npool;
+    out->ndeps = out->cap_deps = 0;
+    out->deps = NULL;
+    out->cells = malloc((ncells ? ncells : 1) * sizeof(*out->cells));
+    out->pool = 0 < tr->npool ? malloc((size_t) tr->npool * sizeof(*out->pool)) : NULL;
+    if (NULL == out->cells || (0 < tr->npool && NULL == out->pool)) {
+        themis_xfer_tracker_free(out);
+        memset(out, 0, sizeof(*out));
+        return THEMIS_ERR_NOMEM;
+    }
+    memcpy(out->cells, tr->cells, ncells * sizeof(*out->cells));
+    if (0 < tr->npool) {
+        memcpy(out->pool, tr->pool, (size_t) tr->npool * sizeof(*out->pool));
+    }
+    return THEMIS_OK;
+}
+
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
 {
     free(tr->cells);
