@@ -64,6 +64,7 @@ typedef struct {
     uint32_t *hop;              /* [nxfers] next link to take */
     uint32_t *pending;          /* [nxfers] unfinished dependencies */
     uint32_t *dep_first, *dependents;   /* reverse dependencies */
+    uint32_t *first;            /* [nnodes + 1] transfers per destination (build_routes) */
     uint32_t *route;
     uint32_t nroute, cap_route;
     uint32_t *slot;             /* [nlinks] index into links[], or NONE */
@@ -277,7 +278,11 @@ static themis_status_t add_t(sim_t *sm, themis_time_t a, themis_time_t b, themis
     return THEMIS_OK;
 }
 
-/* Sizes, ranks and dependencies, before anything runs. */
+/* Sizes, ranks and dependencies, before anything runs; in the same pass
+ * over the list (long lists do not fit a cache) each transfer's bytes
+ * and unfinished dependencies, and the counts build_routes and
+ * build_dependents sum up: transfers per destination (first), dependents
+ * per transfer (dep_first). */
 static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
 {
     const themis_xfer_sched_t *s = sm->s;
@@ -288,6 +293,7 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
         return fail(sm, THEMIS_ERR_INVALID, "the schedule has %u ranks, the graph %u",
                     s->nranks, sm->g->nranks);
     }
+    uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes (counts are never 0) */
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];
         if (x->src >= s->nranks || x->dst >= s->nranks) {
@@ -299,8 +305,13 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                         "bytes", i, x->src, x->dst, (unsigned long long) x->count,
                         (unsigned long long) unit_bytes);
         }
-        /* what each link carries: the graph's packet headers included */
-        sm->bytes[i] = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        /* what each link carries: the graph's packet headers included
+         * (transfers mostly share a count) */
+        if (x->count != wire_count) {
+            wire_count = x->count;
+            wire = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        }
+        sm->bytes[i] = wire;
         if (UINT64_MAX == sm->bytes[i]) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
                         "bytes with packet headers", i, x->src, x->dst,
@@ -311,7 +322,10 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                 return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
                             "which is not earlier", i, s->deps[x->dep_first + k]);
             }
+            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
         }
+        sm->pending[i] = x->ndeps;
+        sm->first[x->dst + 1]++;
     }
     return THEMIS_OK;
 }
@@ -354,47 +368,46 @@ static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
     return THEMIS_OK;
 }
 
-/* Every transfer's route, destination by destination. */
+/* Every transfer's route, destination by destination.  The transfers'
+ * sources go with their indices into the destination order (read once, in
+ * list order), so that the walk by destination does not fetch each
+ * transfer again from all over a long list. */
 static themis_status_t build_routes(sim_t *sm)
 {
     const themis_graph_t *g = sm->g;
     const themis_xfer_sched_t *s = sm->s;
     uint32_t n = g->nnodes;
-    uint32_t *first = calloc((size_t) n + 1, sizeof(*first));
-    uint32_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));
+    uint32_t *first = sm->first;   /* counted by check_input */
+    uint64_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));   /* src << 32 | i */
     uint32_t *next = malloc((size_t) n * sizeof(*next));
     uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (NULL == first || NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
-        free(first);
+    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
         free(by_dst);
         free(next);
         free(leg);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        first[s->xfers[i].dst + 1]++;
-    }
     for (uint32_t v = 0; v < n; v++) {
         first[v + 1] += first[v];
     }
     for (uint32_t i = 0; i < s->nxfers; i++) {
-        by_dst[first[s->xfers[i].dst]++] = i;
+        const themis_xfer_t *x = &s->xfers[i];
+        by_dst[first[x->dst]++] = (uint64_t) x->src << 32 | i;
     }
     /* first[v] is now the end of v's transfers, the start of v + 1's */
     for (uint32_t v = 0, k = 0; v < n && THEMIS_OK == st; v++) {
         int routed = 0;
         for (; k < first[v] && THEMIS_OK == st; k++) {
-            uint32_t i = by_dst[k];
-            const themis_xfer_t *x = &s->xfers[i];
+            const uint32_t i = (uint32_t) by_dst[k], src = (uint32_t) (by_dst[k] >> 32);
             sm->route_first[i] = sm->nroute;
             sm->nhops[i] = 0;
-            if (g->node_failed[x->src] || g->node_failed[x->dst]) {
+            if (g->node_failed[src] || g->node_failed[v]) {
                 st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): node %u failed",
-                          i, x->src, x->dst, g->node_failed[x->src] ? x->src : x->dst);
+                          i, src, v, g->node_failed[src] ? src : v);
                 break;
             }
-            if (x->src == x->dst) {
+            if (src == v) {
                 continue;
             }
             if (NULL != sm->via && NONE != sm->via[i]) {
@@ -409,17 +422,16 @@ static themis_status_t build_routes(sim_t *sm)
                 }
                 routed = 1;
             }
-            if (NONE == next[x->src]) {
+            if (NONE == next[src]) {
                 st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route over "
-                          "working links", i, x->src, x->dst);
+                          "working links", i, src, v);
                 break;
             }
-            for (uint32_t u = x->src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
+            for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
             }
         }
     }
-    free(first);
     free(by_dst);
     free(next);
     free(leg);
@@ -429,20 +441,13 @@ static themis_status_t build_routes(sim_t *sm)
 static themis_status_t build_dependents(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
-    sm->dep_first = calloc((size_t) s->nxfers + 1, sizeof(*sm->dep_first));
     sm->dependents = malloc(((size_t) s->ndeps + 1) * sizeof(*sm->dependents));
     uint32_t *fill = malloc(((size_t) s->nxfers + 1) * sizeof(*fill));
-    if (NULL == sm->dep_first || NULL == sm->dependents || NULL == fill) {
+    if (NULL == sm->dependents || NULL == fill) {
         free(fill);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        sm->pending[i] = x->ndeps;
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
-        }
-    }
+    /* dep_first: counted by check_input */
     for (uint32_t i = 0; i < s->nxfers; i++) {
         sm->dep_first[i + 1] += sm->dep_first[i];
         fill[i] = sm->dep_first[i];
@@ -611,7 +616,7 @@ static themis_status_t run_duplex(sim_t *sm)
         }
     }
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == s->xfers[i].ndeps) {
+        if (0 == sm->pending[i]) {   /* no dependencies */
             st = ev_push(sm, 0, EV_ARRIVE, i);
         }
     }
@@ -665,7 +670,7 @@ static themis_status_t run_fifo(sim_t *sm)
     serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == s->xfers[i].ndeps) {
+        if (0 == sm->pending[i]) {   /* no dependencies */
             st = push_ready(sm, 0, i);
         }
     }
@@ -785,10 +790,13 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     sm.hop = calloc(nx, sizeof(*sm.hop));
     sm.pending = malloc(nx * sizeof(*sm.pending));
     sm.slot = malloc(((size_t) g->nlinks + 1) * sizeof(*sm.slot));
+    sm.first = calloc((size_t) g->nnodes + 1, sizeof(*sm.first));
+    sm.dep_first = calloc(nx, sizeof(*sm.dep_first));
     themis_status_t st = THEMIS_OK;
     if ((NULL == rec && (NULL == out->start_ps || NULL == out->finish_ps)) || NULL == out->link_bytes ||
         NULL == out->link_busy_ps || NULL == sm.bytes || NULL == sm.route_first ||
-        NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot) {
+        NULL == sm.nhops || NULL == sm.hop || NULL == sm.pending || NULL == sm.slot
+        || NULL == sm.first || NULL == sm.dep_first) {
         st = fail(&sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t l = 0; THEMIS_OK == st && l < g->nlinks; l++) {
@@ -825,6 +833,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.nhops);
     free(sm.hop);
     free(sm.pending);
+    free(sm.first);
     free(sm.dep_first);
     free(sm.dependents);
     free(sm.route);
@@ -861,8 +870,50 @@ void themis_link_order_free(themis_link_order_t *o)
         free(o->nhops);
         free(o->route);
         free(o->slot);
+        free(o->steps);
+        free(o->step_deps);
         memset(o, 0, sizeof(*o));
     }
+}
+
+/* Replays read o's services as one stream in their order (o->steps, made
+ * by the first replay of a recorded order): per service its transfer,
+ * link and what it waits for (the dependencies' finishes on its first
+ * hop, in o->step_deps, else its own previous hop), front to back instead
+ * of every transfer, its dependencies and its route from all over the
+ * schedule. */
+#define STEP_FIRST 0x40000000u
+#define STEP_LAST 0x20000000u
+#define STEP_INDEX 0x1fffffffu
+
+/* Service q of o as a step (hop: each transfer's hops so far), its
+ * dependencies appended at o->step_deps + *ndeps; 0 where a count does
+ * not fit a step (then o is simulated). */
+static int make_step(const themis_xfer_sched_t *s, themis_link_order_t *o, uint32_t q,
+                     uint32_t *hop, uint32_t *ndeps)
+{
+    const uint32_t i = o->seq[q] & ~LOCAL;
+    const themis_xfer_t *x = &s->xfers[i];
+    themis_link_step_t *st = &o->steps[q];
+    if (x->count > UINT32_MAX) {
+        return 0;
+    }
+    st->flags = i | (o->seq[q] & LOCAL);
+    st->ndeps = 0;
+    st->link = NONE;
+    st->count = (uint32_t) x->count;
+    if (0 == hop[i]) {
+        st->flags |= STEP_FIRST;
+        st->ndeps = x->ndeps;
+        for (uint32_t k = 0; k < x->ndeps; ++k) {
+            o->step_deps[(*ndeps)++] = s->deps[x->dep_first + k];
+        }
+    }
+    if (0 == (o->seq[q] & LOCAL)) {
+        st->link = o->route[o->route_first[i] + hop[i]];
+        st->flags |= ++hop[i] == o->nhops[i] ? STEP_LAST : 0;
+    }
+    return 1;
 }
 
 /* o replayed at unit_bytes: 1 with *total where every link's transfers
@@ -870,41 +921,58 @@ void themis_link_order_free(themis_link_order_t *o)
  * its timing), 0 where one does not (or a size or time would overflow:
  * the simulation says so), -1 out of memory. */
 static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_t unit_bytes,
-                  const themis_link_order_t *o, themis_time_t *total)
+                  themis_link_order_t *o, themis_time_t *total)
 {
     const size_t nx = (size_t) s->nxfers + 1, ns = (size_t) o->nslots + 1;
-    uint32_t *hop = calloc(nx, sizeof(*hop));
-    themis_time_t *arr = calloc(nx, sizeof(*arr));      /* where the transfer is, when */
+    const int make = NULL == o->steps;
+    if (s->nxfers > STEP_INDEX) {
+        return 0;   /* beyond the steps' index bits: simulated */
+    }
+    if (make) {
+        o->steps = malloc(((size_t) o->nseq + 1) * sizeof(*o->steps));
+        o->step_deps = malloc(((size_t) s->ndeps + 1) * sizeof(*o->step_deps));
+    }
+    uint32_t *hop = make ? calloc(nx, sizeof(*hop)) : NULL;
+    themis_time_t *arr = malloc(nx * sizeof(*arr));      /* where the transfer is, when */
     themis_time_t *link_free = calloc(ns, sizeof(*link_free));
     themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
     uint32_t *last = malloc(ns * sizeof(*last));
+    uint32_t ndeps = 0;
     themis_time_t end = 0;
     serve_memo_t memo = {0, 0, 0};
-    int ok = NULL != hop && NULL != arr && NULL != link_free && NULL != last_ready
-                     && NULL != last
+    uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes */
+    int ok = NULL != o->steps && NULL != o->step_deps && (!make || NULL != hop) && NULL != arr
+                     && NULL != link_free && NULL != last_ready && NULL != last
                  ? 1
                  : -1;
 
     for (size_t k = 0; 1 == ok && k < ns; ++k) {
         last[k] = NONE;
     }
+    const uint32_t *dep = o->step_deps;
     for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
-        const uint32_t i = o->seq[q] & ~LOCAL;
-        const themis_xfer_t *x = &s->xfers[i];
-        themis_time_t ready = arr[i];
-        if (0 == hop[i]) {
-            ready = 0;
-            for (uint32_t k = 0; k < x->ndeps; ++k) {
-                const themis_time_t f = arr[s->deps[x->dep_first + k]];
+        if (make && !make_step(s, o, q, hop, &ndeps)) {
+            ok = 0;
+            break;
+        }
+        const themis_link_step_t *st = &o->steps[q];
+        const uint32_t i = st->flags & STEP_INDEX;
+        themis_time_t ready = 0;
+        if (0 != (st->flags & STEP_FIRST)) {
+            for (uint32_t k = 0; k < st->ndeps; ++k) {
+                const themis_time_t f = arr[dep[k]];
                 ready = f > ready ? f : ready;
             }
+            dep += st->ndeps;
+        } else {
+            ready = arr[i];
         }
-        if (0 != (o->seq[q] & LOCAL)) {
+        if (0 != (st->flags & LOCAL)) {
             arr[i] = ready;
             end = ready > end ? ready : end;
             continue;
         }
-        const uint32_t l = o->route[o->route_first[i] + hop[i]], k = o->slot[l];
+        const uint32_t l = st->link, k = o->slot[l];
         if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
             ok = 0;     /* reaches the link before the one served before it */
             break;
@@ -912,9 +980,12 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
         last[k] = i;
         last_ready[k] = ready;
         const themis_link_t *lk = &g->links[l];
-        const uint64_t wire = x->count > UINT64_MAX / unit_bytes
-                                  ? UINT64_MAX
-                                  : themis_graph_wire_bytes(g, x->count * unit_bytes);
+        if (st->count != wire_count) {   /* counts are never 0 (check_input) */
+            wire_count = st->count;
+            wire = wire_count > UINT64_MAX / unit_bytes
+                       ? UINT64_MAX
+                       : themis_graph_wire_bytes(g, wire_count * unit_bytes);
+        }
         if (UINT64_MAX == wire) {
             ok = 0;
             break;
@@ -927,12 +998,18 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
         }
         link_free[k] = (themis_time_t) fin;
         arr[i] = (themis_time_t) fin + lk->lat_ps;
-        if (++hop[i] == o->nhops[i]) {
+        if (0 != (st->flags & STEP_LAST)) {
             end = arr[i] > end ? arr[i] : end;
         }
     }
     if (1 == ok) {
         *total = end;
+    } else if (make) {
+        /* partly made: the simulation records the order afresh */
+        free(o->steps);
+        free(o->step_deps);
+        o->steps = NULL;
+        o->step_deps = NULL;
     }
     free(hop);
     free(arr);

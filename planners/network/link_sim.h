@@ -85,6 +85,13 @@ themis_status_t themis_link_sim_duplex(const themis_graph_t *g, const themis_xfe
  * link has finished the one before, with no event queue.  The cost table
  * times each schedule at every message-size class this way. */
 typedef struct {
+    uint32_t flags;   /* the transfer's index and whether first, last, local */
+    uint32_t link;    /* the link it takes (UINT32_MAX: local) */
+    uint32_t ndeps;   /* on its first hop: its dependencies, next in step_deps */
+    uint32_t count;   /* units */
+} themis_link_step_t;
+
+typedef struct {
     uint32_t nxfers, nlinks;
     uint32_t nseq;
     uint32_t *seq;          /* [nseq] a service start's transfer; LOCAL bit: a local one */
@@ -93,6 +100,9 @@ typedef struct {
     uint32_t *route;        /* links */
     uint32_t *slot;         /* [nlinks] a link's index among those used, or UINT32_MAX */
     uint32_t nslots;
+    /* seq as one stream for replays (made on the first), or NULL */
+    themis_link_step_t *steps;
+    uint32_t *step_deps;
     uint64_t replays, sims; /* how often each path ran (tests, benchmarks) */
 } themis_link_order_t;
 

@@ -126,6 +126,33 @@ out:
     return st;
 }
 
+themis_status_t themis_xfer_copy(const themis_xfer_sched_t *s, themis_xfer_sched_t *out)
+{
+    *out = *s;
+    out->cap_xfers = s->nxfers;
+    out->cap_deps = s->ndeps;
+    out->xfers = 0 < s->nxfers ? malloc((size_t) s->nxfers * sizeof(*out->xfers)) : NULL;
+    out->deps = 0 < s->ndeps ? malloc((size_t) s->ndeps * sizeof(*out->deps)) : NULL;
+    out->unit_off = NULL != s->unit_off
+                        ? malloc(((size_t) s->nunits + 1) * sizeof(*out->unit_off))
+                        : NULL;
+    if ((0 < s->nxfers && NULL == out->xfers) || (0 < s->ndeps && NULL == out->deps)
+        || (NULL != s->unit_off && NULL == out->unit_off)) {
+        themis_xfer_free(out);
+        return THEMIS_ERR_NOMEM;
+    }
+    if (0 < s->nxfers) {
+        memcpy(out->xfers, s->xfers, (size_t) s->nxfers * sizeof(*out->xfers));
+    }
+    if (0 < s->ndeps) {
+        memcpy(out->deps, s->deps, (size_t) s->ndeps * sizeof(*out->deps));
+    }
+    if (NULL != s->unit_off) {
+        memcpy(out->unit_off, s->unit_off, ((size_t) s->nunits + 1) * sizeof(*out->unit_off));
+    }
+    return THEMIS_OK;
+}
+
 void themis_xfer_free(themis_xfer_sched_t *s)
 {
     if (NULL != s) {

@@ -112,6 +112,9 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
 themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
                                 const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
 void themis_xfer_free(themis_xfer_sched_t *s);
+/* out: a copy of s that owns its arrays (freed with themis_xfer_free);
+ * THEMIS_ERR_NOMEM (out then empty). */
+themis_status_t themis_xfer_copy(const themis_xfer_sched_t *s, themis_xfer_sched_t *out);
 /* Reorders the list by key[i] of transfer i (ties: the old order), with
  * dependencies renumbered.  Programs run each peer's queue in list order,
  * so sorting by, e.g., simulated start times makes them serve transfers in

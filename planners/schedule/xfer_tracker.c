@@ -21,6 +21,7 @@ themis_status_t themis_xfer_tracker_init_rank(themis_xfer_tracker_t *tr, themis_
     memset(tr, 0, sizeof(*tr));
     tr->s = s;
     tr->only = rank;
+    tr->free_readers = NONE;
     for (int b = 0; b < THEMIS_NBUFS; b++) {
         tr->base[b] = tr->per_rank;
         tr->per_rank += s->buf_units[b];
@@ -40,6 +41,29 @@ themis_status_t themis_xfer_tracker_init_rank(themis_xfer_tracker_t *tr, themis_
 themis_status_t themis_xfer_tracker_init(themis_xfer_tracker_t *tr, themis_xfer_sched_t *s)
 {
     return themis_xfer_tracker_init_rank(tr, s, NONE);
+}
+
+themis_status_t themis_xfer_tracker_copy(const themis_xfer_tracker_t *tr, themis_xfer_sched_t *s,
+                                         themis_xfer_tracker_t *out)
+{
+    const size_t ncells = (size_t) (tr->per_rank * (NONE != tr->only ? 1 : tr->s->nranks));
+    *out = *tr;
+    out->s = s;
+    out->cap_pool = tr->npool;
+    out->ndeps = out->cap_deps = 0;
+    out->deps = NULL;
+    out->cells = malloc((ncells ? ncells : 1) * sizeof(*out->cells));
+    out->pool = 0 < tr->npool ? malloc((size_t) tr->npool * sizeof(*out->pool)) : NULL;
+    if (NULL == out->cells || (0 < tr->npool && NULL == out->pool)) {
+        themis_xfer_tracker_free(out);
+        memset(out, 0, sizeof(*out));
+        return THEMIS_ERR_NOMEM;
+    }
+    memcpy(out->cells, tr->cells, ncells * sizeof(*out->cells));
+    if (0 < tr->npool) {
+        memcpy(out->pool, tr->pool, (size_t) tr->npool * sizeof(*out->pool));
+    }
+    return THEMIS_OK;
 }
 
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
@@ -130,21 +154,37 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     /* Reads first: a unit both read and written ends written. */
     for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
         themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
-        if (tr->npool == tr->cap_pool) {
-            uint32_t cap = (0 == tr->cap_pool) ? 256 : 2 * tr->cap_pool;
-            themis_xfer_reader_t *p = realloc(tr->pool, (size_t) cap * sizeof(*p));
-            if (NULL == p) {
-                return THEMIS_ERR_NOMEM;
+        uint32_t r = tr->free_readers;
+        if (NONE != r) {
+            tr->free_readers = tr->pool[r].next;
+        } else {
+            if (tr->npool == tr->cap_pool) {
+                uint32_t cap = (0 == tr->cap_pool) ? 256 : 2 * tr->cap_pool;
+                themis_xfer_reader_t *p = realloc(tr->pool, (size_t) cap * sizeof(*p));
+                if (NULL == p) {
+                    return THEMIS_ERR_NOMEM;
+                }
+                tr->pool = p;
+                tr->cap_pool = cap;
             }
-            tr->pool = p;
-            tr->cap_pool = cap;
+            r = tr->npool++;
         }
-        tr->pool[tr->npool].xfer = idx;
-        tr->pool[tr->npool].next = c->readers;
-        c->readers = tr->npool++;
+        tr->pool[r].xfer = idx;
+        tr->pool[r].next = c->readers;
+        c->readers = r;
     }
+    /* A write ends its units' reader lists: their entries serve again
+     * (the pool stays as large as the readers pending, not all reads). */
     for (uint64_t u = 0; dst_in && u < x->count && THEMIS_OK == st; u++) {
         themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+        if (NONE != c->readers) {
+            uint32_t tail = c->readers;
+            while (NONE != tr->pool[tail].next) {
+                tail = tr->pool[tail].next;
+            }
+            tr->pool[tail].next = tr->free_readers;
+            tr->free_readers = c->readers;
+        }
         c->last_write = idx;
         c->readers = NONE;
     }

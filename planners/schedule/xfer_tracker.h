@@ -32,6 +32,7 @@ typedef struct {
     themis_xfer_cell_t *cells;
     themis_xfer_reader_t *pool;
     uint32_t npool, cap_pool;
+    uint32_t free_readers;          /* pool entries a write let go, a list */
     uint32_t *deps;
     uint32_t ndeps, cap_deps;
     uint32_t only;                  /* UINT32_MAX, or the one rank tracked */
@@ -56,5 +57,10 @@ themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_
                                               uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
                                               uint64_t dst_off, uint64_t count, uint32_t *idx);
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr);
+/* out: tr as it stands, tracking s (a copy of tr's schedule,
+ * themis_xfer_copy), so that two schedules can go on from one prefix;
+ * THEMIS_ERR_NOMEM. */
+themis_status_t themis_xfer_tracker_copy(const themis_xfer_tracker_t *tr, themis_xfer_sched_t *s,
+                                         themis_xfer_tracker_t *out);
 
 #endif

@@ -97,27 +97,57 @@ static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph
     return st;
 }
 
-themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
-                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
-                                      themis_xfer_sched_t *out)
-{
+/* A schedule up to the end of its reduce-scatter part: the list so far,
+ * its tracker and the transfer that ends the reduce-scatter (UINT32_MAX:
+ * none).  The same for every All-Gather part with the same after_all, so
+ * an allreduce's forms make it once (synthesize). */
+typedef struct {
+    int made;
+    const themis_tacos_ag_t *rev;
+    uint8_t link_order, after_all;   /* rev's and fwd's when made */
+    themis_xfer_sched_t s;
     themis_xfer_tracker_t tr;
-    themis_status_t st;
-    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
-    uint64_t *slot;
-    uint32_t *last = NULL, end = UINT32_MAX;
+    uint32_t end;
+} rs_prefix_t;
 
-    memset(out, 0, sizeof(*out));
-    if ((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
-         && THEMIS_COLL_ALLGATHER != coll)
-        || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
-        || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
-        || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k))) {
-        return THEMIS_ERR_INVALID;
+static void rs_prefix_free(rs_prefix_t *p)
+{
+    if (p->made) {
+        themis_xfer_tracker_free(&p->tr);
+        themis_xfer_free(&p->s);
     }
+    memset(p, 0, sizeof(*p));
+}
+
+static int schedule_args_ok(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                            const themis_tacos_ag_t *fwd, themis_coll_t coll)
+{
+    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
+    return !((THEMIS_COLL_ALLREDUCE != coll && THEMIS_COLL_REDUCE_SCATTER != coll
+              && THEMIS_COLL_ALLGATHER != coll)
+             || (THEMIS_COLL_ALLGATHER != coll && NULL == rev)
+             || (THEMIS_COLL_REDUCE_SCATTER != coll && NULL == fwd) || g->nnodes != any->nnodes
+             || (NULL != rev && NULL != fwd && (rev->nnodes != fwd->nnodes || rev->k != fwd->k)));
+}
+
+/* p: the list and tracker set up for coll, with the reduce-scatter part
+ * of rev (allreduce, reduce-scatter) made; p->end as fwd->after_all asks.
+ * Arguments checked (schedule_args_ok).  THEMIS_ERR_NOMEM. */
+static themis_status_t schedule_begin(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                      rs_prefix_t *p)
+{
+    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
+    themis_status_t st;
     uint32_t n = any->nnodes, k = any->k, nchunks = any->nchunks;
-    slot = calloc(n, sizeof(*slot));
-    last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
+    uint64_t *slot = calloc(n, sizeof(*slot));
+    uint32_t *last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
+
+    memset(p, 0, sizeof(*p));
+    p->rev = rev;
+    p->link_order = NULL != rev && rev->link_order;
+    p->after_all = NULL != fwd && fwd->after_all;
+    p->end = UINT32_MAX;
     for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
         last[l] = UINT32_MAX;
     }
@@ -134,22 +164,45 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
         most = c > most ? c : most;
     }
     memset(slot, 0, n * sizeof(*slot));
-    themis_xfer_init(out, coll, n, nchunks);
-    snprintf(out->name, sizeof(out->name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
-             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
-    out->buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
-    out->buf_units[THEMIS_BUF_SCRATCH] = most;
-    st = themis_xfer_tracker_init(&tr, out);
+    themis_xfer_init(&p->s, coll, n, nchunks);
+    p->s.buf_units[THEMIS_BUF_INPUT] = THEMIS_COLL_ALLGATHER == coll ? k : nchunks;
+    p->s.buf_units[THEMIS_BUF_OUTPUT] = THEMIS_COLL_REDUCE_SCATTER == coll ? k : nchunks;
+    p->s.buf_units[THEMIS_BUF_SCRATCH] = most;
+    st = themis_xfer_tracker_init(&p->tr, &p->s);
+    p->made = 1;
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
-        st = reduce_part(&tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last,
-                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &end : NULL);
-        for (uint32_t l = 0; l < g->nlinks; ++l) {
-            last[l] = UINT32_MAX;
-        }
+        st = reduce_part(&p->tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last,
+                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &p->end : NULL);
     }
+    free(slot);
+    free(last);
+    if (THEMIS_OK != st) {
+        rs_prefix_free(p);
+    }
+    return st;
+}
+
+/* The rest of the schedule after p (its list and tracker, taken over):
+ * the All-Gather part of fwd into out. */
+static themis_status_t schedule_finish(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                       const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                       rs_prefix_t *p, themis_xfer_sched_t *out)
+{
+    const themis_tacos_ag_t *any = NULL != rev ? rev : fwd;
+    themis_status_t st = THEMIS_OK;
+    uint32_t n = any->nnodes, k = any->k, end = p->end;
+    uint32_t *last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
+
+    for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
+        last[l] = UINT32_MAX;
+    }
+    if (NULL == last) {
+        st = THEMIS_ERR_NOMEM;
+    }
+    snprintf(p->s.name, sizeof(p->s.name), "tacos %s k=%u seeds %d/%d", themis_coll_name(coll),
+             k, NULL != rev ? (int) rev->seed : -1, NULL != fwd ? (int) fwd->seed : -1);
     for (uint32_t r = 0; THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll && r < n; ++r) {
-        st = themis_xfer_tracker_add(&tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
+        st = themis_xfer_tracker_add(&p->tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
                                      THEMIS_BUF_OUTPUT, (uint64_t) r * k, k);
     }
     for (uint32_t i = 0; THEMIS_OK == st && THEMIS_COLL_REDUCE_SCATTER != coll && i < fwd->nsends;
@@ -163,20 +216,35 @@ themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_taco
         if (UINT32_MAX == after && u == x->chunk / k) {
             after = end;
         }
-        st = themis_xfer_tracker_add_after(&tr, after, u,
+        st = themis_xfer_tracker_add_after(&p->tr, after, u,
                                            v, THEMIS_XFER_COPY,
                                            from_input ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT,
                                            from_input ? x->chunk - u * k : x->chunk,
                                            THEMIS_BUF_OUTPUT, x->chunk, 1,
                                            fwd->link_order ? &last[x->link] : NULL);
     }
-    themis_xfer_tracker_free(&tr);
-    free(slot);
+    /* the list is out's; the rest goes */
+    *out = p->s;
+    memset(&p->s, 0, sizeof(p->s));
+    rs_prefix_free(p);
     free(last);
     if (THEMIS_OK != st) {
         themis_xfer_free(out);
     }
     return st;
+}
+
+themis_status_t themis_tacos_schedule(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                      const themis_tacos_ag_t *fwd, themis_coll_t coll,
+                                      themis_xfer_sched_t *out)
+{
+    rs_prefix_t p;
+    memset(out, 0, sizeof(*out));
+    if (!schedule_args_ok(g, rev, fwd, coll)) {
+        return THEMIS_ERR_INVALID;
+    }
+    themis_status_t st = schedule_begin(g, rev, fwd, coll, &p);
+    return THEMIS_OK == st ? schedule_finish(g, rev, fwd, coll, &p, out) : st;
 }
 
 themis_status_t themis_tacos_transpose(const themis_graph_t *g, themis_graph_t *out)
@@ -277,6 +345,11 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
     return t;
 }
 
+/* Reduce-scatter parts an allreduce's forms share: two All-Gathers on the
+ * transpose (rev and, on small graphs, alt[0]), each with and without
+ * after_all. */
+#define KEPT_PREFIXES 4
+
 /* The schedule kept so far, its simulated time and, where the caller
  * wants them (starts non-NULL), its transfers' simulated starts; the
  * graph's routes for bounds (NULL: none). */
@@ -286,7 +359,57 @@ typedef struct {
     themis_time_t best;
     themis_time_t **starts;
     const themis_route_table_t *routes;
+    /* an allreduce's reduce-scatter parts made so far (schedule_shared) */
+    rs_prefix_t prefix[KEPT_PREFIXES];
+    int nprefix;
 } kept_t;
+
+/* themis_tacos_schedule of an allreduce into out, its reduce-scatter part
+ * made once per (rev, after_all) and copied for every form that shares
+ * it: the same list as made afresh. */
+static themis_status_t schedule_shared(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                       const themis_tacos_ag_t *fwd, kept_t *k,
+                                       themis_xfer_sched_t *out)
+{
+    const themis_coll_t coll = THEMIS_COLL_ALLREDUCE;
+    rs_prefix_t *c = NULL, p;
+    themis_status_t st = THEMIS_OK;
+
+    memset(out, 0, sizeof(*out));
+    if (!schedule_args_ok(g, rev, fwd, coll)) {
+        return THEMIS_ERR_INVALID;
+    }
+    for (int i = 0; NULL == c && i < k->nprefix; ++i) {
+        const rs_prefix_t *q = &k->prefix[i];
+        if (q->rev == rev && q->link_order == rev->link_order && q->after_all == fwd->after_all) {
+            c = &k->prefix[i];
+        }
+    }
+    if (NULL == c && KEPT_PREFIXES == k->nprefix) {
+        return themis_tacos_schedule(g, rev, fwd, coll, out);
+    }
+    if (NULL == c) {
+        c = &k->prefix[k->nprefix];
+        st = schedule_begin(g, rev, fwd, coll, c);
+        k->nprefix += THEMIS_OK == st;
+    }
+    memset(&p, 0, sizeof(p));
+    if (THEMIS_OK == st) {
+        st = themis_xfer_copy(&c->s, &p.s);
+    }
+    if (THEMIS_OK == st) {
+        st = themis_xfer_tracker_copy(&c->tr, &p.s, &p.tr);
+        if (THEMIS_OK != st) {
+            themis_xfer_free(&p.s);
+        }
+    }
+    if (THEMIS_OK != st) {
+        return st;
+    }
+    p.made = 1;
+    p.end = c->end;
+    return schedule_finish(g, rev, fwd, coll, &p, out);
+}
 
 /* The schedule of coll from rev and fwd into k->out when it is the first
  * or, for an allreduce, simulates faster than k->best. */
@@ -297,7 +420,9 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
     themis_xfer_sched_t s;
     themis_link_sim_t sim;
     char why[128];
-    themis_status_t st = themis_tacos_schedule(g, rev, fwd, coll, &s);
+    themis_status_t st = THEMIS_COLL_ALLREDUCE == coll ? schedule_shared(g, rev, fwd, k, &s)
+                                                       : themis_tacos_schedule(g, rev, fwd, coll,
+                                                                               &s);
     if (THEMIS_OK != st) {
         return st;
     }
@@ -451,6 +576,9 @@ static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
             && '\0' == why[0]) {
             snprintf(why, len, "no schedule from the synthesis");
         }
+    }
+    for (int i = 0; i < kept.nprefix; ++i) {
+        rs_prefix_free(&kept.prefix[i]);
     }
     themis_route_table_free(&routes);
     themis_tacos_ag_free(&rev);

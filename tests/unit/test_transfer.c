@@ -15,6 +15,7 @@
 #include "vexec.h"
 #include "xfer_run.h"
 #include "xfer_ring.h"
+#include "xfer_tracker.h"
 
 static uint32_t add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, int kind, int sb,
                     uint64_t so, int db, uint64_t dof, uint64_t n, const uint32_t *deps,
@@ -533,6 +534,61 @@ static void test_rank_deps_reused(void)
     themis_xfer_free(&s);
 }
 
+/* A schedule and its tracker copied mid-way go on as the original does
+ * (TACOS' allreduce forms share their reduce-scatter part so): the same
+ * dependencies, the readers and writers seen before the copy included,
+ * and neither copy touches the other. */
+static void tracker_steps(themis_xfer_tracker_t *tr, int from, int to)
+{
+    /* reads and writes over the same units, so that later transfers wait
+     * for earlier readers (the pool) and writers */
+    static const uint32_t steps[][6] = {
+        {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
+        {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
+        {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
+    };
+    for (int i = from; i < to; ++i) {
+        const uint32_t *t = steps[i];
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add(tr, t[0], t[1], THEMIS_XFER_COPY,
+                                                        (uint8_t) t[2], t[3], (uint8_t) t[4],
+                                                        0, t[5]));
+    }
+}
+
+static void test_tracker_copy(void)
+{
+    for (int cut = 0; cut <= 9; ++cut) {
+        themis_xfer_sched_t s, c;
+        themis_xfer_tracker_t tr, tc;
+        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 4);
+        s.buf_units[IN] = 4;
+        s.buf_units[OUT] = 4;
+        s.buf_units[SCR] = 2;
+        s.unit_off = malloc(5 * sizeof(*s.unit_off));
+        for (uint32_t g = 0; g <= 4; ++g) {
+            s.unit_off[g] = 3 * g;
+        }
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tr, &s));
+        tracker_steps(&tr, 0, cut);
+        UNIT_CHECK(THEMIS_OK == themis_xfer_copy(&s, &c));
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_copy(&tr, &c, &tc));
+        const uint64_t at_cut = themis_xfer_hash(&s);
+        UNIT_CHECK(at_cut == themis_xfer_hash(&c) && c.unit_off != s.unit_off);
+        tracker_steps(&tc, cut, 9);
+        UNIT_CHECKF(at_cut == themis_xfer_hash(&s), "cut %d: the copy changed the original",
+                    cut);
+        tracker_steps(&tr, cut, 9);
+        UNIT_CHECKF(s.nxfers == c.nxfers && s.ndeps == c.ndeps
+                        && themis_xfer_hash(&s) == themis_xfer_hash(&c),
+                    "cut %d: %u/%u transfers, %u/%u dependencies after the copy", cut, s.nxfers,
+                    c.nxfers, s.ndeps, c.ndeps);
+        themis_xfer_tracker_free(&tr);
+        themis_xfer_tracker_free(&tc);
+        themis_xfer_free(&s);
+        themis_xfer_free(&c);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -548,5 +604,6 @@ int main(void)
     UNIT_RUN(test_any_count);
     UNIT_RUN(test_parked_unit);
     UNIT_RUN(test_rank_deps_reused);
+    UNIT_RUN(test_tracker_copy);
     UNIT_EXIT();
 }
