@@ -45,6 +45,24 @@ int themis_cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int themis_grow(void **v, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+    if (n < *cap) {
+        return 0;
+    }
+    if (*cap > UINT32_MAX / 2) {
+        return -1;
+    }
+    const uint32_t c = 0 == *cap ? first : 2 * *cap;
+    void *r = realloc(*v, (size_t) c * size);
+    if (NULL == r) {
+        return -1;
+    }
+    *v = r;
+    *cap = c;
+    return 0;
+}
+
 const char *themis_show_field(const char *p, size_t len, char *buf, size_t max)
 {
     if (len > max) {

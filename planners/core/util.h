@@ -24,6 +24,11 @@ uint64_t themis_gcd(uint64_t a, uint64_t b);
 int themis_cmp_u32(const void *a, const void *b);
 int themis_cmp_u64(const void *a, const void *b);
 
+/* Room for one more element in the growing array *v (n used of *cap, each
+ * size bytes): the capacity starts at first and doubles.  0, else -1 (out
+ * of memory, or a capacity past 2^31; *v and *cap unchanged). */
+int themis_grow(void **v, uint32_t n, uint32_t *cap, size_t size, uint32_t first);
+
 /* A field as an error message echoes it, in buf (max + 1 bytes): a field
  * longer than max is cut to max - 3 characters and "...", so that the
  * reason after it still fits the message. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 
@@ -131,25 +132,6 @@ static unsigned __int128 serve_ps(serve_memo_t *m, uint64_t bytes, uint64_t bw)
  * memory (the event queue is most of a simulation's time). */
 THEMIS_HEAP_DEFINE(ev_heap, event_t, const sim_t *, EV_LESS, 4u, 256u)
 
-/* Room for one more in *v (n used of *cap, each size bytes): 0, else -1. */
-static int grow(void **v, uint32_t n, uint32_t *cap, size_t size)
-{
-    if (n < *cap) {
-        return 0;
-    }
-    if (*cap > UINT32_MAX / 2) {
-        return -1;
-    }
-    const uint32_t c = 0 == *cap ? 256u : 2 * *cap;
-    void *r = realloc(*v, (size_t) c * size);
-    if (NULL == r) {
-        return -1;
-    }
-    *v = r;
-    *cap = c;
-    return 0;
-}
-
 /* e, at `now`: appended to the run where it keeps it sorted. */
 static int ev_push_now(sim_t *sm, event_t e)
 {
@@ -159,7 +141,7 @@ static int ev_push_now(sim_t *sm, event_t e)
     if (sm->run_head == sm->nrun) {
         sm->run_head = sm->nrun = 0;
     }
-    if (0 != grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t))) {
+    if (0 != themis_grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t), 256u)) {
         return -1;
     }
     sm->run[sm->nrun++] = e;
@@ -171,7 +153,7 @@ static int ev_push_later(sim_t *sm, event_t e)
 {
     const int b = 64 - __builtin_clzll(e.t ^ sm->now);
     ev_vec_t *v = &sm->bucket[b];
-    if (0 != grow((void **) &v->v, v->n, &v->cap, sizeof(event_t))) {
+    if (0 != themis_grow((void **) &v->v, v->n, &v->cap, sizeof(event_t), 256u)) {
         return -1;
     }
     v->v[v->n++] = e;
@@ -190,7 +172,7 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
 /* Room in *v (n used of *cap) for one more. */
 static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
 {
-    return 0 == grow((void **) v, n, cap, sizeof(**v))
+    return 0 == themis_grow((void **) v, n, cap, sizeof(**v), 256u)
                ? THEMIS_OK
                : fail(sm, THEMIS_ERR_NOMEM, "out of memory (routes or services)");
 }

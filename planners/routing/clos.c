@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "topology.h"
+#include "util.h"
 
 /* Largest traffic file read: the paper's biggest is about 70 KB. */
 #define PAIRS_FILE_MAX_BYTES (64u << 20)
@@ -127,13 +128,9 @@ static themis_status_t flows_push(themis_clos_flows_t *f, const themis_clos_flow
         if (f->cap >= THEMIS_CLOS_MAX_FLOWS) {
             return THEMIS_ERR_INVALID;
         }
-        uint32_t cap = (0 == f->cap) ? 256 : 2 * f->cap;
-        themis_clos_flow_t *p = realloc(f->flows, (size_t) cap * sizeof(*p));
-        if (NULL == p) {
+        if (0 != themis_grow((void **) &f->flows, f->n, &f->cap, sizeof(*f->flows), 256u)) {
             return THEMIS_ERR_NOMEM;
         }
-        f->flows = p;
-        f->cap = cap;
     }
     f->flows[f->n++] = *fl;
     return THEMIS_OK;

@@ -88,14 +88,8 @@ static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
     if (0 < tr->ndeps && x == tr->deps[tr->ndeps - 1]) {
         return THEMIS_OK;   /* the units of a block mostly share their writer */
     }
-    if (tr->ndeps == tr->cap_deps) {
-        uint32_t cap = (0 == tr->cap_deps) ? 16 : 2 * tr->cap_deps;
-        uint32_t *n = realloc(tr->deps, (size_t) cap * sizeof(*n));
-        if (NULL == n) {
-            return THEMIS_ERR_NOMEM;
-        }
-        tr->deps = n;
-        tr->cap_deps = cap;
+    if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
+        return THEMIS_ERR_NOMEM;
     }
     tr->deps[tr->ndeps++] = x;
     return THEMIS_OK;
@@ -134,15 +128,16 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     }
     if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
         qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), themis_cmp_u32);
-    }
-    /* a few (most transfers): in place, without qsort's calls */
-    for (uint32_t i = 1; tr->ndeps <= 16 && i < tr->ndeps; i++) {
-        const uint32_t v = tr->deps[i];
-        uint32_t j = i;
-        for (; j > 0 && tr->deps[j - 1] > v; j--) {
-            tr->deps[j] = tr->deps[j - 1];
+    } else {
+        /* a few (most transfers): in place, without qsort's calls */
+        for (uint32_t i = 1; i < tr->ndeps; i++) {
+            const uint32_t v = tr->deps[i];
+            uint32_t j = i;
+            for (; j > 0 && tr->deps[j - 1] > v; j--) {
+                tr->deps[j] = tr->deps[j - 1];
+            }
+            tr->deps[j] = v;
         }
-        tr->deps[j] = v;
     }
     uint32_t n = 0;
     for (uint32_t i = 0; i < tr->ndeps; i++) {
@@ -158,14 +153,9 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         if (NONE != r) {
             tr->free_readers = tr->pool[r].next;
         } else {
-            if (tr->npool == tr->cap_pool) {
-                uint32_t cap = (0 == tr->cap_pool) ? 256 : 2 * tr->cap_pool;
-                themis_xfer_reader_t *p = realloc(tr->pool, (size_t) cap * sizeof(*p));
-                if (NULL == p) {
-                    return THEMIS_ERR_NOMEM;
-                }
-                tr->pool = p;
-                tr->cap_pool = cap;
+            if (0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
+                                 sizeof(*tr->pool), 256u)) {
+                return THEMIS_ERR_NOMEM;
             }
             r = tr->npool++;
         }
