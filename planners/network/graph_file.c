@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "graph_text.h"
+#include "util.h"
 
 const char *themis_graph_show(const char *p, size_t len, char buf[THEMIS_GRAPH_SHOW_MAX + 1])
 {
@@ -319,15 +320,10 @@ static themis_status_t parse_line(parse_state_t *ps, const themis_token_t *t, in
                 THEMIS_OK != use_id(ps, &t[3], line, &b, err)) {
                 return THEMIS_ERR_PARSE;
             }
-            if (ps->nfails == ps->cap_fails) {
-                uint32_t cap = (0 == ps->cap_fails) ? 16 : 2 * ps->cap_fails;
-                fail_link_t *f = realloc(ps->fails, (size_t) cap * sizeof(*f));
-                if (NULL == f) {
-                    themis_set_parse_error(err, line, t[0].col, "out of memory");
-                    return THEMIS_ERR_NOMEM;
-                }
-                ps->fails = f;
-                ps->cap_fails = cap;
+            if (0 != themis_grow((void **) &ps->fails, ps->nfails, &ps->cap_fails,
+                                 sizeof(*ps->fails), 16)) {
+                themis_set_parse_error(err, line, t[0].col, "out of memory");
+                return THEMIS_ERR_NOMEM;
             }
             fail_link_t *f = &ps->fails[ps->nfails++];
             f->src = a;

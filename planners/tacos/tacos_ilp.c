@@ -62,14 +62,8 @@ static int left_ms(const ilp_t *s)
 
 static themis_status_t push(isends_t *a, uint32_t c, uint32_t l, uint32_t t)
 {
-    if (a->n == a->cap) {
-        uint32_t cap = 0 == a->cap ? 256 : 2 * a->cap;
-        isend_t *v = realloc(a->v, (size_t) cap * sizeof(*v));
-        if (NULL == v) {
-            return THEMIS_ERR_NOMEM;
-        }
-        a->v = v;
-        a->cap = cap;
+    if (0 != themis_grow((void **) &a->v, a->n, &a->cap, sizeof(*a->v), 256)) {
+        return THEMIS_ERR_NOMEM;
     }
     a->v[a->n++] = (isend_t) {.c = c, .l = l, .t = t};
     return THEMIS_OK;

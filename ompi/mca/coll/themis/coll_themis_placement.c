@@ -34,6 +34,7 @@
 #include "ompi/proc/proc.h"
 
 #include "coll_themis.h"
+#include "util.h"
 
 /* coll_themis_host_map parsed: host of each MPI_COMM_WORLD rank. */
 static uint32_t *host_map = NULL;
@@ -66,14 +67,10 @@ bool mca_coll_themis_host_map_parse(const char *text, uint64_t *hash, char *why,
             free(v);
             return false;
         }
-        if (n == cap) {
-            uint32_t *nv = realloc(v, sizeof(uint32_t) * (cap = 0 == cap ? 64 : 2 * cap));
-            if (NULL == nv) {
-                snprintf(why, len, "out of memory");
-                free(v);
-                return false;
-            }
-            v = nv;
+        if (0 != themis_grow((void **) &v, n, &cap, sizeof(*v), 64)) {
+            snprintf(why, len, "out of memory");
+            free(v);
+            return false;
         }
         v[n++] = (uint32_t) h;
         if ('\0' == *end) {
