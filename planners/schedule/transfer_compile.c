@@ -32,25 +32,25 @@ static int involves(const themis_xfer_t *x, uint32_t rank)
 
 #define WHY(st, ...) (snprintf(why, len, __VA_ARGS__), (st))
 
-/* Offset of unit k of a block of n elements in per units (transfer.h). */
-static uint64_t nested_offset(const themis_xfer_sched_t *s, uint64_t n, uint32_t per, uint32_t k)
+/* Offsets of the per units of a block of n elements starting at `at`
+ * (transfer.h's nested layout from level l on, split its levels): each
+ * level's parts in one pass, a division per part, not per unit. */
+static void nested_offsets(const themis_xfer_sched_t *s, const uint32_t *split, uint32_t l,
+                           uint64_t at, uint64_t n, uint64_t per, uint64_t *off)
 {
-    uint64_t at = 0;
-    if (0 == s->nsplit) {
-        return themis_split_offset(n, per, k);
-    }
-    const uint32_t *split = s->split;
-    for (uint32_t l = 0; l < s->nsplit; ++l) {
-        per /= split[l];
-        uint32_t d = k / per;
-        k %= per;
-        at += themis_split_offset(n, split[l], d);
-        n = themis_split_part(n, split[l], d);
-        if (0 == l && 0 != s->split_alt_from && d >= s->split_alt_from) {
-            split = s->split_alt;
+    const uint64_t parts = l < s->nsplit ? split[l] : per;
+    const uint64_t q = n / parts, extra = n % parts, sub = per / parts;
+    for (uint64_t d = 0; d < parts; ++d) {
+        uint64_t o = at + d * q + (d < extra ? d : extra);
+        if (l + 1 >= s->nsplit) {
+            off[d] = o;   /* the last level (or the one even split) */
+            continue;
         }
+        const uint32_t *next = 0 == l && 0 != s->split_alt_from && d >= s->split_alt_from
+                                   ? s->split_alt
+                                   : split;
+        nested_offsets(s, next, l + 1, o, q + (d < extra ? 1 : 0), sub, off + d * sub);
     }
-    return at;
 }
 
 /* s's explicit layout, where the call's blocks are the ones it was cut
@@ -115,9 +115,7 @@ themis_status_t themis_xfer_layout(const themis_xfer_sched_t *s, uint64_t total,
     for (uint32_t r = 0; r < nblocks; ++r) {
         uint64_t n = all ? total
                          : NULL != counts ? counts[r] : themis_split_part(total, nblocks, r);
-        for (uint32_t k = 0; k < per; ++k) {
-            off[(size_t) r * per + k] = at + nested_offset(s, n, per, k);
-        }
+        nested_offsets(s, s->split, 0, at, n, per, &off[(size_t) r * per]);
         if (__builtin_add_overflow(at, n, &at)) {
             return WHY(THEMIS_ERR_INVALID, "the block counts overflow");
         }
@@ -143,6 +141,7 @@ typedef struct {
      * unit is its home or scratch_unit's, nothing tracked. */
     const uint32_t *scratch_unit;
     int stationary;
+    uint64_t per_block;         /* units of a rank's block: nunits / nranks */
     uint64_t base[THEMIS_NBUFS], per_rank;
     uint32_t *gid;              /* UINT32_MAX: nothing yet */
     uint64_t *size;
@@ -162,9 +161,10 @@ static size_t unit_at(const units_t *m, uint32_t rank, uint8_t buf, uint64_t uni
 
 /* The global unit the collective puts in (rank, buf, unit), UINT32_MAX
  * where it puts none (scratch, the output of an allreduce in place). */
-static uint32_t home_unit(const themis_xfer_sched_t *s, uint32_t rank, int buf, uint64_t unit)
+static uint32_t home_unit(const themis_xfer_sched_t *s, uint64_t per_block, uint32_t rank,
+                          int buf, uint64_t unit)
 {
-    uint64_t block = (uint64_t) rank * (s->nunits / s->nranks);
+    uint64_t block = (uint64_t) rank * per_block;
     if (THEMIS_BUF_INPUT == buf) {
         return (uint32_t) ((THEMIS_COLL_ALLGATHER == s->coll ? block : 0) + unit);
     }
@@ -175,9 +175,11 @@ static uint32_t home_unit(const themis_xfer_sched_t *s, uint32_t rank, int buf, 
 }
 
 /* The global unit a stationary schedule's (rank, buf, unit) holds. */
-static uint32_t stationary_unit(const units_t *m, uint32_t rank, uint8_t buf, uint64_t unit)
+static uint32_t stationary_unit(const themis_xfer_sched_t *s, const uint32_t *scratch_unit,
+                                uint64_t per_block, uint32_t rank, uint8_t buf, uint64_t unit)
 {
-    return THEMIS_BUF_SCRATCH == buf ? m->scratch_unit[unit] : home_unit(m->s, rank, buf, unit);
+    return THEMIS_BUF_SCRATCH == buf ? scratch_unit[unit]
+                                     : home_unit(s, per_block, rank, buf, unit);
 }
 
 /* The size of a unit of the buffers. */
@@ -187,7 +189,7 @@ static uint64_t slot_size(const units_t *m, uint32_t rank, uint8_t buf, uint64_t
         return m->even;
     }
     if (m->stationary) {
-        uint32_t g = stationary_unit(m, rank, buf, unit);
+        uint32_t g = stationary_unit(m->s, m->scratch_unit, m->per_block, rank, buf, unit);
         return UINT32_MAX != g ? unit_len(m, g) : 0;
     }
     return m->size[unit_at(m, rank, buf, unit)];
@@ -223,6 +225,7 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
     m->off = off;
     m->stationary = NULL != sl;
     m->scratch_unit = NULL != sl ? sl->scratch_unit : NULL;
+    m->per_block = s->nunits / s->nranks;
     for (int b = 0; b < THEMIS_NBUFS; ++b) {
         m->base[b] = m->per_rank;
         m->per_rank += s->buf_units[b];
@@ -250,7 +253,7 @@ static themis_status_t units_run(const themis_xfer_sched_t *s, const uint64_t *o
         for (int b = 0; b < THEMIS_NBUFS; ++b) {
             for (uint64_t u = 0; u < s->buf_units[b]; ++u) {
                 size_t a = unit_at(m, r, (uint8_t) b, u);
-                uint32_t h = home_unit(s, r, b, u);
+                uint32_t h = home_unit(s, m->per_block, r, b, u);
                 m->gid[a] = THEMIS_BUF_INPUT == b ? h : UINT32_MAX;
                 m->size[a] = UINT32_MAX != h ? unit_len(m, h) : 0;
             }
@@ -306,9 +309,9 @@ static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const 
                               int to_work, themis_copy_t *out)
 {
     uint32_t n = 0;
-    uint32_t first = home_unit(m->s, me, buf, 0);
+    uint32_t first = home_unit(m->s, m->per_block, me, buf, 0);
     for (uint64_t j = 0; j < m->s->buf_units[buf]; ++j) {
-        uint32_t g = home_unit(m->s, me, buf, j);
+        uint32_t g = home_unit(m->s, m->per_block, me, buf, j);
         uint64_t l = unit_len(m, g), user = m->off[g] - m->off[first];
         uint64_t work = at[m->base[buf] + j];
         uint64_t src = to_work ? user : work, dst = to_work ? work : user;
@@ -511,6 +514,10 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
     if (NULL == at) {
         goto out;
     }
+    /* Every unit of a transfer the same size at both ends (even units, or
+     * a stationary slice's, which the slice check proved hold one global
+     * unit at both ends): runs_on() holds throughout, one step a
+     * transfer. */
     const int one = 0 != m.even || m.stationary;
     uint64_t sum_me[THEMIS_NBUFS] = {0, 0, 0};
     for (uint32_t r = one ? me : 0; r < (one ? me + 1 : s->nranks); ++r) {
@@ -552,8 +559,8 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
         p->nops++;
-        p->nop_deps += deps->n[o];
-        p->nsteps += transfer_runs(&m, x, i);
+        p->nop_deps += NULL != sl ? x->ndeps : deps->n[o];
+        p->nsteps += one ? 1 : transfer_runs(&m, x, i);
         qfill[key]++;
     }
     for (size_t k = 0; k <= 2 * (size_t) s->nranks; ++k) {
@@ -597,10 +604,12 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
             op->phase = (uint8_t) (sl->label[o] >> 8);
             op->dim = (uint8_t) sl->label[o];
         }
+        /* a slice's dependencies are its transfers' (transfer_slice.h) */
         op->dep_first = nd;
-        op->ndeps = deps->n[o];
-        for (uint32_t a = 0; a < deps->n[o]; ++a) {
-            p->op_deps[nd++] = deps->anc[deps->first[o] + a];
+        op->ndeps = NULL != sl ? x->ndeps : deps->n[o];
+        const uint32_t *anc = NULL != sl ? &s->deps[x->dep_first] : &deps->anc[deps->first[o]];
+        for (uint32_t a = 0; a < op->ndeps; ++a) {
+            p->op_deps[nd++] = anc[a];
         }
         p->queue_ops[qfill[key]++] = o;
 
@@ -608,7 +617,7 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         for (uint64_t k = 0; k < x->count; ++k) {
             themis_step_t *stp = &p->steps[ns];
             uint64_t cnt = carried_len(&m, x, i, k);
-            if (k > 0 && runs_on(&m, x, i, k - 1)) {
+            if (k > 0 && (one || runs_on(&m, x, i, k - 1))) {
                 stp[-1].send_count += x->src == me ? cnt : 0;
                 stp[-1].recv_count += x->dst == me ? cnt : 0;
                 continue;
@@ -718,15 +727,15 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl)
 }
 
 /* Whether transfer x keeps every unit's global unit (transfer_slice.h). */
-static int stationary_xfer(const themis_xfer_slice_t *sl, const themis_xfer_t *x)
+static int stationary_xfer(const themis_xfer_slice_t *sl, uint64_t per_block,
+                           const themis_xfer_t *x)
 {
-    units_t m;
-    memset(&m, 0, sizeof(m));
-    m.s = &sl->s;
-    m.scratch_unit = sl->scratch_unit;
     for (uint64_t k = 0; k < x->count; ++k) {
-        uint32_t g = stationary_unit(&m, x->src, x->src_buf, x->src_off + k);
-        if (UINT32_MAX == g || g != stationary_unit(&m, x->dst, x->dst_buf, x->dst_off + k)) {
+        uint32_t g = stationary_unit(&sl->s, sl->scratch_unit, per_block, x->src, x->src_buf,
+                                     x->src_off + k);
+        if (UINT32_MAX == g
+            || g != stationary_unit(&sl->s, sl->scratch_unit, per_block, x->dst, x->dst_buf,
+                                    x->dst_off + k)) {
             return 0;
         }
     }
@@ -739,10 +748,10 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
 {
     const themis_xfer_sched_t *s = &sl->s;
     themis_xfer_rank_deps_t d;
-    themis_status_t st = THEMIS_ERR_NOMEM;
 
     memset(out, 0, sizeof(*out));
     memset(&d, 0, sizeof(d));
+    const uint64_t per_block = 0 != s->nranks ? s->nunits / s->nranks : 0;
     if (sl->rank >= s->nranks
         || (0 != s->buf_units[THEMIS_BUF_SCRATCH] && NULL == sl->scratch_unit)) {
         return WHY(THEMIS_ERR_INVALID, "a slice for rank %u of %u ranks%s", sl->rank, s->nranks,
@@ -760,27 +769,14 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
                 return WHY(THEMIS_ERR_INVALID, "slice transfer %u depends on a later one", o);
             }
         }
-        if (!stationary_xfer(sl, x)) {
+        if (!stationary_xfer(sl, per_block, x)) {
             return WHY(THEMIS_ERR_INVALID, "slice transfer %u (tag %u) moves a unit to where "
                        "another one lives: not a stationary schedule", o, sl->tag[o]);
         }
     }
-    /* The slice's own dependencies are its ops' (transfer_slice.h). */
+    /* The slice's own dependencies are its ops' (transfer_slice.h):
+     * compile_rank reads them from its transfers. */
     d.nmine = s->nxfers;
     d.mine = sl->tag;
-    d.anc = s->deps;
-    d.first = malloc(((size_t) s->nxfers + 1) * sizeof(*d.first));
-    d.n = malloc(((size_t) s->nxfers + 1) * sizeof(*d.n));
-    if (NULL != d.first && NULL != d.n) {
-        for (uint32_t o = 0; o < s->nxfers; ++o) {
-            d.first[o] = s->xfers[o].dep_first;
-            d.n[o] = s->xfers[o].ndeps;
-        }
-        st = compile_rank(s, sl, sl->rank, total, counts, chunks_in_flight, &d, out, why, len);
-    } else {
-        snprintf(why, len, "out of memory");
-    }
-    free(d.first);
-    free(d.n);
-    return st;
+    return compile_rank(s, sl, sl->rank, total, counts, chunks_in_flight, &d, out, why, len);
 }

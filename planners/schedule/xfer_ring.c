@@ -183,23 +183,73 @@ static themis_status_t rings_stage(rings_ctx_t *c, uint32_t q, uint32_t k, uint3
                   : reduce_steps(&c->tr, pos, c->unit, c->n, buf, 1);
 }
 
+/* Stage s of chunk k of quarter q of a pipelined generator. */
+typedef themis_status_t (*stage_fn_t)(void *ctx, uint32_t q, uint32_t k, uint32_t s);
+
 /* The stages in the old programs' software-pipelined order: slot t holds
- * stage s of chunk t - s, later stages first, quarters in order. */
-static themis_status_t rings_emit(rings_ctx_t *c)
+ * stage s of chunk t - s, later stages first, quarters in order.  A
+ * chunk's units are its own (unit_shift apart from the next chunk's), so
+ * in a slice a full slot whose chunks' earlier slots are full too is the
+ * last slot one chunk on: repeated (themis_xfer_sink_repeat) instead of
+ * tracked transfer by transfer; the first and last slots are emitted. */
+static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
+                                      uint64_t unit_shift, uint32_t keep_shift, stage_fn_t stage,
+                                      void *ctx)
 {
-    uint32_t ns = THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1;
+    themis_xfer_slice_t *sl = sk->sl;
+    const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
+    uint32_t *first = NULL, *tag = NULL;
+    const uint32_t keep = NULL != sl ? sl->s.nxfers : 0;
+    if (NULL != sl && nchunks > 2 * span + 1) {
+        first = malloc(nslots * sizeof(*first));
+        tag = malloc(nslots * sizeof(*tag));
+        if (NULL == first || NULL == tag) {
+            free(first);
+            free(tag);
+            return THEMIS_ERR_NOMEM;
+        }
+    }
     themis_status_t st = THEMIS_OK;
-    for (uint64_t t = 0; t + 1 < (uint64_t) c->nchunks + ns && THEMIS_OK == st; t++) {
+    for (uint64_t t = 0; t < nslots && THEMIS_OK == st; t++) {
+        if (NULL != first) {
+            first[t] = sl->s.nxfers;
+            tag[t] = sk->next;
+        }
+        if (NULL != first && t >= 2 * span + 1 && t < nchunks) {
+            st = themis_xfer_sink_repeat(sk, first[t - 1], keep, keep_shift, first[t - 1 - span],
+                                         sk->next - tag[t - 1], unit_shift);
+            if (THEMIS_ERR_UNSUPPORTED != st) {
+                continue;
+            }
+            st = THEMIS_OK;
+        }
         for (uint32_t s = ns; s-- > 0 && THEMIS_OK == st;) {
-            if (t < s || t - s >= c->nchunks) {
+            if (t < s || t - s >= nchunks) {
                 continue;
             }
             for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
-                st = rings_stage(c, q, (uint32_t) (t - s), s, ns);
+                st = stage(ctx, q, (uint32_t) (t - s), s);
             }
         }
     }
+    free(first);
+    free(tag);
     return st;
+}
+
+static themis_status_t rings_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_t s)
+{
+    rings_ctx_t *c = ctx;
+    return rings_stage(c, q, k, s, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1);
+}
+
+/* Allreduce: ring block j of chunk k is unit (q K + k) n + j; otherwise
+ * rank x's piece k is unit x 4K + q K + k.  One copy ahead of the slots
+ * (allgather) serves every chunk. */
+static themis_status_t rings_emit(rings_ctx_t *c)
+{
+    return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
+                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -393,6 +443,11 @@ static themis_status_t t2d_stage(t2d_ctx_t *c, uint32_t q, uint32_t k, uint32_t 
     return st;
 }
 
+static themis_status_t t2d_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_t s)
+{
+    return t2d_stage(ctx, q, k, s);
+}
+
 /* Rank x's piece k of quarter q (unit x 4K + q K + k) <-> its leaf in
  * SCRATCH, for every leaf (all) or the rank's own (one leaf of each
  * quarter's pieces per rank): rank after rank, a slice's alone. */
@@ -543,16 +598,11 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 1, THEMIS_COLL_REDUCE_SCATTER == coll);
     }
-    /* software-pipelined, as the rings (rings_emit) */
-    for (uint64_t t = 0; t + 1 < (uint64_t) nchunks + c.nstages && THEMIS_OK == st; t++) {
-        for (uint32_t s = c.nstages; s-- > 0 && THEMIS_OK == st;) {
-            if (t < s || t - s >= nchunks) {
-                continue;
-            }
-            for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
-                st = t2d_stage(&c, q, (uint32_t) (t - s), s);
-            }
-        }
+    /* software-pipelined, as the rings; chunk k's leaves are units
+     * (q K + k) P + x, each with its leaf copy ahead of the slots (chunk
+     * innermost, t2d_leaf_copies) */
+    if (THEMIS_OK == st) {
+        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, t2d_stage_fn, &c);
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);

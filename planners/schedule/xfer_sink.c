@@ -8,6 +8,37 @@
 
 #include <stdlib.h>
 
+#include "util.h"
+
+/* Tag idx (and the sink's label) for the slice's next transfer. */
+static themis_status_t slice_tag(themis_xfer_sink_t *k, uint32_t idx)
+{
+    themis_xfer_slice_t *sl = k->sl;
+    uint32_t cap = sl->s.nxfers < sl->cap_tag ? sl->cap_tag
+                   : 0 == sl->cap_tag         ? 64
+                                              : 2 * sl->cap_tag;
+    if (cap != sl->cap_tag) {
+        uint32_t *t = realloc(sl->tag, (size_t) cap * sizeof(*t));
+        if (NULL == t) {
+            return THEMIS_ERR_NOMEM;
+        }
+        sl->tag = t;
+    }
+    if (k->labelled && (cap != sl->cap_tag || NULL == sl->label)) {
+        uint64_t *l = realloc(sl->label, (size_t) cap * sizeof(*l));
+        if (NULL == l) {
+            return THEMIS_ERR_NOMEM;
+        }
+        sl->label = l;
+    }
+    sl->cap_tag = cap;
+    sl->tag[sl->s.nxfers] = idx;
+    if (k->labelled) {
+        sl->label[sl->s.nxfers] = k->label;
+    }
+    return THEMIS_OK;
+}
+
 themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32_t dst,
                                      uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                      uint8_t dst_buf, uint64_t dst_off, uint64_t count)
@@ -18,31 +49,59 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
         if (src != sl->rank && dst != sl->rank) {
             return THEMIS_OK;
         }
-        uint32_t cap = sl->s.nxfers < sl->cap_tag ? sl->cap_tag
-                       : 0 == sl->cap_tag         ? 64
-                                                  : 2 * sl->cap_tag;
-        if (cap != sl->cap_tag) {
-            uint32_t *t = realloc(sl->tag, (size_t) cap * sizeof(*t));
-            if (NULL == t) {
-                return THEMIS_ERR_NOMEM;
-            }
-            sl->tag = t;
-        }
-        if (k->labelled && (cap != sl->cap_tag || NULL == sl->label)) {
-            uint64_t *l = realloc(sl->label, (size_t) cap * sizeof(*l));
-            if (NULL == l) {
-                return THEMIS_ERR_NOMEM;
-            }
-            sl->label = l;
-        }
-        sl->cap_tag = cap;
-        sl->tag[sl->s.nxfers] = idx;
-        if (k->labelled) {
-            sl->label[sl->s.nxfers] = k->label;
+        themis_status_t st = slice_tag(k, idx);
+        if (THEMIS_OK != st) {
+            return st;
         }
     }
     return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
                                    count);
+}
+
+themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
+                                        uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
+                                        uint64_t unit_shift)
+{
+    themis_xfer_slice_t *sl = k->sl;
+    if (NULL == sl || k->labelled || first > sl->s.nxfers || keep > reach || reach > first) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    themis_xfer_sched_t *s = &sl->s;
+    const uint32_t end = s->nxfers, len = end - first;
+    for (uint32_t i = first; i < end; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        for (uint32_t d = 0; d < x->ndeps; d++) {
+            uint32_t dep = s->deps[x->dep_first + d];
+            if ((dep >= keep && dep < reach) || (dep < keep && dep + keep_shift >= keep)) {
+                return THEMIS_ERR_UNSUPPORTED;   /* a slot of another length, or past the copies */
+            }
+        }
+    }
+    themis_xfer_tracker_t *tr = &k->tr;
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t i = first; i < end && THEMIS_OK == st; i++) {
+        themis_xfer_t x = s->xfers[i];   /* a copy: appending may move the list */
+        tr->ndeps = 0;
+        for (uint32_t d = 0; d < x.ndeps && THEMIS_OK == st; d++) {
+            if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps,
+                                 sizeof(*tr->deps), 16u)) {
+                st = THEMIS_ERR_NOMEM;
+                break;
+            }
+            uint32_t dep = s->deps[x.dep_first + d];
+            tr->deps[tr->ndeps++] = dep >= reach ? dep + len : dep + keep_shift;
+        }
+        x.src_off += unit_shift;
+        x.dst_off += unit_shift;
+        if (THEMIS_OK == st) {
+            st = slice_tag(k, sl->tag[i] + tag_span);
+        }
+        if (THEMIS_OK == st) {
+            st = themis_xfer_tracker_append(tr, &x, tr->deps, tr->ndeps);
+        }
+    }
+    k->next += tag_span;
+    return st;
 }
 
 themis_status_t themis_xfer_slice_reserve(themis_xfer_slice_t *sl, uint64_t n)

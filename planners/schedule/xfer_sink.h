@@ -34,6 +34,21 @@ typedef struct {
 themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32_t dst,
                                      uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                      uint8_t dst_buf, uint64_t dst_off, uint64_t count);
+/* A software-pipelined generator's next slot as a copy of the last one
+ * (a slice's transfers first .. end, one chunk on): each transfer's
+ * units shifted by unit_shift, its tag by tag_span (the slot's length in
+ * the whole list, added to next), its dependencies on transfers from
+ * `reach` on by the slot's length, those before `keep` (copies ahead of
+ * the slots) by keep_shift (0 where one copy serves every chunk, 1 where
+ * each chunk has its own, chunk innermost).  The tracker notes every copy, so that later adds
+ * find them.  THEMIS_ERR_UNSUPPORTED, nothing added, where that is not
+ * the slot the generator would emit: a whole list, a labelled slice, or
+ * a dependency in [keep, reach), on a slot that may be of another
+ * length; the caller emits the slot itself.  The callers' tests compare
+ * the slices with the whole lists. */
+themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
+                                        uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
+                                        uint64_t unit_shift);
 /* Room for a slice's `n` transfers (and their dependencies, a few each)
  * up front: growing by doubling copies the list over and over.  sl NULL:
  * nothing to do. */

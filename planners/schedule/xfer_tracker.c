@@ -95,6 +95,47 @@ static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
     return THEMIS_OK;
 }
 
+/* What transfer idx (x) leaves in the cells it touches: a reader of
+ * its source units, the last writer of its destination units. */
+static themis_status_t note(themis_xfer_tracker_t *tr, const themis_xfer_t *x, uint32_t idx)
+{
+    const int src_in = NULL != cell(tr, x->src, x->src_buf, 0);
+    const int dst_in = NULL != cell(tr, x->dst, x->dst_buf, 0);
+    /* Reads first: a unit both read and written ends written. */
+    for (uint64_t u = 0; src_in && u < x->count; u++) {
+        themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
+        uint32_t r = tr->free_readers;
+        if (NONE != r) {
+            tr->free_readers = tr->pool[r].next;
+        } else {
+            if (0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
+                                 sizeof(*tr->pool), 256u)) {
+                return THEMIS_ERR_NOMEM;
+            }
+            r = tr->npool++;
+        }
+        tr->pool[r].xfer = idx;
+        tr->pool[r].next = c->readers;
+        c->readers = r;
+    }
+    /* A write ends its units' reader lists: their entries serve again
+     * (the pool stays as large as the readers pending, not all reads). */
+    for (uint64_t u = 0; dst_in && u < x->count; u++) {
+        themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+        if (NONE != c->readers) {
+            uint32_t tail = c->readers;
+            while (NONE != tr->pool[tail].next) {
+                tail = tr->pool[tail].next;
+            }
+            tr->pool[tail].next = tr->free_readers;
+            tr->free_readers = c->readers;
+        }
+        c->last_write = idx;
+        c->readers = NONE;
+    }
+    return THEMIS_OK;
+}
+
 /* Appends x with its conflicts and `after` (NONE: nothing more) as
  * dependencies (sorted, no duplicates); its index in *idx. */
 static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, uint32_t after,
@@ -146,37 +187,8 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         }
     }
     st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
-    /* Reads first: a unit both read and written ends written. */
-    for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
-        themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
-        uint32_t r = tr->free_readers;
-        if (NONE != r) {
-            tr->free_readers = tr->pool[r].next;
-        } else {
-            if (0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
-                                 sizeof(*tr->pool), 256u)) {
-                return THEMIS_ERR_NOMEM;
-            }
-            r = tr->npool++;
-        }
-        tr->pool[r].xfer = idx;
-        tr->pool[r].next = c->readers;
-        c->readers = r;
-    }
-    /* A write ends its units' reader lists: their entries serve again
-     * (the pool stays as large as the readers pending, not all reads). */
-    for (uint64_t u = 0; dst_in && u < x->count && THEMIS_OK == st; u++) {
-        themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
-        if (NONE != c->readers) {
-            uint32_t tail = c->readers;
-            while (NONE != tr->pool[tail].next) {
-                tail = tr->pool[tail].next;
-            }
-            tr->pool[tail].next = tr->free_readers;
-            tr->free_readers = c->readers;
-        }
-        c->last_write = idx;
-        c->readers = NONE;
+    if (THEMIS_OK == st) {
+        st = note(tr, x, idx);
     }
     if (NULL != idx_out) {
         *idx_out = idx;
@@ -210,3 +222,11 @@ themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_
     return add(tr, &x, after, idx);
 }
 
+
+themis_status_t themis_xfer_tracker_append(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                           const uint32_t *deps, uint32_t ndeps)
+{
+    uint32_t idx;
+    themis_status_t st = themis_xfer_add(tr->s, x, deps, ndeps, &idx);
+    return THEMIS_OK == st ? note(tr, x, idx) : st;
+}

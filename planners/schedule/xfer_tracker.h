@@ -56,6 +56,12 @@ themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_
                                               uint32_t src, uint32_t dst, uint8_t kind,
                                               uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
                                               uint64_t dst_off, uint64_t count, uint32_t *idx);
+/* Appends x with the dependencies the caller knows (deps, sorted, no
+ * duplicates: what themis_xfer_tracker_add would find, e.g. a repeated
+ * slot's, xfer_sink.h) and leaves its accesses in the cells as add
+ * does, so that later adds find it. */
+themis_status_t themis_xfer_tracker_append(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                           const uint32_t *deps, uint32_t ndeps);
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr);
 /* out: tr as it stands, tracking s (a copy of tr's schedule,
  * themis_xfer_copy), so that two schedules can go on from one prefix;

@@ -554,6 +554,25 @@ static void test_xfer_torus2d_same_messages(void)
     xfer_row_matrix(ALGO_TORUS2D, sizes, 7);
 }
 
+/* Many chunks of uneven sizes, as a new large message size compiles
+ * (issue 21: 139 chunks a quarter at 256 MiB on 8x8): a prime count and
+ * one just above a power of two, 7 (rings) and 9 (torus2d) chunks a
+ * quarter, the last ones a unit shorter, two in flight.  Enough chunks
+ * that a slice repeats full slots (themis_xfer_sink_repeat: from the 4th
+ * slot on for the rings' allreduce, the 8th for torus2d's): the slices'
+ * programs against the whole list's and the old builders', and the
+ * results' bits. */
+static void test_xfer_rows_many_chunks(void)
+{
+    static const uint64_t counts[] = {4099, 4097};
+    for (int a = 0; a < 2 && !unit_case_failed; a++) {
+        for (int c = 0; c < 3 && !unit_case_failed; c++) {
+            xfer_row_case(0 == a ? ALGO_RINGS : ALGO_TORUS2D, (themis_coll_t)c, 0 == a ? 4 : 3,
+                          0 == a ? 4 : 5, counts[(a + c) % 2], 0 == a ? 7 : 9, 2, c & 1);
+        }
+    }
+}
+
 static void test_xfer_rings_refuses(void)
 {
     themis_ham_t ham;
@@ -635,5 +654,6 @@ int main(void)
     UNIT_RUN(test_xfer_rings_refuses);
     UNIT_RUN(test_xfer_slice_refuses);
     UNIT_RUN(test_xfer_torus2d_same_messages);
+    UNIT_RUN(test_xfer_rows_many_chunks);
     UNIT_EXIT();
 }
