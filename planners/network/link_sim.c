@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "link_sim_twins.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
@@ -90,6 +91,7 @@ typedef struct {
     themis_link_order_t *rec;   /* where to record the service order, or NULL */
     uint32_t cap_seq;
     const uint32_t *via;        /* [nxfers] waypoints or NULL (themis_link_sim_via) */
+    uint8_t *skip;              /* [nxfers] in a twin part not simulated (the total alone), or NULL */
     char *why;
     size_t len;
 } sim_t;
@@ -652,7 +654,8 @@ static themis_status_t run_fifo(sim_t *sm)
     serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == sm->pending[i]) {   /* no dependencies */
+        /* no dependencies (and not in a twin part skipped) */
+        if (0 == sm->pending[i] && (NULL == sm->skip || 0 == sm->skip[i])) {
             st = push_ready(sm, 0, i);
         }
     }
@@ -674,7 +677,7 @@ static themis_status_t run_fifo(sim_t *sm)
             out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
             for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
                 const uint32_t d = sm->dependents[k];
-                if (0 == --sm->pending[d]) {
+                if (0 == --sm->pending[d] && (NULL == sm->skip || 0 == sm->skip[d])) {
                     st = push_ready(sm, e.t, d);
                 }
             }
@@ -793,6 +796,16 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     if (THEMIS_OK == st) {
         st = build_dependents(&sm);
     }
+    if (THEMIS_OK == st && NULL != rec && THEMIS_LINK_SIM_FULL_PPM == duplex_ppm) {
+        /* the total alone: one part of each set of twins (link_sim_twins.h) */
+        sm.skip = malloc(nx);
+        st = NULL != sm.skip ? themis_link_sim_twins(g, s, sm.route_first, sm.nhops, sm.route,
+                                                     sm.skip, NULL, NULL)
+                             : THEMIS_ERR_NOMEM;
+        if (THEMIS_OK != st) {
+            st = fail(&sm, st, "out of memory");
+        }
+    }
     if (THEMIS_OK == st) {
         st = THEMIS_LINK_SIM_FULL_PPM == duplex_ppm ? run_fifo(&sm) : run_duplex(&sm);
     }
@@ -821,6 +834,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.route);
     free(sm.slot);
     free(sm.links);
+    free(sm.skip);
     for (int b = 0; b < 65; ++b) {
         free(sm.bucket[b].v);
     }
