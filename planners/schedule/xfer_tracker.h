@@ -36,6 +36,10 @@ typedef struct {
     uint32_t *deps;
     uint32_t ndeps, cap_deps;
     uint32_t only;                  /* UINT32_MAX, or the one rank tracked */
+    /* seen[x] == stamp: transfer x is among deps already (a block's units
+     * share their writers and readers: each is listed once) */
+    uint32_t *seen;
+    uint32_t cap_seen, stamp;
 } themis_xfer_tracker_t;
 
 /* s has its ranks and buffer sizes set (and no transfers yet). */
