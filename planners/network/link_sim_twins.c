@@ -105,8 +105,10 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
             loose[s->deps[s->xfers[i].dep_first + d]] = 1;   /* has a dependent */
         }
     }
+    uint32_t nloose = 0;
     for (uint32_t i = 0; i < n; ++i) {
         loose[i] = 0 == nhops[i] && (0 == s->xfers[i].ndeps || 0 == loose[i]);
+        nloose += loose[i];
     }
     themis_tp_uf_init(uf, n);
     for (uint32_t l = 0; l < g->nlinks; ++l) {
@@ -129,14 +131,16 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
         }
     }
     nparts = 0 < n ? themis_tp_uf_parts(uf, n, part, pos) : 0;
-    uint32_t *first = 1 < nparts ? calloc((size_t) nparts + 1, sizeof(*first)) : NULL;
+    /* a loose transfer is a part alone: twins need two parts besides */
+    const int some = nparts - nloose > 1;
+    uint32_t *first = some ? calloc((size_t) nparts + 1, sizeof(*first)) : NULL;
     uint32_t *members = uf;   /* the parts are known: uf serves again */
-    sized_t *sized = 1 < nparts ? malloc((size_t) nparts * sizeof(*sized)) : NULL;
+    sized_t *sized = some ? malloc((size_t) (nparts - nloose) * sizeof(*sized)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (1 < nparts && (NULL == first || NULL == sized)) {
+    if (some && (NULL == first || NULL == sized)) {
         st = THEMIS_ERR_NOMEM;
     }
-    if (1 < nparts && THEMIS_OK == st) {
+    if (some && THEMIS_OK == st) {
         /* members by part, list order kept; positions; links numbered by
          * first use in their part's order (a link is one part's alone) */
         for (uint32_t i = 0; i < n; ++i) {
@@ -168,20 +172,19 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
             }
         }
         const parts_t pt = {g, s, route_first, nhops, route, first, members, pos, owner};
+        uint32_t nsized = 0;
         for (uint32_t p = 0; p < nparts; ++p) {
-            /* a loose transfer is a part alone: size 0, never compared */
-            sized[p].size = loose[members[first[p]]] ? 0 : first[p + 1] - first[p];
-            sized[p].part = p;
+            if (!loose[members[first[p]]]) {   /* loose ones are never compared */
+                sized[nsized].size = first[p + 1] - first[p];
+                sized[nsized++].part = p;
+            }
         }
         /* by size, then part: a form's first part is the earliest */
-        qsort(sized, nparts, sizeof(*sized), sized_cmp);
-        for (uint32_t a = 0, run = 0; a < nparts; a = run) {
+        qsort(sized, nsized, sizeof(*sized), sized_cmp);
+        for (uint32_t a = 0, run = 0; a < nsized; a = run) {
             uint32_t forms[TWIN_FORMS], nforms = 0;
-            for (run = a; run < nparts && sized[run].size == sized[a].size; ++run) {
+            for (run = a; run < nsized && sized[run].size == sized[a].size; ++run) {
                 const uint32_t p = sized[run].part;
-                if (0 == sized[run].size) {
-                    continue;
-                }
                 uint32_t f = 0;
                 while (f < nforms && !twins(&pt, forms[f], p)) {
                     ++f;
