@@ -55,6 +55,21 @@ static int twins(const parts_t *pt, uint32_t a, uint32_t b)
     return 1;
 }
 
+/* Root r (NONE: none yet) joined with earlier transfer j's: the least. */
+static uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
+{
+    const uint32_t rj = themis_tp_uf_find(uf, j);
+    if (NONE == r || r == rj) {
+        return rj;
+    }
+    if (r < rj) {
+        uf[rj] = r;
+        return r;
+    }
+    uf[r] = rj;
+    return rj;
+}
+
 typedef struct {
     uint32_t size, part;
 } sized_t;
@@ -110,15 +125,19 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
         loose[i] = 0 == nhops[i] && (0 == s->xfers[i].ndeps || 0 == loose[i]);
         nloose += loose[i];
     }
-    themis_tp_uf_init(uf, n);
     for (uint32_t l = 0; l < g->nlinks; ++l) {
         owner[l] = NONE;
     }
+    /* Union-find in list order: what transfer i joins (its dependencies,
+     * the first users of its links) is earlier, so i starts alone and
+     * takes the least root it meets (the smaller root survives, as
+     * themis_tp_uf_union: a part is named by its first transfer). */
     for (uint32_t i = 0; i < n; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
+        uint32_t r = NONE;
         for (uint32_t d = 0; !loose[i] && d < x->ndeps; ++d) {
             if (!loose[s->deps[x->dep_first + d]]) {
-                themis_tp_uf_union(uf, i, s->deps[x->dep_first + d]);
+                r = join(uf, r, s->deps[x->dep_first + d]);
             }
         }
         for (uint32_t q = 0; q < nhops[i]; ++q) {
@@ -126,9 +145,10 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
             if (NONE == owner[l]) {
                 owner[l] = i;
             } else {
-                themis_tp_uf_union(uf, i, owner[l]);
+                r = join(uf, r, owner[l]);
             }
         }
+        uf[i] = NONE == r ? i : r;
     }
     nparts = 0 < n ? themis_tp_uf_parts(uf, n, part, pos) : 0;
     /* a loose transfer is a part alone: twins need two parts besides */
