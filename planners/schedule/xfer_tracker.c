@@ -52,8 +52,6 @@ themis_status_t themis_xfer_tracker_copy(const themis_xfer_tracker_t *tr, themis
     out->cap_pool = tr->npool;
     out->ndeps = out->cap_deps = 0;
     out->deps = NULL;
-    out->seen = NULL;
-    out->cap_seen = out->stamp = 0;
     out->cells = malloc((ncells ? ncells : 1) * sizeof(*out->cells));
     out->pool = 0 < tr->npool ? malloc((size_t) tr->npool * sizeof(*out->pool)) : NULL;
     if (NULL == out->cells || (0 < tr->npool && NULL == out->pool)) {
@@ -73,7 +71,6 @@ void themis_xfer_tracker_free(themis_xfer_tracker_t *tr)
     free(tr->cells);
     free(tr->pool);
     free(tr->deps);
-    free(tr->seen);
 }
 
 /* NULL for a rank not tracked. */
@@ -88,12 +85,12 @@ static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_
 
 static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
 {
-    if (x < tr->cap_seen) {   /* else a bad `after`, which themis_xfer_add reports */
-        if (tr->stamp == tr->seen[x]) {
-            return THEMIS_OK;
-        }
-        tr->seen[x] = tr->stamp;
+    const uint32_t f = x % THEMIS_XFER_TRACKER_FILTER;
+    if (tr->stamp == tr->filter_stamp[f] && x == tr->filter_x[f]) {
+        return THEMIS_OK;
     }
+    tr->filter_stamp[f] = tr->stamp;
+    tr->filter_x[f] = x;
     if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
         return THEMIS_ERR_NOMEM;
     }
@@ -109,19 +106,8 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     themis_status_t st = THEMIS_OK;
     uint32_t idx;
     tr->ndeps = 0;
-    /* seen[] covers every earlier transfer, a new stamp per transfer */
-    if (tr->cap_seen < tr->s->nxfers) {
-        const uint32_t old = tr->cap_seen;
-        while (tr->cap_seen < tr->s->nxfers) {
-            if (0 != themis_grow((void **) &tr->seen, tr->cap_seen, &tr->cap_seen,
-                                 sizeof(*tr->seen), 256u)) {
-                return THEMIS_ERR_NOMEM;
-            }
-        }
-        memset(tr->seen + old, 0, (size_t) (tr->cap_seen - old) * sizeof(*tr->seen));
-    }
-    if (0 == ++tr->stamp) {   /* wrapped: no stale marks */
-        memset(tr->seen, 0, (size_t) tr->cap_seen * sizeof(*tr->seen));
+    if (0 == ++tr->stamp) {   /* a new stamp per transfer; wrapped: no stale slots */
+        memset(tr->filter_stamp, 0, sizeof(tr->filter_stamp));
         tr->stamp = 1;
     }
     if (NONE != after) {
@@ -160,7 +146,13 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
             tr->deps[j] = v;
         }
     }
-    st = themis_xfer_add(tr->s, x, tr->deps, tr->ndeps, &idx);   /* sorted, each once */
+    uint32_t n = 0;   /* the filter's misses */
+    for (uint32_t i = 0; i < tr->ndeps; i++) {
+        if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
+            tr->deps[n++] = tr->deps[i];
+        }
+    }
+    st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
     /* Reads first: a unit both read and written ends written. */
     for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
         themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
