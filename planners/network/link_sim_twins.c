@@ -98,14 +98,11 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
     uint32_t nparts = 0, nskipped = 0;
     memset(skip, 0, (size_t) n);
     uint32_t *uf = malloc(((size_t) n + 1) * sizeof(*uf));
-    uint32_t *part = malloc(((size_t) n + 1) * sizeof(*part));
-    uint32_t *pos = malloc(((size_t) n + 1) * sizeof(*pos));
     uint32_t *owner = malloc(((size_t) g->nlinks + 1) * sizeof(*owner));
     uint8_t *loose = calloc((size_t) n + 1, 1);
-    if (NULL == uf || NULL == part || NULL == pos || NULL == owner || NULL == loose) {
+    uint32_t *part = NULL, *pos = NULL;   /* once there are parts to compare */
+    if (NULL == uf || NULL == owner || NULL == loose) {
         free(uf);
-        free(part);
-        free(pos);
         free(owner);
         free(loose);
         return THEMIS_ERR_NOMEM;
@@ -150,17 +147,23 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
         }
         uf[i] = NONE == r ? i : r;
     }
-    nparts = 0 < n ? themis_tp_uf_parts(uf, n, part, pos) : 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        nparts += uf[i] == i;
+    }
     /* a loose transfer is a part alone: twins need two parts besides */
     const int some = nparts - nloose > 1;
     uint32_t *first = some ? calloc((size_t) nparts + 1, sizeof(*first)) : NULL;
     uint32_t *members = uf;   /* the parts are known: uf serves again */
     sized_t *sized = some ? malloc((size_t) (nparts - nloose) * sizeof(*sized)) : NULL;
     themis_status_t st = THEMIS_OK;
-    if (some && (NULL == first || NULL == sized)) {
-        st = THEMIS_ERR_NOMEM;
+    if (some) {
+        part = malloc((size_t) n * sizeof(*part));
+        pos = malloc((size_t) n * sizeof(*pos));
+        st = NULL == first || NULL == sized || NULL == part || NULL == pos ? THEMIS_ERR_NOMEM
+                                                                           : THEMIS_OK;
     }
     if (some && THEMIS_OK == st) {
+        themis_tp_uf_parts(uf, n, part, pos);
         /* members by part, list order kept; positions; links numbered by
          * first use in their part's order (a link is one part's alone) */
         for (uint32_t i = 0; i < n; ++i) {
