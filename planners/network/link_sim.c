@@ -355,7 +355,9 @@ static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
 /* Every transfer's route, destination by destination.  The transfers'
  * sources go with their indices into the destination order (read once, in
  * list order), so that the walk by destination does not fetch each
- * transfer again from all over a long list. */
+ * transfer again from all over a long list.  Transfers of one source and
+ * destination share one stored route (routes are only read): a long list
+ * repeats few pairs. */
 static themis_status_t build_routes(sim_t *sm)
 {
     const themis_graph_t *g = sm->g;
@@ -365,11 +367,18 @@ static themis_status_t build_routes(sim_t *sm)
     uint64_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));   /* src << 32 | i */
     uint32_t *next = malloc((size_t) n * sizeof(*next));
     uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
+    /* [n] the transfer whose route from a source to this destination is
+     * stored, valid where seen[src] is the destination + 1 */
+    uint32_t *stored = malloc((size_t) n * sizeof(*stored));
+    uint32_t *seen = calloc((size_t) n, sizeof(*seen));
     themis_status_t st = THEMIS_OK;
-    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
+    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg) || NULL == stored
+        || NULL == seen) {
         free(by_dst);
         free(next);
         free(leg);
+        free(stored);
+        free(seen);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t v = 0; v < n; v++) {
@@ -411,14 +420,23 @@ static themis_status_t build_routes(sim_t *sm)
                           "working links", i, src, v);
                 break;
             }
+            if (v + 1 == seen[src]) {
+                sm->route_first[i] = sm->route_first[stored[src]];
+                sm->nhops[i] = sm->nhops[stored[src]];
+                continue;
+            }
             for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
             }
+            seen[src] = v + 1;
+            stored[src] = i;
         }
     }
     free(by_dst);
     free(next);
     free(leg);
+    free(stored);
+    free(seen);
     return st;
 }
 
