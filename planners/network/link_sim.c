@@ -655,7 +655,12 @@ static themis_status_t run_duplex(sim_t *sm)
  * at that time is known: events at one time take completions (which
  * release dependents at that time) before arrivals at a link, those in
  * index order.  One event per hop instead of an arrival, a choice and a
- * release; the same times as run(). */
+ * release; the same times as run().  A transfer's last hop times its
+ * arrival, so it releases its dependents there and then, each ready at
+ * the latest arrival of its dependencies (never before `now`): a done
+ * event is left only for transfers without hops, and the events of a
+ * time are still taken in (t, key) order, so the services and their
+ * record come in the same order as with a done event per transfer. */
 enum { EV_DONE = 0, EV_HOP = 1 };
 
 static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
@@ -663,12 +668,36 @@ static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
     return ev_push(sm, t, sm->hop[i] == sm->nhops[i] ? EV_DONE : EV_HOP, i);
 }
 
+/* Transfer i arrives at t (its last hop, or its ready time without hops):
+ * its finish, and its dependents' ready times (ready[]: the latest
+ * arrival of their dependencies so far). */
+static themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
+{
+    themis_link_sim_t *out = sm->out;
+    themis_status_t st = THEMIS_OK;
+    if (NULL != out->finish_ps) {
+        out->start_ps[i] = 0 == sm->nhops[i] ? t : out->start_ps[i];
+        out->finish_ps[i] = t;
+    }
+    out->total_ps = t > out->total_ps ? t : out->total_ps;
+    for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
+        const uint32_t d = sm->dependents[k];
+        ready[d] = t > ready[d] ? t : ready[d];
+        if (0 == --sm->pending[d] && (NULL == sm->skip || 0 == sm->skip[d])) {
+            st = push_ready(sm, ready[d], d);
+        }
+    }
+    return st;
+}
+
 static themis_status_t run_fifo(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
     themis_link_sim_t *out = sm->out;
     themis_time_t *free_at = calloc((size_t) sm->nslots + 1, sizeof(*free_at));
-    themis_status_t st = NULL != free_at ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    themis_time_t *ready = calloc((size_t) s->nxfers + 1, sizeof(*ready));
+    themis_status_t st = NULL != free_at && NULL != ready
+                             ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
@@ -684,20 +713,10 @@ static themis_status_t run_fifo(sim_t *sm)
             break;
         }
         const uint32_t i = EV_ID(e);
-        if (EV_DONE == EV_CLS(e)) {
-            if (0 == sm->nhops[i]) {
-                st = record(sm, i | LOCAL);
-            }
-            if (NULL != out->finish_ps) {
-                out->start_ps[i] = 0 == sm->nhops[i] ? e.t : out->start_ps[i];
-                out->finish_ps[i] = e.t;
-            }
-            out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
-            for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
-                const uint32_t d = sm->dependents[k];
-                if (0 == --sm->pending[d] && (NULL == sm->skip || 0 == sm->skip[d])) {
-                    st = push_ready(sm, e.t, d);
-                }
+        if (EV_DONE == EV_CLS(e)) {   /* without hops */
+            st = record(sm, i | LOCAL);
+            if (THEMIS_OK == st) {
+                st = finish(sm, i, e.t, ready);
             }
             continue;
         }
@@ -727,9 +746,10 @@ static themis_status_t run_fifo(sim_t *sm)
         out->link_bytes[l] += sm->bytes[i];
         out->link_busy_ps[l] += (themis_time_t) serve;
         sm->hop[i]++;
-        st = push_ready(sm, at, i);
+        st = sm->hop[i] == sm->nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
     }
     free(free_at);
+    free(ready);
     return st;
 }
 
