@@ -81,6 +81,10 @@ check_PROGRAMS += tests/unit/test_link_sim
 tests_unit_test_link_sim_SOURCES = tests/unit/test_link_sim.c tests/unit/unit.h tests/unit/graph_util.h
 tests_unit_test_link_sim_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_link_sim_twins
+tests_unit_test_link_sim_twins_SOURCES = tests/unit/test_link_sim_twins.c tests/unit/unit.h tests/unit/graph_util.h
+tests_unit_test_link_sim_twins_LDADD = $(UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/test_msccl
 tests_unit_test_msccl_SOURCES = tests/unit/test_msccl.c tests/unit/unit.h
 tests_unit_test_msccl_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -163,7 +167,7 @@ UNIT_TESTS = tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_
     tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_algo_bound \
     tests/unit/test_rules \
     tests/unit/test_chunking tests/unit/test_graph tests/unit/test_cluster tests/unit/test_bed_plan \
-    tests/unit/test_link_sim tests/unit/test_transfer tests/unit/test_msccl \
+    tests/unit/test_link_sim tests/unit/test_link_sim_twins tests/unit/test_transfer tests/unit/test_msccl \
     tests/unit/test_clos tests/unit/test_treepack tests/unit/test_treepack_ratio \
     tests/unit/test_tacos
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "link_sim_twins.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
@@ -90,6 +91,7 @@ typedef struct {
     themis_link_order_t *rec;   /* where to record the service order, or NULL */
     uint32_t cap_seq;
     const uint32_t *via;        /* [nxfers] waypoints or NULL (themis_link_sim_via) */
+    uint8_t *skip;              /* [nxfers] in a twin part not simulated (the total alone), or NULL */
     char *why;
     size_t len;
 } sim_t;
@@ -353,7 +355,9 @@ static themis_status_t via_route(sim_t *sm, uint32_t i, uint32_t *leg)
 /* Every transfer's route, destination by destination.  The transfers'
  * sources go with their indices into the destination order (read once, in
  * list order), so that the walk by destination does not fetch each
- * transfer again from all over a long list. */
+ * transfer again from all over a long list.  Transfers of one source and
+ * destination share one stored route (routes are only read): a long list
+ * repeats few pairs. */
 static themis_status_t build_routes(sim_t *sm)
 {
     const themis_graph_t *g = sm->g;
@@ -363,11 +367,18 @@ static themis_status_t build_routes(sim_t *sm)
     uint64_t *by_dst = malloc(((size_t) s->nxfers + 1) * sizeof(*by_dst));   /* src << 32 | i */
     uint32_t *next = malloc((size_t) n * sizeof(*next));
     uint32_t *leg = (NULL != sm->via) ? malloc((size_t) n * sizeof(*leg)) : NULL;
+    /* [n] the transfer whose route from a source to this destination is
+     * stored, valid where seen[src] is the destination + 1 */
+    uint32_t *stored = malloc((size_t) n * sizeof(*stored));
+    uint32_t *seen = calloc((size_t) n, sizeof(*seen));
     themis_status_t st = THEMIS_OK;
-    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg)) {
+    if (NULL == by_dst || NULL == next || (NULL != sm->via && NULL == leg) || NULL == stored
+        || NULL == seen) {
         free(by_dst);
         free(next);
         free(leg);
+        free(stored);
+        free(seen);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
     for (uint32_t v = 0; v < n; v++) {
@@ -409,14 +420,23 @@ static themis_status_t build_routes(sim_t *sm)
                           "working links", i, src, v);
                 break;
             }
+            if (v + 1 == seen[src]) {
+                sm->route_first[i] = sm->route_first[stored[src]];
+                sm->nhops[i] = sm->nhops[stored[src]];
+                continue;
+            }
             for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
             }
+            seen[src] = v + 1;
+            stored[src] = i;
         }
     }
     free(by_dst);
     free(next);
     free(leg);
+    free(stored);
+    free(seen);
     return st;
 }
 
@@ -635,7 +655,12 @@ static themis_status_t run_duplex(sim_t *sm)
  * at that time is known: events at one time take completions (which
  * release dependents at that time) before arrivals at a link, those in
  * index order.  One event per hop instead of an arrival, a choice and a
- * release; the same times as run(). */
+ * release; the same times as run().  A transfer's last hop times its
+ * arrival, so it releases its dependents there and then, each ready at
+ * the latest arrival of its dependencies (never before `now`): a done
+ * event is left only for transfers without hops, and the events of a
+ * time are still taken in (t, key) order, so the services and their
+ * record come in the same order as with a done event per transfer. */
 enum { EV_DONE = 0, EV_HOP = 1 };
 
 static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
@@ -643,16 +668,41 @@ static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
     return ev_push(sm, t, sm->hop[i] == sm->nhops[i] ? EV_DONE : EV_HOP, i);
 }
 
+/* Transfer i arrives at t (its last hop, or its ready time without hops):
+ * its finish, and its dependents' ready times (ready[]: the latest
+ * arrival of their dependencies so far). */
+static themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
+{
+    themis_link_sim_t *out = sm->out;
+    themis_status_t st = THEMIS_OK;
+    if (NULL != out->finish_ps) {
+        out->start_ps[i] = 0 == sm->nhops[i] ? t : out->start_ps[i];
+        out->finish_ps[i] = t;
+    }
+    out->total_ps = t > out->total_ps ? t : out->total_ps;
+    for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
+        const uint32_t d = sm->dependents[k];
+        ready[d] = t > ready[d] ? t : ready[d];
+        if (0 == --sm->pending[d] && (NULL == sm->skip || 0 == sm->skip[d])) {
+            st = push_ready(sm, ready[d], d);
+        }
+    }
+    return st;
+}
+
 static themis_status_t run_fifo(sim_t *sm)
 {
     const themis_xfer_sched_t *s = sm->s;
     themis_link_sim_t *out = sm->out;
     themis_time_t *free_at = calloc((size_t) sm->nslots + 1, sizeof(*free_at));
-    themis_status_t st = NULL != free_at ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+    themis_time_t *ready = calloc((size_t) s->nxfers + 1, sizeof(*ready));
+    themis_status_t st = NULL != free_at && NULL != ready
+                             ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     serve_memo_t memo = {0, 0, 0};
 
     for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
-        if (0 == sm->pending[i]) {   /* no dependencies */
+        /* no dependencies (and not in a twin part skipped) */
+        if (0 == sm->pending[i] && (NULL == sm->skip || 0 == sm->skip[i])) {
             st = push_ready(sm, 0, i);
         }
     }
@@ -663,20 +713,10 @@ static themis_status_t run_fifo(sim_t *sm)
             break;
         }
         const uint32_t i = EV_ID(e);
-        if (EV_DONE == EV_CLS(e)) {
-            if (0 == sm->nhops[i]) {
-                st = record(sm, i | LOCAL);
-            }
-            if (NULL != out->finish_ps) {
-                out->start_ps[i] = 0 == sm->nhops[i] ? e.t : out->start_ps[i];
-                out->finish_ps[i] = e.t;
-            }
-            out->total_ps = e.t > out->total_ps ? e.t : out->total_ps;
-            for (uint32_t k = sm->dep_first[i]; THEMIS_OK == st && k < sm->dep_first[i + 1]; k++) {
-                const uint32_t d = sm->dependents[k];
-                if (0 == --sm->pending[d]) {
-                    st = push_ready(sm, e.t, d);
-                }
+        if (EV_DONE == EV_CLS(e)) {   /* without hops */
+            st = record(sm, i | LOCAL);
+            if (THEMIS_OK == st) {
+                st = finish(sm, i, e.t, ready);
             }
             continue;
         }
@@ -706,9 +746,10 @@ static themis_status_t run_fifo(sim_t *sm)
         out->link_bytes[l] += sm->bytes[i];
         out->link_busy_ps[l] += (themis_time_t) serve;
         sm->hop[i]++;
-        st = push_ready(sm, at, i);
+        st = sm->hop[i] == sm->nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
     }
     free(free_at);
+    free(ready);
     return st;
 }
 
@@ -793,6 +834,16 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     if (THEMIS_OK == st) {
         st = build_dependents(&sm);
     }
+    if (THEMIS_OK == st && NULL != rec && THEMIS_LINK_SIM_FULL_PPM == duplex_ppm) {
+        /* the total alone: one part of each set of twins (link_sim_twins.h) */
+        sm.skip = malloc(nx);
+        st = NULL != sm.skip ? themis_link_sim_twins(g, s, sm.route_first, sm.nhops, sm.route,
+                                                     sm.skip, NULL, NULL)
+                             : THEMIS_ERR_NOMEM;
+        if (THEMIS_OK != st) {
+            st = fail(&sm, st, "out of memory");
+        }
+    }
     if (THEMIS_OK == st) {
         st = THEMIS_LINK_SIM_FULL_PPM == duplex_ppm ? run_fifo(&sm) : run_duplex(&sm);
     }
@@ -821,6 +872,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
     free(sm.route);
     free(sm.slot);
     free(sm.links);
+    free(sm.skip);
     for (int b = 0; b < 65; ++b) {
         free(sm.bucket[b].v);
     }

@@ -108,7 +108,9 @@ typedef struct {
 
 /* s's simulated time on g at unit_bytes, themis_link_sim's total_ps
  * (exactly): order replayed where it holds at unit_bytes (checked link by
- * link), else simulated, recording the order for the next call.  order
+ * link), else simulated, recording the order for the next call (one
+ * part of each set of twins simulated and recorded, link_sim_twins.h:
+ * the others take as long at every unit size).  order
  * starts zeroed and serves one (g, s) pair only; free it with
  * themis_link_order_free.  Errors as themis_link_sim. */
 themis_status_t themis_link_sim_total(const themis_graph_t *g, const themis_xfer_sched_t *s,

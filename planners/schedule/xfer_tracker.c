@@ -85,9 +85,12 @@ static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_
 
 static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
 {
-    if (0 < tr->ndeps && x == tr->deps[tr->ndeps - 1]) {
-        return THEMIS_OK;   /* the units of a block mostly share their writer */
+    const uint32_t f = x % THEMIS_XFER_TRACKER_FILTER;
+    if (tr->stamp == tr->filter_stamp[f] && x == tr->filter_x[f]) {
+        return THEMIS_OK;
     }
+    tr->filter_stamp[f] = tr->stamp;
+    tr->filter_x[f] = x;
     if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
         return THEMIS_ERR_NOMEM;
     }
@@ -144,6 +147,10 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     themis_status_t st = THEMIS_OK;
     uint32_t idx;
     tr->ndeps = 0;
+    if (0 == ++tr->stamp) {   /* a new stamp per transfer; wrapped: no stale slots */
+        memset(tr->filter_stamp, 0, sizeof(tr->filter_stamp));
+        tr->stamp = 1;
+    }
     if (NONE != after) {
         st = push_dep(tr, after);
     }
@@ -180,7 +187,7 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
             tr->deps[j] = v;
         }
     }
-    uint32_t n = 0;
+    uint32_t n = 0;   /* the filter's misses */
     for (uint32_t i = 0; i < tr->ndeps; i++) {
         if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
             tr->deps[n++] = tr->deps[i];

@@ -25,6 +25,8 @@ typedef struct {
     uint32_t xfer, next;
 } themis_xfer_reader_t;
 
+#define THEMIS_XFER_TRACKER_FILTER 256u
+
 typedef struct {
     themis_xfer_sched_t *s;
     uint64_t base[THEMIS_NBUFS];    /* a buffer's first cell in a rank's */
@@ -36,6 +38,11 @@ typedef struct {
     uint32_t *deps;
     uint32_t ndeps, cap_deps;
     uint32_t only;                  /* UINT32_MAX, or the one rank tracked */
+    /* A block's units share their writers and readers: a dependency met
+     * again is mostly caught by this filter (slot x % size holds x while
+     * its stamp is the transfer's), so few duplicates get to the sort. */
+    uint32_t filter_x[THEMIS_XFER_TRACKER_FILTER], filter_stamp[THEMIS_XFER_TRACKER_FILTER];
+    uint32_t stamp;
 } themis_xfer_tracker_t;
 
 /* s has its ranks and buffer sizes set (and no transfers yet). */
