@@ -91,7 +91,9 @@ static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
     }
     tr->filter_stamp[f] = tr->stamp;
     tr->filter_x[f] = x;
-    if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
+    /* the call only when full: this runs for most dependencies */
+    if (tr->ndeps == tr->cap_deps
+        && 0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
         return THEMIS_ERR_NOMEM;
     }
     tr->deps[tr->ndeps++] = x;
@@ -102,17 +104,19 @@ static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
  * its source units, the last writer of its destination units. */
 static themis_status_t note(themis_xfer_tracker_t *tr, const themis_xfer_t *x, uint32_t idx)
 {
-    const int src_in = NULL != cell(tr, x->src, x->src_buf, 0);
-    const int dst_in = NULL != cell(tr, x->dst, x->dst_buf, 0);
+    /* a buffer's units are consecutive cells: the first unit's, then on */
+    themis_xfer_cell_t *const sc = cell(tr, x->src, x->src_buf, x->src_off);
+    themis_xfer_cell_t *const dc = cell(tr, x->dst, x->dst_buf, x->dst_off);
     /* Reads first: a unit both read and written ends written. */
-    for (uint64_t u = 0; src_in && u < x->count; u++) {
-        themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
+    for (uint64_t u = 0; NULL != sc && u < x->count; u++) {
+        themis_xfer_cell_t *c = &sc[u];
         uint32_t r = tr->free_readers;
         if (NONE != r) {
             tr->free_readers = tr->pool[r].next;
         } else {
-            if (0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
-                                 sizeof(*tr->pool), 256u)) {
+            if (tr->npool == tr->cap_pool
+                && 0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
+                                    sizeof(*tr->pool), 256u)) {
                 return THEMIS_ERR_NOMEM;
             }
             r = tr->npool++;
@@ -123,8 +127,8 @@ static themis_status_t note(themis_xfer_tracker_t *tr, const themis_xfer_t *x, u
     }
     /* A write ends its units' reader lists: their entries serve again
      * (the pool stays as large as the readers pending, not all reads). */
-    for (uint64_t u = 0; dst_in && u < x->count; u++) {
-        themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+    for (uint64_t u = 0; NULL != dc && u < x->count; u++) {
+        themis_xfer_cell_t *c = &dc[u];
         if (NONE != c->readers) {
             uint32_t tail = c->readers;
             while (NONE != tr->pool[tail].next) {
@@ -154,16 +158,15 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     if (NONE != after) {
         st = push_dep(tr, after);
     }
-    const int src_in = NULL != cell(tr, x->src, x->src_buf, 0);
-    const int dst_in = NULL != cell(tr, x->dst, x->dst_buf, 0);
-    for (uint64_t u = 0; src_in && u < x->count && THEMIS_OK == st; u++) {
-        const themis_xfer_cell_t *c = cell(tr, x->src, x->src_buf, x->src_off + u);
-        if (NONE != c->last_write) {
-            st = push_dep(tr, c->last_write);
+    const themis_xfer_cell_t *const sc = cell(tr, x->src, x->src_buf, x->src_off);
+    const themis_xfer_cell_t *const dc = cell(tr, x->dst, x->dst_buf, x->dst_off);
+    for (uint64_t u = 0; NULL != sc && u < x->count && THEMIS_OK == st; u++) {
+        if (NONE != sc[u].last_write) {
+            st = push_dep(tr, sc[u].last_write);
         }
     }
-    for (uint64_t u = 0; dst_in && u < x->count && THEMIS_OK == st; u++) {
-        const themis_xfer_cell_t *c = cell(tr, x->dst, x->dst_buf, x->dst_off + u);
+    for (uint64_t u = 0; NULL != dc && u < x->count && THEMIS_OK == st; u++) {
+        const themis_xfer_cell_t *c = &dc[u];
         if (NONE != c->last_write) {
             st = push_dep(tr, c->last_write);
         }
