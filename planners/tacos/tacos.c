@@ -63,7 +63,7 @@ enum { EV_FREE = 0, EV_ARRIVE = 1 };
 
 typedef struct {
     themis_time_t t;
-    uint32_t kind, id;
+    uint64_t key;   /* kind << 32 | id: the order at one time, one compare */
 } event_t;
 
 /* RULE_PUBLIC's order of a far end's candidate chunks. */
@@ -130,21 +130,16 @@ static uint32_t draw(synth_t *sy, uint32_t n)
 
 static int ev_less(const event_t *a, const event_t *b)
 {
-    if (a->t != b->t) {
-        return a->t < b->t;
-    }
-    if (a->kind != b->kind) {
-        return a->kind < b->kind;
-    }
-    return a->id < b->id;
+    return a->t != b->t ? a->t < b->t : a->key < b->key;
 }
 
+/* four children a level (as link_sim's queue): fewer levels to sift */
 #define EV_LESS(ctx, a, b) ev_less(a, b)
-THEMIS_HEAP_DEFINE(ev_heap, event_t, const synth_t *, EV_LESS, 2u, 1024u)
+THEMIS_HEAP_DEFINE(ev_heap, event_t, const synth_t *, EV_LESS, 4u, 1024u)
 
 static themis_status_t ev_push(synth_t *sy, themis_time_t t, uint32_t kind, uint32_t id)
 {
-    event_t e = {.t = t, .kind = kind, .id = id};
+    event_t e = {.t = t, .key = (uint64_t) kind << 32 | id};
     return 0 == ev_heap_push(sy, &sy->heap, &sy->nheap, &sy->cap_heap, e) ? THEMIS_OK
                                                                           : THEMIS_ERR_NOMEM;
 }
@@ -683,11 +678,12 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         now = sy->heap[0].t;
         sy->now = now;
         while (0 < sy->nheap && now == sy->heap[0].t) {
-            event_t e = ev_pop(sy);
-            if (EV_FREE == e.kind) {
-                sy->busy[e.id] = 0;
-                try_link(sy, e.id);
-            } else if (arrive(sy, &sends[e.id], e.id, now)) {
+            const event_t e = ev_pop(sy);
+            const uint32_t id = (uint32_t) e.key;
+            if (EV_FREE == e.key >> 32) {
+                sy->busy[id] = 0;
+                try_link(sy, id);
+            } else if (arrive(sy, &sends[id], id, now)) {
                 last = now;
             }
         }
