@@ -43,31 +43,6 @@ const char *themis_tp_method_name(themis_tp_method_t m)
 
 /* ------------------------------------------------------------ union-find */
 
-uint32_t themis_tp_uf_find(uint32_t *uf, uint32_t a)
-{
-    while (uf[a] != a) {
-        uf[a] = uf[uf[a]];
-        a = uf[a];
-    }
-    return a;
-}
-
-int themis_tp_uf_union(uint32_t *uf, uint32_t a, uint32_t b)
-{
-    a = themis_tp_uf_find(uf, a);
-    b = themis_tp_uf_find(uf, b);
-    if (a == b) {
-        return 0;
-    }
-    /* The smaller root survives: components are named by their least node. */
-    if (a < b) {
-        uf[b] = a;
-    } else {
-        uf[a] = b;
-    }
-    return 1;
-}
-
 void themis_tp_uf_init(uint32_t *uf, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
