@@ -83,7 +83,7 @@ static themis_xfer_cell_t *cell(themis_xfer_tracker_t *tr, uint32_t rank, uint8_
     return &tr->cells[rank * tr->per_rank + tr->base[buf] + unit];
 }
 
-static themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
+static inline themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
 {
     const uint32_t f = x % THEMIS_XFER_TRACKER_FILTER;
     if (tr->stamp == tr->filter_stamp[f] && x == tr->filter_x[f]) {
