@@ -105,11 +105,6 @@ static themis_status_t fail(sim_t *sm, themis_status_t st, const char *fmt, ...)
     return st;
 }
 
-static int ev_less(const event_t *a, const event_t *b)
-{
-    return a->t < b->t || (a->t == b->t && a->key < b->key);
-}
-
 /* ceil(bytes x 8 x 10^12 / bw) ps, the last one remembered: a schedule's
  * transfers mostly share one size and its links one rate, and the 128-bit
  * division was a tenth of a replay. */
@@ -129,7 +124,9 @@ static unsigned __int128 serve_ps(serve_memo_t *m, uint64_t bytes, uint64_t bw)
     return m->ps;
 }
 
-#define EV_LESS(ctx, a, b) ev_less(a, b)
+/* The heap holds events at `now` alone (ev_push_now; it is empty when
+ * now moves on), so (t, key) order is key order. */
+#define EV_LESS(ctx, a, b) ((a)->key < (b)->key)
 /* A 4-ary heap: half the levels of a binary one, siblings adjacent in
  * memory (the event queue is most of a simulation's time). */
 THEMIS_HEAP_DEFINE(ev_heap, event_t, const sim_t *, EV_LESS, 4u, 256u)
