@@ -56,7 +56,7 @@ static int twins(const parts_t *pt, uint32_t a, uint32_t b)
 }
 
 /* Root r (NONE: none yet) joined with earlier transfer j's: the least. */
-static uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
+static inline uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
 {
     const uint32_t rj = themis_tp_uf_find(uf, j);
     if (NONE == r || r == rj) {
