@@ -278,13 +278,14 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
                     s->nranks, sm->g->nranks);
     }
     uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes (counts are never 0) */
+    const uint64_t max_count = UINT64_MAX / unit_bytes;   /* one division, not one a transfer */
     for (uint32_t i = 0; i < s->nxfers; i++) {
         const themis_xfer_t *x = &s->xfers[i];
         if (x->src >= s->nranks || x->dst >= s->nranks) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): rank out of range "
                         "(%u ranks)", i, x->src, x->dst, s->nranks);
         }
-        if (0 == x->count || x->count > UINT64_MAX / unit_bytes) {
+        if (0 == x->count || x->count > max_count) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
                         "bytes", i, x->src, x->dst, (unsigned long long) x->count,
                         (unsigned long long) unit_bytes);
