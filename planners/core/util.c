@@ -45,11 +45,8 @@ int themis_cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int themis_grow(void **v, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+int themis_grow_full(void **v, uint32_t *cap, size_t size, uint32_t first)
 {
-    if (n < *cap) {
-        return 0;
-    }
     if (*cap > UINT32_MAX / 2) {
         return -1;
     }

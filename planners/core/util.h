@@ -26,8 +26,15 @@ int themis_cmp_u64(const void *a, const void *b);
 
 /* Room for one more element in the growing array *v (n used of *cap, each
  * size bytes): the capacity starts at first and doubles.  0, else -1 (out
- * of memory, or a capacity past 2^31; *v and *cap unchanged). */
-int themis_grow(void **v, uint32_t n, uint32_t *cap, size_t size, uint32_t first);
+ * of memory, or a capacity past 2^31; *v and *cap unchanged).  Inline, so
+ * that the common case (room left) costs no call in the hot loops that
+ * append (the link simulator's events, the conflict tracker); the
+ * doubling is themis_grow_full's. */
+int themis_grow_full(void **v, uint32_t *cap, size_t size, uint32_t first);
+static inline int themis_grow(void **v, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+    return n < *cap ? 0 : themis_grow_full(v, cap, size, first);
+}
 
 /* A field as an error message echoes it, in buf (max + 1 bytes): a field
  * longer than max is cut to max - 3 characters and "...", so that the

@@ -140,9 +140,7 @@ static int ev_push_now(sim_t *sm, event_t e)
     if (sm->run_head == sm->nrun) {
         sm->run_head = sm->nrun = 0;
     }
-    /* growth calls only when full (once per event otherwise) */
-    if (sm->nrun == sm->cap_run
-        && 0 != themis_grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t), 256u)) {
+    if (0 != themis_grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t), 256u)) {
         return -1;
     }
     sm->run[sm->nrun++] = e;
@@ -154,8 +152,7 @@ static int ev_push_later(sim_t *sm, event_t e)
 {
     const int b = 64 - __builtin_clzll(e.t ^ sm->now);
     ev_vec_t *v = &sm->bucket[b];
-    if (v->n == v->cap
-        && 0 != themis_grow((void **) &v->v, v->n, &v->cap, sizeof(event_t), 256u)) {
+    if (0 != themis_grow((void **) &v->v, v->n, &v->cap, sizeof(event_t), 256u)) {
         return -1;
     }
     v->v[v->n++] = e;
@@ -174,7 +171,7 @@ static themis_status_t ev_push_gen(sim_t *sm, themis_time_t t, uint32_t cls, uin
 /* Room in *v (n used of *cap) for one more. */
 static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
 {
-    return n < *cap || 0 == themis_grow((void **) v, n, cap, sizeof(**v), 256u)
+    return 0 == themis_grow((void **) v, n, cap, sizeof(**v), 256u)
                ? THEMIS_OK
                : fail(sm, THEMIS_ERR_NOMEM, "out of memory (routes or services)");
 }

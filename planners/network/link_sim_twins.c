@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "treepack.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 
@@ -68,19 +69,6 @@ static inline uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
     }
     uf[r] = rj;
     return rj;
-}
-
-typedef struct {
-    uint32_t size, part;
-} sized_t;
-
-static int sized_cmp(const void *a, const void *b)
-{
-    const sized_t *x = a, *y = b;
-    if (x->size != y->size) {
-        return x->size < y->size ? -1 : 1;
-    }
-    return (x->part > y->part) - (x->part < y->part);
 }
 
 /* At most this many distinct forms of one size are compared against (a
@@ -154,7 +142,8 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
     const int some = nparts - nloose > 1;
     uint32_t *first = some ? calloc((size_t) nparts + 1, sizeof(*first)) : NULL;
     uint32_t *members = uf;   /* the parts are known: uf serves again */
-    sized_t *sized = some ? malloc((size_t) (nparts - nloose) * sizeof(*sized)) : NULL;
+    /* a part's size << 32 | the part, to sort by size, then part */
+    uint64_t *sized = some ? malloc((size_t) (nparts - nloose) * sizeof(*sized)) : NULL;
     themis_status_t st = THEMIS_OK;
     if (some) {
         part = malloc((size_t) n * sizeof(*part));
@@ -198,16 +187,15 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
         uint32_t nsized = 0;
         for (uint32_t p = 0; p < nparts; ++p) {
             if (!loose[members[first[p]]]) {   /* loose ones are never compared */
-                sized[nsized].size = first[p + 1] - first[p];
-                sized[nsized++].part = p;
+                sized[nsized++] = (uint64_t) (first[p + 1] - first[p]) << 32 | p;
             }
         }
-        /* by size, then part: a form's first part is the earliest */
-        qsort(sized, nsized, sizeof(*sized), sized_cmp);
+        /* a form's first part is the earliest */
+        qsort(sized, nsized, sizeof(*sized), themis_cmp_u64);
         for (uint32_t a = 0, run = 0; a < nsized; a = run) {
             uint32_t forms[TWIN_FORMS], nforms = 0;
-            for (run = a; run < nsized && sized[run].size == sized[a].size; ++run) {
-                const uint32_t p = sized[run].part;
+            for (run = a; run < nsized && sized[run] >> 32 == sized[a] >> 32; ++run) {
+                const uint32_t p = (uint32_t) sized[run];
                 uint32_t f = 0;
                 while (f < nforms && !twins(&pt, forms[f], p)) {
                     ++f;

@@ -91,9 +91,7 @@ static inline themis_status_t push_dep(themis_xfer_tracker_t *tr, uint32_t x)
     }
     tr->filter_stamp[f] = tr->stamp;
     tr->filter_x[f] = x;
-    /* the call only when full: this runs for most dependencies */
-    if (tr->ndeps == tr->cap_deps
-        && 0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
+    if (0 != themis_grow((void **) &tr->deps, tr->ndeps, &tr->cap_deps, sizeof(*tr->deps), 16u)) {
         return THEMIS_ERR_NOMEM;
     }
     tr->deps[tr->ndeps++] = x;
@@ -114,9 +112,8 @@ static themis_status_t note(themis_xfer_tracker_t *tr, const themis_xfer_t *x, u
         if (NONE != r) {
             tr->free_readers = tr->pool[r].next;
         } else {
-            if (tr->npool == tr->cap_pool
-                && 0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
-                                    sizeof(*tr->pool), 256u)) {
+            if (0 != themis_grow((void **) &tr->pool, tr->npool, &tr->cap_pool,
+                                 sizeof(*tr->pool), 256u)) {
                 return THEMIS_ERR_NOMEM;
             }
             r = tr->npool++;
@@ -231,7 +228,6 @@ themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_
     x.count = count;
     return add(tr, &x, after, idx);
 }
-
 
 themis_status_t themis_xfer_tracker_append(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
                                            const uint32_t *deps, uint32_t ndeps)
