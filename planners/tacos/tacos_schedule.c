@@ -108,6 +108,9 @@ typedef struct {
     themis_xfer_sched_t s;
     themis_xfer_tracker_t tr;
     uint32_t end;
+    /* after_all: the simulated time of end, once known (after_all_bound) */
+    uint8_t has_time;
+    themis_time_t time;
 } rs_prefix_t;
 
 static void rs_prefix_free(rs_prefix_t *p)
@@ -350,6 +353,19 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
  * after_all. */
 #define KEPT_PREFIXES 4
 
+/* An All-Gather part alone (fwd in one link order) as an after-all form's
+ * second half (after_all_bound): a lower bound of its time and, once
+ * simulated, the time. */
+typedef struct {
+    const themis_tacos_ag_t *fwd;
+    uint8_t link_order;
+    uint8_t has_lb, has_time;
+    themis_time_t lb, time;
+} ag_half_t;
+
+/* fwd and, on small graphs, alt[1], each in both link orders. */
+#define KEPT_HALVES 4
+
 /* The schedule kept so far, its simulated time and, where the caller
  * wants them (starts non-NULL), its transfers' simulated starts; the
  * graph's routes for bounds (NULL: none). */
@@ -362,7 +378,141 @@ typedef struct {
     /* an allreduce's reduce-scatter parts made so far (schedule_shared) */
     rs_prefix_t prefix[KEPT_PREFIXES];
     int nprefix;
+    ag_half_t half[KEPT_HALVES];
+    int nhalf;
 } kept_t;
+
+/* The reduce-scatter part made for rev and fwd's after_all, or NULL. */
+static rs_prefix_t *prefix_made(const themis_tacos_ag_t *rev, const themis_tacos_ag_t *fwd,
+                                kept_t *k)
+{
+    for (int i = 0; i < k->nprefix; ++i) {
+        const rs_prefix_t *q = &k->prefix[i];
+        if (q->rev == rev && q->link_order == rev->link_order && q->after_all == fwd->after_all) {
+            return &k->prefix[i];
+        }
+    }
+    return NULL;
+}
+
+/* The same, made now where none is and there is room. */
+static themis_status_t prefix_for(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                  const themis_tacos_ag_t *fwd, kept_t *k, rs_prefix_t **out)
+{
+    themis_status_t st = THEMIS_OK;
+    *out = prefix_made(rev, fwd, k);
+    if (NULL == *out && KEPT_PREFIXES > k->nprefix) {
+        st = schedule_begin(g, rev, fwd, THEMIS_COLL_ALLREDUCE, &k->prefix[k->nprefix]);
+        if (THEMIS_OK == st) {
+            *out = &k->prefix[k->nprefix++];
+        }
+    }
+    return st;
+}
+
+/* fwd's All-Gather part in its link order (a new entry where there is
+ * room), or NULL. */
+static ag_half_t *half_for(const themis_tacos_ag_t *fwd, kept_t *k)
+{
+    for (int i = 0; i < k->nhalf; ++i) {
+        if (k->half[i].fwd == fwd && k->half[i].link_order == fwd->link_order) {
+            return &k->half[i];
+        }
+    }
+    if (KEPT_HALVES == k->nhalf) {
+        return NULL;
+    }
+    ag_half_t *h = &k->half[k->nhalf++];
+    memset(h, 0, sizeof(*h));
+    h->fwd = fwd;
+    h->link_order = fwd->link_order;
+    return h;
+}
+
+static themis_time_t sum_sat(themis_time_t a, themis_time_t b)
+{
+    return a < UINT64_MAX - b ? a + b : UINT64_MAX;
+}
+
+/* An after-all allreduce form's time is its two halves' sum.  Its
+ * reduce-scatter part ends with the last owner copy (end), after every
+ * other transfer of the part, and every All-Gather send waits for end by
+ * a chain of dependencies (an owner's sends for end or, in link order,
+ * for the link's previous send; another node's for the chunk's arrival;
+ * the part writes only OUTPUT units the reduce-scatter leaves alone).
+ * When end finishes every link is idle, so the All-Gather part runs as
+ * the allgather of fwd alone does from 0 (its owners' sends ready at
+ * once), shifted: the same transfers in the same relative order (the
+ * simulator's ties) with the same dependencies among them.  So both
+ * halves are simulated once for all the forms that share them (an 8x8
+ * torus: two of each for four forms), or taken from a form simulated
+ * whole (record_halves). */
+static themis_status_t ag_alone(const themis_graph_t *g, const themis_tacos_ag_t *fwd,
+                                themis_xfer_sched_t *s)
+{
+    return themis_tacos_schedule(g, NULL, fwd, THEMIS_COLL_ALLGATHER, s);
+}
+
+/* *lb: a lower bound of the after-all form (rev, fwd)'s time, exact where
+ * both halves' times are known; 0 while neither half is (the form is then
+ * simulated whole and records both). */
+static themis_status_t after_all_bound(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                       const themis_tacos_ag_t *fwd, uint64_t chunk_bytes,
+                                       kept_t *k, themis_time_t *lb)
+{
+    rs_prefix_t *c = NULL;
+    ag_half_t *h = half_for(fwd, k);
+    themis_xfer_sched_t a;
+    themis_status_t st = prefix_for(g, rev, fwd, k, &c);
+
+    *lb = 0;
+    if (THEMIS_OK != st || NULL == c || NULL == h || UINT32_MAX == c->end
+        || (!c->has_time && !h->has_time)) {
+        return st;
+    }
+    if (!c->has_time) {
+        c->time = themis_tacos_simulated(g, &c->s, chunk_bytes);
+        c->has_time = UINT64_MAX != c->time;
+    }
+    if (!c->has_time) {
+        return THEMIS_OK;
+    }
+    /* the second half's chain bound first: it often settles the form */
+    memset(&a, 0, sizeof(a));
+    if (!h->has_time && !h->has_lb && NULL != k->routes) {
+        st = ag_alone(g, fwd, &a);
+        h->has_lb = THEMIS_OK == st
+                    && THEMIS_OK == themis_route_chain_bound(k->routes, &a, chunk_bytes, &h->lb);
+    }
+    if (!h->has_time && THEMIS_ERR_NOMEM != st
+        && (!h->has_lb || sum_sat(c->time, h->lb) < k->best)) {
+        st = 0 != a.nxfers ? THEMIS_OK : ag_alone(g, fwd, &a);
+        h->time = THEMIS_OK == st ? themis_tacos_simulated(g, &a, chunk_bytes) : UINT64_MAX;
+        h->has_time = UINT64_MAX != h->time;
+    }
+    themis_xfer_free(&a);
+    if (THEMIS_ERR_NOMEM == st) {
+        return st;
+    }
+    *lb = sum_sat(c->time, h->has_time ? h->time : h->has_lb ? h->lb : 0);
+    return THEMIS_OK;
+}
+
+/* Both halves' times from the after-all form (rev, fwd) simulated whole
+ * (sim): its reduce-scatter part's end and the rest. */
+static void record_halves(const themis_tacos_ag_t *rev, const themis_tacos_ag_t *fwd,
+                          const themis_link_sim_t *sim, kept_t *k)
+{
+    rs_prefix_t *c = prefix_made(rev, fwd, k);
+    ag_half_t *h = half_for(fwd, k);
+    if (NULL == c || NULL == h || UINT32_MAX == c->end || c->end >= sim->nxfers) {
+        return;
+    }
+    c->time = sim->finish_ps[c->end];
+    c->has_time = 1;
+    h->time = sim->total_ps - c->time;
+    h->has_time = 1;
+}
 
 /* themis_tacos_schedule of an allreduce into out, its reduce-scatter part
  * made once per (rev, after_all) and copied for every form that shares
@@ -379,19 +529,9 @@ static themis_status_t schedule_shared(const themis_graph_t *g, const themis_tac
     if (!schedule_args_ok(g, rev, fwd, coll)) {
         return THEMIS_ERR_INVALID;
     }
-    for (int i = 0; NULL == c && i < k->nprefix; ++i) {
-        const rs_prefix_t *q = &k->prefix[i];
-        if (q->rev == rev && q->link_order == rev->link_order && q->after_all == fwd->after_all) {
-            c = &k->prefix[i];
-        }
-    }
-    if (NULL == c && KEPT_PREFIXES == k->nprefix) {
+    st = prefix_for(g, rev, fwd, k, &c);
+    if (THEMIS_OK == st && NULL == c) {
         return themis_tacos_schedule(g, rev, fwd, coll, out);
-    }
-    if (NULL == c) {
-        c = &k->prefix[k->nprefix];
-        st = schedule_begin(g, rev, fwd, coll, c);
-        k->nprefix += THEMIS_OK == st;
     }
     memset(&p, 0, sizeof(p));
     if (THEMIS_OK == st) {
@@ -420,14 +560,24 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
     themis_xfer_sched_t s;
     themis_link_sim_t sim;
     char why[128];
-    themis_status_t st = THEMIS_COLL_ALLREDUCE == coll ? schedule_shared(g, rev, fwd, k, &s)
-                                                       : themis_tacos_schedule(g, rev, fwd, coll,
-                                                                               &s);
+    themis_status_t st = THEMIS_OK;
+    themis_time_t t = 0, lb = 0;
+    /* An after-all form whose halves take as long as the kept one: not
+     * made (after_all_bound). */
+    if (THEMIS_COLL_ALLREDUCE == coll && fwd->after_all && k->have) {
+        st = after_all_bound(g, rev, fwd, chunk_bytes, k, &lb);
+        if (THEMIS_OK == st && lb >= k->best) {
+            return THEMIS_OK;
+        }
+    }
+    if (THEMIS_OK == st) {
+        st = THEMIS_COLL_ALLREDUCE == coll ? schedule_shared(g, rev, fwd, k, &s)
+                                           : themis_tacos_schedule(g, rev, fwd, coll, &s);
+    }
     if (THEMIS_OK != st) {
         return st;
     }
     memset(&sim, 0, sizeof(sim));
-    themis_time_t t = 0, lb = 0;
     /* An All-Reduce form whose dependency chains alone take as long as
      * the kept one would not be kept: not simulated (its link order or
      * the wait for the whole reduce-scatter often makes it so). */
@@ -441,6 +591,9 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
         t = THEMIS_OK == themis_link_sim(g, &s, chunk_bytes, &sim, why, sizeof(why))
                 ? sim.total_ps
                 : UINT64_MAX;
+    }
+    if (THEMIS_COLL_ALLREDUCE == coll && fwd->after_all && UINT64_MAX != t) {
+        record_halves(rev, fwd, &sim, k);
     }
     if (!k->have || t < k->best) {
         themis_xfer_free(k->out);

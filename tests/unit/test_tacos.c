@@ -396,6 +396,83 @@ static void test_reverse(void)
     themis_graph_free(&g);
 }
 
+/* An All-Reduce whose All-Gather part waits for the whole reduce-scatter
+ * (after_all) takes exactly its reduce-scatter's time plus the
+ * All-Gather's alone, in either link order, on symmetric graphs (rev the
+ * mirror) and others (rev on the transpose), k 1..3, with slow links:
+ * the synthesis times those forms by their halves (after_all_bound in
+ * tacos_schedule.c), and on a symmetric graph none of the forms is
+ * faster than the synthesis' choice.  The forms that start each chunk
+ * once reduced are not so (checked to differ somewhere, so the check can
+ * fail). */
+static void test_after_all_halves(void)
+{
+    static const struct {
+        const char *spec;
+        uint32_t k;
+    } cases[] = {{"torus2d:4x4", 1}, {"torus2d:5x5", 1}, {"torus2d:3x4", 3},
+                 {"mesh2d:4x9", 1}, {"mesh2d_hetero:4x4,bw=100GiB/s,bw2=30GiB/s", 2},
+                 {"torus3d:3x3x4", 1}, {"ring:7", 2}};
+    char why[256] = "";
+    int differ = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        themis_graph_t g = load(cases[i].spec), t;
+        uint64_t chunk = 3 * 65536 + 1;
+        themis_tacos_ag_t fwd, rev[2];
+        UNIT_CHECK(THEMIS_OK == themis_tacos_transpose(&g, &t));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&g, cases[i].k, chunk, 2, &fwd, why,
+                                                       sizeof(why)));
+        UNIT_CHECK(THEMIS_OK == themis_tacos_allgather(&t, cases[i].k, chunk, 2, &rev[0], why,
+                                                       sizeof(why)));
+        int nrev = 1 + (THEMIS_OK == themis_tacos_mirror(&g, &fwd, &rev[1]));
+        themis_xfer_sched_t best;
+        UNIT_CHECK(THEMIS_OK == themis_tacos_synthesize(&g, THEMIS_COLL_ALLREDUCE, cases[i].k,
+                                                        chunk, 2, &best, why, sizeof(why)));
+        themis_time_t chosen = sim_time(&g, &best, chunk);
+        themis_xfer_free(&best);
+        for (int r = 0; r < nrev; r++) {
+            themis_xfer_sched_t s;
+            rev[r].link_order = 1;
+            UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev[r], NULL,
+                                                          THEMIS_COLL_REDUCE_SCATTER, &s));
+            themis_time_t rs = sim_time(&g, &s, chunk);
+            themis_xfer_free(&s);
+            for (int form = 0; form < 4; form++) {
+                fwd.link_order = form & 1;
+                fwd.after_all = form >> 1;
+                UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, NULL, &fwd,
+                                                              THEMIS_COLL_ALLGATHER, &s));
+                themis_time_t ag = sim_time(&g, &s, chunk);
+                themis_xfer_free(&s);
+                UNIT_CHECK(THEMIS_OK == themis_tacos_schedule(&g, &rev[r], &fwd,
+                                                              THEMIS_COLL_ALLREDUCE, &s));
+                themis_time_t ar = sim_time(&g, &s, chunk);
+                themis_xfer_free(&s);
+                /* symmetric: the synthesis chose among these forms */
+                UNIT_CHECKF(1 == nrev || chosen <= ar, "%s k=%u form %d: chosen %llu, form %llu",
+                            cases[i].spec, cases[i].k, form, (unsigned long long) chosen,
+                            (unsigned long long) ar);
+                if (fwd.after_all) {
+                    UNIT_CHECKF(ar == rs + ag, "%s k=%u rev %d order %d: %llu, halves %llu + "
+                                "%llu", cases[i].spec, cases[i].k, r, fwd.link_order,
+                                (unsigned long long) ar, (unsigned long long) rs,
+                                (unsigned long long) ag);
+                } else {
+                    differ += ar != rs + ag;
+                }
+            }
+        }
+        themis_tacos_ag_free(&fwd);
+        themis_tacos_ag_free(&rev[0]);
+        if (2 == nrev) {
+            themis_tacos_ag_free(&rev[1]);
+        }
+        themis_graph_free(&t);
+        themis_graph_free(&g);
+    }
+    UNIT_CHECK(0 < differ);
+}
+
 /* Two fully connected groups of m nodes at 100 Gb/s joined by one link
  * pair at 10 Gb/s (a hierarchical graph): the cut between the groups
  * binds, m k chunks over the slow link each way (a node's own links allow
@@ -774,6 +851,7 @@ int main(void)
     UNIT_RUN(test_deterministic);
     UNIT_RUN(test_lower_bound);
     UNIT_RUN(test_reverse);
+    UNIT_RUN(test_after_all_halves);
     UNIT_RUN(test_cut_bound);
     UNIT_RUN(test_failures);
     UNIT_RUN(test_row);
