@@ -88,8 +88,16 @@ themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
                                          const themis_xfer_sched_t *s, uint64_t unit_bytes,
                                          themis_time_t *lb)
 {
+    return themis_route_chain_fins(rt, s, unit_bytes, NULL, NULL, lb);
+}
+
+themis_status_t themis_route_chain_fins(const themis_route_table_t *rt,
+                                        const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                                        const themis_time_t *ready0, themis_time_t *fins,
+                                        themis_time_t *lb)
+{
     const uint32_t p = rt->nranks;
-    themis_time_t *fin = malloc(((size_t) s->nxfers + 1) * sizeof(*fin));
+    themis_time_t *fin = NULL != fins ? fins : malloc(((size_t) s->nxfers + 1) * sizeof(*fin));
     themis_time_t most = 0;
     themis_status_t st = THEMIS_OK;
 
@@ -103,7 +111,7 @@ themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
             break;
         }
         const uint32_t h = x->src == x->dst ? 0 : rt->hops[(size_t) x->src * p + x->dst];
-        themis_time_t ready = 0;
+        themis_time_t ready = NULL != ready0 ? ready0[i] : 0;
         for (uint32_t d = 0; d < x->ndeps; ++d) {
             const uint32_t j = s->deps[x->dep_first + d];
             if (j >= i) {
@@ -125,7 +133,9 @@ themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
         fin[i] = f > (unsigned __int128) INT64_MAX ? (themis_time_t) INT64_MAX : (themis_time_t) f;
         most = fin[i] > most ? fin[i] : most;
     }
-    free(fin);
+    if (NULL == fins) {
+        free(fin);
+    }
     if (THEMIS_OK == st) {
         *lb = most;
     }

@@ -42,5 +42,13 @@ void themis_route_table_free(themis_route_table_t *rt);
 themis_status_t themis_route_chain_bound(const themis_route_table_t *rt,
                                          const themis_xfer_sched_t *s, uint64_t unit_bytes,
                                          themis_time_t *lb);
+/* The same with transfer i ready no earlier than ready0[i] (NULL: 0) and
+ * each transfer's bounded finish in fins[nxfers] (NULL: not kept): the
+ * bound of a schedule's part whose inputs come from another (TACOS'
+ * All-Gather part after its reduce-scatter part). */
+themis_status_t themis_route_chain_fins(const themis_route_table_t *rt,
+                                        const themis_xfer_sched_t *s, uint64_t unit_bytes,
+                                        const themis_time_t *ready0, themis_time_t *fins,
+                                        themis_time_t *lb);
 
 #endif

@@ -49,10 +49,11 @@ static themis_status_t fold(themis_xfer_tracker_t *tr, uint32_t v, uint32_t c, u
  * reversal of rev is then a valid timing, and the link simulator, which
  * starts each send as early as that allows, takes no longer than rev.
  * chain (or NULL): the owners' copies one after another, the index of the
- * last, which ends the reduce-scatter, in *chain. */
+ * last, which ends the reduce-scatter, in *chain; copies (or NULL): each
+ * chunk's owner copy's index. */
 static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph_t *g,
                                    const themis_tacos_ag_t *ag, int whole, uint64_t *slot,
-                                   uint32_t *ready, uint32_t *chain)
+                                   uint32_t *ready, uint32_t *chain, uint32_t *copies)
 {
     themis_status_t st = THEMIS_OK;
     uint32_t none = UINT32_MAX, *end = NULL != chain ? chain : &none;
@@ -85,10 +86,14 @@ static themis_status_t reduce_part(themis_xfer_tracker_t *tr, const themis_graph
         uint32_t o = c / ag->k;
         st = fold(tr, o, c, nc, pend, next, unit, UINT32_MAX, NULL);
         if (THEMIS_OK == st) {
+            uint32_t at = UINT32_MAX;
             st = themis_xfer_tracker_add_after(tr, *end, o, o, THEMIS_XFER_COPY,
                                                THEMIS_BUF_INPUT, c, THEMIS_BUF_OUTPUT,
-                                               whole ? c : c - o * ag->k, 1,
-                                               NULL != chain ? end : NULL);
+                                               whole ? c : c - o * ag->k, 1, &at);
+            *end = NULL != chain ? at : *end;
+            if (NULL != copies) {
+                copies[c] = at;
+            }
         }
     }
     free(pend);
@@ -108,9 +113,14 @@ typedef struct {
     themis_xfer_sched_t s;
     themis_xfer_tracker_t tr;
     uint32_t end;
+    uint32_t *copies;   /* [nchunks] each chunk's owner copy */
     /* after_all: the simulated time of end, once known (after_all_bound) */
     uint8_t has_time;
     themis_time_t time;
+    /* the part's chain bound and its owner copies' bounded finishes
+     * (reduced_bound), once known */
+    uint8_t has_fin;
+    themis_time_t lb, *copy_fin;
 } rs_prefix_t;
 
 static void rs_prefix_free(rs_prefix_t *p)
@@ -119,6 +129,8 @@ static void rs_prefix_free(rs_prefix_t *p)
         themis_xfer_tracker_free(&p->tr);
         themis_xfer_free(&p->s);
     }
+    free(p->copies);
+    free(p->copy_fin);
     memset(p, 0, sizeof(*p));
 }
 
@@ -147,6 +159,8 @@ static themis_status_t schedule_begin(const themis_graph_t *g, const themis_taco
     uint32_t *last = malloc((g->nlinks ? g->nlinks : 1) * sizeof(*last));
 
     memset(p, 0, sizeof(*p));
+    p->copies = THEMIS_COLL_ALLREDUCE == coll ? malloc((size_t) nchunks * sizeof(*p->copies))
+                                              : NULL;
     p->rev = rev;
     p->link_order = NULL != rev && rev->link_order;
     p->after_all = NULL != fwd && fwd->after_all;
@@ -154,9 +168,11 @@ static themis_status_t schedule_begin(const themis_graph_t *g, const themis_taco
     for (uint32_t l = 0; NULL != last && l < g->nlinks; ++l) {
         last[l] = UINT32_MAX;
     }
-    if (NULL == slot || NULL == last) {
+    if (NULL == slot || NULL == last || (THEMIS_COLL_ALLREDUCE == coll && NULL == p->copies)) {
         free(slot);
         free(last);
+        free(p->copies);
+        p->copies = NULL;
         return THEMIS_ERR_NOMEM;
     }
     /* Scratch: one unit per reduce-scatter message a node receives, the
@@ -175,7 +191,8 @@ static themis_status_t schedule_begin(const themis_graph_t *g, const themis_taco
     p->made = 1;
     if (THEMIS_OK == st && THEMIS_COLL_ALLGATHER != coll) {
         st = reduce_part(&p->tr, g, rev, THEMIS_COLL_ALLREDUCE == coll, slot, last,
-                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &p->end : NULL);
+                         THEMIS_COLL_ALLREDUCE == coll && fwd->after_all ? &p->end : NULL,
+                         p->copies);
     }
     free(slot);
     free(last);
@@ -359,8 +376,9 @@ themis_time_t themis_tacos_simulated(const themis_graph_t *g, const themis_xfer_
 typedef struct {
     const themis_tacos_ag_t *fwd;
     uint8_t link_order;
-    uint8_t has_lb, has_time;
+    uint8_t has_lb, has_time, has_s;
     themis_time_t lb, time;
+    themis_xfer_sched_t s;   /* the allgather of fwd (ag_alone), once made */
 } ag_half_t;
 
 /* fwd and, on small graphs, alt[1], each in both link orders. */
@@ -447,10 +465,14 @@ static themis_time_t sum_sat(themis_time_t a, themis_time_t b)
  * halves are simulated once for all the forms that share them (an 8x8
  * torus: two of each for four forms), or taken from a form simulated
  * whole (record_halves). */
-static themis_status_t ag_alone(const themis_graph_t *g, const themis_tacos_ag_t *fwd,
-                                themis_xfer_sched_t *s)
+static themis_status_t ag_alone(const themis_graph_t *g, ag_half_t *h)
 {
-    return themis_tacos_schedule(g, NULL, fwd, THEMIS_COLL_ALLGATHER, s);
+    themis_status_t st = THEMIS_OK;
+    if (!h->has_s) {
+        st = themis_tacos_schedule(g, NULL, h->fwd, THEMIS_COLL_ALLGATHER, &h->s);
+        h->has_s = THEMIS_OK == st;
+    }
+    return st;
 }
 
 /* *lb: a lower bound of the after-all form (rev, fwd)'s time, exact where
@@ -462,7 +484,6 @@ static themis_status_t after_all_bound(const themis_graph_t *g, const themis_tac
 {
     rs_prefix_t *c = NULL;
     ag_half_t *h = half_for(fwd, k);
-    themis_xfer_sched_t a;
     themis_status_t st = prefix_for(g, rev, fwd, k, &c);
 
     *lb = 0;
@@ -478,19 +499,18 @@ static themis_status_t after_all_bound(const themis_graph_t *g, const themis_tac
         return THEMIS_OK;
     }
     /* the second half's chain bound first: it often settles the form */
-    memset(&a, 0, sizeof(a));
     if (!h->has_time && !h->has_lb && NULL != k->routes) {
-        st = ag_alone(g, fwd, &a);
+        st = ag_alone(g, h);
         h->has_lb = THEMIS_OK == st
-                    && THEMIS_OK == themis_route_chain_bound(k->routes, &a, chunk_bytes, &h->lb);
+                    && THEMIS_OK == themis_route_chain_bound(k->routes, &h->s, chunk_bytes,
+                                                             &h->lb);
     }
     if (!h->has_time && THEMIS_ERR_NOMEM != st
         && (!h->has_lb || sum_sat(c->time, h->lb) < k->best)) {
-        st = 0 != a.nxfers ? THEMIS_OK : ag_alone(g, fwd, &a);
-        h->time = THEMIS_OK == st ? themis_tacos_simulated(g, &a, chunk_bytes) : UINT64_MAX;
+        st = ag_alone(g, h);
+        h->time = THEMIS_OK == st ? themis_tacos_simulated(g, &h->s, chunk_bytes) : UINT64_MAX;
         h->has_time = UINT64_MAX != h->time;
     }
-    themis_xfer_free(&a);
     if (THEMIS_ERR_NOMEM == st) {
         return st;
     }
@@ -512,6 +532,64 @@ static void record_halves(const themis_tacos_ag_t *rev, const themis_tacos_ag_t 
     c->has_time = 1;
     h->time = sim->total_ps - c->time;
     h->has_time = 1;
+}
+
+/* *lb: the chain bound (themis_route_chain_bound) of the form (rev, fwd)
+ * whose All-Gather part starts each chunk once reduced, without making
+ * it: its reduce-scatter part's (once per rev), then the allgather of
+ * fwd (once per fwd and link order) with each owner's sends ready when
+ * the part's bound has its owner copy done (they read what it wrote).
+ * The same dependencies, so the same bound; 0 where it cannot tell. */
+static themis_status_t reduced_bound(const themis_graph_t *g, const themis_tacos_ag_t *rev,
+                                     const themis_tacos_ag_t *fwd, uint64_t chunk_bytes,
+                                     kept_t *k, themis_time_t *lb)
+{
+    rs_prefix_t *c = NULL;
+    ag_half_t *h = half_for(fwd, k);
+    themis_status_t st = NULL != k->routes && NULL != h ? prefix_for(g, rev, fwd, k, &c)
+                                                        : THEMIS_OK;
+    themis_time_t *fins = NULL, *ready = NULL, ag = 0;
+
+    *lb = 0;
+    if (THEMIS_OK != st || NULL == c || NULL == c->copies) {
+        return st;
+    }
+    if (!c->has_fin) {
+        fins = malloc(((size_t) c->s.nxfers + 1) * sizeof(*fins));
+        c->copy_fin = malloc((size_t) fwd->nchunks * sizeof(*c->copy_fin));
+        if (NULL == fins || NULL == c->copy_fin) {
+            free(fins);
+            return THEMIS_ERR_NOMEM;
+        }
+        st = themis_route_chain_fins(k->routes, &c->s, chunk_bytes, NULL, fins, &c->lb);
+        for (uint32_t ch = 0; THEMIS_OK == st && ch < fwd->nchunks; ++ch) {
+            c->copy_fin[ch] = fins[c->copies[ch]];
+        }
+        c->has_fin = THEMIS_OK == st;
+        free(fins);
+    }
+    st = c->has_fin ? ag_alone(g, h) : st;
+    if (THEMIS_OK != st || !c->has_fin) {
+        return THEMIS_ERR_NOMEM == st ? st : THEMIS_OK;
+    }
+    /* the allgather's sends come last, in fwd's order */
+    const uint32_t first = h->s.nxfers - fwd->nsends;
+    ready = calloc((size_t) h->s.nxfers + 1, sizeof(*ready));
+    if (NULL == ready) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < fwd->nsends; ++i) {
+        const themis_tacos_send_t *x = &fwd->sends[i];
+        if (g->links[x->link].src == x->chunk / fwd->k) {
+            ready[first + i] = c->copy_fin[x->chunk];
+        }
+    }
+    st = themis_route_chain_fins(k->routes, &h->s, chunk_bytes, ready, NULL, &ag);
+    free(ready);
+    if (THEMIS_OK == st) {
+        *lb = ag > c->lb ? ag : c->lb;
+    }
+    return THEMIS_ERR_NOMEM == st ? st : THEMIS_OK;
 }
 
 /* themis_tacos_schedule of an allreduce into out, its reduce-scatter part
@@ -562,10 +640,11 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
     char why[128];
     themis_status_t st = THEMIS_OK;
     themis_time_t t = 0, lb = 0;
-    /* An after-all form whose halves take as long as the kept one: not
-     * made (after_all_bound). */
-    if (THEMIS_COLL_ALLREDUCE == coll && fwd->after_all && k->have) {
-        st = after_all_bound(g, rev, fwd, chunk_bytes, k, &lb);
+    /* An All-Reduce form bounded to take as long as the kept one would
+     * not be kept: not made (after_all_bound, reduced_bound). */
+    if (THEMIS_COLL_ALLREDUCE == coll && k->have) {
+        st = fwd->after_all ? after_all_bound(g, rev, fwd, chunk_bytes, k, &lb)
+                            : reduced_bound(g, rev, fwd, chunk_bytes, k, &lb);
         if (THEMIS_OK == st && lb >= k->best) {
             return THEMIS_OK;
         }
@@ -582,6 +661,7 @@ static themis_status_t keep_faster(const themis_graph_t *g, const themis_tacos_a
      * the kept one would not be kept: not simulated (its link order or
      * the wait for the whole reduce-scatter often makes it so). */
     if (THEMIS_COLL_ALLREDUCE == coll && k->have && NULL != k->routes
+        && (fwd->after_all || 0 == lb)
         && THEMIS_OK == themis_route_chain_bound(k->routes, &s, chunk_bytes, &lb)
         && lb >= k->best) {
         themis_xfer_free(&s);
@@ -732,6 +812,9 @@ static themis_status_t synthesize(const themis_graph_t *g, themis_coll_t coll,
     }
     for (int i = 0; i < kept.nprefix; ++i) {
         rs_prefix_free(&kept.prefix[i]);
+    }
+    for (int i = 0; i < kept.nhalf; ++i) {
+        themis_xfer_free(&kept.half[i].s);
     }
     themis_route_table_free(&routes);
     themis_tacos_ag_free(&rev);
