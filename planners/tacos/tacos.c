@@ -58,7 +58,8 @@ enum { RULE_FIFO = 0, RULE_MATCHED, RULES, RULE_PUBLIC = RULES };
 #define PUBLIC_LINKS 64u
 
 /* Heap events at one time: link frees, then arrivals (so that a link's
- * choice sees every chunk that arrived at that time), each by index. */
+ * choice sees every chunk that arrived at that time), each for a run of
+ * sends (push_round), by its first. */
 enum { EV_FREE = 0, EV_ARRIVE = 1 };
 
 typedef struct {
@@ -119,6 +120,7 @@ typedef struct {
     uint32_t ntries;
     event_t *heap;
     uint32_t nheap, cap_heap;
+    uint32_t *batch_end;            /* [cap_sends] an event's sends: its id .. this - 1 */
     uint64_t rng;
 } synth_t;
 
@@ -380,7 +382,6 @@ static void say_unreached(const synth_t *sy, char *why, size_t len)
 static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t now,
                              themis_tacos_send_t *sends, uint32_t *nsends)
 {
-    themis_status_t st;
     uint32_t v = sy->g->links[l].dst;
     size_t at = (size_t) v * sy->nchunks + c;
     if (!sy->track || UINT64_MAX == sy->eta[at]) {
@@ -398,11 +399,38 @@ static themis_status_t start(synth_t *sy, uint32_t l, uint32_t c, themis_time_t 
     sy->busy[l] = 1;
     sends[*nsends] = (themis_tacos_send_t) {.link = l, .chunk = c, .start_ps = now,
                                             .arrive_ps = now + sy->ser[l] + sy->lat[l]};
-    st = ev_push(sy, now + sy->ser[l] + (sy->occupy ? sy->lat[l] : 0), EV_FREE, l);
-    if (THEMIS_OK == st) {
-        st = ev_push(sy, sends[*nsends].arrive_ps, EV_ARRIVE, *nsends);
-    }
     ++*nsends;
+    return THEMIS_OK;
+}
+
+/* When send x frees its link. */
+static themis_time_t frees_at(const synth_t *sy, const themis_tacos_send_t *x)
+{
+    return x->start_ps + sy->ser[x->link] + (sy->occupy ? sy->lat[x->link] : 0);
+}
+
+/* The events of the sends started now (first .. nsends - 1): one link
+ * free and one arrival event per run of consecutive sends that free their
+ * links and land at the same times (a homogeneous graph's whole round),
+ * keyed by the run's first send.  Taken in (t, key) order, they handle
+ * the arrivals of a time in send order, as an event per send would; the
+ * link frees of a time before them, in another order than by link, which
+ * only lists the links to choose (each choice sorts them). */
+static themis_status_t push_round(synth_t *sy, const themis_tacos_send_t *sends, uint32_t first,
+                                  uint32_t nsends)
+{
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t a = first, b; a < nsends && THEMIS_OK == st; a = b) {
+        const themis_time_t fr = frees_at(sy, &sends[a]), at = sends[a].arrive_ps;
+        for (b = a + 1; b < nsends && at == sends[b].arrive_ps && fr == frees_at(sy, &sends[b]);
+             ++b) {
+        }
+        sy->batch_end[a] = b;
+        st = ev_push(sy, fr, EV_FREE, a);
+        if (THEMIS_OK == st) {
+            st = ev_push(sy, at, EV_ARRIVE, a);
+        }
+    }
     return st;
 }
 
@@ -668,9 +696,11 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         got(sy, c / sy->k, c, 0);
     }
     for (;;) {
+        const uint32_t round = nsends;
         st = RULE_FIFO == sy->rule      ? choose_fifo(sy, now, sends, &nsends)
              : RULE_MATCHED == sy->rule ? choose_matched(sy, now, sends, &nsends)
                                         : choose_public(sy, now, sends, &nsends);
+        st = THEMIS_OK == st ? push_round(sy, sends, round, nsends) : st;
         sy->ntries = 0;
         if (THEMIS_OK != st || 0 == sy->nheap) {
             break;
@@ -680,11 +710,12 @@ static themis_status_t run_seed(synth_t *sy, uint32_t seed, link_key_t *keys,
         while (0 < sy->nheap && now == sy->heap[0].t) {
             const event_t e = ev_pop(sy);
             const uint32_t id = (uint32_t) e.key;
-            if (EV_FREE == e.key >> 32) {
-                sy->busy[id] = 0;
-                try_link(sy, id);
-            } else if (arrive(sy, &sends[id], id, now)) {
-                last = now;
+            for (uint32_t i = id; EV_FREE == e.key >> 32 && i < sy->batch_end[id]; ++i) {
+                sy->busy[sends[i].link] = 0;
+                try_link(sy, sends[i].link);
+            }
+            for (uint32_t i = id; EV_ARRIVE == e.key >> 32 && i < sy->batch_end[id]; ++i) {
+                last = arrive(sy, &sends[i], i, now) ? now : last;
             }
         }
     }
@@ -757,6 +788,7 @@ static void synth_free(synth_t *sy)
     free(sy->mask);
     free(sy->pent);
     free(sy->heap);
+    free(sy->batch_end);
     free(sy->eta);
     free(sy->fastest_in);
     free(sy->carrier);
@@ -890,13 +922,14 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
         sy.carrier = malloc((size_t) n * nchunks * sizeof(*sy.carrier));
     }
     themis_tacos_send_t *cur = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*cur));
+    sy.batch_end = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*sy.batch_end));
     out->sends = malloc((sy.cap_sends ? sy.cap_sends : 1) * sizeof(*out->sends));
     if (NULL == sy.ser || NULL == sy.lat || NULL == sy.prio || NULL == sy.by_prio
         || NULL == sy.claimed || NULL == sy.arrived || NULL == sy.ready || NULL == sy.head
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
         || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
         || NULL == sy.match || NULL == sy.owner || NULL == sy.seen || NULL == sy.mask
-        || NULL == sy.pent
+        || NULL == sy.pent || NULL == sy.batch_end
         || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier || NULL == sy.fastest_in))
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;
