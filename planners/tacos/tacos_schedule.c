@@ -484,11 +484,23 @@ static themis_status_t after_all_bound(const themis_graph_t *g, const themis_tac
 {
     rs_prefix_t *c = NULL;
     ag_half_t *h = half_for(fwd, k);
-    themis_status_t st = prefix_for(g, rev, fwd, k, &c);
+    themis_status_t st = THEMIS_OK;
 
     *lb = 0;
-    if (THEMIS_OK != st || NULL == c || NULL == h || UINT32_MAX == c->end
-        || (!c->has_time && !h->has_time)) {
+    /* rev's reduce-scatter part for either form: the same transfers, and
+     * the chain of local copies (after_all) adds no time to its end, so
+     * both take as long; one timed already, else one made already */
+    for (int i = 0; i < k->nprefix; ++i) {
+        rs_prefix_t *q = &k->prefix[i];
+        if (q->rev == rev && q->link_order == rev->link_order
+            && (NULL == c || (q->has_time && !c->has_time))) {
+            c = q;
+        }
+    }
+    if (NULL == c) {
+        st = prefix_for(g, rev, fwd, k, &c);
+    }
+    if (THEMIS_OK != st || NULL == c || NULL == h || (!c->has_time && !h->has_time)) {
         return st;
     }
     if (!c->has_time) {
