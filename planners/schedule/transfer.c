@@ -67,6 +67,30 @@ themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
     return THEMIS_OK;
 }
 
+themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps)
+{
+    if (nxfers > UINT32_MAX || ndeps > UINT32_MAX) {
+        return THEMIS_ERR_NOMEM;
+    }
+    if (nxfers > s->cap_xfers) {
+        themis_xfer_t *n = realloc(s->xfers, (size_t) nxfers * sizeof(*n));
+        if (NULL == n) {
+            return THEMIS_ERR_NOMEM;
+        }
+        s->xfers = n;
+        s->cap_xfers = (uint32_t) nxfers;
+    }
+    if (ndeps > s->cap_deps) {
+        uint32_t *n = realloc(s->deps, (size_t) ndeps * sizeof(*n));
+        if (NULL == n) {
+            return THEMIS_ERR_NOMEM;
+        }
+        s->deps = n;
+        s->cap_deps = (uint32_t) ndeps;
+    }
+    return THEMIS_OK;
+}
+
 typedef struct {
     uint64_t key;
     uint32_t index;

@@ -111,6 +111,11 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
  * index in *idx (may be NULL); THEMIS_ERR_NOMEM. */
 themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
                                 const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
+/* Room for at least nxfers transfers and ndeps dependencies in all, so
+ * that a builder that knows its list's length appends without growing
+ * it (no copies of a growing array, no pages faulted twice); more may
+ * still be added.  THEMIS_ERR_NOMEM (s unchanged). */
+themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps);
 void themis_xfer_free(themis_xfer_sched_t *s);
 /* out: a copy of s that owns its arrays (freed with themis_xfer_free);
  * THEMIS_ERR_NOMEM (out then empty). */

@@ -111,15 +111,12 @@ themis_status_t themis_xfer_slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
     }
     n = n < UINT32_MAX / 4 ? n : UINT32_MAX / 4;
     n = 0 == n ? 1 : n;
-    sl->s.xfers = malloc((size_t) n * sizeof(*sl->s.xfers));
-    sl->s.deps = malloc((size_t) 3 * n * sizeof(*sl->s.deps));
     sl->tag = malloc((size_t) n * sizeof(*sl->tag));
-    if (NULL == sl->s.xfers || NULL == sl->s.deps || NULL == sl->tag) {
+    if (NULL == sl->tag) {
         return THEMIS_ERR_NOMEM;
     }
-    sl->s.cap_xfers = sl->cap_tag = (uint32_t) n;
-    sl->s.cap_deps = (uint32_t) (3 * n);
-    return THEMIS_OK;
+    sl->cap_tag = (uint32_t) n;
+    return themis_xfer_reserve(&sl->s, n, 3 * n);
 }
 
 themis_status_t themis_xfer_slice_done(themis_xfer_slice_t *sl, themis_status_t st)

@@ -16,6 +16,7 @@
 #include "xfer_run.h"
 #include "xfer_ring.h"
 #include "xfer_tracker.h"
+#include "hamiltonian.h"
 
 static uint32_t add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, int kind, int sb,
                     uint64_t so, int db, uint64_t dof, uint64_t n, const uint32_t *deps,
@@ -589,6 +590,54 @@ static void test_tracker_copy(void)
     }
 }
 
+/* themis_xfer_reserve: room reserved takes that many appends without
+ * moving the arrays, keeps what the list holds, never shrinks it, and
+ * the list grows past it as before.  The ring builders reserve their
+ * whole lists exactly (a count formula off by a step fails here). */
+static void test_reserve(void)
+{
+    themis_xfer_sched_t s;
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
+    const uint32_t d[2] = {0, 1};
+    add(&s, 0, 1, CP, IN, 0, OUT, 0, 1, NULL, 0);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_reserve(&s, 100, 200));
+    UNIT_CHECK(s.cap_xfers >= 100 && s.cap_deps >= 200 && 1 == s.nxfers);
+    const themis_xfer_t *xf = s.xfers;
+    const uint32_t *dp = s.deps;
+    for (uint32_t i = 1; i < 100; i++) {
+        add(&s, i % 2, 1 - i % 2, CP, IN, i, OUT, i, 1, d, i > 1 ? 2 : 1);
+    }
+    UNIT_CHECK(xf == s.xfers && dp == s.deps && 100 == s.nxfers && 197 == s.ndeps);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_reserve(&s, 10, 10));   /* never shrinks */
+    UNIT_CHECK(s.cap_xfers >= 100 && s.cap_deps >= 197 && 0 == s.xfers[0].src
+               && 99 == s.xfers[99].src_off && 1 == s.deps[196]);
+    add(&s, 0, 1, CP, IN, 0, OUT, 0, 1, d, 2);
+    UNIT_CHECK(101 == s.nxfers && 197 == s.xfers[100].dep_first && 199 == s.ndeps);
+    UNIT_CHECK(THEMIS_ERR_NOMEM == themis_xfer_reserve(&s, (uint64_t) UINT32_MAX + 1, 0));
+    UNIT_CHECK(101 == s.nxfers);
+    themis_xfer_free(&s);
+
+    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}};
+    for (int h = 0; h < 3; h++) {
+        themis_ham_t ham;
+        UNIT_CHECK(THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham, NULL, 0));
+        for (int c = 0; c < 3; c++) {
+            for (uint32_t k = 1; k <= 3; k++) {
+                UNIT_CHECK(THEMIS_OK == themis_xfer_rings((themis_coll_t) c, &ham, NULL, k, &s));
+                UNIT_CHECKF(s.nxfers == s.cap_xfers, "rings %ux%u coll %d K %u: %u of %u",
+                            shapes[h][0], shapes[h][1], c, k, s.nxfers, s.cap_xfers);
+                themis_xfer_free(&s);
+                UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d((themis_coll_t) c, shapes[h][0],
+                                                            shapes[h][1], NULL, k, &s));
+                UNIT_CHECKF(s.nxfers == s.cap_xfers, "torus2d %ux%u coll %d K %u: %u of %u",
+                            shapes[h][0], shapes[h][1], c, k, s.nxfers, s.cap_xfers);
+                themis_xfer_free(&s);
+            }
+        }
+        themis_ham_free(&ham);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -605,5 +654,6 @@ int main(void)
     UNIT_RUN(test_parked_unit);
     UNIT_RUN(test_rank_deps_reused);
     UNIT_RUN(test_tracker_copy);
+    UNIT_RUN(test_reserve);
     UNIT_EXIT();
 }
