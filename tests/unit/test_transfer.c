@@ -638,6 +638,57 @@ static void test_reserve(void)
     }
 }
 
+/* s's transfers, in order, added to a fresh tracker: the dependencies
+ * the tracker finds for them, in *out (s's layout). */
+static void retrack(const themis_xfer_sched_t *s, themis_xfer_sched_t *out)
+{
+    themis_xfer_tracker_t tr;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_copy(s, out));
+    out->nxfers = out->ndeps = 0;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tr, out));
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add(&tr, x->src, x->dst, x->kind, x->src_buf,
+                                                        x->src_off, x->dst_buf, x->dst_off,
+                                                        x->count));
+    }
+    themis_xfer_tracker_free(&tr);
+}
+
+/* The rings' whole list stamps quarters 1-3 of a stage from quarter 0's
+ * (twin rings on units of their own): the list is the one the tracker
+ * builds transfer by transfer, on several shapes, placements and chunk
+ * counts, all three collectives. */
+static void test_rings_twin_stamp(void)
+{
+    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}, {5, 3}, {4, 4}};
+    static const uint32_t chunks[] = {1, 2, 3, 5};
+    int place[20];
+    for (int h = 0; h < 5; h++) {
+        themis_ham_t ham;
+        const uint32_t n = shapes[h][0] * shapes[h][1];
+        UNIT_CHECK(THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham, NULL, 0));
+        for (uint32_t j = 0; j < n; j++) {
+            place[j] = (int) ((7 * j + 3) % n);   /* 7 is prime to every n here */
+        }
+        for (int c = 0; c < 3; c++) {
+            for (int k = 0; k < 4; k++) {
+                themis_xfer_sched_t s, r;
+                UNIT_CHECK(THEMIS_OK == themis_xfer_rings((themis_coll_t) c, &ham,
+                                                          h % 2 ? place : NULL, chunks[k], &s));
+                retrack(&s, &r);
+                UNIT_CHECKF(s.nxfers == r.nxfers && s.ndeps == r.ndeps
+                                && themis_xfer_hash(&s) == themis_xfer_hash(&r),
+                            "rings %ux%u coll %d K %u: %u/%u dependencies, not the tracker's",
+                            shapes[h][0], shapes[h][1], c, chunks[k], s.ndeps, r.ndeps);
+                themis_xfer_free(&s);
+                themis_xfer_free(&r);
+            }
+        }
+        themis_ham_free(&ham);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -655,5 +706,6 @@ int main(void)
     UNIT_RUN(test_rank_deps_reused);
     UNIT_RUN(test_tracker_copy);
     UNIT_RUN(test_reserve);
+    UNIT_RUN(test_rings_twin_stamp);
     UNIT_EXIT();
 }
