@@ -56,8 +56,10 @@ themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
     *t = *x;
     t->dep_first = s->ndeps;
     t->ndeps = ndeps;
-    if (ndeps > 0) {
-        memcpy(&s->deps[s->ndeps], deps, (size_t) ndeps * sizeof(*deps));
+    /* a few each (most lists): a loop, not memcpy's call */
+    uint32_t *to = &s->deps[s->ndeps];
+    for (uint32_t d = 0; d < ndeps; d++) {
+        to[d] = deps[d];
     }
     s->ndeps += ndeps;
     if (NULL != idx) {
