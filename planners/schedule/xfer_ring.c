@@ -186,15 +186,16 @@ static themis_status_t rings_stage(rings_ctx_t *c, uint32_t q, uint32_t k, uint3
 /* Stage s of chunk k of quarter q of a pipelined generator. */
 typedef themis_status_t (*stage_fn_t)(void *ctx, uint32_t q, uint32_t k, uint32_t s);
 
-/* Whether quarter 0's block of a stage (len transfers from f0) waits
- * only for transfers of the slots (from keep on).  Where a generator's
- * quarters are twins (rings alike by position, on units of their own)
- * quarter q's block then waits as quarter 0's does, q len on (every
- * block len long), and the whole list stamps it (xfer_sink.h) instead of
- * tracking it; copies ahead of the slots serve all quarters: tracked. */
-static int twin_block(const themis_xfer_sched_t *s, uint32_t f0, uint32_t len, uint32_t keep)
+/* Whether a quarter's block of a stage (len transfers from f) waits only
+ * for transfers of the slots (from keep on).  Where a generator's
+ * quarters q and q + twin are twins (rings alike by position, on units
+ * of their own) and the blocks of quarters below twin do so, quarter q's
+ * block waits as quarter q - twin's does, twin len on (every block len
+ * long), and the whole list stamps it (xfer_sink.h) instead of tracking
+ * it; copies ahead of the slots serve all quarters: tracked. */
+static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, uint32_t keep)
 {
-    for (uint32_t i = f0; i < f0 + len; i++) {
+    for (uint32_t i = f; i < f + len; i++) {
         const themis_xfer_t *x = &s->xfers[i];
         for (uint32_t d = 0; d < x->ndeps; d++) {
             if (s->deps[x->dep_first + d] < keep) {
@@ -211,9 +212,9 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f0, uint32_t len, u
  * in a slice a full slot whose chunks' earlier slots are full too is the
  * last slot one chunk on: repeated (themis_xfer_sink_repeat) instead of
  * tracked transfer by transfer; the first and last slots are emitted.
- * twins: the generator's quarters are twins (twin_block). */
+ * twin: quarters q and q + twin are twins (twin_block); 0: none. */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
-                                      uint64_t unit_shift, uint32_t keep_shift, int twins,
+                                      uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
                                       stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
@@ -250,20 +251,20 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
             }
             const uint32_t f0 = sk->tr.s->nxfers;
             uint32_t len = 0;
-            int stamp = 0;
+            int stamp = 0 < twin && twin < NQ && NULL == sl;
             for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
-                if (stamp) {
-                    sk->stamp_from = f0;
-                    sk->stamp_shift = q * len;
+                const uint32_t f = sk->tr.s->nxfers;
+                if (stamp && q >= twin) {
+                    sk->stamp_from = f - twin * len;
+                    sk->stamp_shift = twin * len;
                     sk->stamp_left = len;
                 }
                 st = stage(ctx, q, (uint32_t) (t - s), s);
-                if (0 == q) {
-                    len = sk->tr.s->nxfers - f0;
-                    stamp = twins && NULL == sl && twin_block(sk->tr.s, f0, len, first0);
-                }
-                if (THEMIS_OK == st && (0 != sk->stamp_left
-                                        || (stamp && sk->tr.s->nxfers - f0 != (q + 1) * len))) {
+                len = 0 == q ? sk->tr.s->nxfers - f0 : len;
+                if (stamp && q < twin) {
+                    stamp = sk->tr.s->nxfers - f == len && twin_block(sk->tr.s, f, len, first0);
+                } else if (THEMIS_OK == st && (0 != sk->stamp_left
+                                               || (stamp && sk->tr.s->nxfers - f != len))) {
                     st = THEMIS_ERR_INVALID;   /* not twins: a block of another length */
                 }
                 sk->stamp_left = 0;
@@ -651,7 +652,8 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
      * (q K + k) P + x, each with its leaf copy ahead of the slots (chunk
      * innermost, t2d_leaf_copies) */
     if (THEMIS_OK == st) {
-        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, 0, t2d_stage_fn, &c);
+        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, rows == cols ? 2 : 0,
+                            t2d_stage_fn, &c);
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);

@@ -655,37 +655,51 @@ static void retrack(const themis_xfer_sched_t *s, themis_xfer_sched_t *out)
     themis_xfer_tracker_free(&tr);
 }
 
-/* The rings' whole list stamps quarters 1-3 of a stage from quarter 0's
- * (twin rings on units of their own): the list is the one the tracker
- * builds transfer by transfer, on several shapes, placements and chunk
- * counts, all three collectives. */
-static void test_rings_twin_stamp(void)
+/* The whole lists stamp a stage's twin quarters from earlier ones: the
+ * rings' quarters 1-3 from quarter 0 (twin rings on units of their own),
+ * a square torus2d's quarters 2, 3 from 0, 1 (the transposed torus).
+ * Each list is the one the tracker builds transfer by transfer, on
+ * several shapes (square or not), placements and chunk counts, all three
+ * collectives. */
+static void test_twin_stamp(void)
 {
-    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}, {5, 3}, {4, 4}};
+    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}, {5, 3}, {4, 4}, {2, 2}};
     static const uint32_t chunks[] = {1, 2, 3, 5};
     int place[20];
-    for (int h = 0; h < 5; h++) {
+    for (int h = 0; h < 6; h++) {
         themis_ham_t ham;
         const uint32_t n = shapes[h][0] * shapes[h][1];
-        UNIT_CHECK(THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham, NULL, 0));
+        const int rings = shapes[h][0] >= 3 && shapes[h][1] >= 3;
+        UNIT_CHECK(!rings || THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham,
+                                                           NULL, 0));
         for (uint32_t j = 0; j < n; j++) {
             place[j] = (int) ((7 * j + 3) % n);   /* 7 is prime to every n here */
         }
-        for (int c = 0; c < 3; c++) {
-            for (int k = 0; k < 4; k++) {
-                themis_xfer_sched_t s, r;
-                UNIT_CHECK(THEMIS_OK == themis_xfer_rings((themis_coll_t) c, &ham,
-                                                          h % 2 ? place : NULL, chunks[k], &s));
-                retrack(&s, &r);
-                UNIT_CHECKF(s.nxfers == r.nxfers && s.ndeps == r.ndeps
-                                && themis_xfer_hash(&s) == themis_xfer_hash(&r),
-                            "rings %ux%u coll %d K %u: %u/%u dependencies, not the tracker's",
-                            shapes[h][0], shapes[h][1], c, chunks[k], s.ndeps, r.ndeps);
-                themis_xfer_free(&s);
-                themis_xfer_free(&r);
+        for (int row = rings ? 0 : 1; row < 2; row++) {
+            for (int c = 0; c < 3; c++) {
+                for (int k = 0; k < 4; k++) {
+                    themis_xfer_sched_t s, r;
+                    const int *pl = h % 2 ? place : NULL;
+                    UNIT_CHECK(THEMIS_OK
+                               == (0 == row ? themis_xfer_rings((themis_coll_t) c, &ham, pl,
+                                                                chunks[k], &s)
+                                            : themis_xfer_torus2d((themis_coll_t) c,
+                                                                  shapes[h][0], shapes[h][1],
+                                                                  pl, chunks[k], &s)));
+                    retrack(&s, &r);
+                    UNIT_CHECKF(s.nxfers == r.nxfers && s.ndeps == r.ndeps
+                                    && themis_xfer_hash(&s) == themis_xfer_hash(&r),
+                                "%s %ux%u coll %d K %u: %u/%u dependencies, not the tracker's",
+                                0 == row ? "rings" : "torus2d", shapes[h][0], shapes[h][1], c,
+                                chunks[k], s.ndeps, r.ndeps);
+                    themis_xfer_free(&s);
+                    themis_xfer_free(&r);
+                }
             }
         }
-        themis_ham_free(&ham);
+        if (rings) {
+            themis_ham_free(&ham);
+        }
     }
 }
 
@@ -706,6 +720,6 @@ int main(void)
     UNIT_RUN(test_rank_deps_reused);
     UNIT_RUN(test_tracker_copy);
     UNIT_RUN(test_reserve);
-    UNIT_RUN(test_rings_twin_stamp);
+    UNIT_RUN(test_twin_stamp);
     UNIT_EXIT();
 }
