@@ -703,6 +703,38 @@ static void test_twin_stamp(void)
     }
 }
 
+/* themis_xfer_sort orders by key, ties in list order, whatever bytes
+ * the keys differ in (the radix sort skips bytes alike in every key):
+ * keys differing in bytes 0, 1, 5 and 7 with many ties, and all alike. */
+static void test_sort_keys(void)
+{
+    for (int form = 0; form < 3; form++) {
+        const uint32_t n = 1000;
+        themis_xfer_sched_t s;
+        uint64_t *key = malloc(n * sizeof(*key));
+        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 1, n);
+        for (uint32_t i = 0; i < n; i++) {
+            add(&s, 0, 0, CP, IN, i, OUT, i, 1, NULL, 0);
+            key[i] = 0 == form   ? (uint64_t) ((i * 2654435761u) % 7) << 40 | (i % 3) << 8
+                     : 1 == form ? (0 == i % 5 ? UINT64_MAX - i % 2 : (uint64_t) (i * 37 % 11))
+                                 : 42;
+        }
+        UNIT_CHECK(THEMIS_OK == themis_xfer_sort(&s, key));
+        for (uint32_t k = 1; k < n; k++) {
+            const uint64_t a = s.xfers[k - 1].src_off, b = s.xfers[k].src_off;
+            UNIT_CHECKF(key[a] < key[b] || (key[a] == key[b] && a < b),
+                        "form %d: transfer %lu (key %lx) before %lu (key %lx)", form,
+                        (unsigned long) a, (unsigned long) key[a], (unsigned long) b,
+                        (unsigned long) key[b]);
+            if (unit_case_failed) {
+                break;
+            }
+        }
+        free(key);
+        themis_xfer_free(&s);
+    }
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -710,6 +742,7 @@ int main(void)
     UNIT_RUN(test_direct_reduce_scatter);
     UNIT_RUN(test_rings);
     UNIT_RUN(test_sort);
+    UNIT_RUN(test_sort_keys);
     UNIT_RUN(test_hash_stable);
     UNIT_RUN(test_check_rejects);
     UNIT_RUN(test_compile_rejects);
