@@ -212,10 +212,13 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
  * in a slice a full slot whose chunks' earlier slots are full too is the
  * last slot one chunk on: repeated (themis_xfer_sink_repeat) instead of
  * tracked transfer by transfer; the first and last slots are emitted.
- * twin: quarters q and q + twin are twins (twin_block); 0: none. */
+ * twin: quarters q and q + twin are twins (twin_block); 0: none.  alone:
+ * the slots are the whole list (no copies ahead or after), so every
+ * block of a twin waits for its own quarter's only: the tracker need not
+ * note the stamped ones, which no tracked transfer looks at. */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
                                       uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
-                                      stage_fn_t stage, void *ctx)
+                                      int alone, stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
     const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
@@ -232,6 +235,8 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
     }
     themis_status_t st = THEMIS_OK;
     const uint32_t first0 = sk->tr.s->nxfers;
+    sk->stamp_unnoted = alone && 0 == first0;
+    int unnoted = 0;   /* stamped transfers left out of the tracker */
     for (uint64_t t = 0; t < nslots && THEMIS_OK == st; t++) {
         if (NULL != first) {
             first[t] = sl->s.nxfers;
@@ -263,6 +268,9 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
                 len = 0 == q ? sk->tr.s->nxfers - f0 : len;
                 if (stamp && q < twin) {
                     stamp = sk->tr.s->nxfers - f == len && twin_block(sk->tr.s, f, len, first0);
+                    /* the twins' units noted so far are not all there */
+                    st = !stamp && sk->stamp_unnoted && unnoted ? THEMIS_ERR_INVALID : st;
+                    unnoted |= stamp && sk->stamp_unnoted && q + 1 == twin;
                 } else if (THEMIS_OK == st && (0 != sk->stamp_left
                                                || (stamp && sk->tr.s->nxfers - f != len))) {
                     st = THEMIS_ERR_INVALID;   /* not twins: a block of another length */
@@ -271,6 +279,7 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
             }
         }
     }
+    sk->stamp_unnoted = 0;
     free(first);
     free(tag);
     return st;
@@ -288,7 +297,8 @@ static themis_status_t rings_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_
 static themis_status_t rings_emit(rings_ctx_t *c)
 {
     return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1, rings_stage_fn, c);
+                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1,
+                          THEMIS_COLL_ALLREDUCE == c->coll, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -653,7 +663,7 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
      * innermost, t2d_leaf_copies) */
     if (THEMIS_OK == st) {
         st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, rows == cols ? 2 : 0,
-                            t2d_stage_fn, &c);
+                            THEMIS_COLL_ALLREDUCE == coll, t2d_stage_fn, &c);
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);

@@ -56,7 +56,8 @@ static themis_status_t stamp_add(themis_xfer_sink_t *k, const themis_xfer_t *x)
         tr->deps[d] = s->deps[from->dep_first + d] + k->stamp_shift;
     }
     k->stamp_left--;
-    return themis_xfer_tracker_append(tr, x, tr->deps, from->ndeps);
+    return k->stamp_unnoted ? themis_xfer_add(tr->s, x, tr->deps, from->ndeps, NULL)
+                            : themis_xfer_tracker_append(tr, x, tr->deps, from->ndeps);
 }
 
 themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32_t dst,
