@@ -175,7 +175,16 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         return st;
     }
     uint32_t n = 0;   /* sorted, without the repeats the filter missed */
-    if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
+    if (tr->ndeps <= 2) {
+        /* most transfers: a writer and a reader, or one */
+        n = tr->ndeps;
+        if (2 == n && tr->deps[0] >= tr->deps[1]) {
+            const uint32_t a = tr->deps[0];
+            tr->deps[0] = tr->deps[1];
+            tr->deps[1] = a;
+            n = a == tr->deps[0] ? 1 : 2;
+        }
+    } else if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
         qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), themis_cmp_u32);
         for (uint32_t i = 0; i < tr->ndeps; i++) {
             if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
