@@ -22,8 +22,8 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
     s->result_buf = THEMIS_BUF_OUTPUT;
 }
 
-themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
-                                const uint32_t *deps, uint32_t ndeps, uint32_t *idx)
+themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t *x,
+                                     const uint32_t *deps, uint32_t ndeps, uint32_t *idx)
 {
     if (s->nxfers == s->cap_xfers) {
         uint32_t cap = s->cap_xfers ? 2 * s->cap_xfers : 64;
