@@ -66,10 +66,10 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
 {
     themis_xfer_slice_t *sl = k->sl;
     uint32_t idx = k->next++;
+    const themis_xfer_t x = {.src = src, .dst = dst, .kind = kind, .src_buf = src_buf,
+                             .dst_buf = dst_buf, .src_off = src_off, .dst_off = dst_off,
+                             .count = count};
     if (0 < k->stamp_left && NULL == sl) {
-        themis_xfer_t x = {.src = src, .dst = dst, .kind = kind, .src_buf = src_buf,
-                           .dst_buf = dst_buf, .src_off = src_off, .dst_off = dst_off,
-                           .count = count};
         return stamp_add(k, &x);
     }
     if (NULL != sl) {
@@ -81,8 +81,7 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
             return st;
         }
     }
-    return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
-                                   count);
+    return themis_xfer_tracker_add_xfer(&k->tr, &x, UINT32_MAX, NULL);
 }
 
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,

@@ -220,6 +220,12 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     return st;
 }
 
+themis_status_t themis_xfer_tracker_add_xfer(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                             uint32_t after, uint32_t *idx)
+{
+    return add(tr, x, after, idx);
+}
+
 themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,
                                         uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                         uint8_t dst_buf, uint64_t dst_off, uint64_t count)

@@ -735,6 +735,45 @@ static void test_sort_keys(void)
     }
 }
 
+/* themis_xfer_tracker_add_xfer lists what themis_xfer_tracker_add does
+ * for the same transfers (the fields one by one), `after` included. */
+static void test_tracker_add_xfer(void)
+{
+    themis_xfer_sched_t a, b;
+    themis_xfer_tracker_t ta, tb;
+    themis_xfer_init(&a, THEMIS_COLL_ALLGATHER, 3, 4);
+    a.buf_units[IN] = 4;
+    a.buf_units[OUT] = 4;
+    a.buf_units[SCR] = 2;
+    b = a;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&ta, &a));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tb, &b));
+    tracker_steps(&ta, 0, 9);
+    static const uint32_t steps[][6] = {
+        {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
+        {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
+        {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
+    };
+    for (int i = 0; i < 9; ++i) {
+        const uint32_t *s = steps[i];
+        themis_xfer_t x = {.src = s[0], .dst = s[1], .kind = CP, .src_buf = (uint8_t) s[2],
+                           .src_off = s[3], .dst_buf = (uint8_t) s[4], .count = s[5]};
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_xfer(&tb, &x, UINT32_MAX, NULL));
+    }
+    UNIT_CHECK(9 == b.nxfers && themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    uint32_t ia = 0, ib = 0;
+    const themis_xfer_t x = {.src = 2, .dst = 2, .kind = CP, .src_buf = IN, .dst_buf = IN,
+                             .src_off = 3, .dst_off = 3, .count = 1};
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_after(&ta, 4, 2, 2, CP, IN, 3, IN, 3, 1, &ia));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_xfer(&tb, &x, 4, &ib));
+    UNIT_CHECK(9 == ia && 9 == ib && 1 == b.xfers[9].ndeps && 4 == b.deps[b.xfers[9].dep_first]
+               && themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    themis_xfer_tracker_free(&ta);
+    themis_xfer_tracker_free(&tb);
+    themis_xfer_free(&a);
+    themis_xfer_free(&b);
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -752,6 +791,7 @@ int main(void)
     UNIT_RUN(test_parked_unit);
     UNIT_RUN(test_rank_deps_reused);
     UNIT_RUN(test_tracker_copy);
+    UNIT_RUN(test_tracker_add_xfer);
     UNIT_RUN(test_reserve);
     UNIT_RUN(test_twin_stamp);
     UNIT_EXIT();
