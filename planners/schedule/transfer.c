@@ -69,26 +69,26 @@ themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t
     return THEMIS_OK;
 }
 
+/* *v (of *cap elements of `size` bytes) with room for n: 0, else -1. */
+static int room_for(void **v, uint32_t *cap, uint64_t n, size_t size)
+{
+    if (n > *cap) {
+        void *r = n <= UINT32_MAX ? realloc(*v, (size_t) n * size) : NULL;
+        if (NULL == r) {
+            return -1;
+        }
+        *v = r;
+        *cap = (uint32_t) n;
+    }
+    return 0;
+}
+
 themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps)
 {
-    if (nxfers > UINT32_MAX || ndeps > UINT32_MAX) {
+    if (nxfers > UINT32_MAX || ndeps > UINT32_MAX
+        || 0 != room_for((void **) &s->xfers, &s->cap_xfers, nxfers, sizeof(*s->xfers))
+        || 0 != room_for((void **) &s->deps, &s->cap_deps, ndeps, sizeof(*s->deps))) {
         return THEMIS_ERR_NOMEM;
-    }
-    if (nxfers > s->cap_xfers) {
-        themis_xfer_t *n = realloc(s->xfers, (size_t) nxfers * sizeof(*n));
-        if (NULL == n) {
-            return THEMIS_ERR_NOMEM;
-        }
-        s->xfers = n;
-        s->cap_xfers = (uint32_t) nxfers;
-    }
-    if (ndeps > s->cap_deps) {
-        uint32_t *n = realloc(s->deps, (size_t) ndeps * sizeof(*n));
-        if (NULL == n) {
-            return THEMIS_ERR_NOMEM;
-        }
-        s->deps = n;
-        s->cap_deps = (uint32_t) ndeps;
     }
     return THEMIS_OK;
 }

@@ -539,17 +539,28 @@ static void test_rank_deps_reused(void)
  * (TACOS' allreduce forms share their reduce-scatter part so): the same
  * dependencies, the readers and writers seen before the copy included,
  * and neither copy touches the other. */
+/* reads and writes over the same units, so that later transfers wait for
+ * earlier readers (the pool) and writers: src, dst, src buffer and unit,
+ * dst buffer (unit 0), count */
+static const uint32_t tracker_steps_list[9][6] = {
+    {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
+    {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
+    {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
+};
+
+/* The schedule tracker_steps_list fits: 3 ranks, 4 units. */
+static void tracker_sched(themis_xfer_sched_t *s)
+{
+    themis_xfer_init(s, THEMIS_COLL_ALLGATHER, 3, 4);
+    s->buf_units[IN] = 4;
+    s->buf_units[OUT] = 4;
+    s->buf_units[SCR] = 2;
+}
+
 static void tracker_steps(themis_xfer_tracker_t *tr, int from, int to)
 {
-    /* reads and writes over the same units, so that later transfers wait
-     * for earlier readers (the pool) and writers */
-    static const uint32_t steps[][6] = {
-        {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
-        {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
-        {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
-    };
     for (int i = from; i < to; ++i) {
-        const uint32_t *t = steps[i];
+        const uint32_t *t = tracker_steps_list[i];
         UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add(tr, t[0], t[1], THEMIS_XFER_COPY,
                                                         (uint8_t) t[2], t[3], (uint8_t) t[4],
                                                         0, t[5]));
@@ -561,10 +572,7 @@ static void test_tracker_copy(void)
     for (int cut = 0; cut <= 9; ++cut) {
         themis_xfer_sched_t s, c;
         themis_xfer_tracker_t tr, tc;
-        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 4);
-        s.buf_units[IN] = 4;
-        s.buf_units[OUT] = 4;
-        s.buf_units[SCR] = 2;
+        tracker_sched(&s);
         s.unit_off = malloc(5 * sizeof(*s.unit_off));
         for (uint32_t g = 0; g <= 4; ++g) {
             s.unit_off[g] = 3 * g;
@@ -741,21 +749,13 @@ static void test_tracker_add_xfer(void)
 {
     themis_xfer_sched_t a, b;
     themis_xfer_tracker_t ta, tb;
-    themis_xfer_init(&a, THEMIS_COLL_ALLGATHER, 3, 4);
-    a.buf_units[IN] = 4;
-    a.buf_units[OUT] = 4;
-    a.buf_units[SCR] = 2;
-    b = a;
+    tracker_sched(&a);
+    tracker_sched(&b);
     UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&ta, &a));
     UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tb, &b));
     tracker_steps(&ta, 0, 9);
-    static const uint32_t steps[][6] = {
-        {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
-        {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
-        {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
-    };
     for (int i = 0; i < 9; ++i) {
-        const uint32_t *s = steps[i];
+        const uint32_t *s = tracker_steps_list[i];
         themis_xfer_t x = {.src = s[0], .dst = s[1], .kind = CP, .src_buf = (uint8_t) s[2],
                            .src_off = s[3], .dst_buf = (uint8_t) s[4], .count = s[5]};
         UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_xfer(&tb, &x, UINT32_MAX, NULL));
