@@ -22,8 +22,8 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
     s->result_buf = THEMIS_BUF_OUTPUT;
 }
 
-themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
-                                const uint32_t *deps, uint32_t ndeps, uint32_t *idx)
+themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t *x,
+                                     const uint32_t *deps, uint32_t ndeps, uint32_t *idx)
 {
     if (s->nxfers == s->cap_xfers) {
         uint32_t cap = s->cap_xfers ? 2 * s->cap_xfers : 64;
@@ -56,8 +56,10 @@ themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
     *t = *x;
     t->dep_first = s->ndeps;
     t->ndeps = ndeps;
-    if (ndeps > 0) {
-        memcpy(&s->deps[s->ndeps], deps, (size_t) ndeps * sizeof(*deps));
+    /* a few each (most lists): a loop, not memcpy's call */
+    uint32_t *to = &s->deps[s->ndeps];
+    for (uint32_t d = 0; d < ndeps; d++) {
+        to[d] = deps[d];
     }
     s->ndeps += ndeps;
     if (NULL != idx) {
@@ -67,24 +69,76 @@ themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
     return THEMIS_OK;
 }
 
+/* *v (of *cap elements of `size` bytes) with room for n: 0, else -1. */
+static int room_for(void **v, uint32_t *cap, uint64_t n, size_t size)
+{
+    if (n > *cap) {
+        void *r = n <= UINT32_MAX ? realloc(*v, (size_t) n * size) : NULL;
+        if (NULL == r) {
+            return -1;
+        }
+        *v = r;
+        *cap = (uint32_t) n;
+    }
+    return 0;
+}
+
+themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps)
+{
+    if (nxfers > UINT32_MAX || ndeps > UINT32_MAX
+        || 0 != room_for((void **) &s->xfers, &s->cap_xfers, nxfers, sizeof(*s->xfers))
+        || 0 != room_for((void **) &s->deps, &s->cap_deps, ndeps, sizeof(*s->deps))) {
+        return THEMIS_ERR_NOMEM;
+    }
+    return THEMIS_OK;
+}
+
 typedef struct {
     uint64_t key;
     uint32_t index;
 } sort_item_t;
 
-static int cmp_sort_item(const void *a, const void *b)
+/* items by key, ties in their order (a stable LSD radix sort, a byte a
+ * pass; bytes alike in every key are skipped): the order qsort gives by
+ * (key, index) on items in index order, in O(n) rather than n log n
+ * comparisons through a callback.  tmp holds n items; the sorted items
+ * end in *items or *tmp, whichever the return value is. */
+static sort_item_t *radix_sort(sort_item_t *items, sort_item_t *tmp, uint32_t n)
 {
-    const sort_item_t *x = a, *y = b;
-    if (x->key != y->key) {
-        return x->key < y->key ? -1 : 1;
+    static const int NB = 8;
+    uint32_t count[8][256];
+    memset(count, 0, sizeof(count));
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t k = items[i].key;
+        for (int b = 0; b < NB; b++) {
+            count[b][(k >> (8 * b)) & 0xff]++;
+        }
     }
-    return x->index < y->index ? -1 : x->index > y->index;
+    sort_item_t *from = items, *to = tmp;
+    for (int b = 0; b < NB; b++) {
+        uint32_t *c = count[b], sum = 0;
+        if (0 < n && n == c[(from[0].key >> (8 * b)) & 0xff]) {
+            continue;   /* one value of this byte: the order stays */
+        }
+        for (int v = 0; v < 256; v++) {
+            const uint32_t here = c[v];
+            c[v] = sum;
+            sum += here;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            to[c[(from[i].key >> (8 * b)) & 0xff]++] = from[i];
+        }
+        sort_item_t *sw = from;
+        from = to;
+        to = sw;
+    }
+    return from;
 }
 
 themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key)
 {
     uint32_t n = s->nxfers;
-    sort_item_t *items = malloc(((size_t) n + 1) * sizeof(*items));
+    sort_item_t *items = malloc(2 * ((size_t) n + 1) * sizeof(*items));
     uint32_t *pos = malloc(((size_t) n + 1) * sizeof(*pos));
     themis_xfer_t *xf = malloc(((size_t) n + 1) * sizeof(*xf));
     uint32_t *deps = malloc(((size_t) s->ndeps + 1) * sizeof(*deps));
@@ -95,14 +149,14 @@ themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key)
     for (uint32_t i = 0; i < n; i++) {
         items[i] = (sort_item_t) {.key = key[i], .index = i};
     }
-    qsort(items, n, sizeof(*items), cmp_sort_item);
+    const sort_item_t *sorted = radix_sort(items, items + n + 1, n);
     for (uint32_t k = 0; k < n; k++) {
-        pos[items[k].index] = k;
+        pos[sorted[k].index] = k;
     }
     uint32_t nd = 0;
     st = THEMIS_OK;
     for (uint32_t k = 0; k < n && THEMIS_OK == st; k++) {
-        const themis_xfer_t *t = &s->xfers[items[k].index];
+        const themis_xfer_t *t = &s->xfers[sorted[k].index];
         xf[k] = *t;
         xf[k].dep_first = nd;
         for (uint32_t d = 0; d < t->ndeps; d++) {

@@ -108,9 +108,38 @@ typedef struct {
 void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nranks,
                       uint32_t nunits);
 /* Append a transfer whose dependencies are deps[0..ndeps).  Returns its
- * index in *idx (may be NULL); THEMIS_ERR_NOMEM. */
-themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
-                                const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
+ * index in *idx (may be NULL); THEMIS_ERR_NOMEM.  Inline where the
+ * arrays have room (the generators append 300,000 transfers a setup,
+ * mostly into lists reserved up front); growing them is _full's. */
+themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t *x,
+                                     const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
+static inline themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
+                                              const uint32_t *deps, uint32_t ndeps,
+                                              uint32_t *idx)
+{
+    if (s->nxfers == s->cap_xfers || ndeps > s->cap_deps - s->ndeps) {
+        return themis_xfer_add_full(s, x, deps, ndeps, idx);
+    }
+    themis_xfer_t *t = &s->xfers[s->nxfers];
+    *t = *x;
+    t->dep_first = s->ndeps;
+    t->ndeps = ndeps;
+    uint32_t *to = &s->deps[s->ndeps];
+    for (uint32_t d = 0; d < ndeps; d++) {   /* a few: no memcpy call */
+        to[d] = deps[d];
+    }
+    s->ndeps += ndeps;
+    if (NULL != idx) {
+        *idx = s->nxfers;
+    }
+    s->nxfers++;
+    return THEMIS_OK;
+}
+/* Room for at least nxfers transfers and ndeps dependencies in all, so
+ * that a builder that knows its list's length appends without growing
+ * it (no copies of a growing array, no pages faulted twice); more may
+ * still be added.  THEMIS_ERR_NOMEM (s unchanged). */
+themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps);
 void themis_xfer_free(themis_xfer_sched_t *s);
 /* out: a copy of s that owns its arrays (freed with themis_xfer_free);
  * THEMIS_ERR_NOMEM (out then empty). */

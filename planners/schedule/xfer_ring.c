@@ -186,15 +186,39 @@ static themis_status_t rings_stage(rings_ctx_t *c, uint32_t q, uint32_t k, uint3
 /* Stage s of chunk k of quarter q of a pipelined generator. */
 typedef themis_status_t (*stage_fn_t)(void *ctx, uint32_t q, uint32_t k, uint32_t s);
 
+/* Whether a quarter's block of a stage (len transfers from f) waits only
+ * for transfers of the slots (from keep on).  Where a generator's
+ * quarters q and q + twin are twins (rings alike by position, on units
+ * of their own) and the blocks of quarters below twin do so, quarter q's
+ * block waits as quarter q - twin's does, twin len on (every block len
+ * long), and the whole list stamps it (xfer_sink.h) instead of tracking
+ * it; copies ahead of the slots serve all quarters: tracked. */
+static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, uint32_t keep)
+{
+    for (uint32_t i = f; i < f + len; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        for (uint32_t d = 0; d < x->ndeps; d++) {
+            if (s->deps[x->dep_first + d] < keep) {
+                return 0;   /* a copy ahead of the slots, which quarters share */
+            }
+        }
+    }
+    return 0 < len;
+}
+
 /* The stages in the old programs' software-pipelined order: slot t holds
  * stage s of chunk t - s, later stages first, quarters in order.  A
  * chunk's units are its own (unit_shift apart from the next chunk's), so
  * in a slice a full slot whose chunks' earlier slots are full too is the
  * last slot one chunk on: repeated (themis_xfer_sink_repeat) instead of
- * tracked transfer by transfer; the first and last slots are emitted. */
+ * tracked transfer by transfer; the first and last slots are emitted.
+ * twin: quarters q and q + twin are twins (twin_block); 0: none.  alone:
+ * the slots are the whole list (no copies ahead or after), so every
+ * block of a twin waits for its own quarter's only: the tracker need not
+ * note the stamped ones, which no tracked transfer looks at. */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
-                                      uint64_t unit_shift, uint32_t keep_shift, stage_fn_t stage,
-                                      void *ctx)
+                                      uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
+                                      int alone, stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
     const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
@@ -210,6 +234,9 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
         }
     }
     themis_status_t st = THEMIS_OK;
+    const uint32_t first0 = sk->tr.s->nxfers;
+    sk->stamp_unnoted = alone && 0 == first0;
+    int unnoted = 0;   /* stamped transfers left out of the tracker */
     for (uint64_t t = 0; t < nslots && THEMIS_OK == st; t++) {
         if (NULL != first) {
             first[t] = sl->s.nxfers;
@@ -227,11 +254,32 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
             if (t < s || t - s >= nchunks) {
                 continue;
             }
+            const uint32_t f0 = sk->tr.s->nxfers;
+            uint32_t len = 0;
+            int stamp = 0 < twin && twin < NQ && NULL == sl;
             for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
+                const uint32_t f = sk->tr.s->nxfers;
+                if (stamp && q >= twin) {
+                    sk->stamp_from = f - twin * len;
+                    sk->stamp_shift = twin * len;
+                    sk->stamp_left = len;
+                }
                 st = stage(ctx, q, (uint32_t) (t - s), s);
+                len = 0 == q ? sk->tr.s->nxfers - f0 : len;
+                if (stamp && q < twin) {
+                    stamp = sk->tr.s->nxfers - f == len && twin_block(sk->tr.s, f, len, first0);
+                    /* the twins' units noted so far are not all there */
+                    st = !stamp && sk->stamp_unnoted && unnoted ? THEMIS_ERR_INVALID : st;
+                    unnoted |= stamp && sk->stamp_unnoted && q + 1 == twin;
+                } else if (THEMIS_OK == st && (0 != sk->stamp_left
+                                               || (stamp && sk->tr.s->nxfers - f != len))) {
+                    st = THEMIS_ERR_INVALID;   /* not twins: a block of another length */
+                }
+                sk->stamp_left = 0;
             }
         }
     }
+    sk->stamp_unnoted = 0;
     free(first);
     free(tag);
     return st;
@@ -249,7 +297,8 @@ static themis_status_t rings_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_
 static themis_status_t rings_emit(rings_ctx_t *c)
 {
     return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, rings_stage_fn, c);
+                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1,
+                          THEMIS_COLL_ALLREDUCE == c->coll, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -328,10 +377,14 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
         out->buf_units[THEMIS_BUF_OUTPUT] = out->nunits;
         break;
     }
-    /* the rank's: two transfers a ring step, a copy at either end */
-    st = themis_xfer_slice_reserve(
-        sl,
-        (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1) * 2 * (n - 1) + 2);
+    /* the rank's: two transfers a ring step, a copy at either end; the
+     * whole list: every position's step, a copy per rank (but the
+     * allreduce's, in place) */
+    const uint64_t steps = (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1)
+                           * (n - 1);
+    const uint64_t all = steps * n + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n);
+    st = NULL != sl ? themis_xfer_slice_reserve(sl, 2 * steps + 2)
+                    : themis_xfer_reserve(out, all, 3 * all);
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
     }
@@ -586,11 +639,18 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
         out->buf_units[THEMIS_BUF_SCRATCH] = out->nunits;
         st = NULL != sl ? t2d_scratch_units(&c, sl) : THEMIS_OK;
     }
-    /* the rank's: two transfers a ring step, its leaf copies */
-    if (THEMIS_OK == st) {
+    /* the rank's: two transfers a ring step, its leaf copies; the whole
+     * list: every position's step (a stage on each dimension, two of
+     * each for the allreduce), every leaf copy */
+    if (THEMIS_OK == st && NULL != sl) {
         st = themis_xfer_slice_reserve(sl, (uint64_t) NQ * nchunks
                                    * (c.nstages * 2 * (most - 1)
                                       + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1)));
+    } else if (THEMIS_OK == st) {
+        uint64_t all = (uint64_t) NQ * nchunks * n
+                       * (c.nstages / 2 * (rows + cols - 2)
+                          + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1));
+        st = themis_xfer_reserve(out, all, 3 * all);
     }
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
@@ -602,7 +662,8 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
      * (q K + k) P + x, each with its leaf copy ahead of the slots (chunk
      * innermost, t2d_leaf_copies) */
     if (THEMIS_OK == st) {
-        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, t2d_stage_fn, &c);
+        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, rows == cols ? 2 : 0,
+                            THEMIS_COLL_ALLREDUCE == coll, t2d_stage_fn, &c);
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);

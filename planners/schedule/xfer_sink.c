@@ -39,12 +39,39 @@ static themis_status_t slice_tag(themis_xfer_sink_t *k, uint32_t idx)
     return THEMIS_OK;
 }
 
+/* Transfer x with transfer k->stamp_from's dependencies, stamp_shift on. */
+static themis_status_t stamp_add(themis_xfer_sink_t *k, const themis_xfer_t *x)
+{
+    themis_xfer_tracker_t *tr = &k->tr;
+    const themis_xfer_sched_t *s = tr->s;
+    if (k->stamp_from >= s->nxfers) {
+        return THEMIS_ERR_INVALID;
+    }
+    const themis_xfer_t *from = &s->xfers[k->stamp_from++];
+    if (0 != themis_grow((void **) &tr->deps, from->ndeps, &tr->cap_deps, sizeof(*tr->deps),
+                         16u)) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint32_t d = 0; d < from->ndeps; d++) {
+        tr->deps[d] = s->deps[from->dep_first + d] + k->stamp_shift;
+    }
+    k->stamp_left--;
+    return k->stamp_unnoted ? themis_xfer_add(tr->s, x, tr->deps, from->ndeps, NULL)
+                            : themis_xfer_tracker_append(tr, x, tr->deps, from->ndeps);
+}
+
 themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32_t dst,
                                      uint8_t kind, uint8_t src_buf, uint64_t src_off,
                                      uint8_t dst_buf, uint64_t dst_off, uint64_t count)
 {
     themis_xfer_slice_t *sl = k->sl;
     uint32_t idx = k->next++;
+    const themis_xfer_t x = {.src = src, .dst = dst, .kind = kind, .src_buf = src_buf,
+                             .dst_buf = dst_buf, .src_off = src_off, .dst_off = dst_off,
+                             .count = count};
+    if (0 < k->stamp_left && NULL == sl) {
+        return stamp_add(k, &x);
+    }
     if (NULL != sl) {
         if (src != sl->rank && dst != sl->rank) {
             return THEMIS_OK;
@@ -54,8 +81,7 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
             return st;
         }
     }
-    return themis_xfer_tracker_add(&k->tr, src, dst, kind, src_buf, src_off, dst_buf, dst_off,
-                                   count);
+    return themis_xfer_tracker_add_xfer(&k->tr, &x, UINT32_MAX, NULL);
 }
 
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
@@ -111,15 +137,12 @@ themis_status_t themis_xfer_slice_reserve(themis_xfer_slice_t *sl, uint64_t n)
     }
     n = n < UINT32_MAX / 4 ? n : UINT32_MAX / 4;
     n = 0 == n ? 1 : n;
-    sl->s.xfers = malloc((size_t) n * sizeof(*sl->s.xfers));
-    sl->s.deps = malloc((size_t) 3 * n * sizeof(*sl->s.deps));
     sl->tag = malloc((size_t) n * sizeof(*sl->tag));
-    if (NULL == sl->s.xfers || NULL == sl->s.deps || NULL == sl->tag) {
+    if (NULL == sl->tag) {
         return THEMIS_ERR_NOMEM;
     }
-    sl->s.cap_xfers = sl->cap_tag = (uint32_t) n;
-    sl->s.cap_deps = (uint32_t) (3 * n);
-    return THEMIS_OK;
+    sl->cap_tag = (uint32_t) n;
+    return themis_xfer_reserve(&sl->s, n, 3 * n);
 }
 
 themis_status_t themis_xfer_slice_done(themis_xfer_slice_t *sl, themis_status_t st)

@@ -28,6 +28,13 @@ typedef struct {
      * where labelled. */
     int labelled;
     uint64_t label;
+    /* Whole lists: the next stamp_left transfers wait for what transfer
+     * stamp_from, then on, waits for, each stamp_shift on (a generator's
+     * twin parts: a ring like an earlier one on units of its own), taken
+     * without the tracker's search (which still notes them, but where
+     * stamp_unnoted: nothing tracked later looks at their units).  0: off. */
+    uint32_t stamp_left, stamp_from, stamp_shift;
+    int stamp_unnoted;
 } themis_xfer_sink_t;
 
 /* Transfer `next` (then next + 1): added where it belongs to the sink. */

@@ -174,23 +174,40 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
     if (THEMIS_OK != st) {
         return st;
     }
-    if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
+    uint32_t n = 0;   /* sorted, without the repeats the filter missed */
+    if (tr->ndeps <= 2) {
+        /* most transfers: a writer and a reader, or one */
+        n = tr->ndeps;
+        if (2 == n && tr->deps[0] >= tr->deps[1]) {
+            const uint32_t a = tr->deps[0];
+            tr->deps[0] = tr->deps[1];
+            tr->deps[1] = a;
+            n = a == tr->deps[0] ? 1 : 2;
+        }
+    } else if (tr->ndeps > 16) {   /* deps may still be NULL: qsort(NULL, 0) is undefined */
         qsort(tr->deps, tr->ndeps, sizeof(*tr->deps), themis_cmp_u32);
+        for (uint32_t i = 0; i < tr->ndeps; i++) {
+            if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
+                tr->deps[n++] = tr->deps[i];
+            }
+        }
     } else {
-        /* a few (most transfers): in place, without qsort's calls */
-        for (uint32_t i = 1; i < tr->ndeps; i++) {
+        /* a few (most transfers): inserted in place, a repeat dropped
+         * where it is found (n <= i: deps[i] is read before it is
+         * written over) */
+        for (uint32_t i = 0; i < tr->ndeps; i++) {
             const uint32_t v = tr->deps[i];
-            uint32_t j = i;
+            uint32_t j = n;
             for (; j > 0 && tr->deps[j - 1] > v; j--) {
-                tr->deps[j] = tr->deps[j - 1];
+            }
+            if (j > 0 && tr->deps[j - 1] == v) {
+                continue;
+            }
+            for (uint32_t m = n; m > j; m--) {
+                tr->deps[m] = tr->deps[m - 1];
             }
             tr->deps[j] = v;
-        }
-    }
-    uint32_t n = 0;   /* the filter's misses */
-    for (uint32_t i = 0; i < tr->ndeps; i++) {
-        if (0 == n || tr->deps[n - 1] != tr->deps[i]) {
-            tr->deps[n++] = tr->deps[i];
+            n++;
         }
     }
     st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
@@ -201,6 +218,12 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         *idx_out = idx;
     }
     return st;
+}
+
+themis_status_t themis_xfer_tracker_add_xfer(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                             uint32_t after, uint32_t *idx)
+{
+    return add(tr, x, after, idx);
 }
 
 themis_status_t themis_xfer_tracker_add(themis_xfer_tracker_t *tr, uint32_t src, uint32_t dst,

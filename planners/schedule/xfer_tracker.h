@@ -63,6 +63,10 @@ themis_status_t themis_xfer_tracker_add_after(themis_xfer_tracker_t *tr, uint32_
                                               uint32_t src, uint32_t dst, uint8_t kind,
                                               uint8_t src_buf, uint64_t src_off, uint8_t dst_buf,
                                               uint64_t dst_off, uint64_t count, uint32_t *idx);
+/* The same for transfer x as it stands (its dep_first and ndeps aside):
+ * no call with its fields one by one. */
+themis_status_t themis_xfer_tracker_add_xfer(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                             uint32_t after, uint32_t *idx);
 /* Appends x with the dependencies the caller knows (deps, sorted, no
  * duplicates: what themis_xfer_tracker_add would find, e.g. a repeated
  * slot's, xfer_sink.h) and leaves its accesses in the cells as add

@@ -16,6 +16,7 @@
 #include "xfer_run.h"
 #include "xfer_ring.h"
 #include "xfer_tracker.h"
+#include "hamiltonian.h"
 
 static uint32_t add(themis_xfer_sched_t *s, uint32_t src, uint32_t dst, int kind, int sb,
                     uint64_t so, int db, uint64_t dof, uint64_t n, const uint32_t *deps,
@@ -538,17 +539,28 @@ static void test_rank_deps_reused(void)
  * (TACOS' allreduce forms share their reduce-scatter part so): the same
  * dependencies, the readers and writers seen before the copy included,
  * and neither copy touches the other. */
+/* reads and writes over the same units, so that later transfers wait for
+ * earlier readers (the pool) and writers: src, dst, src buffer and unit,
+ * dst buffer (unit 0), count */
+static const uint32_t tracker_steps_list[9][6] = {
+    {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
+    {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
+    {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
+};
+
+/* The schedule tracker_steps_list fits: 3 ranks, 4 units. */
+static void tracker_sched(themis_xfer_sched_t *s)
+{
+    themis_xfer_init(s, THEMIS_COLL_ALLGATHER, 3, 4);
+    s->buf_units[IN] = 4;
+    s->buf_units[OUT] = 4;
+    s->buf_units[SCR] = 2;
+}
+
 static void tracker_steps(themis_xfer_tracker_t *tr, int from, int to)
 {
-    /* reads and writes over the same units, so that later transfers wait
-     * for earlier readers (the pool) and writers */
-    static const uint32_t steps[][6] = {
-        {0, 1, IN, 0, SCR, 2},  {1, 2, IN, 1, SCR, 1},  {2, 0, IN, 2, SCR, 1},
-        {1, 1, SCR, 0, IN, 2},  {0, 1, IN, 1, SCR, 1},  {2, 1, IN, 0, OUT, 3},
-        {1, 0, IN, 0, OUT, 2},  {1, 2, OUT, 0, SCR, 1}, {0, 0, OUT, 0, IN, 2},
-    };
     for (int i = from; i < to; ++i) {
-        const uint32_t *t = steps[i];
+        const uint32_t *t = tracker_steps_list[i];
         UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add(tr, t[0], t[1], THEMIS_XFER_COPY,
                                                         (uint8_t) t[2], t[3], (uint8_t) t[4],
                                                         0, t[5]));
@@ -560,10 +572,7 @@ static void test_tracker_copy(void)
     for (int cut = 0; cut <= 9; ++cut) {
         themis_xfer_sched_t s, c;
         themis_xfer_tracker_t tr, tc;
-        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 3, 4);
-        s.buf_units[IN] = 4;
-        s.buf_units[OUT] = 4;
-        s.buf_units[SCR] = 2;
+        tracker_sched(&s);
         s.unit_off = malloc(5 * sizeof(*s.unit_off));
         for (uint32_t g = 0; g <= 4; ++g) {
             s.unit_off[g] = 3 * g;
@@ -589,6 +598,182 @@ static void test_tracker_copy(void)
     }
 }
 
+/* themis_xfer_reserve: room reserved takes that many appends without
+ * moving the arrays, keeps what the list holds, never shrinks it, and
+ * the list grows past it as before.  The ring builders reserve their
+ * whole lists exactly (a count formula off by a step fails here). */
+static void test_reserve(void)
+{
+    themis_xfer_sched_t s;
+    themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 2, 4);
+    const uint32_t d[2] = {0, 1};
+    add(&s, 0, 1, CP, IN, 0, OUT, 0, 1, NULL, 0);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_reserve(&s, 100, 200));
+    UNIT_CHECK(s.cap_xfers >= 100 && s.cap_deps >= 200 && 1 == s.nxfers);
+    const themis_xfer_t *xf = s.xfers;
+    const uint32_t *dp = s.deps;
+    for (uint32_t i = 1; i < 100; i++) {
+        add(&s, i % 2, 1 - i % 2, CP, IN, i, OUT, i, 1, d, i > 1 ? 2 : 1);
+    }
+    UNIT_CHECK(xf == s.xfers && dp == s.deps && 100 == s.nxfers && 197 == s.ndeps);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_reserve(&s, 10, 10));   /* never shrinks */
+    UNIT_CHECK(s.cap_xfers >= 100 && s.cap_deps >= 197 && 0 == s.xfers[0].src
+               && 99 == s.xfers[99].src_off && 1 == s.deps[196]);
+    add(&s, 0, 1, CP, IN, 0, OUT, 0, 1, d, 2);
+    UNIT_CHECK(101 == s.nxfers && 197 == s.xfers[100].dep_first && 199 == s.ndeps);
+    UNIT_CHECK(THEMIS_ERR_NOMEM == themis_xfer_reserve(&s, (uint64_t) UINT32_MAX + 1, 0));
+    UNIT_CHECK(101 == s.nxfers);
+    themis_xfer_free(&s);
+
+    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}};
+    for (int h = 0; h < 3; h++) {
+        themis_ham_t ham;
+        UNIT_CHECK(THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham, NULL, 0));
+        for (int c = 0; c < 3; c++) {
+            for (uint32_t k = 1; k <= 3; k++) {
+                UNIT_CHECK(THEMIS_OK == themis_xfer_rings((themis_coll_t) c, &ham, NULL, k, &s));
+                UNIT_CHECKF(s.nxfers == s.cap_xfers, "rings %ux%u coll %d K %u: %u of %u",
+                            shapes[h][0], shapes[h][1], c, k, s.nxfers, s.cap_xfers);
+                themis_xfer_free(&s);
+                UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d((themis_coll_t) c, shapes[h][0],
+                                                            shapes[h][1], NULL, k, &s));
+                UNIT_CHECKF(s.nxfers == s.cap_xfers, "torus2d %ux%u coll %d K %u: %u of %u",
+                            shapes[h][0], shapes[h][1], c, k, s.nxfers, s.cap_xfers);
+                themis_xfer_free(&s);
+            }
+        }
+        themis_ham_free(&ham);
+    }
+}
+
+/* s's transfers, in order, added to a fresh tracker: the dependencies
+ * the tracker finds for them, in *out (s's layout). */
+static void retrack(const themis_xfer_sched_t *s, themis_xfer_sched_t *out)
+{
+    themis_xfer_tracker_t tr;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_copy(s, out));
+    out->nxfers = out->ndeps = 0;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tr, out));
+    for (uint32_t i = 0; i < s->nxfers; i++) {
+        const themis_xfer_t *x = &s->xfers[i];
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add(&tr, x->src, x->dst, x->kind, x->src_buf,
+                                                        x->src_off, x->dst_buf, x->dst_off,
+                                                        x->count));
+    }
+    themis_xfer_tracker_free(&tr);
+}
+
+/* The whole lists stamp a stage's twin quarters from earlier ones: the
+ * rings' quarters 1-3 from quarter 0 (twin rings on units of their own),
+ * a square torus2d's quarters 2, 3 from 0, 1 (the transposed torus).
+ * Each list is the one the tracker builds transfer by transfer, on
+ * several shapes (square or not), placements and chunk counts, all three
+ * collectives. */
+static void test_twin_stamp(void)
+{
+    static const uint32_t shapes[][2] = {{3, 3}, {3, 4}, {4, 5}, {5, 3}, {4, 4}, {2, 2}};
+    static const uint32_t chunks[] = {1, 2, 3, 5};
+    int place[20];
+    for (int h = 0; h < 6; h++) {
+        themis_ham_t ham;
+        const uint32_t n = shapes[h][0] * shapes[h][1];
+        const int rings = shapes[h][0] >= 3 && shapes[h][1] >= 3;
+        UNIT_CHECK(!rings || THEMIS_OK == themis_ham_build(shapes[h][0], shapes[h][1], &ham,
+                                                           NULL, 0));
+        for (uint32_t j = 0; j < n; j++) {
+            place[j] = (int) ((7 * j + 3) % n);   /* 7 is prime to every n here */
+        }
+        for (int row = rings ? 0 : 1; row < 2; row++) {
+            for (int c = 0; c < 3; c++) {
+                for (int k = 0; k < 4; k++) {
+                    themis_xfer_sched_t s, r;
+                    const int *pl = h % 2 ? place : NULL;
+                    UNIT_CHECK(THEMIS_OK
+                               == (0 == row ? themis_xfer_rings((themis_coll_t) c, &ham, pl,
+                                                                chunks[k], &s)
+                                            : themis_xfer_torus2d((themis_coll_t) c,
+                                                                  shapes[h][0], shapes[h][1],
+                                                                  pl, chunks[k], &s)));
+                    retrack(&s, &r);
+                    UNIT_CHECKF(s.nxfers == r.nxfers && s.ndeps == r.ndeps
+                                    && themis_xfer_hash(&s) == themis_xfer_hash(&r),
+                                "%s %ux%u coll %d K %u: %u/%u dependencies, not the tracker's",
+                                0 == row ? "rings" : "torus2d", shapes[h][0], shapes[h][1], c,
+                                chunks[k], s.ndeps, r.ndeps);
+                    themis_xfer_free(&s);
+                    themis_xfer_free(&r);
+                }
+            }
+        }
+        if (rings) {
+            themis_ham_free(&ham);
+        }
+    }
+}
+
+/* themis_xfer_sort orders by key, ties in list order, whatever bytes
+ * the keys differ in (the radix sort skips bytes alike in every key):
+ * keys differing in bytes 0, 1, 5 and 7 with many ties, and all alike. */
+static void test_sort_keys(void)
+{
+    for (int form = 0; form < 3; form++) {
+        const uint32_t n = 1000;
+        themis_xfer_sched_t s;
+        uint64_t *key = malloc(n * sizeof(*key));
+        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, 1, n);
+        for (uint32_t i = 0; i < n; i++) {
+            add(&s, 0, 0, CP, IN, i, OUT, i, 1, NULL, 0);
+            key[i] = 0 == form   ? (uint64_t) ((i * 2654435761u) % 7) << 40 | (i % 3) << 8
+                     : 1 == form ? (0 == i % 5 ? UINT64_MAX - i % 2 : (uint64_t) (i * 37 % 11))
+                                 : 42;
+        }
+        UNIT_CHECK(THEMIS_OK == themis_xfer_sort(&s, key));
+        for (uint32_t k = 1; k < n; k++) {
+            const uint64_t a = s.xfers[k - 1].src_off, b = s.xfers[k].src_off;
+            UNIT_CHECKF(key[a] < key[b] || (key[a] == key[b] && a < b),
+                        "form %d: transfer %lu (key %lx) before %lu (key %lx)", form,
+                        (unsigned long) a, (unsigned long) key[a], (unsigned long) b,
+                        (unsigned long) key[b]);
+            if (unit_case_failed) {
+                break;
+            }
+        }
+        free(key);
+        themis_xfer_free(&s);
+    }
+}
+
+/* themis_xfer_tracker_add_xfer lists what themis_xfer_tracker_add does
+ * for the same transfers (the fields one by one), `after` included. */
+static void test_tracker_add_xfer(void)
+{
+    themis_xfer_sched_t a, b;
+    themis_xfer_tracker_t ta, tb;
+    tracker_sched(&a);
+    tracker_sched(&b);
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&ta, &a));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_init(&tb, &b));
+    tracker_steps(&ta, 0, 9);
+    for (int i = 0; i < 9; ++i) {
+        const uint32_t *s = tracker_steps_list[i];
+        themis_xfer_t x = {.src = s[0], .dst = s[1], .kind = CP, .src_buf = (uint8_t) s[2],
+                           .src_off = s[3], .dst_buf = (uint8_t) s[4], .count = s[5]};
+        UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_xfer(&tb, &x, UINT32_MAX, NULL));
+    }
+    UNIT_CHECK(9 == b.nxfers && themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    uint32_t ia = 0, ib = 0;
+    const themis_xfer_t x = {.src = 2, .dst = 2, .kind = CP, .src_buf = IN, .dst_buf = IN,
+                             .src_off = 3, .dst_off = 3, .count = 1};
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_after(&ta, 4, 2, 2, CP, IN, 3, IN, 3, 1, &ia));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_tracker_add_xfer(&tb, &x, 4, &ib));
+    UNIT_CHECK(9 == ia && 9 == ib && 1 == b.xfers[9].ndeps && 4 == b.deps[b.xfers[9].dep_first]
+               && themis_xfer_hash(&a) == themis_xfer_hash(&b));
+    themis_xfer_tracker_free(&ta);
+    themis_xfer_tracker_free(&tb);
+    themis_xfer_free(&a);
+    themis_xfer_free(&b);
+}
+
 int main(void)
 {
     UNIT_RUN(test_tree_allreduce_joins);
@@ -596,6 +781,7 @@ int main(void)
     UNIT_RUN(test_direct_reduce_scatter);
     UNIT_RUN(test_rings);
     UNIT_RUN(test_sort);
+    UNIT_RUN(test_sort_keys);
     UNIT_RUN(test_hash_stable);
     UNIT_RUN(test_check_rejects);
     UNIT_RUN(test_compile_rejects);
@@ -605,5 +791,8 @@ int main(void)
     UNIT_RUN(test_parked_unit);
     UNIT_RUN(test_rank_deps_reused);
     UNIT_RUN(test_tracker_copy);
+    UNIT_RUN(test_tracker_add_xfer);
+    UNIT_RUN(test_reserve);
+    UNIT_RUN(test_twin_stamp);
     UNIT_EXIT();
 }
