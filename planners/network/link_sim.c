@@ -968,7 +968,7 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
     themis_time_t *arr = malloc(nx * sizeof(*arr));      /* where the transfer is, when */
     themis_time_t *link_free = calloc(ns, sizeof(*link_free));
     themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
-    uint32_t *last = malloc(ns * sizeof(*last));
+    uint32_t *last = calloc(ns, sizeof(*last));
     uint32_t ndeps = 0;
     themis_time_t end = 0;
     serve_memo_t memo = {0, 0, 0};
@@ -978,42 +978,44 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
                  ? 1
                  : -1;
 
-    for (size_t k = 0; 1 == ok && k < ns; ++k) {
-        last[k] = NONE;
-    }
     const uint32_t *dep = o->step_deps;
-    for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
+    /* locals: the stores to last[] would otherwise make the compiler
+     * fetch o's fields (and g's links) again for every step */
+    const themis_link_step_t *const steps = o->steps;
+    const uint32_t *const slot = o->slot, nseq = o->nseq;
+    const themis_link_t *const links = g->links;
+    for (uint32_t q = 0; 1 == ok && q < nseq; ++q) {
         if (make && !make_step(s, o, q, hop, &ndeps)) {
             ok = 0;
             break;
         }
-        const themis_link_step_t *st = &o->steps[q];
-        const uint32_t i = st->flags & STEP_INDEX;
+        const themis_link_step_t st = steps[q];
+        const uint32_t i = st.flags & STEP_INDEX;
         themis_time_t ready = 0;
-        if (0 != (st->flags & STEP_FIRST)) {
-            for (uint32_t k = 0; k < st->ndeps; ++k) {
+        if (0 != (st.flags & STEP_FIRST)) {
+            for (uint32_t k = 0; k < st.ndeps; ++k) {
                 const themis_time_t f = arr[dep[k]];
                 ready = f > ready ? f : ready;
             }
-            dep += st->ndeps;
+            dep += st.ndeps;
         } else {
             ready = arr[i];
         }
-        if (0 != (st->flags & LOCAL)) {
+        if (0 != (st.flags & LOCAL)) {
             arr[i] = ready;
             end = ready > end ? ready : end;
             continue;
         }
-        const uint32_t l = st->link, k = o->slot[l];
-        if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
+        const uint32_t l = st.link, k = slot[l];
+        /* last[k] and last_ready[k] start at 0: nothing comes before */
+        if (ready < last_ready[k] || (ready == last_ready[k] && i < last[k])) {
             ok = 0;     /* reaches the link before the one served before it */
             break;
         }
         last[k] = i;
         last_ready[k] = ready;
-        const themis_link_t *lk = &g->links[l];
-        if (st->count != wire_count) {   /* counts are never 0 (check_input) */
-            wire_count = st->count;
+        if (st.count != wire_count) {   /* counts are never 0 (check_input) */
+            wire_count = st.count;
             wire = wire_count > UINT64_MAX / unit_bytes
                        ? UINT64_MAX
                        : themis_graph_wire_bytes(g, wire_count * unit_bytes);
@@ -1022,16 +1024,20 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
             ok = 0;
             break;
         }
-        unsigned __int128 fin = serve_ps(&memo, wire, lk->bw_bps)
-                                + (ready > link_free[k] ? ready : link_free[k]);
-        if (fin + lk->lat_ps > UINT64_MAX) {
+        /* serve + start + latency within 64 bits, else the simulation
+         * says why */
+        const unsigned __int128 serve = serve_ps(&memo, wire, links[l].bw_bps);
+        const themis_time_t start = ready > link_free[k] ? ready : link_free[k];
+        themis_time_t fin, at;
+        if (serve > UINT64_MAX || __builtin_add_overflow((themis_time_t) serve, start, &fin)
+            || __builtin_add_overflow(fin, links[l].lat_ps, &at)) {
             ok = 0;
             break;
         }
-        link_free[k] = (themis_time_t) fin;
-        arr[i] = (themis_time_t) fin + lk->lat_ps;
-        if (0 != (st->flags & STEP_LAST)) {
-            end = arr[i] > end ? arr[i] : end;
+        link_free[k] = fin;
+        arr[i] = at;
+        if (0 != (st.flags & STEP_LAST)) {
+            end = at > end ? at : end;
         }
     }
     if (1 == ok) {

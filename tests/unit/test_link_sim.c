@@ -583,6 +583,15 @@ static void test_packets(void)
     UNIT_CHECK(1 == order.sims && 3 == order.replays
                && 2 * (100001 + 101 * 100) * 1000 + 500000 == total);
     themis_link_order_free(&order);
+    /* a replay past 2^64 ps is no replay: the simulation says why (one
+     * hop of 1.8e16 bytes fits 64 bits, two do not) */
+    memset(&order, 0, sizeof(order));
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_total(&plain, &s, 2500, &order, &total, why,
+                                                  sizeof(why)));
+    UNIT_CHECKF(THEMIS_ERR_INVALID == themis_link_sim_total(&plain, &s, 18000000000000000ULL,
+                                                            &order, &total, why, sizeof(why))
+                && NULL != strstr(why, "2^64"), "%s", why);
+    themis_link_order_free(&order);
     /* headers that take a size past 64 bits */
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim(&g, &s, UINT64_MAX - 10, &r, why,
                                                      sizeof(why))
