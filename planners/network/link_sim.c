@@ -276,38 +276,48 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
     }
     uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes (counts are never 0) */
     const uint64_t max_count = UINT64_MAX / unit_bytes;   /* one division, not one a transfer */
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        if (x->src >= s->nranks || x->dst >= s->nranks) {
+    /* locals: the stores below would otherwise make the compiler fetch
+     * s's and sm's fields again for every transfer */
+    const themis_xfer_t *const xfers = s->xfers;
+    const uint32_t *const deps = s->deps, nranks = s->nranks, n = s->nxfers;
+    uint64_t *const bytes = sm->bytes;
+    uint32_t *const dep_first = sm->dep_first, *const pending = sm->pending;
+    uint32_t *const first = sm->first;
+    for (uint32_t i = 0; i < n; i++) {
+        const themis_xfer_t *x = &xfers[i];
+        const uint32_t src = x->src, dst = x->dst, nd = x->ndeps;
+        const uint64_t count = x->count;
+        const uint32_t *dep = &deps[x->dep_first];
+        if (src >= nranks || dst >= nranks) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): rank out of range "
-                        "(%u ranks)", i, x->src, x->dst, s->nranks);
+                        "(%u ranks)", i, src, dst, nranks);
         }
-        if (0 == x->count || x->count > max_count) {
+        if (0 == count || count > max_count) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
-                        "bytes", i, x->src, x->dst, (unsigned long long) x->count,
+                        "bytes", i, src, dst, (unsigned long long) count,
                         (unsigned long long) unit_bytes);
         }
         /* what each link carries: the graph's packet headers included
          * (transfers mostly share a count) */
-        if (x->count != wire_count) {
-            wire_count = x->count;
-            wire = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        if (count != wire_count) {
+            wire_count = count;
+            wire = themis_graph_wire_bytes(sm->g, count * unit_bytes);
         }
-        sm->bytes[i] = wire;
-        if (UINT64_MAX == sm->bytes[i]) {
+        bytes[i] = wire;
+        if (UINT64_MAX == wire) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
-                        "bytes with packet headers", i, x->src, x->dst,
-                        (unsigned long long) x->count, (unsigned long long) unit_bytes);
+                        "bytes with packet headers", i, src, dst, (unsigned long long) count,
+                        (unsigned long long) unit_bytes);
         }
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            if (s->deps[x->dep_first + k] >= i) {
+        for (uint32_t k = 0; k < nd; k++) {
+            if (dep[k] >= i) {
                 return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
-                            "which is not earlier", i, s->deps[x->dep_first + k]);
+                            "which is not earlier", i, dep[k]);
             }
-            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
+            dep_first[dep[k] + 1]++;
         }
-        sm->pending[i] = x->ndeps;
-        sm->first[x->dst + 1]++;
+        pending[i] = nd;
+        first[dst + 1]++;
     }
     return THEMIS_OK;
 }
@@ -447,15 +457,18 @@ static themis_status_t build_dependents(sim_t *sm)
         free(fill);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
-    /* dep_first: counted by check_input */
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        sm->dep_first[i + 1] += sm->dep_first[i];
-        fill[i] = sm->dep_first[i];
+    /* dep_first: counted by check_input (locals: see there) */
+    const uint32_t n = s->nxfers, *const deps = s->deps;
+    const themis_xfer_t *const xfers = s->xfers;
+    uint32_t *const dep_first = sm->dep_first, *const dependents = sm->dependents;
+    for (uint32_t i = 0; i < n; i++) {
+        dep_first[i + 1] += dep_first[i];
+        fill[i] = dep_first[i];
     }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            sm->dependents[fill[s->deps[x->dep_first + k]]++] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *dep = &deps[xfers[i].dep_first], nd = xfers[i].ndeps;
+        for (uint32_t k = 0; k < nd; k++) {
+            dependents[fill[dep[k]]++] = i;
         }
     }
     free(fill);
@@ -698,9 +711,18 @@ static themis_status_t run_fifo(sim_t *sm)
                              ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     serve_memo_t memo = {0, 0, 0};
 
-    for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
+    /* locals: ev_pop and the pushes change sm, so its fields would be
+     * fetched again for every event */
+    const uint32_t n = s->nxfers, *const pending = sm->pending;
+    const uint8_t *const skip = sm->skip;
+    const uint32_t *const route = sm->route, *const route_first = sm->route_first;
+    const uint32_t *const nhops = sm->nhops, *const slot = sm->slot;
+    const uint64_t *const bytes = sm->bytes;
+    const themis_link_t *const links = sm->g->links;
+    uint32_t *const hop = sm->hop;
+    for (uint32_t i = 0; i < n && THEMIS_OK == st; i++) {
         /* no dependencies (and not in a twin part skipped) */
-        if (0 == sm->pending[i] && (NULL == sm->skip || 0 == sm->skip[i])) {
+        if (0 == pending[i] && (NULL == skip || 0 == skip[i])) {
             st = push_ready(sm, 0, i);
         }
     }
@@ -718,11 +740,11 @@ static themis_status_t run_fifo(sim_t *sm)
             }
             continue;
         }
-        const uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
-        const themis_link_t *lk = &sm->g->links[l];
-        themis_time_t *fa = &free_at[sm->slot[l]];
+        const uint32_t l = route[route_first[i] + hop[i]];
+        const themis_link_t *lk = &links[l];
+        themis_time_t *fa = &free_at[slot[l]];
         const themis_time_t begin = e.t > *fa ? e.t : *fa;
-        unsigned __int128 serve = serve_ps(&memo, sm->bytes[i], lk->bw_bps);
+        unsigned __int128 serve = serve_ps(&memo, bytes[i], lk->bw_bps);
         themis_time_t at = 0;
         if (serve > UINT64_MAX) {
             st = fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
@@ -738,13 +760,13 @@ static themis_status_t run_fifo(sim_t *sm)
         if (THEMIS_OK != st) {
             break;
         }
-        if (0 == sm->hop[i] && NULL != out->start_ps) {
+        if (0 == hop[i] && NULL != out->start_ps) {
             out->start_ps[i] = begin;
         }
-        out->link_bytes[l] += sm->bytes[i];
+        out->link_bytes[l] += bytes[i];
         out->link_busy_ps[l] += (themis_time_t) serve;
-        sm->hop[i]++;
-        st = sm->hop[i] == sm->nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
+        hop[i]++;
+        st = hop[i] == nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
     }
     free(free_at);
     free(ready);
