@@ -858,7 +858,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
         /* the total alone: one part of each set of twins (link_sim_twins.h) */
         sm.skip = malloc(nx);
         st = NULL != sm.skip ? themis_link_sim_twins(g, s, sm.route_first, sm.nhops, sm.route,
-                                                     sm.skip, NULL, NULL)
+                                                     sm.dep_first, sm.skip, NULL, NULL)
                              : THEMIS_ERR_NOMEM;
         if (THEMIS_OK != st) {
             st = fail(&sm, st, "out of memory");
