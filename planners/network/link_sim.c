@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "radix.h"
 #include "link_sim_twins.h"
 #include "util.h"
 
@@ -201,10 +202,34 @@ static int ev_any(const sim_t *sm)
     return 0 != sm->full || sm->run_head < sm->nrun || 0 < sm->nnq;
 }
 
+/* The run's events (all at `now`) in key order (radix.h), through the
+ * heap's array (empty here) as scratch. */
+#define EV_KEY(e) ((e)->key)
+THEMIS_RADIX_DEFINE(ev_sort, event_t, EV_KEY, 32u)
+static themis_status_t ev_sort_run(sim_t *sm)
+{
+    while (sm->cap_nq < sm->nrun) {
+        if (0 != themis_grow_full((void **) &sm->nq, &sm->cap_nq, sizeof(event_t), 256u)) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+    }
+    event_t *sorted = ev_sort(sm->run, sm->nq, sm->nrun);
+    if (sorted != sm->run) {   /* sorted into the heap's array: the two swap */
+        const uint32_t cap = sm->cap_run;
+        sm->nq = sm->run;
+        sm->run = sorted;
+        sm->cap_run = sm->cap_nq;
+        sm->cap_nq = cap;
+    }
+    return THEMIS_OK;
+}
+
 /* Events are never pushed before `now` (nothing happens in the past).
- * With none left at `now`, now moves to the least time of the lowest
- * nonempty bucket: its events at that time go to the run and the heap,
- * the others to lower buckets (they agree with it above bit b - 1). */
+ * With none left at `now` (the run taken, the heap empty), now moves to
+ * the least time of the lowest nonempty bucket: its events at that time
+ * become the run, sorted by key where they came out of order (cheaper
+ * than a heap for the many events of one time), the others go to lower
+ * buckets (they agree with it above bit b - 1). */
 static themis_status_t ev_advance(sim_t *sm)
 {
     const int b = __builtin_ctzll(sm->full) + 1;
@@ -215,14 +240,24 @@ static themis_status_t ev_advance(sim_t *sm)
     }
     sm->now = least;
     sm->full &= ~(1ull << (b - 1));
+    sm->run_head = sm->nrun = 0;
+    int sorted = 1;
     for (uint32_t k = 0; k < v->n; ++k) {
-        int bad = v->v[k].t == least ? ev_push_now(sm, v->v[k]) : ev_push_later(sm, v->v[k]);
-        if (0 != bad) {
+        const event_t e = v->v[k];
+        if (e.t != least) {
+            if (0 != ev_push_later(sm, e)) {
+                return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+            }
+            continue;
+        }
+        if (0 != themis_grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t), 256u)) {
             return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
         }
+        sorted &= 0 == sm->nrun || sm->run[sm->nrun - 1].key <= e.key;
+        sm->run[sm->nrun++] = e;
     }
     v->n = 0;
-    return THEMIS_OK;
+    return sorted ? THEMIS_OK : ev_sort_run(sm);
 }
 
 /* The least event by (t, key); ev_any first. */
