@@ -436,6 +436,12 @@ static themis_status_t build_routes(sim_t *sm)
         int routed = 0;
         for (; k < first[v] && THEMIS_OK == st; k++) {
             const uint32_t i = (uint32_t) by_dst[k], src = (uint32_t) (by_dst[k] >> 32);
+            if (v + 1 == seen[src] && (NULL == sm->via || NONE == sm->via[i])) {
+                /* the pair's route is stored: its checks passed */
+                sm->route_first[i] = sm->route_first[stored[src]];
+                sm->nhops[i] = sm->nhops[stored[src]];
+                continue;
+            }
             sm->route_first[i] = sm->nroute;
             sm->nhops[i] = 0;
             if (g->node_failed[src] || g->node_failed[v]) {
@@ -462,11 +468,6 @@ static themis_status_t build_routes(sim_t *sm)
                 st = fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): no route over "
                           "working links", i, src, v);
                 break;
-            }
-            if (v + 1 == seen[src]) {
-                sm->route_first[i] = sm->route_first[stored[src]];
-                sm->nhops[i] = sm->nhops[stored[src]];
-                continue;
             }
             for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
