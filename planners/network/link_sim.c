@@ -179,7 +179,7 @@ static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
 
 /* Service starts, in the order they happen (themis_link_sim_total). */
 #define LOCAL 0x80000000u
-static themis_status_t record(sim_t *sm, uint32_t entry)
+static inline themis_status_t record(sim_t *sm, uint32_t entry)
 {
     themis_link_order_t *o = sm->rec;
     if (NULL == o) {
@@ -718,7 +718,7 @@ static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
 /* Transfer i arrives at t (its last hop, or its ready time without hops):
  * its finish, and its dependents' ready times (ready[]: the latest
  * arrival of their dependencies so far). */
-static themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
+static inline themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
 {
     themis_link_sim_t *out = sm->out;
     themis_status_t st = THEMIS_OK;
