@@ -149,7 +149,7 @@ static int ev_push_now(sim_t *sm, event_t e)
 }
 
 /* e, later than `now`: into its bucket. */
-static int ev_push_later(sim_t *sm, event_t e)
+static inline int ev_push_later(sim_t *sm, event_t e)
 {
     const int b = 64 - __builtin_clzll(e.t ^ sm->now);
     ev_vec_t *v = &sm->bucket[b];
