@@ -46,20 +46,30 @@ static themis_status_t summarise(const themis_route_table_t *rt, const themis_gr
         st = THEMIS_ERR_NOMEM;
         goto out;
     }
+    /* The summary and what the loop reads in locals: its stores to the
+     * per-transfer arrays would otherwise make the compiler fetch and
+     * store them for every transfer. */
+    summary_t m = {0, 0, 0, 0, 0};
+    const themis_xfer_t *const xfers = s->xfers;
+    const uint32_t *const deps = s->deps, *const rt_hops = rt->hops, *const rt_first = rt->first;
+    const themis_link_t *const links = g->links;
     for (uint32_t i = 0; i < s->nxfers; ++i) {
-        const themis_xfer_t *x = &s->xfers[i];
-        if (x->src >= p || x->dst >= p) {
+        const themis_xfer_t *x = &xfers[i];
+        const uint32_t src = x->src, dst = x->dst, nd = x->ndeps;
+        const uint32_t *dep = &deps[x->dep_first];
+        const uint64_t count = x->count;
+        if (src >= p || dst >= p) {
             st = THEMIS_ERR_UNSUPPORTED; /* the simulator says why */
             goto out;
         }
-        const uint32_t h = x->src == x->dst ? 0 : rt->hops[(size_t) x->src * p + x->dst];
+        const uint32_t h = src == dst ? 0 : rt_hops[(size_t) src * p + dst];
         if (THEMIS_ROUTE_NONE == h) {
             st = THEMIS_ERR_UNSUPPORTED;
             goto out;
         }
         uint64_t before_hops = 0, before_units = 0;
-        for (uint32_t d = 0; d < x->ndeps; ++d) {
-            const uint32_t j = s->deps[x->dep_first + d];
+        for (uint32_t d = 0; d < nd; ++d) {
+            const uint32_t j = dep[d];
             if (j >= i) {
                 st = THEMIS_ERR_UNSUPPORTED;
                 goto out;
@@ -67,22 +77,26 @@ static themis_status_t summarise(const themis_route_table_t *rt, const themis_gr
             before_hops = hops_to[j] > before_hops ? hops_to[j] : before_hops;
             before_units = units_to[j] > before_units ? units_to[j] : before_units;
         }
-        hops_to[i] = before_hops + h;
-        units_to[i] = before_units + (uint64_t) h * x->count;
-        out->path_hops = hops_to[i] > out->path_hops ? hops_to[i] : out->path_hops;
-        out->path_units = units_to[i] > out->path_units ? units_to[i] : out->path_units;
-        out->hop_units += (uint64_t) h * x->count;
+        const uint64_t hops = before_hops + h, units = before_units + (uint64_t) h * count;
+        hops_to[i] = hops;
+        units_to[i] = units;
+        m.path_hops = hops > m.path_hops ? hops : m.path_hops;
+        m.path_units = units > m.path_units ? units : m.path_units;
+        m.hop_units += (uint64_t) h * count;
         if (0 < h) {
-            const uint32_t l = rt->first[(size_t) x->src * p + x->dst];
-            link[l] += x->count;
-            /* the link with the most units per rate: a/b > c/d as a*d > c*b */
-            if (0 == out->link_bw ||
-                (u128) link[l] * out->link_bw > (u128) out->link_units * g->links[l].bw_bps) {
-                out->link_units = link[l];
-                out->link_bw = g->links[l].bw_bps;
+            const uint32_t l = rt_first[(size_t) src * p + dst];
+            const uint64_t lu = link[l] += count, bw = links[l].bw_bps;
+            /* the link with the most units per rate: a/b > c/d as a*d > c*b
+             * (at one rate, as a > c) */
+            if (0 == m.link_bw
+                || (bw == m.link_bw ? lu > m.link_units
+                                    : (u128) lu * m.link_bw > (u128) m.link_units * bw)) {
+                m.link_units = lu;
+                m.link_bw = bw;
             }
         }
     }
+    *out = m;
 out:
     free(link);
     free(hops_to);

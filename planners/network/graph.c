@@ -358,15 +358,18 @@ themis_status_t themis_graph_routes_to(const themis_graph_t *g, uint32_t dst, ui
     if (dst >= n || g->node_failed[dst] || NULL == g->in_first) {
         return THEMIS_ERR_INVALID;
     }
-    uint32_t *hops = malloc((size_t) n * sizeof(*hops));
-    uint32_t *queue = malloc((size_t) n * sizeof(*queue));
-    uint64_t *lat = malloc((size_t) n * sizeof(*lat));
-    if (NULL == hops || NULL == queue || NULL == lat) {
-        free(hops);
-        free(queue);
-        free(lat);
+    /* one block: lat[n], hops[n], queue[n] (the link simulator asks once
+     * per destination and schedule) */
+    uint64_t *lat = malloc((size_t) n * (sizeof(*lat) + 2 * sizeof(uint32_t)));
+    if (NULL == lat) {
         return THEMIS_ERR_NOMEM;
     }
+    uint32_t *hops = (uint32_t *) (lat + n), *queue = hops + n;
+    /* locals: the stores below would otherwise make the compiler fetch
+     * g's arrays again for every link */
+    const themis_link_t *const links = g->links;
+    const uint32_t *const in_first = g->in_first, *const in_links = g->in_links;
+    const uint8_t *const failed = g->node_failed;
     for (uint32_t v = 0; v < n; v++) {
         hops[v] = UINT32_MAX;
         next[v] = UINT32_MAX;
@@ -376,28 +379,28 @@ themis_status_t themis_graph_routes_to(const themis_graph_t *g, uint32_t dst, ui
     queue[0] = dst;
     uint32_t head = 0, tail = 1;
     while (head < tail) {
-        uint32_t w = queue[head++];
-        for (uint32_t k = g->in_first[w]; k < g->in_first[w + 1]; k++) {
-            uint32_t l = g->in_links[k];
-            if (!themis_graph_link_working(g, l)) {
+        const uint32_t w = queue[head++], hv = hops[w] + 1;
+        const uint64_t lw = lat[w];
+        for (uint32_t k = in_first[w]; k < in_first[w + 1]; k++) {
+            const uint32_t l = in_links[k];
+            const themis_link_t *lk = &links[l];
+            if (lk->failed || failed[lk->src] || failed[lk->dst]) {   /* not working */
                 continue;
             }
-            uint32_t v = g->links[l].src;
-            uint64_t cand = lat[w] + g->links[l].lat_ps;
+            const uint32_t v = lk->src;
+            const uint64_t cand = lw + lk->lat_ps;
             if (UINT32_MAX == hops[v]) {
-                hops[v] = hops[w] + 1;
+                hops[v] = hv;
                 lat[v] = cand;
                 next[v] = l;
                 queue[tail++] = v;
-            } else if (hops[v] == hops[w] + 1 &&
-                       (cand < lat[v] || (cand == lat[v] && w < g->links[next[v]].dst))) {
+            } else if (hops[v] == hv
+                       && (cand < lat[v] || (cand == lat[v] && w < links[next[v]].dst))) {
                 lat[v] = cand;
                 next[v] = l;
             }
         }
     }
-    free(hops);
-    free(queue);
     free(lat);
     return THEMIS_OK;
 }

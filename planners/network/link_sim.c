@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "radix.h"
 #include "link_sim_twins.h"
 #include "util.h"
 
@@ -148,7 +149,7 @@ static int ev_push_now(sim_t *sm, event_t e)
 }
 
 /* e, later than `now`: into its bucket. */
-static int ev_push_later(sim_t *sm, event_t e)
+static inline int ev_push_later(sim_t *sm, event_t e)
 {
     const int b = 64 - __builtin_clzll(e.t ^ sm->now);
     ev_vec_t *v = &sm->bucket[b];
@@ -178,7 +179,7 @@ static themis_status_t room(sim_t *sm, uint32_t **v, uint32_t n, uint32_t *cap)
 
 /* Service starts, in the order they happen (themis_link_sim_total). */
 #define LOCAL 0x80000000u
-static themis_status_t record(sim_t *sm, uint32_t entry)
+static inline themis_status_t record(sim_t *sm, uint32_t entry)
 {
     themis_link_order_t *o = sm->rec;
     if (NULL == o) {
@@ -201,10 +202,34 @@ static int ev_any(const sim_t *sm)
     return 0 != sm->full || sm->run_head < sm->nrun || 0 < sm->nnq;
 }
 
+/* The run's events (all at `now`) in key order (radix.h), through the
+ * heap's array (empty here) as scratch. */
+#define EV_KEY(e) ((e)->key)
+THEMIS_RADIX_DEFINE(ev_sort, event_t, EV_KEY, 32u)
+static themis_status_t ev_sort_run(sim_t *sm)
+{
+    while (sm->cap_nq < sm->nrun) {
+        if (0 != themis_grow_full((void **) &sm->nq, &sm->cap_nq, sizeof(event_t), 256u)) {
+            return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+        }
+    }
+    event_t *sorted = ev_sort(sm->run, sm->nq, sm->nrun);
+    if (sorted != sm->run) {   /* sorted into the heap's array: the two swap */
+        const uint32_t cap = sm->cap_run;
+        sm->nq = sm->run;
+        sm->run = sorted;
+        sm->cap_run = sm->cap_nq;
+        sm->cap_nq = cap;
+    }
+    return THEMIS_OK;
+}
+
 /* Events are never pushed before `now` (nothing happens in the past).
- * With none left at `now`, now moves to the least time of the lowest
- * nonempty bucket: its events at that time go to the run and the heap,
- * the others to lower buckets (they agree with it above bit b - 1). */
+ * With none left at `now` (the run taken, the heap empty), now moves to
+ * the least time of the lowest nonempty bucket: its events at that time
+ * become the run, sorted by key where they came out of order (cheaper
+ * than a heap for the many events of one time), the others go to lower
+ * buckets (they agree with it above bit b - 1). */
 static themis_status_t ev_advance(sim_t *sm)
 {
     const int b = __builtin_ctzll(sm->full) + 1;
@@ -215,14 +240,24 @@ static themis_status_t ev_advance(sim_t *sm)
     }
     sm->now = least;
     sm->full &= ~(1ull << (b - 1));
+    sm->run_head = sm->nrun = 0;
+    int sorted = 1;
     for (uint32_t k = 0; k < v->n; ++k) {
-        int bad = v->v[k].t == least ? ev_push_now(sm, v->v[k]) : ev_push_later(sm, v->v[k]);
-        if (0 != bad) {
+        const event_t e = v->v[k];
+        if (e.t != least) {
+            if (0 != ev_push_later(sm, e)) {
+                return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
+            }
+            continue;
+        }
+        if (0 != themis_grow((void **) &sm->run, sm->nrun, &sm->cap_run, sizeof(event_t), 256u)) {
             return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
         }
+        sorted &= 0 == sm->nrun || sm->run[sm->nrun - 1].key <= e.key;
+        sm->run[sm->nrun++] = e;
     }
     v->n = 0;
-    return THEMIS_OK;
+    return sorted ? THEMIS_OK : ev_sort_run(sm);
 }
 
 /* The least event by (t, key); ev_any first. */
@@ -276,38 +311,48 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
     }
     uint64_t wire_count = 0, wire = 0;   /* the last count's wire bytes (counts are never 0) */
     const uint64_t max_count = UINT64_MAX / unit_bytes;   /* one division, not one a transfer */
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        if (x->src >= s->nranks || x->dst >= s->nranks) {
+    /* locals: the stores below would otherwise make the compiler fetch
+     * s's and sm's fields again for every transfer */
+    const themis_xfer_t *const xfers = s->xfers;
+    const uint32_t *const deps = s->deps, nranks = s->nranks, n = s->nxfers;
+    uint64_t *const bytes = sm->bytes;
+    uint32_t *const dep_first = sm->dep_first, *const pending = sm->pending;
+    uint32_t *const first = sm->first;
+    for (uint32_t i = 0; i < n; i++) {
+        const themis_xfer_t *x = &xfers[i];
+        const uint32_t src = x->src, dst = x->dst, nd = x->ndeps;
+        const uint64_t count = x->count;
+        const uint32_t *dep = &deps[x->dep_first];
+        if (src >= nranks || dst >= nranks) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): rank out of range "
-                        "(%u ranks)", i, x->src, x->dst, s->nranks);
+                        "(%u ranks)", i, src, dst, nranks);
         }
-        if (0 == x->count || x->count > max_count) {
+        if (0 == count || count > max_count) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
-                        "bytes", i, x->src, x->dst, (unsigned long long) x->count,
+                        "bytes", i, src, dst, (unsigned long long) count,
                         (unsigned long long) unit_bytes);
         }
         /* what each link carries: the graph's packet headers included
          * (transfers mostly share a count) */
-        if (x->count != wire_count) {
-            wire_count = x->count;
-            wire = themis_graph_wire_bytes(sm->g, x->count * unit_bytes);
+        if (count != wire_count) {
+            wire_count = count;
+            wire = themis_graph_wire_bytes(sm->g, count * unit_bytes);
         }
-        sm->bytes[i] = wire;
-        if (UINT64_MAX == sm->bytes[i]) {
+        bytes[i] = wire;
+        if (UINT64_MAX == wire) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): %llu units of %llu "
-                        "bytes with packet headers", i, x->src, x->dst,
-                        (unsigned long long) x->count, (unsigned long long) unit_bytes);
+                        "bytes with packet headers", i, src, dst, (unsigned long long) count,
+                        (unsigned long long) unit_bytes);
         }
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            if (s->deps[x->dep_first + k] >= i) {
+        for (uint32_t k = 0; k < nd; k++) {
+            if (dep[k] >= i) {
                 return fail(sm, THEMIS_ERR_INVALID, "transfer %u depends on transfer %u, "
-                            "which is not earlier", i, s->deps[x->dep_first + k]);
+                            "which is not earlier", i, dep[k]);
             }
-            sm->dep_first[s->deps[x->dep_first + k] + 1]++;
+            dep_first[dep[k] + 1]++;
         }
-        sm->pending[i] = x->ndeps;
-        sm->first[x->dst + 1]++;
+        pending[i] = nd;
+        first[dst + 1]++;
     }
     return THEMIS_OK;
 }
@@ -391,6 +436,12 @@ static themis_status_t build_routes(sim_t *sm)
         int routed = 0;
         for (; k < first[v] && THEMIS_OK == st; k++) {
             const uint32_t i = (uint32_t) by_dst[k], src = (uint32_t) (by_dst[k] >> 32);
+            if (v + 1 == seen[src] && (NULL == sm->via || NONE == sm->via[i])) {
+                /* the pair's route is stored: its checks passed */
+                sm->route_first[i] = sm->route_first[stored[src]];
+                sm->nhops[i] = sm->nhops[stored[src]];
+                continue;
+            }
             sm->route_first[i] = sm->nroute;
             sm->nhops[i] = 0;
             if (g->node_failed[src] || g->node_failed[v]) {
@@ -418,11 +469,6 @@ static themis_status_t build_routes(sim_t *sm)
                           "working links", i, src, v);
                 break;
             }
-            if (v + 1 == seen[src]) {
-                sm->route_first[i] = sm->route_first[stored[src]];
-                sm->nhops[i] = sm->nhops[stored[src]];
-                continue;
-            }
             for (uint32_t u = src; u != v && THEMIS_OK == st; u = g->links[next[u]].dst) {
                 st = push_hop(sm, i, next[u]);
             }
@@ -447,15 +493,18 @@ static themis_status_t build_dependents(sim_t *sm)
         free(fill);
         return fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     }
-    /* dep_first: counted by check_input */
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        sm->dep_first[i + 1] += sm->dep_first[i];
-        fill[i] = sm->dep_first[i];
+    /* dep_first: counted by check_input (locals: see there) */
+    const uint32_t n = s->nxfers, *const deps = s->deps;
+    const themis_xfer_t *const xfers = s->xfers;
+    uint32_t *const dep_first = sm->dep_first, *const dependents = sm->dependents;
+    for (uint32_t i = 0; i < n; i++) {
+        dep_first[i + 1] += dep_first[i];
+        fill[i] = dep_first[i];
     }
-    for (uint32_t i = 0; i < s->nxfers; i++) {
-        const themis_xfer_t *x = &s->xfers[i];
-        for (uint32_t k = 0; k < x->ndeps; k++) {
-            sm->dependents[fill[s->deps[x->dep_first + k]]++] = i;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *dep = &deps[xfers[i].dep_first], nd = xfers[i].ndeps;
+        for (uint32_t k = 0; k < nd; k++) {
+            dependents[fill[dep[k]]++] = i;
         }
     }
     free(fill);
@@ -669,7 +718,7 @@ static themis_status_t push_ready(sim_t *sm, themis_time_t t, uint32_t i)
 /* Transfer i arrives at t (its last hop, or its ready time without hops):
  * its finish, and its dependents' ready times (ready[]: the latest
  * arrival of their dependencies so far). */
-static themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
+static inline themis_status_t finish(sim_t *sm, uint32_t i, themis_time_t t, themis_time_t *ready)
 {
     themis_link_sim_t *out = sm->out;
     themis_status_t st = THEMIS_OK;
@@ -698,9 +747,18 @@ static themis_status_t run_fifo(sim_t *sm)
                              ? THEMIS_OK : fail(sm, THEMIS_ERR_NOMEM, "out of memory");
     serve_memo_t memo = {0, 0, 0};
 
-    for (uint32_t i = 0; i < s->nxfers && THEMIS_OK == st; i++) {
+    /* locals: ev_pop and the pushes change sm, so its fields would be
+     * fetched again for every event */
+    const uint32_t n = s->nxfers, *const pending = sm->pending;
+    const uint8_t *const skip = sm->skip;
+    const uint32_t *const route = sm->route, *const route_first = sm->route_first;
+    const uint32_t *const nhops = sm->nhops, *const slot = sm->slot;
+    const uint64_t *const bytes = sm->bytes;
+    const themis_link_t *const links = sm->g->links;
+    uint32_t *const hop = sm->hop;
+    for (uint32_t i = 0; i < n && THEMIS_OK == st; i++) {
         /* no dependencies (and not in a twin part skipped) */
-        if (0 == sm->pending[i] && (NULL == sm->skip || 0 == sm->skip[i])) {
+        if (0 == pending[i] && (NULL == skip || 0 == skip[i])) {
             st = push_ready(sm, 0, i);
         }
     }
@@ -718,11 +776,11 @@ static themis_status_t run_fifo(sim_t *sm)
             }
             continue;
         }
-        const uint32_t l = sm->route[sm->route_first[i] + sm->hop[i]];
-        const themis_link_t *lk = &sm->g->links[l];
-        themis_time_t *fa = &free_at[sm->slot[l]];
+        const uint32_t l = route[route_first[i] + hop[i]];
+        const themis_link_t *lk = &links[l];
+        themis_time_t *fa = &free_at[slot[l]];
         const themis_time_t begin = e.t > *fa ? e.t : *fa;
-        unsigned __int128 serve = serve_ps(&memo, sm->bytes[i], lk->bw_bps);
+        unsigned __int128 serve = serve_ps(&memo, bytes[i], lk->bw_bps);
         themis_time_t at = 0;
         if (serve > UINT64_MAX) {
             st = fail(sm, THEMIS_ERR_INVALID, "simulated time beyond 2^64 ps");
@@ -738,13 +796,13 @@ static themis_status_t run_fifo(sim_t *sm)
         if (THEMIS_OK != st) {
             break;
         }
-        if (0 == sm->hop[i] && NULL != out->start_ps) {
+        if (0 == hop[i] && NULL != out->start_ps) {
             out->start_ps[i] = begin;
         }
-        out->link_bytes[l] += sm->bytes[i];
+        out->link_bytes[l] += bytes[i];
         out->link_busy_ps[l] += (themis_time_t) serve;
-        sm->hop[i]++;
-        st = sm->hop[i] == sm->nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
+        hop[i]++;
+        st = hop[i] == nhops[i] ? finish(sm, i, at, ready) : ev_push(sm, at, EV_HOP, i);
     }
     free(free_at);
     free(ready);
@@ -836,7 +894,7 @@ static themis_status_t sim_run(const themis_graph_t *g, const themis_xfer_sched_
         /* the total alone: one part of each set of twins (link_sim_twins.h) */
         sm.skip = malloc(nx);
         st = NULL != sm.skip ? themis_link_sim_twins(g, s, sm.route_first, sm.nhops, sm.route,
-                                                     sm.skip, NULL, NULL)
+                                                     sm.dep_first, sm.skip, NULL, NULL)
                              : THEMIS_ERR_NOMEM;
         if (THEMIS_OK != st) {
             st = fail(&sm, st, "out of memory");
@@ -968,7 +1026,7 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
     themis_time_t *arr = malloc(nx * sizeof(*arr));      /* where the transfer is, when */
     themis_time_t *link_free = calloc(ns, sizeof(*link_free));
     themis_time_t *last_ready = calloc(ns, sizeof(*last_ready));
-    uint32_t *last = malloc(ns * sizeof(*last));
+    uint32_t *last = calloc(ns, sizeof(*last));
     uint32_t ndeps = 0;
     themis_time_t end = 0;
     serve_memo_t memo = {0, 0, 0};
@@ -978,42 +1036,44 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
                  ? 1
                  : -1;
 
-    for (size_t k = 0; 1 == ok && k < ns; ++k) {
-        last[k] = NONE;
-    }
     const uint32_t *dep = o->step_deps;
-    for (uint32_t q = 0; 1 == ok && q < o->nseq; ++q) {
+    /* locals: the stores to last[] would otherwise make the compiler
+     * fetch o's fields (and g's links) again for every step */
+    const themis_link_step_t *const steps = o->steps;
+    const uint32_t *const slot = o->slot, nseq = o->nseq;
+    const themis_link_t *const links = g->links;
+    for (uint32_t q = 0; 1 == ok && q < nseq; ++q) {
         if (make && !make_step(s, o, q, hop, &ndeps)) {
             ok = 0;
             break;
         }
-        const themis_link_step_t *st = &o->steps[q];
-        const uint32_t i = st->flags & STEP_INDEX;
+        const themis_link_step_t st = steps[q];
+        const uint32_t i = st.flags & STEP_INDEX;
         themis_time_t ready = 0;
-        if (0 != (st->flags & STEP_FIRST)) {
-            for (uint32_t k = 0; k < st->ndeps; ++k) {
+        if (0 != (st.flags & STEP_FIRST)) {
+            for (uint32_t k = 0; k < st.ndeps; ++k) {
                 const themis_time_t f = arr[dep[k]];
                 ready = f > ready ? f : ready;
             }
-            dep += st->ndeps;
+            dep += st.ndeps;
         } else {
             ready = arr[i];
         }
-        if (0 != (st->flags & LOCAL)) {
+        if (0 != (st.flags & LOCAL)) {
             arr[i] = ready;
             end = ready > end ? ready : end;
             continue;
         }
-        const uint32_t l = st->link, k = o->slot[l];
-        if (NONE != last[k] && (ready < last_ready[k] || (ready == last_ready[k] && i < last[k]))) {
+        const uint32_t l = st.link, k = slot[l];
+        /* last[k] and last_ready[k] start at 0: nothing comes before */
+        if (ready < last_ready[k] || (ready == last_ready[k] && i < last[k])) {
             ok = 0;     /* reaches the link before the one served before it */
             break;
         }
         last[k] = i;
         last_ready[k] = ready;
-        const themis_link_t *lk = &g->links[l];
-        if (st->count != wire_count) {   /* counts are never 0 (check_input) */
-            wire_count = st->count;
+        if (st.count != wire_count) {   /* counts are never 0 (check_input) */
+            wire_count = st.count;
             wire = wire_count > UINT64_MAX / unit_bytes
                        ? UINT64_MAX
                        : themis_graph_wire_bytes(g, wire_count * unit_bytes);
@@ -1022,16 +1082,20 @@ static int replay(const themis_graph_t *g, const themis_xfer_sched_t *s, uint64_
             ok = 0;
             break;
         }
-        unsigned __int128 fin = serve_ps(&memo, wire, lk->bw_bps)
-                                + (ready > link_free[k] ? ready : link_free[k]);
-        if (fin + lk->lat_ps > UINT64_MAX) {
+        /* serve + start + latency within 64 bits, else the simulation
+         * says why */
+        const unsigned __int128 serve = serve_ps(&memo, wire, links[l].bw_bps);
+        const themis_time_t start = ready > link_free[k] ? ready : link_free[k];
+        themis_time_t fin, at;
+        if (serve > UINT64_MAX || __builtin_add_overflow((themis_time_t) serve, start, &fin)
+            || __builtin_add_overflow(fin, links[l].lat_ps, &at)) {
             ok = 0;
             break;
         }
-        link_free[k] = (themis_time_t) fin;
-        arr[i] = (themis_time_t) fin + lk->lat_ps;
-        if (0 != (st->flags & STEP_LAST)) {
-            end = arr[i] > end ? arr[i] : end;
+        link_free[k] = fin;
+        arr[i] = at;
+        if (0 != (st.flags & STEP_LAST)) {
+            end = at > end ? at : end;
         }
     }
     if (1 == ok) {

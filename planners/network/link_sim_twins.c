@@ -79,8 +79,8 @@ static inline uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
 
 themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                       const uint32_t *route_first, const uint32_t *nhops,
-                                      const uint32_t *route, uint8_t *skip, uint32_t *parts,
-                                      uint32_t *skipped)
+                                      const uint32_t *route, const uint32_t *dep_first,
+                                      uint8_t *skip, uint32_t *parts, uint32_t *skipped)
 {
     const uint32_t n = s->nxfers;
     uint32_t nparts = 0, nskipped = 0;
@@ -100,25 +100,25 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
      * total): it ties no parts together; a dependency on one is told by
      * its being loose alone (pos NONE).  Never skipped (a sink of skipped
      * parts just never runs). */
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; NULL == dep_first && i < n; ++i) {
         for (uint32_t d = 0; d < s->xfers[i].ndeps; ++d) {
             loose[s->deps[s->xfers[i].dep_first + d]] = 1;   /* has a dependent */
         }
     }
     uint32_t nloose = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        loose[i] = 0 == nhops[i] && (0 == s->xfers[i].ndeps || 0 == loose[i]);
-        nloose += loose[i];
-    }
     for (uint32_t l = 0; l < g->nlinks; ++l) {
         owner[l] = NONE;
     }
     /* Union-find in list order: what transfer i joins (its dependencies,
      * the first users of its links) is earlier, so i starts alone and
      * takes the least root it meets (the smaller root survives, as
-     * themis_tp_uf_union: a part is named by its first transfer). */
+     * themis_tp_uf_union: a part is named by its first transfer).  Its
+     * dependencies are loose or not already; it is so here. */
     for (uint32_t i = 0; i < n; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
+        const int dependents = NULL != dep_first ? dep_first[i + 1] != dep_first[i] : loose[i];
+        loose[i] = 0 == nhops[i] && (0 == x->ndeps || !dependents);
+        nloose += loose[i];
         uint32_t r = NONE;
         for (uint32_t d = 0; !loose[i] && d < x->ndeps; ++d) {
             if (!loose[s->deps[x->dep_first + d]]) {
@@ -152,10 +152,14 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
                                                                            : THEMIS_OK;
     }
     if (some && THEMIS_OK == st) {
-        themis_tp_uf_parts(uf, n, part, pos);
-        /* members by part, list order kept; positions; links numbered by
-         * first use in their part's order (a link is one part's alone) */
-        for (uint32_t i = 0; i < n; ++i) {
+        /* parts numbered in the order of their first transfers (as
+         * themis_tp_uf_parts), which are their roots: the smaller root
+         * survives; members by part, list order kept; positions; links
+         * numbered by first use in their part's order (a link is one
+         * part's alone) */
+        for (uint32_t i = 0, np = 0; i < n; ++i) {
+            const uint32_t r = themis_tp_uf_find(uf, i);
+            part[i] = r == i ? np++ : part[r];
             first[part[i] + 1]++;
         }
         for (uint32_t p = 0; p < nparts; ++p) {

@@ -28,11 +28,13 @@
 /* s with its routes (transfer i: links route[route_first[i] ..
  * + nhops[i]]) on g: skip[i] = 1 where transfer i's part is a twin of an
  * earlier part (by its first transfer), else 0; *parts and *skipped
- * count the parts and the parts skipped (may be NULL).
+ * count the parts and the parts skipped (may be NULL).  dep_first: where
+ * the simulator has them, transfer i's dependents are dep_first[i] ..
+ * dep_first[i + 1] (only whether it has any is read); NULL: found here.
  * THEMIS_ERR_NOMEM. */
 themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer_sched_t *s,
                                       const uint32_t *route_first, const uint32_t *nhops,
-                                      const uint32_t *route, uint8_t *skip, uint32_t *parts,
-                                      uint32_t *skipped);
+                                      const uint32_t *route, const uint32_t *dep_first,
+                                      uint8_t *skip, uint32_t *parts, uint32_t *skipped);
 
 #endif

@@ -212,17 +212,22 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
         s->lab[s->nslots + src[j]] = s->nslots + src[j];
         s->queue[tail++] = s->nslots + src[j];
     }
+    /* Locals for what the labelling below cannot change (its stores
+     * would otherwise make the compiler fetch them per forest). */
+    const uint32_t k = s->k, nslots = s->nslots;
+    const uint32_t *const root0 = s->root, *const par0 = s->par, *const pslot0 = s->pslot;
+    const uint32_t *const dep0 = s->depth;
+    uint32_t *const jump0 = s->jump, *const lab = s->lab, *const queue = s->queue;
     while (head < tail) {
-        uint32_t it = s->queue[head++], e = item_edge(s, it);
-        uint32_t cf = it < s->nslots ? it / (n - 1) : UINT32_MAX;
-        for (uint32_t f = 0; f < s->k; f++) {
+        const uint32_t it = queue[head++], e = item_edge(s, it);
+        const uint32_t cf = it < nslots ? it / (n - 1) : UINT32_MAX;
+        const uint32_t ea = g->u[e], eb = g->v[e];
+        for (uint32_t f = 0; f < k; f++) {
+            const size_t fn = (size_t) f * n;
             if (f == cf) {
                 continue;
             }
-            const uint32_t *root = &s->root[(size_t) f * n], *par = &s->par[(size_t) f * n];
-            const uint32_t *pslot = &s->pslot[(size_t) f * n], *dep = &s->depth[(size_t) f * n];
-            uint32_t a = g->u[e], b = g->v[e];
-            if (root[a] != root[b]) {
+            if (root0[fn + ea] != root0[fn + eb]) {
                 /* it's edge joins f; each labelled predecessor takes the
                  * slot its successor left; the source's copy comes last. */
                 uint32_t cur = it, ecur = e;
@@ -245,14 +250,14 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 s->work += (uint64_t) head * s->k;
                 return 1;
             }
-            uint32_t *jump = &s->jump[(size_t) f * n];
-            a = themis_tp_uf_find(jump, a);
-            b = themis_tp_uf_find(jump, b);
+            uint32_t *jump = &jump0[fn];
+            uint32_t a = themis_tp_uf_find(jump, ea), b = themis_tp_uf_find(jump, eb);
+            const uint32_t *par = &par0[fn], *pslot = &pslot0[fn], *dep = &dep0[fn];
             while (a != b) {
                 uint32_t *up = dep[a] >= dep[b] ? &a : &b;
                 uint32_t y = (uint32_t) (f * (n - 1) + pslot[*up]);
-                s->lab[y] = it;
-                s->queue[tail++] = y;
+                lab[y] = it;
+                queue[tail++] = y;
                 jump[*up] = par[*up];
                 *up = themis_tp_uf_find(jump, par[*up]);
             }

@@ -10,6 +10,7 @@
  * the routes' chain bound (route_table.h) exact on a chain and never above
  * the simulated time.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "graph_util.h"
@@ -583,6 +584,15 @@ static void test_packets(void)
     UNIT_CHECK(1 == order.sims && 3 == order.replays
                && 2 * (100001 + 101 * 100) * 1000 + 500000 == total);
     themis_link_order_free(&order);
+    /* a replay past 2^64 ps is no replay: the simulation says why (one
+     * hop of 1.8e16 bytes fits 64 bits, two do not) */
+    memset(&order, 0, sizeof(order));
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_total(&plain, &s, 2500, &order, &total, why,
+                                                  sizeof(why)));
+    UNIT_CHECKF(THEMIS_ERR_INVALID == themis_link_sim_total(&plain, &s, 18000000000000000ULL,
+                                                            &order, &total, why, sizeof(why))
+                && NULL != strstr(why, "2^64"), "%s", why);
+    themis_link_order_free(&order);
     /* headers that take a size past 64 bits */
     UNIT_CHECK(THEMIS_ERR_INVALID == themis_link_sim(&g, &s, UINT64_MAX - 10, &r, why,
                                                      sizeof(why))
@@ -591,6 +601,60 @@ static void test_packets(void)
     themis_xfer_free(&s);
     themis_graph_free(&g);
     themis_graph_free(&plain);
+}
+
+/* Many transfers ready at one time but queued in the reverse of their
+ * order (D_j waits for A_(n-1-j), and the A's all finish together, in
+ * order): the one link they share serves them in list order all the
+ * same, at the full rate and a duplex one.  The events of one time are
+ * sorted where they come out of order: by insertion for a few, by radix
+ * over one or two key bytes for more. */
+static void test_many_at_once(void)
+{
+    static const uint32_t sizes[] = {5, 40, 300};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); ++z) {
+        const uint32_t n = sizes[z];
+        char *text = malloc((size_t) (n + 1) * 32);
+        size_t len = 0;
+        for (uint32_t k = 1; NULL != text && k <= n; ++k) {
+            len += (size_t) sprintf(text + len, "%u 0 8Gb 500ns\n", k);
+        }
+        if (NULL == text) {
+            UNIT_CHECK(NULL != text);
+            return;
+        }
+        sprintf(text + len, "0 %u 8Gb 500ns\n", n + 1);
+        themis_graph_t g = graph(text);
+        themis_xfer_sched_t s;
+        themis_xfer_init(&s, THEMIS_COLL_ALLGATHER, n + 2, 1);
+        for (uint32_t k = 0; k < n; ++k) {
+            add(&s, k + 1, 0, NULL, 0);
+        }
+        for (uint32_t j = 0; j < n; ++j) {
+            const uint32_t dep = n - 1 - j;
+            add(&s, 0, n + 1, &dep, 1);
+        }
+        for (uint32_t duplex = 0; duplex < 2; ++duplex) {
+            themis_link_sim_t r;
+            char why[160];
+            UNIT_CHECKF(THEMIS_OK == themis_link_sim_duplex(&g, &s, 1000,
+                                                            duplex ? 500000 : 1000000, &r, why,
+                                                            sizeof(why)),
+                        "%s", why);
+            int bad = 0;
+            for (uint32_t j = 0; j < n; ++j) {
+                /* A's finish at 1.5 us; D_j is served j-th: (j + 1) us more and the latency */
+                bad += 1500000 + (uint64_t) (j + 1) * US + 500000 != r.finish_ps[n + j];
+            }
+            UNIT_CHECKF(0 == bad && r.total_ps == 2000000 + (uint64_t) n * US,
+                        "%u transfers at once (duplex %u): %d served out of order", n, duplex,
+                        bad);
+            themis_link_sim_free(&r);
+        }
+        themis_xfer_free(&s);
+        themis_graph_free(&g);
+        free(text);
+    }
 }
 
 static void test_chain_bound(void)
@@ -669,5 +733,6 @@ int main(void)
     UNIT_RUN(test_total_replay);
     UNIT_RUN(test_packets);
     UNIT_RUN(test_chain_bound);
+    UNIT_RUN(test_many_at_once);
     UNIT_EXIT();
 }

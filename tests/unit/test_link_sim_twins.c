@@ -10,6 +10,7 @@
  * several shapes with one link slowed in turn included.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph_util.h"
 #include "hamiltonian.h"
@@ -37,8 +38,29 @@ static void twins_of(const themis_graph_t *g, const themis_xfer_sched_t *s, uint
         }
         n += nhops[i];
     }
-    UNIT_CHECK(THEMIS_OK == themis_link_sim_twins(g, s, first, nhops, route, skip, parts,
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_twins(g, s, first, nhops, route, NULL, skip, parts,
                                                   skipped));
+    /* the same with the dependents' offsets given (as the simulator does) */
+    uint32_t *dep_first = calloc((size_t) s->nxfers + 2, sizeof(*dep_first));
+    uint8_t *skip2 = malloc((size_t) s->nxfers + 1);
+    uint32_t parts2 = UINT32_MAX, skipped2 = UINT32_MAX;
+    UNIT_CHECK(NULL != dep_first && NULL != skip2);
+    for (uint32_t i = 0; NULL != dep_first && i < s->nxfers; ++i) {
+        for (uint32_t d = 0; d < s->xfers[i].ndeps; ++d) {
+            dep_first[s->deps[s->xfers[i].dep_first + d] + 1]++;
+        }
+    }
+    for (uint32_t i = 0; NULL != dep_first && i < s->nxfers; ++i) {
+        dep_first[i + 1] += dep_first[i];
+    }
+    UNIT_CHECK(THEMIS_OK == themis_link_sim_twins(g, s, first, nhops, route, dep_first, skip2,
+                                                  &parts2, &skipped2));
+    UNIT_CHECKF(parts2 == *parts && skipped2 == *skipped
+                    && 0 == memcmp(skip, skip2, (size_t) s->nxfers),
+                "with dependents given: %u parts, %u skipped; found here: %u, %u", parts2,
+                skipped2, *parts, *skipped);
+    free(dep_first);
+    free(skip2);
     free(first);
     free(nhops);
     free(route);
