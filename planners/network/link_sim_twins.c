@@ -154,12 +154,12 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
     if (some && THEMIS_OK == st) {
         /* parts numbered in the order of their first transfers (as
          * themis_tp_uf_parts), which are their roots: the smaller root
-         * survives; members by part, list order kept; positions; links
-         * numbered by first use in their part's order (a link is one
-         * part's alone) */
+         * survives, so uf[i] <= i (finds only halve paths) and i's part
+         * is that of uf[i], numbered already; members by part, list
+         * order kept; positions; links numbered by first use in their
+         * part's order (a link is one part's alone) */
         for (uint32_t i = 0, np = 0; i < n; ++i) {
-            const uint32_t r = themis_tp_uf_find(uf, i);
-            part[i] = r == i ? np++ : part[r];
+            part[i] = uf[i] == i ? np++ : part[uf[i]];
             first[part[i] + 1]++;
         }
         for (uint32_t p = 0; p < nparts; ++p) {
