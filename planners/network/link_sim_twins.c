@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "treepack.h"
+#include "union_find.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
@@ -59,7 +59,7 @@ static int twins(const parts_t *pt, uint32_t a, uint32_t b)
 /* Root r (NONE: none yet) joined with earlier transfer j's: the least. */
 static inline uint32_t join(uint32_t *uf, uint32_t r, uint32_t j)
 {
-    const uint32_t rj = themis_tp_uf_find(uf, j);
+    const uint32_t rj = themis_uf_find(uf, j);
     if (NONE == r || r == rj) {
         return rj;
     }
@@ -112,7 +112,7 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
     /* Union-find in list order: what transfer i joins (its dependencies,
      * the first users of its links) is earlier, so i starts alone and
      * takes the least root it meets (the smaller root survives, as
-     * themis_tp_uf_union: a part is named by its first transfer).  Its
+     * themis_uf_union: a part is named by its first transfer).  Its
      * dependencies are loose or not already; it is so here. */
     for (uint32_t i = 0; i < n; ++i) {
         const themis_xfer_t *x = &s->xfers[i];
@@ -153,7 +153,7 @@ themis_status_t themis_link_sim_twins(const themis_graph_t *g, const themis_xfer
     }
     if (some && THEMIS_OK == st) {
         /* parts numbered in the order of their first transfers (as
-         * themis_tp_uf_parts), which are their roots: the smaller root
+         * themis_uf_parts), which are their roots: the smaller root
          * survives, so uf[i] <= i (finds only halve paths) and i's part
          * is that of uf[i], numbered already; members by part, list
          * order kept; positions; links numbered by first use in their

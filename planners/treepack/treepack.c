@@ -9,6 +9,7 @@
  * The All-Reduce transfer schedule of a packing: treepack_schedule.c.
  */
 #include "treepack.h"
+#include "union_find.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +40,6 @@ const char *themis_tp_method_name(themis_tp_method_t m)
     static const char *const names[] = {"torus", "exact", "mw", "lp", "mwst", "chains",
                                         "cycles", "union"};
     return (unsigned) m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
-}
-
-/* ------------------------------------------------------------ union-find */
-
-void themis_tp_uf_init(uint32_t *uf, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uf[i] = i;
-    }
 }
 
 /* ------------------------------------------------------------ graph */
@@ -120,7 +112,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         themis_tp_graph_free(out);
         return THEMIS_ERR_NOMEM;
     }
-    themis_tp_uf_init(uf, g->nnodes);
+    themis_uf_init(uf, g->nnodes);
     uint64_t unit = 0;
     uint32_t comps = g->nnodes;
     for (uint32_t i = 0; i < g->nlinks; i++) {
@@ -140,7 +132,7 @@ themis_status_t themis_tp_from_graph(const themis_graph_t *g, themis_tp_graph_t 
         out->cap[out->m] = bw;
         out->m++;
         unit = themis_gcd(unit, bw);
-        comps -= (uint32_t) themis_tp_uf_union(uf, l->src, l->dst);
+        comps -= (uint32_t) themis_uf_union(uf, l->src, l->dst);
     }
     free(uf);
     if (1 != comps) {
@@ -174,22 +166,6 @@ themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint
     return THEMIS_OK;
 }
 
-uint32_t themis_tp_uf_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map)
-{
-    uint32_t np = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        map[v] = UINT32_MAX;
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t r = themis_tp_uf_find(uf, v);
-        if (UINT32_MAX == map[r]) {
-            map[r] = np++;
-        }
-        part[v] = map[r];
-    }
-    return np;
-}
-
 static int cmp_double_desc(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -219,13 +195,13 @@ themis_status_t themis_tp_partition_from_prices(const themis_tp_graph_t *g, cons
         if (i > 0 && t[i] == t[i - 1]) {
             continue;
         }
-        themis_tp_uf_init(uf, g->n);
+        themis_uf_init(uf, g->n);
         for (uint32_t e = 0; e < g->m; e++) {
             if (y[e] < t[i]) {
-                themis_tp_uf_union(uf, g->u[e], g->v[e]);
+                themis_uf_union(uf, g->u[e], g->v[e]);
             }
         }
-        uint32_t np = themis_tp_uf_parts(uf, g->n, cand, map);
+        uint32_t np = themis_uf_parts(uf, g->n, cand, map);
         themis_tp_frac_t r;
         if (THEMIS_OK != themis_tp_partition_ratio(g, cand, np, &r)) {
             continue;
@@ -268,10 +244,10 @@ static void kruskal(const themis_tp_graph_t *g, const uint32_t *order, uint32_t 
                     uint32_t *tree)
 {
     uint32_t k = 0;
-    themis_tp_uf_init(uf, g->n);
+    themis_uf_init(uf, g->n);
     for (uint32_t i = 0; i < g->m && k + 1 < g->n; i++) {
         uint32_t e = order[i];
-        if (themis_tp_uf_union(uf, g->u[e], g->v[e])) {
+        if (themis_uf_union(uf, g->u[e], g->v[e])) {
             tree[k++] = e;
         }
     }
@@ -620,13 +596,13 @@ static themis_status_t certify(const themis_tp_graph_t *g, themis_tp_packing_t *
     }
     /* Edges a packing leaves unsaturated cannot cross an optimal
      * partition: their components are the candidate. */
-    themis_tp_uf_init(uf, g->n);
+    themis_uf_init(uf, g->n);
     for (uint32_t e = 0; e < g->m && NULL != saturated; e++) {
         if (!saturated[e]) {
-            themis_tp_uf_union(uf, g->u[e], g->v[e]);
+            themis_uf_union(uf, g->u[e], g->v[e]);
         }
     }
-    p->nparts = themis_tp_uf_parts(uf, g->n, p->part, map);
+    p->nparts = themis_uf_parts(uf, g->n, p->part, map);
     free(uf);
     free(map);
     themis_tp_frac_t r;

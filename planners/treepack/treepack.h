@@ -132,40 +132,6 @@ void themis_tp_packing_free(themis_tp_packing_t *p);
 themis_status_t themis_tp_packing_alloc(themis_tp_packing_t *p, themis_tp_method_t method,
                                         uint32_t n, uint32_t ntrees, int with_w);
 
-/* Union-find over nodes (path halving): find, union (1 when a and b
- * were apart; the smaller root survives, so components are named by
- * their least node) and init (every node alone). */
-/* inline: called per edge or transfer in hot loops (link_sim_twins,
- * treepack_union) */
-static inline uint32_t themis_tp_uf_find(uint32_t *uf, uint32_t a)
-{
-    while (uf[a] != a) {
-        uf[a] = uf[uf[a]];
-        a = uf[a];
-    }
-    return a;
-}
-
-static inline int themis_tp_uf_union(uint32_t *uf, uint32_t a, uint32_t b)
-{
-    a = themis_tp_uf_find(uf, a);
-    b = themis_tp_uf_find(uf, b);
-    if (a == b) {
-        return 0;
-    }
-    /* The smaller root survives: components are named by their least node. */
-    if (a < b) {
-        uf[b] = a;
-    } else {
-        uf[a] = b;
-    }
-    return 1;
-}
-void themis_tp_uf_init(uint32_t *uf, uint32_t n);
-/* The components of uf as parts 0.. in order of their first node into
- * part[0..n) (map: scratch of n); returns how many. */
-uint32_t themis_tp_uf_parts(uint32_t *uf, uint32_t n, uint32_t *part, uint32_t *map);
-
 /* cap(crossing edges) / (nparts - 1) for part[0..n) in 0..nparts-1;
  * THEMIS_ERR_INVALID for fewer than 2 parts. */
 themis_status_t themis_tp_partition_ratio(const themis_tp_graph_t *g, const uint32_t *part,

@@ -20,6 +20,7 @@
  * ties go to the lower edge, forest and L.
  */
 #include "treepack.h"
+#include "union_find.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,7 +252,7 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 return 1;
             }
             uint32_t *jump = &jump0[fn];
-            uint32_t a = themis_tp_uf_find(jump, ea), b = themis_tp_uf_find(jump, eb);
+            uint32_t a = themis_uf_find(jump, ea), b = themis_uf_find(jump, eb);
             const uint32_t *par = &par0[fn], *pslot = &pslot0[fn], *dep = &dep0[fn];
             while (a != b) {
                 uint32_t *up = dep[a] >= dep[b] ? &a : &b;
@@ -259,7 +260,7 @@ static int un_search(un_t *s, const uint32_t *src, uint32_t nsrc, int keep)
                 lab[y] = it;
                 queue[tail++] = y;
                 jump[*up] = par[*up];
-                *up = themis_tp_uf_find(jump, par[*up]);
+                *up = themis_uf_find(jump, par[*up]);
             }
         }
     }
@@ -346,11 +347,11 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
         if (f > 0) {
             reorder_after(s, f - 1);
         }
-        themis_tp_uf_init(s->uf, n);
+        themis_uf_init(s->uf, n);
         s->fcount[f] = 0;
         for (uint32_t i = 0; i < m && s->fcount[f] + 1 < n; i++) {
             uint32_t e = s->order[i];
-            if (0 != s->spare[e] && themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e])) {
+            if (0 != s->spare[e] && themis_uf_union(s->uf, s->g->u[e], s->g->v[e])) {
                 s->fe[(size_t) f * (n - 1) + s->fcount[f]++] = e;
                 s->spare[e]--;
             }
@@ -382,14 +383,14 @@ static int un_run(un_t *s, const uint64_t *mult, uint32_t k, uint32_t *part, uin
         }
     }
     un_search(s, s->src, nsrc, 0);
-    themis_tp_uf_init(s->uf, n);
+    themis_uf_init(s->uf, n);
     for (uint32_t it = 0; it < s->nslots + m; it++) {
         if (UINT32_MAX != s->lab[it]) {
             uint32_t e = item_edge(s, it);
-            themis_tp_uf_union(s->uf, s->g->u[e], s->g->v[e]);
+            themis_uf_union(s->uf, s->g->u[e], s->g->v[e]);
         }
     }
-    *nparts = themis_tp_uf_parts(s->uf, n, part, s->bfs);
+    *nparts = themis_uf_parts(s->uf, n, part, s->bfs);
     return 0;
 }
 
