@@ -117,6 +117,7 @@ typedef struct {
     uint8_t *busy, *marked;         /* [nlinks] */
     uint32_t *tries;                /* [nlinks] positions of the links to try now */
     uint64_t *group;                /* [nlinks] far end << 32 | position, of the tries */
+    uint32_t *end_at;               /* [n + 1] group_by_far_end's counts */
     uint32_t ntries;
     event_t *heap;
     uint32_t nheap, cap_heap;
@@ -469,13 +470,30 @@ static int arrive(synth_t *sy, themis_tacos_send_t *x, uint32_t i, themis_time_t
     return 1;
 }
 
+/* sy->tries in increasing order.  They are the positions of the marked
+ * links (try_link), each once, so a long list is sorted by scanning the
+ * marks in position order. */
+static void sort_tries(synth_t *sy)
+{
+    if (8u * sy->ntries < sy->nlinks) {
+        qsort(sy->tries, sy->ntries, sizeof(*sy->tries), themis_cmp_u32);
+        return;
+    }
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < sy->nlinks; ++p) {
+        if (sy->marked[sy->by_prio[p]]) {
+            sy->tries[n++] = p;
+        }
+    }
+}
+
 /* RULE_FIFO: the links that choose now, one after another in priority
  * order. */
 static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_send_t *sends,
                                    uint32_t *nsends)
 {
     themis_status_t st = THEMIS_OK;
-    qsort(sy->tries, sy->ntries, sizeof(*sy->tries), themis_cmp_u32);
+    sort_tries(sy);
     for (uint32_t i = 0; i < sy->ntries && THEMIS_OK == st; ++i) {
         uint32_t l = sy->by_prio[sy->tries[i]];
         sy->marked[l] = 0;
@@ -491,11 +509,20 @@ static themis_status_t choose_fifo(synth_t *sy, themis_time_t now, themis_tacos_
  * in priority order. */
 static void group_by_far_end(synth_t *sy)
 {
+    /* by position, then stably by far end (counting) */
+    uint32_t *at = sy->end_at;
+    sort_tries(sy);
+    memset(at, 0, ((size_t) sy->n + 1) * sizeof(*at));
     for (uint32_t i = 0; i < sy->ntries; ++i) {
-        uint32_t l = sy->by_prio[sy->tries[i]];
-        sy->group[i] = (uint64_t) sy->g->links[l].dst << 32 | sy->tries[i];
+        at[sy->g->links[sy->by_prio[sy->tries[i]]].dst + 1]++;
     }
-    qsort(sy->group, sy->ntries, sizeof(*sy->group), themis_cmp_u64);
+    for (uint32_t v = 0; v < sy->n; ++v) {
+        at[v + 1] += at[v];
+    }
+    for (uint32_t i = 0; i < sy->ntries; ++i) {
+        uint32_t v = sy->g->links[sy->by_prio[sy->tries[i]]].dst;
+        sy->group[at[v]++] = (uint64_t) v << 32 | sy->tries[i];
+    }
 }
 
 /* RULE_MATCHED: the links that choose now, by far end, each far end's in
@@ -779,6 +806,7 @@ static void synth_free(synth_t *sy)
     free(sy->marked);
     free(sy->tries);
     free(sy->group);
+    free(sy->end_at);
     free(sy->holders);
     free(sy->cand);
     free(sy->ncand);
@@ -885,6 +913,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
     sy.marked = calloc(nl, 1);
     sy.tries = calloc(nl, sizeof(*sy.tries));
     sy.group = calloc(nl, sizeof(*sy.group));
+    sy.end_at = calloc((size_t) n + 1, sizeof(*sy.end_at));
     sy.holders = calloc(nchunks, sizeof(*sy.holders));
     sy.cand = calloc(nl * MATCH_WIDTH, sizeof(*sy.cand));
     sy.ncand = calloc(nl, sizeof(*sy.ncand));
@@ -929,7 +958,7 @@ themis_status_t themis_tacos_allgather(const themis_graph_t *g, uint32_t k, uint
         || NULL == sy.tail || NULL == sy.busy || NULL == sy.marked || NULL == sy.tries
         || NULL == sy.group || NULL == sy.holders || NULL == sy.cand || NULL == sy.ncand
         || NULL == sy.match || NULL == sy.owner || NULL == sy.seen || NULL == sy.mask
-        || NULL == sy.pent || NULL == sy.batch_end
+        || NULL == sy.pent || NULL == sy.batch_end || NULL == sy.end_at
         || (sy.hetero && (NULL == sy.eta || NULL == sy.carrier || NULL == sy.fastest_in))
         || NULL == keys || NULL == cur || NULL == out->sends) {
         st = THEMIS_ERR_NOMEM;

@@ -568,7 +568,8 @@ static themis_status_t reduced_bound(const themis_graph_t *g, const themis_tacos
     }
     if (!c->has_fin) {
         fins = malloc(((size_t) c->s.nxfers + 1) * sizeof(*fins));
-        c->copy_fin = malloc((size_t) fwd->nchunks * sizeof(*c->copy_fin));
+        c->copy_fin = NULL != c->copy_fin ? c->copy_fin
+                                          : malloc((size_t) fwd->nchunks * sizeof(*c->copy_fin));
         if (NULL == fins || NULL == c->copy_fin) {
             free(fins);
             return THEMIS_ERR_NOMEM;
