@@ -110,7 +110,7 @@ void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nrank
 /* Append a transfer whose dependencies are deps[0..ndeps).  Returns its
  * index in *idx (may be NULL); THEMIS_ERR_NOMEM.  Inline where the
  * arrays have room (the generators append 300,000 transfers a setup,
- * mostly into lists reserved up front); growing them is _full's. */
+ * mostly with room left); growing them is _full's. */
 themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t *x,
                                      const uint32_t *deps, uint32_t ndeps, uint32_t *idx);
 static inline themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const themis_xfer_t *x,
@@ -137,8 +137,11 @@ static inline themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const them
 }
 /* Room for at least nxfers transfers and ndeps dependencies in all, so
  * that a builder that knows its list's length appends without growing
- * it (no copies of a growing array, no pages faulted twice); more may
- * still be added.  THEMIS_ERR_NOMEM (s unchanged). */
+ * it (a slice's, xfer_sink.h); more may still be added.
+ * THEMIS_ERR_NOMEM (s unchanged).  Not for the setup's whole lists:
+ * reserved in one piece, glibc maps them fresh at every setup (7,000
+ * more page faults in 7 8x8 setups, 1-3 ms each), while doubled ones
+ * come back from its heap. */
 themis_status_t themis_xfer_reserve(themis_xfer_sched_t *s, uint64_t nxfers, uint64_t ndeps);
 void themis_xfer_free(themis_xfer_sched_t *s);
 /* out: a copy of s that owns its arrays (freed with themis_xfer_free);

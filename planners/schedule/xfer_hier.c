@@ -542,8 +542,6 @@ static themis_status_t hier_make(const themis_plan_request_t *req,
     if (THEMIS_OK == st && NULL != sl) {
         /* the rank's: two transfers a step of each phase, its copies */
         st = themis_xfer_slice_reserve(sl, 2 * n / h.P + 2 * (uint64_t) h.K * (h.P + 1));
-    } else if (THEMIS_OK == st) {
-        st = themis_xfer_reserve(out, n, 3 * n);
     }
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&h.sk.tr, out, NULL != sl ? sl->rank : NONE);

@@ -377,14 +377,12 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
         out->buf_units[THEMIS_BUF_OUTPUT] = out->nunits;
         break;
     }
-    /* the rank's: two transfers a ring step, a copy at either end; the
-     * whole list: every position's step, a copy per rank (but the
-     * allreduce's, in place) */
-    const uint64_t steps = (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1)
-                           * (n - 1);
-    const uint64_t all = steps * n + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n);
-    st = NULL != sl ? themis_xfer_slice_reserve(sl, 2 * steps + 2)
-                    : themis_xfer_reserve(out, all, 3 * all);
+    /* the rank's: two transfers a ring step, a copy at either end (the
+     * whole list grows as it goes: reserved up front, its pages came
+     * fresh from the kernel at every setup, slower than the copies) */
+    st = themis_xfer_slice_reserve(
+        sl,
+        (uint64_t) NQ * nchunks * (THEMIS_COLL_ALLREDUCE == coll ? 2 : 1) * 2 * (n - 1) + 2);
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
     }
@@ -639,18 +637,11 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
         out->buf_units[THEMIS_BUF_SCRATCH] = out->nunits;
         st = NULL != sl ? t2d_scratch_units(&c, sl) : THEMIS_OK;
     }
-    /* the rank's: two transfers a ring step, its leaf copies; the whole
-     * list: every position's step (a stage on each dimension, two of
-     * each for the allreduce), every leaf copy */
-    if (THEMIS_OK == st && NULL != sl) {
+    /* the rank's: two transfers a ring step, its leaf copies */
+    if (THEMIS_OK == st) {
         st = themis_xfer_slice_reserve(sl, (uint64_t) NQ * nchunks
                                    * (c.nstages * 2 * (most - 1)
                                       + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1)));
-    } else if (THEMIS_OK == st) {
-        uint64_t all = (uint64_t) NQ * nchunks * n
-                       * (c.nstages / 2 * (rows + cols - 2)
-                          + (THEMIS_COLL_ALLREDUCE == coll ? 0 : n + 1));
-        st = themis_xfer_reserve(out, all, 3 * all);
     }
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
