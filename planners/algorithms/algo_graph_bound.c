@@ -56,7 +56,8 @@ static themis_status_t summarise(const themis_route_table_t *rt, const themis_gr
     for (uint32_t i = 0; i < s->nxfers; ++i) {
         const themis_xfer_t *x = &xfers[i];
         const uint32_t src = x->src, dst = x->dst, nd = x->ndeps;
-        const uint32_t *dep = &deps[x->dep_first];
+        /* deps is NULL in a list without dependencies */
+        const uint32_t *dep = 0 != nd ? &deps[x->dep_first] : NULL;
         const uint64_t count = x->count;
         if (src >= p || dst >= p) {
             st = THEMIS_ERR_UNSUPPORTED; /* the simulator says why */

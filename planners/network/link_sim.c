@@ -322,7 +322,8 @@ static themis_status_t check_input(sim_t *sm, uint64_t unit_bytes)
         const themis_xfer_t *x = &xfers[i];
         const uint32_t src = x->src, dst = x->dst, nd = x->ndeps;
         const uint64_t count = x->count;
-        const uint32_t *dep = &deps[x->dep_first];
+        /* deps is NULL in a list without dependencies */
+        const uint32_t *dep = 0 != nd ? &deps[x->dep_first] : NULL;
         if (src >= nranks || dst >= nranks) {
             return fail(sm, THEMIS_ERR_INVALID, "transfer %u (rank %u -> %u): rank out of range "
                         "(%u ranks)", i, src, dst, nranks);
@@ -502,7 +503,8 @@ static themis_status_t build_dependents(sim_t *sm)
         fill[i] = dep_first[i];
     }
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t *dep = &deps[xfers[i].dep_first], nd = xfers[i].ndeps;
+        const uint32_t nd = xfers[i].ndeps;
+        const uint32_t *dep = 0 != nd ? &deps[xfers[i].dep_first] : NULL;
         for (uint32_t k = 0; k < nd; k++) {
             dependents[fill[dep[k]]++] = i;
         }

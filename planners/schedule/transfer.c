@@ -57,9 +57,8 @@ themis_status_t themis_xfer_add_full(themis_xfer_sched_t *s, const themis_xfer_t
     t->dep_first = s->ndeps;
     t->ndeps = ndeps;
     /* a few each (most lists): a loop, not memcpy's call */
-    uint32_t *to = &s->deps[s->ndeps];
-    for (uint32_t d = 0; d < ndeps; d++) {
-        to[d] = deps[d];
+    for (uint32_t d = 0; d < ndeps; d++) {   /* deps may be NULL while ndeps is 0 */
+        s->deps[s->ndeps + d] = deps[d];
     }
     s->ndeps += ndeps;
     if (NULL != idx) {

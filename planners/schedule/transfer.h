@@ -124,9 +124,9 @@ static inline themis_status_t themis_xfer_add(themis_xfer_sched_t *s, const them
     *t = *x;
     t->dep_first = s->ndeps;
     t->ndeps = ndeps;
-    uint32_t *to = &s->deps[s->ndeps];
-    for (uint32_t d = 0; d < ndeps; d++) {   /* a few: no memcpy call */
-        to[d] = deps[d];
+    /* a few: no memcpy call; deps may be NULL while ndeps is 0 */
+    for (uint32_t d = 0; d < ndeps; d++) {
+        s->deps[s->ndeps + d] = deps[d];
     }
     s->ndeps += ndeps;
     if (NULL != idx) {
