@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "radix.h"
 
 void themis_xfer_init(themis_xfer_sched_t *s, themis_coll_t coll, uint32_t nranks,
                       uint32_t nunits)
@@ -97,42 +98,11 @@ typedef struct {
     uint32_t index;
 } sort_item_t;
 
-/* items by key, ties in their order (a stable LSD radix sort, a byte a
- * pass; bytes alike in every key are skipped): the order qsort gives by
- * (key, index) on items in index order, in O(n) rather than n log n
- * comparisons through a callback.  tmp holds n items; the sorted items
- * end in *items or *tmp, whichever the return value is. */
-static sort_item_t *radix_sort(sort_item_t *items, sort_item_t *tmp, uint32_t n)
-{
-    static const int NB = 8;
-    uint32_t count[8][256];
-    memset(count, 0, sizeof(count));
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t k = items[i].key;
-        for (int b = 0; b < NB; b++) {
-            count[b][(k >> (8 * b)) & 0xff]++;
-        }
-    }
-    sort_item_t *from = items, *to = tmp;
-    for (int b = 0; b < NB; b++) {
-        uint32_t *c = count[b], sum = 0;
-        if (0 < n && n == c[(from[0].key >> (8 * b)) & 0xff]) {
-            continue;   /* one value of this byte: the order stays */
-        }
-        for (int v = 0; v < 256; v++) {
-            const uint32_t here = c[v];
-            c[v] = sum;
-            sum += here;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            to[c[(from[i].key >> (8 * b)) & 0xff]++] = from[i];
-        }
-        sort_item_t *sw = from;
-        from = to;
-        to = sw;
-    }
-    return from;
-}
+/* items by key, ties in index order (stable: items start in index order),
+ * as qsort by (key, index) gave, in O(n) passes rather than n log n
+ * comparisons through a callback. */
+#define SORT_ITEM_KEY(it) ((it)->key)
+THEMIS_RADIX_DEFINE(radix_sort, sort_item_t, SORT_ITEM_KEY, 32u)
 
 themis_status_t themis_xfer_sort(themis_xfer_sched_t *s, const uint64_t *key)
 {
