@@ -105,6 +105,10 @@ typedef struct themis_program {
      * chained steps, p-1 for direct exchanges): receive temporaries per
      * active op, each of max_recv_count elements. */
     uint32_t max_op_reduce_recvs;
+    /* Runs of repeated slots stored once (program_runs.h); 0: none, the
+     * arrays are the program.  With runs, read it through program_runs.h. */
+    uint32_t nruns;
+    struct themis_program_run *runs;
 } themis_program_t;
 
 /* Algorithm of one dimension's RS/AG phase. */
@@ -129,6 +133,9 @@ typedef struct {
     uint64_t count;                       /* AR: elements; AG: elements per rank */
     const uint64_t *recvcounts;           /* RS: [P] elements per rank */
     uint32_t chunks_in_flight;
+    /* The caller reads programs through program_runs.h: a row may store
+     * runs of repeated slots once. */
+    int periodic;
 } themis_plan_request_t;
 
 /* Themis or baseline schedule + intra-dimension order -> this rank's program.
