@@ -50,7 +50,10 @@ typedef struct themis_program_run {
     uint32_t keep, keep_shift;
     uint32_t tag_shift, chunk_shift;
     /* [nqueues] each: logical and stored position in queue_ops of the
-     * run's first entry on queue q, and its entries a copy. */
+     * run's first entry on queue q (where it would be when it has none),
+     * and its entries a copy.  queue_ops is the logical list (queue_first
+     * over it) with the copies left out, so a stored position is the
+     * logical one less every entry left out before it, of any queue. */
     uint32_t *queue_at, *queue_store, *queue_n;
     /* [nsteps] per copy, elements (signed: a slot may walk down). */
     int64_t *send_shift, *recv_shift;
@@ -170,7 +173,7 @@ static inline uint32_t themis_program_queue_op(const themis_program_t *p, uint32
     if (0 == p->nruns) {
         return p->queue_ops[i];
     }
-    uint32_t lo = 0, hi = p->nruns, at = i;
+    uint32_t lo = 0, hi = p->nruns;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (p->runs[mid].queue_at[q] <= i) {
@@ -180,18 +183,17 @@ static inline uint32_t themis_program_queue_op(const themis_program_t *p, uint32
         }
     }
     /* runs without entries on q sit at the same position: the last one
-     * at or before i owns it only if i falls inside its entries */
-    if (0 < lo) {
-        const themis_program_run_t *r = &p->runs[lo - 1];
-        const uint64_t in = (uint64_t) i - r->queue_at[q];
-        uint64_t n = r->queue_n[q];
-        if (in < n * r->count) {
-            return p->queue_ops[r->queue_store[q] + (uint32_t) (in % n)]
-                   + (uint32_t) (in / n) * r->nops;
-        }
-        at = (uint32_t) (i - (r->queue_at[q] - r->queue_store[q]) - n * (r->count - 1));
+     * at or before i owns it only if i falls inside its entries; before
+     * the first, only other queues' copies are left out, as at run 0 */
+    const themis_program_run_t *r = &p->runs[0 < lo ? lo - 1 : 0];
+    const uint64_t in = (uint64_t) i - r->queue_at[q];
+    const uint64_t n = r->queue_n[q];
+    if (0 < lo && in < n * r->count) {
+        return p->queue_ops[r->queue_store[q] + (uint32_t) (in % n)]
+               + (uint32_t) (in / n) * r->nops;
     }
-    return p->queue_ops[at];
+    return p->queue_ops[i - (r->queue_at[q] - r->queue_store[q])
+                        - (0 < lo ? (uint32_t) (n * (r->count - 1)) : 0)];
 }
 
 /* Stored lengths of the arrays (the logical ones without runs). */
