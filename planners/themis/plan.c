@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "program_runs.h"
 
 typedef struct {
     const themis_plan_request_t *req;
@@ -495,30 +496,34 @@ themis_status_t themis_program_build_hier(const themis_plan_request_t *req,
 
 uint64_t themis_program_hash(const themis_program_t *p)
 {
+    /* the logical program (program_runs.h): a periodic one and its
+     * expansion hash alike */
     uint64_t h = themis_fnv1a_u64(THEMIS_FNV_OFFSET, p->nqueues);
 
     for (uint32_t i = 0; i < p->nops; ++i) {
-        const themis_op_t *o = &p->ops[i];
-        h = themis_fnv1a_u64(h, ((uint64_t) o->queue << 32) | o->ndeps);
-        for (uint32_t k = 0; k < o->ndeps; ++k) {
-            h = themis_fnv1a_u64(h, p->op_deps[o->dep_first + k]);
+        const themis_op_t o = themis_program_op(p, i);
+        h = themis_fnv1a_u64(h, ((uint64_t) o.queue << 32) | o.ndeps);
+        for (uint32_t k = 0; k < o.ndeps; ++k) {
+            h = themis_fnv1a_u64(h, themis_program_dep(p, o.dep_first + k));
         }
-        h = themis_fnv1a_u64(h, ((uint64_t) o->first_step << 32) | o->nsteps);
-        h = themis_fnv1a_u64(h, ((uint64_t) o->chunk << 8) | o->phase);
+        h = themis_fnv1a_u64(h, ((uint64_t) o.first_step << 32) | o.nsteps);
+        h = themis_fnv1a_u64(h, ((uint64_t) o.chunk << 8) | o.phase);
     }
-    for (uint32_t i = 0; i < p->nops; ++i) {
-        h = themis_fnv1a_u64(h, p->queue_ops[i]);
+    for (uint32_t q = 0; NULL != p->queue_first && q < p->nqueues; ++q) {
+        for (uint32_t i = p->queue_first[q]; i < p->queue_first[q + 1]; ++i) {
+            h = themis_fnv1a_u64(h, themis_program_queue_op(p, q, i));
+        }
     }
     for (uint32_t i = 0; i < p->nsteps; ++i) {
-        const themis_step_t *s = &p->steps[i];
-        h = themis_fnv1a_u64(h, ((uint64_t) (uint32_t) s->send_peer << 32)
-                                            | (uint32_t) s->recv_peer);
-        h = themis_fnv1a_u64(h, s->send_off);
-        h = themis_fnv1a_u64(h, s->send_count);
-        h = themis_fnv1a_u64(h, s->recv_off);
-        h = themis_fnv1a_u64(h, s->recv_count);
-        h = themis_fnv1a_u64(h, ((uint64_t) s->tag << 24) | ((uint64_t) s->recv_mode << 16)
-                                            | ((uint64_t) s->after_prev << 8) | s->chain);
+        const themis_step_t s = themis_program_step(p, i);
+        h = themis_fnv1a_u64(h, ((uint64_t) (uint32_t) s.send_peer << 32)
+                                            | (uint32_t) s.recv_peer);
+        h = themis_fnv1a_u64(h, s.send_off);
+        h = themis_fnv1a_u64(h, s.send_count);
+        h = themis_fnv1a_u64(h, s.recv_off);
+        h = themis_fnv1a_u64(h, s.recv_count);
+        h = themis_fnv1a_u64(h, ((uint64_t) s.tag << 24) | ((uint64_t) s.recv_mode << 16)
+                                            | ((uint64_t) s.after_prev << 8) | s.chain);
     }
     for (uint32_t i = 0; i < p->ncopy_in; ++i) {
         h = themis_fnv1a_u64(h, p->copy_in[i].src_off ^ (p->copy_in[i].dst_off << 1));
@@ -560,5 +565,6 @@ void themis_program_free(themis_program_t *p)
     free(p->steps);
     free(p->copy_in);
     free(p->copy_out);
+    free(p->runs);   /* one allocation: the table and every run's arrays */
     memset(p, 0, sizeof(*p));
 }
