@@ -71,7 +71,7 @@ int main(int argc, char **argv)
                                        : themis_xfer_torus2d_slice(req.coll, rows, cols, NULL, k,
                                                                    r, &sl);
             if (THEMIS_OK == st) {
-                st = themis_xfer_slice_compile(&sl, count, NULL, 2, &p, why, sizeof(why));
+                st = themis_xfer_slice_compile(&sl, count, NULL, 2, 0, &p, why, sizeof(why));
             }
             if (THEMIS_OK != st) {
                 fprintf(stderr, "slice: %s\n", themis_status_string(st));

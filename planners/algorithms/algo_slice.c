@@ -29,7 +29,8 @@ themis_status_t themis_algo_slice_build(const themis_algorithm_t *row,
         st = themis_xfer_slice_compile(&sl, total,
                                        THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts
                                                                               : NULL,
-                                       req->chunks_in_flight, out, why, sizeof(why));
+                                       req->chunks_in_flight, req->periodic, out, why,
+                                       sizeof(why));
     } else {
         snprintf(why, sizeof(why), "no slice for rank %d: %s", req->rank,
                  themis_status_string(st));

@@ -172,7 +172,7 @@ static themis_status_t themis_build(const themis_algo_input_t *in,
         uint64_t total = themis_request_elements(req, sl.s.nranks);
         rc = themis_xfer_slice_compile(
             &sl, total, THEMIS_COLL_REDUCE_SCATTER == in->coll ? req->recvcounts : NULL,
-            req->chunks_in_flight, out, why, sizeof(why));
+            req->chunks_in_flight, 0, out, why, sizeof(why));
         if (THEMIS_OK != rc && NULL != in->why) {
             snprintf(in->why, in->why_len, "themis: %s", why);
         }

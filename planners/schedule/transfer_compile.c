@@ -23,7 +23,9 @@
 
 #include "plan.h"
 #include "plan_builder.h"
+#include "program_runs.h"
 #include "transfer_slice.h"
+#include "util.h"
 
 static int involves(const themis_xfer_t *x, uint32_t rank)
 {
@@ -477,12 +479,359 @@ static uint64_t stationary_work(const units_t *m, uint32_t r, const uint64_t *su
     return sum;
 }
 
+/* What compile_rank makes its ops from. */
+typedef struct {
+    const themis_xfer_sched_t *s;
+    const themis_xfer_slice_t *sl;
+    const themis_xfer_rank_deps_t *deps;
+    const units_t *m;
+    const uint64_t *at;
+    const uint32_t *qid;
+    uint32_t me;
+    int one;
+} ops_src_t;
+
+/* Op o at p->ops[so], its steps from p->steps[*ss] on and its
+ * dependencies from p->op_deps[*sd] on (stored indices, program_runs.h;
+ * the logical ones without runs), its first step and dependency at the
+ * logical ls and ld. */
+static void emit_op(const ops_src_t *e, uint32_t o, themis_program_t *p, uint32_t so,
+                    uint32_t *ss, uint32_t *sd, uint32_t ls, uint32_t ld)
+{
+    const themis_xfer_slice_t *sl = e->sl;
+    const uint32_t i = e->deps->mine[o], me = e->me;
+    const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &e->s->xfers[i];
+    size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
+                                                      : 2 + 2 * (size_t) x->src;
+    themis_op_t *op = &p->ops[so];
+
+    memset(op, 0, sizeof(*op));   /* a slot that joined a run is written over */
+    op->queue = e->qid[key];
+    op->first_step = ls;
+    op->chunk = i;
+    op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
+    if (NULL != sl && NULL != sl->label) {
+        op->chunk = (uint32_t) (sl->label[o] >> 16);
+        op->phase = (uint8_t) (sl->label[o] >> 8);
+        op->dim = (uint8_t) sl->label[o];
+    }
+    /* a slice's dependencies are its transfers' (transfer_slice.h) */
+    op->dep_first = ld;
+    op->ndeps = NULL != sl ? x->ndeps : e->deps->n[o];
+    const uint32_t *anc = NULL != sl ? &e->s->deps[x->dep_first]
+                                     : &e->deps->anc[e->deps->first[o]];
+    for (uint32_t a = 0; a < op->ndeps; ++a) {
+        p->op_deps[(*sd)++] = anc[a];
+    }
+
+    /* One step per contiguous run of the transfer's units, chained. */
+    const uint32_t s0 = *ss;
+    for (uint64_t k = 0; k < x->count; ++k) {
+        themis_step_t *stp = &p->steps[*ss];
+        uint64_t cnt = carried_len(e->m, x, i, k);
+        if (k > 0 && (e->one || runs_on(e->m, x, i, k - 1))) {
+            stp[-1].send_count += x->src == me ? cnt : 0;
+            stp[-1].recv_count += x->dst == me ? cnt : 0;
+            continue;
+        }
+        (*ss)++;
+        op->nsteps++;
+        memset(stp, 0, sizeof(*stp));
+        stp->after_prev = k > 0;
+        stp->send_peer = -1;
+        stp->recv_peer = -1;
+        stp->tag = i;
+        if (x->src == me) {
+            stp->send_off = e->at[e->m->base[x->src_buf] + x->src_off + k];
+            stp->send_count = cnt;
+        }
+        if (x->dst == me) {
+            stp->recv_off = e->at[e->m->base[x->dst_buf] + x->dst_off + k];
+            stp->recv_count = cnt;
+        }
+        if (x->src == x->dst) {
+            stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_LOCAL_REDUCE
+                                                           : THEMIS_LOCAL_COPY;
+        } else if (x->src == me) {
+            stp->send_peer = (int32_t) x->dst;
+        } else {
+            stp->recv_peer = (int32_t) x->src;
+            stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_RECV_REDUCE
+                                                           : THEMIS_RECV_COPY;
+        }
+    }
+    for (uint32_t k = s0; k < *ss; ++k) {
+        themis_step_t *stp = &p->steps[k];
+        /* A run of empty units is an empty step on both sides (they
+         * agree on its length): no message, as the builders drop them. */
+        if (0 == stp->send_count && 0 == stp->recv_count && x->src != x->dst) {
+            stp->send_peer = stp->recv_peer = -1;
+            stp->recv_mode = THEMIS_RECV_NONE;
+        }
+        if (THEMIS_RECV_REDUCE == stp->recv_mode && stp->recv_count > p->max_recv_count) {
+            p->max_recv_count = stp->recv_count;
+        }
+    }
+}
+
+/* A periodic program's runs as they are found: the table, and every
+ * run's step shifts and queue positions in pools, packed into one
+ * allocation at the end (themis_program_free frees it). */
+typedef struct {
+    themis_program_run_t *runs;
+    uint32_t n, cap;
+    int64_t *shift;             /* each run's send_shift, recv_shift */
+    uint32_t nshift, cap_shift;
+    uint32_t *queue;            /* each run's queue_at, queue_store, queue_n */
+    uint32_t cap_queue;
+    uint32_t *gone;             /* [nqueues] entries left out of each queue */
+} runs_build_t;
+
+static int step_shifted(const themis_step_t *a, const themis_step_t *b, uint32_t c,
+                        const themis_program_run_t *r, uint32_t k)
+{
+    return a->send_peer == b->send_peer && a->recv_peer == b->recv_peer
+           && a->send_count == b->send_count && a->recv_count == b->recv_count
+           && a->recv_mode == b->recv_mode && a->after_prev == b->after_prev
+           && a->chain == b->chain && b->tag == a->tag + c * r->tag_shift
+           && b->send_off == a->send_off + (uint64_t) ((int64_t) c * r->send_shift[k])
+           && b->recv_off == a->recv_off + (uint64_t) ((int64_t) c * r->recv_shift[k]);
+}
+
+/* Whether the slot stored at ops so, steps ss and dependencies sd is
+ * copy c of run r, as the accessors of program_runs.h would give it:
+ * every op, dependency and step compared. */
+static int slot_is_copy(const themis_program_t *p, const themis_program_run_t *r, uint32_t c,
+                        uint32_t so, uint32_t ss, uint32_t sd)
+{
+    for (uint32_t k = 0; k < r->nops; ++k) {
+        const themis_op_t *a = &p->ops[r->op_store + k], *b = &p->ops[so + k];
+        if (a->queue != b->queue || a->ndeps != b->ndeps || a->nsteps != b->nsteps
+            || a->phase != b->phase || a->dim != b->dim
+            || b->first_step != a->first_step + c * r->nsteps
+            || b->dep_first != a->dep_first + c * r->ndeps
+            || b->chunk != a->chunk + c * r->chunk_shift) {
+            return 0;
+        }
+    }
+    for (uint32_t k = 0; k < r->ndeps; ++k) {
+        uint32_t a = p->op_deps[r->dep_store + k];
+        if (p->op_deps[sd + k] != a + c * (a >= r->keep ? r->nops : r->keep_shift)) {
+            return 0;
+        }
+    }
+    for (uint32_t k = 0; k < r->nsteps; ++k) {
+        if (!step_shifted(&p->steps[r->step_store + k], &p->steps[ss + k], c, r, k)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The slot of ops [o, o + n), just stored at ops so, steps ss and
+ * dependencies sd (nss and nsd of them), repeating the n ops before it
+ * (rp): 1 where it is the open run's next copy or the second copy of a
+ * new run (left out: the caller stores over it), 0 where it stays stored,
+ * -1 out of memory.  qpos: each queue's next logical position. */
+static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_repeat_t *rp,
+                     uint32_t o, uint32_t n, uint32_t so, uint32_t ss, uint32_t sd, uint32_t nss,
+                     uint32_t nsd, const uint32_t *qpos)
+{
+    const uint32_t nq = p->nqueues;
+    themis_program_run_t *r = 0 < rb->n ? &rb->runs[rb->n - 1] : NULL;
+    const uint64_t end = NULL != r ? r->op_at + (uint64_t) r->nops * r->count : 0;
+    if (NULL != r && end == o && r->nops == n && r->nsteps == nss && r->ndeps == nsd
+        && slot_is_copy(p, r, r->count, so, ss, sd)) {
+        const uint32_t *qn = rb->queue + (size_t) 3 * nq * (rb->n - 1) + 2 * nq;
+        for (uint32_t q = 0; q < nq; ++q) {
+            rb->gone[q] += qn[q];
+        }
+        r->count++;
+        return 1;
+    }
+    /* a new run: its first copy the n ops before, stored as they are */
+    if (o < n || o - n < end || 0 != themis_grow((void **) &rb->runs, rb->n, &rb->cap,
+                                                  sizeof(*rb->runs), 16u)) {
+        return o < n || o - n < end ? 0 : -1;
+    }
+    while ((uint64_t) rb->nshift + 2 * (uint64_t) nss > rb->cap_shift) {
+        if (0 != themis_grow_full((void **) &rb->shift, &rb->cap_shift, sizeof(*rb->shift),
+                                  64u)) {
+            return -1;
+        }
+    }
+    while ((uint64_t) 3 * nq * (rb->n + 1) > rb->cap_queue) {
+        if (0 != themis_grow_full((void **) &rb->queue, &rb->cap_queue, sizeof(*rb->queue),
+                                  64u)) {
+            return -1;
+        }
+    }
+    const themis_op_t *base = &p->ops[so - n];
+    r = &rb->runs[rb->n];
+    memset(r, 0, sizeof(*r));
+    r->count = 1;
+    r->op_at = o - n;
+    r->op_store = so - n;
+    r->nops = n;
+    r->step_at = base->first_step;
+    r->nsteps = p->ops[so].first_step - base->first_step;
+    r->dep_at = base->dep_first;
+    r->ndeps = p->ops[so].dep_first - base->dep_first;
+    if (r->nsteps != nss || r->ndeps != nsd || ss < nss || sd < nsd) {
+        return 0;
+    }
+    r->step_store = ss - nss;
+    r->dep_store = sd - nsd;
+    r->keep = rp->keep;
+    r->keep_shift = rp->keep_shift;
+    r->chunk_shift = p->ops[so].chunk - base->chunk;
+    r->send_shift = rb->shift + rb->nshift;
+    r->recv_shift = r->send_shift + nss;
+    for (uint32_t k = 0; k < nss; ++k) {
+        const themis_step_t *a = &p->steps[r->step_store + k], *b = &p->steps[ss + k];
+        r->tag_shift = 0 == k ? b->tag - a->tag : r->tag_shift;
+        r->send_shift[k] = (int64_t) (b->send_off - a->send_off);
+        r->recv_shift[k] = (int64_t) (b->recv_off - a->recv_off);
+    }
+    if (!slot_is_copy(p, r, 1, so, ss, sd)) {
+        return 0;
+    }
+    uint32_t *qa = rb->queue + (size_t) 3 * nq * rb->n;
+    memset(qa, 0, (size_t) 3 * nq * sizeof(*qa));
+    for (uint32_t k = 0; k < n; ++k) {
+        qa[2 * nq + base[k].queue]++;
+    }
+    for (uint32_t q = 0; q < nq; ++q) {
+        /* both copies are on the queue: the first ends where the second starts */
+        qa[q] = qpos[q] - 2 * qa[2 * nq + q];
+        qa[nq + q] = qa[q] - rb->gone[q];   /* less the other queues' at the end */
+        rb->gone[q] += qa[2 * nq + q];
+    }
+    r->count = 2;
+    rb->n++;
+    rb->nshift += 2 * nss;
+    return 1;
+}
+
+/* The run table in one allocation, and queue_ops packed: each queue's
+ * stored entries after the ones below it. */
+static themis_status_t runs_pack(runs_build_t *rb, themis_program_t *p)
+{
+    const uint32_t nq = p->nqueues;
+    const size_t qn = (size_t) 3 * nq * rb->n;
+    char *b = malloc(rb->n * sizeof(*rb->runs) + rb->nshift * sizeof(*rb->shift)
+                     + qn * sizeof(*rb->queue));
+    if (NULL == b) {
+        return THEMIS_ERR_NOMEM;
+    }
+    themis_program_run_t *runs = (themis_program_run_t *) b;
+    int64_t *shift = (int64_t *) (runs + rb->n);
+    uint32_t *queue = (uint32_t *) (shift + rb->nshift);
+    memcpy(runs, rb->runs, rb->n * sizeof(*runs));
+    memcpy(shift, rb->shift, rb->nshift * sizeof(*shift));
+    memcpy(queue, rb->queue, qn * sizeof(*queue));
+    uint32_t below = 0;
+    for (uint32_t q = 0; q < nq; ++q) {
+        for (uint32_t j = 0; j < rb->n; ++j) {
+            queue[(size_t) 3 * nq * j + nq + q] -= below;
+        }
+        memmove(p->queue_ops + p->queue_first[q] - below, p->queue_ops + p->queue_first[q],
+                (p->queue_first[q + 1] - p->queue_first[q] - rb->gone[q])
+                    * sizeof(*p->queue_ops));
+        below += rb->gone[q];
+    }
+    for (uint32_t j = 0, at = 0; j < rb->n; ++j) {
+        runs[j].send_shift = shift + at;
+        runs[j].recv_shift = shift + at + runs[j].nsteps;
+        at += 2 * runs[j].nsteps;
+        runs[j].queue_at = queue + (size_t) 3 * nq * j;
+        runs[j].queue_store = runs[j].queue_at + nq;
+        runs[j].queue_n = runs[j].queue_at + 2 * nq;
+    }
+    p->runs = runs;
+    p->nruns = rb->n;
+    return THEMIS_OK;
+}
+
+/* Shrink a stored array to its n entries (a failure keeps it larger). */
+static void shrink(void **v, size_t n, size_t size)
+{
+    void *r = realloc(*v, (n + 1) * size);
+    *v = NULL != r ? r : *v;
+}
+
+/* Every op of the rank, in order, queue_ops filled from the logical
+ * positions qpos; a slice's repeated slots (rep NULL: none) kept once
+ * where they are copies (program_runs.h). */
+static themis_status_t emit_ops(const ops_src_t *e, const themis_xfer_slice_t *rep,
+                                themis_program_t *p, uint32_t *qpos)
+{
+    runs_build_t rb;
+    memset(&rb, 0, sizeof(rb));
+    rb.gone = calloc((size_t) p->nqueues + 1, sizeof(*rb.gone));
+    if (NULL == rb.gone) {
+        return THEMIS_ERR_NOMEM;
+    }
+    const uint32_t nmine = e->deps->nmine;
+    uint32_t so = 0, ss = 0, sd = 0, ls = 0, ld = 0, ri = 0;
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t o = 0; o < nmine && THEMIS_OK == st;) {
+        while (NULL != rep && ri < rep->nrep && rep->rep[ri].first < o) {
+            ri++;
+        }
+        const themis_xfer_repeat_t *rp = NULL != rep && ri < rep->nrep
+                                                 && rep->rep[ri].first == o
+                                                 && 0 < rep->rep[ri].len
+                                                 && rep->rep[ri].len <= nmine - o
+                                             ? &rep->rep[ri]
+                                             : NULL;
+        const uint32_t n = NULL != rp ? rp->len : 1, ss0 = ss, sd0 = sd;
+        for (uint32_t k = 0; k < n; ++k) {
+            emit_op(e, o + k, p, so + k, &ss, &sd, ls, ld);
+            const themis_op_t *op = &p->ops[so + k];
+            ls += op->nsteps;
+            ld += op->ndeps;
+            p->queue_ops[qpos[op->queue]++ - rb.gone[op->queue]] = o + k;
+        }
+        int joined = NULL != rp ? slot_join(&rb, p, rp, o, n, so, ss0, sd0, ss - ss0, sd - sd0,
+                                            qpos)
+                                : 0;
+        if (0 > joined) {
+            st = THEMIS_ERR_NOMEM;
+        } else if (joined) {
+            ss = ss0;
+            sd = sd0;
+        } else {
+            so += n;
+        }
+        o += n;
+    }
+    if (THEMIS_OK == st && 0 < rb.n) {
+        st = runs_pack(&rb, p);
+        uint32_t nq = 0;
+        for (uint32_t q = 0; q < p->nqueues; ++q) {
+            nq += rb.gone[q];
+        }
+        shrink((void **) &p->ops, so, sizeof(*p->ops));
+        shrink((void **) &p->steps, ss, sizeof(*p->steps));
+        shrink((void **) &p->op_deps, sd, sizeof(*p->op_deps));
+        shrink((void **) &p->queue_ops, p->nops - nq, sizeof(*p->queue_ops));
+    }
+    free(rb.runs);
+    free(rb.shift);
+    free(rb.queue);
+    free(rb.gone);
+    return st;
+}
+
 /* Rank me's program from its transfers: the whole list's (sl NULL; deps
- * made for it here) or a slice's (sl; deps its own, mine its tags). */
+ * made for it here) or a slice's (sl; deps its own, mine its tags),
+ * periodic (program_runs.h) where asked, of a slice. */
 static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_xfer_slice_t *sl,
                                     uint32_t me, uint64_t total, const uint64_t *counts,
-                                    uint32_t chunks_in_flight, themis_xfer_rank_deps_t *deps,
-                                    themis_program_t *p, char *why, size_t len)
+                                    uint32_t chunks_in_flight, int periodic,
+                                    themis_xfer_rank_deps_t *deps, themis_program_t *p,
+                                    char *why, size_t len)
 {
     units_t m;
     uint32_t *qid = NULL, *qfill = NULL;
@@ -577,88 +926,21 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         || NULL == p->queue_ops || NULL == p->copy_in || NULL == p->copy_out) {
         goto out;
     }
-    /* queue_first by prefix sums over the non-empty keys, in key order. */
+    /* queue_first by prefix sums over the non-empty keys, in key order;
+     * qfill[q] then each queue's next logical position */
     for (size_t k = 0, q = 0; k <= 2 * (size_t) s->nranks; ++k) {
         if (UINT32_MAX != qid[k]) {
             p->queue_first[q + 1] = p->queue_first[q] + qfill[k];
-            qfill[k] = p->queue_first[q];
             q++;
         }
     }
+    memcpy(qfill, p->queue_first, p->nqueues * sizeof(*qfill));
 
-    uint32_t nd = 0, ns = 0;
-    for (uint32_t o = 0; o < deps->nmine; ++o) {
-        const uint32_t i = deps->mine[o];
-        const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &s->xfers[i];
-        size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
-                                                          : 2 + 2 * (size_t) x->src;
-        themis_op_t *op = &p->ops[o];
-
-        op->queue = qid[key];
-        op->first_step = ns;
-        op->chunk = i;
-        op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
-        op->dim = 0;
-        if (NULL != sl && NULL != sl->label) {
-            op->chunk = (uint32_t) (sl->label[o] >> 16);
-            op->phase = (uint8_t) (sl->label[o] >> 8);
-            op->dim = (uint8_t) sl->label[o];
-        }
-        /* a slice's dependencies are its transfers' (transfer_slice.h) */
-        op->dep_first = nd;
-        op->ndeps = NULL != sl ? x->ndeps : deps->n[o];
-        const uint32_t *anc = NULL != sl ? &s->deps[x->dep_first] : &deps->anc[deps->first[o]];
-        for (uint32_t a = 0; a < op->ndeps; ++a) {
-            p->op_deps[nd++] = anc[a];
-        }
-        p->queue_ops[qfill[key]++] = o;
-
-        /* One step per contiguous run of the transfer's units, chained. */
-        for (uint64_t k = 0; k < x->count; ++k) {
-            themis_step_t *stp = &p->steps[ns];
-            uint64_t cnt = carried_len(&m, x, i, k);
-            if (k > 0 && (one || runs_on(&m, x, i, k - 1))) {
-                stp[-1].send_count += x->src == me ? cnt : 0;
-                stp[-1].recv_count += x->dst == me ? cnt : 0;
-                continue;
-            }
-            ns++;
-            op->nsteps++;
-            stp->after_prev = k > 0;
-            stp->send_peer = -1;
-            stp->recv_peer = -1;
-            stp->tag = i;
-            if (x->src == me) {
-                stp->send_off = at[m.base[x->src_buf] + x->src_off + k];
-                stp->send_count = cnt;
-            }
-            if (x->dst == me) {
-                stp->recv_off = at[m.base[x->dst_buf] + x->dst_off + k];
-                stp->recv_count = cnt;
-            }
-            if (x->src == x->dst) {
-                stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_LOCAL_REDUCE
-                                                               : THEMIS_LOCAL_COPY;
-            } else if (x->src == me) {
-                stp->send_peer = (int32_t) x->dst;
-            } else {
-                stp->recv_peer = (int32_t) x->src;
-                stp->recv_mode = THEMIS_XFER_REDUCE == x->kind ? THEMIS_RECV_REDUCE
-                                                               : THEMIS_RECV_COPY;
-            }
-        }
-        for (uint32_t k = op->first_step; k < ns; ++k) {
-            themis_step_t *stp = &p->steps[k];
-            /* A run of empty units is an empty step on both sides (they
-             * agree on its length): no message, as the builders drop them. */
-            if (0 == stp->send_count && 0 == stp->recv_count && x->src != x->dst) {
-                stp->send_peer = stp->recv_peer = -1;
-                stp->recv_mode = THEMIS_RECV_NONE;
-            }
-            if (THEMIS_RECV_REDUCE == stp->recv_mode && stp->recv_count > p->max_recv_count) {
-                p->max_recv_count = stp->recv_count;
-            }
-        }
+    const ops_src_t e = {.s = s, .sl = sl, .deps = deps, .m = &m, .at = at, .qid = qid,
+                         .me = me, .one = one};
+    st = emit_ops(&e, periodic ? sl : NULL, p, qfill);
+    if (THEMIS_OK != st) {
+        goto out;
     }
     p->chunks_in_flight = chunks_in_flight;
     p->max_op_reduce_recvs = p->max_recv_count > 0 ? 1 : 0;
@@ -713,7 +995,7 @@ themis_status_t themis_xfer_compile_with(const themis_xfer_sched_t *s, int rank,
         memset(out, 0, sizeof(*out));
         return WHY(THEMIS_ERR_INVALID, "rank %d: cannot compile", rank);
     }
-    return compile_rank(s, NULL, (uint32_t) rank, total, counts, chunks_in_flight, deps, out,
+    return compile_rank(s, NULL, (uint32_t) rank, total, counts, chunks_in_flight, 0, deps, out,
                         why, len);
 }
 
@@ -723,6 +1005,7 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl)
     free(sl->tag);
     free(sl->scratch_unit);
     free(sl->label);
+    free(sl->rep);
     memset(sl, 0, sizeof(*sl));
 }
 
@@ -744,7 +1027,8 @@ static int stationary_xfer(const themis_xfer_slice_t *sl, uint64_t per_block,
 
 themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_t total,
                                           const uint64_t *counts, uint32_t chunks_in_flight,
-                                          themis_program_t *out, char *why, size_t len)
+                                          int periodic, themis_program_t *out, char *why,
+                                          size_t len)
 {
     const themis_xfer_sched_t *s = &sl->s;
     themis_xfer_rank_deps_t d;
@@ -778,5 +1062,6 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
      * compile_rank reads them from its transfers. */
     d.nmine = s->nxfers;
     d.mine = sl->tag;
-    return compile_rank(s, sl, sl->rank, total, counts, chunks_in_flight, &d, out, why, len);
+    return compile_rank(s, sl, sl->rank, total, counts, chunks_in_flight, periodic, &d, out, why,
+                        len);
 }

@@ -240,14 +240,26 @@ themis_status_t themis_program_expand(const themis_program_t *in, themis_program
             out->queue_ops[i] = themis_program_queue_op(in, q, i);
         }
     }
+    /* each entry's bytes from its stored one (padding as compiled), then
+     * the fields a copy shifts, from the accessors */
     for (uint32_t i = 0; i < in->nops; ++i) {
-        out->ops[i] = themis_program_op(in, i);
+        const themis_op_t o = themis_program_op(in, i);
+        themis_op_t *x = &out->ops[i];
+        memcpy(x, &in->ops[themis_program_op_pos(in, i).at], sizeof(*x));
+        x->first_step = o.first_step;
+        x->dep_first = o.dep_first;
+        x->chunk = o.chunk;
     }
     for (uint32_t k = 0; k < in->nop_deps; ++k) {
         out->op_deps[k] = themis_program_dep(in, k);
     }
     for (uint32_t s = 0; s < in->nsteps; ++s) {
-        out->steps[s] = themis_program_step(in, s);
+        const themis_step_t st = themis_program_step(in, s);
+        themis_step_t *x = &out->steps[s];
+        memcpy(x, &in->steps[themis_program_step_pos(in, s).at], sizeof(*x));
+        x->tag = st.tag;
+        x->send_off = st.send_off;
+        x->recv_off = st.recv_off;
     }
     if (0 < in->ncopy_in) {
         memcpy(out->copy_in, in->copy_in, in->ncopy_in * sizeof(*out->copy_in));

@@ -458,7 +458,7 @@ static void xfer_row_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32
         UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(
                                      &sl, whole,
                                      THEMIS_COLL_REDUCE_SCATTER == coll ? rcounts : NULL,
-                                     in_flight, &slp[r], why, sizeof(why)),
+                                     in_flight, 0, &slp[r], why, sizeof(why)),
                     "slice: %s", why);
         themis_xfer_slice_free(&sl);
         slice_same_program(&newp[r], &slp[r], r);
@@ -627,16 +627,16 @@ static void test_xfer_slice_refuses(void)
     themis_xfer_slice_free(&sl);
     UNIT_CHECK(THEMIS_OK
                == themis_xfer_torus2d_slice(THEMIS_COLL_REDUCE_SCATTER, 3, 3, NULL, 2, 4, &sl));
-    UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+    UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 900, NULL, 1, 0, &p, why, sizeof(why)));
     themis_program_free(&p);
     sl.rank = 5;   /* not the rank whose transfers these are */
     UNIT_CHECK(THEMIS_ERR_INVALID
-               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, 0, &p, why, sizeof(why)));
     UNIT_CHECKF(NULL != strstr(why, "is not rank 5's"), "%s", why);
     sl.rank = 4;
     sl.scratch_unit[0] ^= 1;   /* leaf 0 holds another unit than is moved there */
     UNIT_CHECK(THEMIS_ERR_INVALID
-               == themis_xfer_slice_compile(&sl, 900, NULL, 1, &p, why, sizeof(why)));
+               == themis_xfer_slice_compile(&sl, 900, NULL, 1, 0, &p, why, sizeof(why)));
     UNIT_CHECKF(NULL != strstr(why, "not a stationary schedule"), "%s", why);
     themis_xfer_slice_free(&sl);
     themis_ham_free(&ham);

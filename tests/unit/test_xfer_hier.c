@@ -207,7 +207,7 @@ static void run_hcase(const hcase_t *c)
         UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(
                                      &sl, w.whole,
                                      THEMIS_COLL_REDUCE_SCATTER == c->coll ? w.rc : NULL,
-                                     c->in_flight, &slp[r], why, sizeof(why)),
+                                     c->in_flight, 0, &slp[r], why, sizeof(why)),
                     "rank %u slice: %s", r, why);
         themis_xfer_slice_free(&sl);
         if (unit_case_failed) {
