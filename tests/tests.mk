@@ -157,12 +157,18 @@ tests_unit_test_treepack_SOURCES = tests/unit/test_treepack.c tests/unit/unit.h 
     tests/unit/vexec.c tests/unit/vexec.h tests/unit/xfer_run.h
 tests_unit_test_treepack_LDADD = $(UNIT_LDADD)
 
+check_PROGRAMS += tests/unit/test_program_runs
+tests_unit_test_program_runs_SOURCES = tests/unit/test_program_runs.c tests/unit/unit.h \
+    tests/unit/vexec.c tests/unit/vexec.h tests/unit/prog_msgs.h
+tests_unit_test_program_runs_LDADD = $(UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/test_treepack_ratio
 tests_unit_test_treepack_ratio_SOURCES = tests/unit/test_treepack_ratio.c tests/unit/unit.h
 tests_unit_test_treepack_ratio_LDADD = $(UNIT_LDADD)
 
 UNIT_TESTS = tests/unit/test_topology tests/unit/test_scheduler tests/unit/test_simulator \
     tests/unit/test_plan tests/unit/test_hamiltonian tests/unit/test_plan_torus \
+    tests/unit/test_program_runs \
     tests/unit/test_xfer_hier \
     tests/unit/test_algo_cost tests/unit/test_algorithm tests/unit/test_algo_bound \
     tests/unit/test_rules \

@@ -45,7 +45,7 @@ static int msg_cmp(const void *a, const void *b)
 
 /* The non-empty messages of p, sorted; their number in *n.  Offsets less
  * shift, or all 0 for shift UINT64_MAX (the pieces in another order). */
-static msg_t *messages(const themis_program_t *p, uint64_t shift, uint32_t *n)
+static inline msg_t *messages(const themis_program_t *p, uint64_t shift, uint32_t *n)
 {
     int offs = UINT64_MAX != shift;
     msg_t *m = calloc(2 * (size_t)p->nsteps + 1, sizeof(*m));
