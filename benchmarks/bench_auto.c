@@ -165,6 +165,10 @@ int main(int argc, char **argv)
                         : THEMIS_COLL_ALLGATHER == coll    ? elems / p
                                                            : elems;
             req.chunks_in_flight = CIF;
+#ifndef BENCH_BASELINE
+            /* as the component asks: runs of repeated slots kept once */
+            req.periodic = 1;
+#endif
             params_for(sizes[i], elems, &params);
             in.bytes = sizes[i];
 #ifdef BENCH_BASELINE
