@@ -650,9 +650,11 @@ static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_re
         return 1;
     }
     /* a new run: its first copy the n ops before, stored as they are */
-    if (o < n || o - n < end || 0 != themis_grow((void **) &rb->runs, rb->n, &rb->cap,
-                                                  sizeof(*rb->runs), 16u)) {
-        return o < n || o - n < end ? 0 : -1;
+    if (o < n || o - n < end) {
+        return 0;
+    }
+    if (0 != themis_grow((void **) &rb->runs, rb->n, &rb->cap, sizeof(*rb->runs), 16u)) {
+        return -1;
     }
     while ((uint64_t) rb->nshift + 2 * (uint64_t) nss > rb->cap_shift) {
         if (0 != themis_grow_full((void **) &rb->shift, &rb->cap_shift, sizeof(*rb->shift),
@@ -669,7 +671,6 @@ static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_re
     const themis_op_t *base = &p->ops[so - n];
     r = &rb->runs[rb->n];
     memset(r, 0, sizeof(*r));
-    r->count = 1;
     r->op_at = o - n;
     r->op_store = so - n;
     r->nops = n;
@@ -677,7 +678,7 @@ static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_re
     r->nsteps = p->ops[so].first_step - base->first_step;
     r->dep_at = base->dep_first;
     r->ndeps = p->ops[so].dep_first - base->dep_first;
-    if (r->nsteps != nss || r->ndeps != nsd || ss < nss || sd < nsd) {
+    if (r->nsteps != nss || r->ndeps != nsd) {
         return 0;
     }
     r->step_store = ss - nss;

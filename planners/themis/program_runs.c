@@ -111,7 +111,7 @@ static int ops_check(const themis_program_t *p, uint32_t j, char *why, size_t le
             || (uint64_t) o->first_step + o->nsteps > (uint64_t) r->step_at + r->nsteps
             || o->dep_first < r->dep_at
             || (uint64_t) o->dep_first + o->ndeps > (uint64_t) r->dep_at + r->ndeps
-            || (uint64_t) o->chunk + last * r->chunk_shift > UINT32_MAX) {
+            || UINT32_MAX < (uint64_t) o->chunk + last * r->chunk_shift) {
             return WHY("run %u: op %u's queue, steps, dependencies or chunk leave the run", j,
                        r->op_at + k);
         }
@@ -129,13 +129,13 @@ static int ops_check(const themis_program_t *p, uint32_t j, char *why, size_t le
         const uint64_t off[2] = {s->send_off, s->recv_off};
         for (int e = 0; e < 2; ++e) {
             int64_t span, end;
-            if (__builtin_mul_overflow(sh[e], (int64_t) last, &span) || off[e] > INT64_MAX
-                || __builtin_add_overflow((int64_t) off[e], span, &end) || end < 0) {
+            if (__builtin_mul_overflow(sh[e], (int64_t) last, &span) || INT64_MAX < off[e]
+                || __builtin_add_overflow((int64_t) off[e], span, &end) || 0 > end) {
                 return WHY("run %u: step %u's offset %llu leaves range by %lld a copy", j,
                            r->step_at + k, (unsigned long long) off[e], (long long) sh[e]);
             }
         }
-        if ((uint64_t) s->tag + last * r->tag_shift > UINT32_MAX) {
+        if (UINT32_MAX < (uint64_t) s->tag + last * r->tag_shift) {
             return WHY("run %u: step %u's tag passes 32 bits", j, r->step_at + k);
         }
     }
