@@ -54,7 +54,28 @@ typedef struct {
      * where they compile to copies (program_runs.h). */
     themis_xfer_repeat_t *rep;
     uint32_t nrep, cap_rep;
+    /* Periodic slices (set `periodic` before the generator runs; only a
+     * caller that compiles to a periodic program, program_runs.h, asks):
+     * a software-pipelined generator's repeated slots are kept once.
+     * Run j: the logical transfers [at, at + len * count) are the stored
+     * ones [store, store + len) (copy 0) repeated; copy r adds r *
+     * unit_shift to both unit offsets, r * tag_span to the tag, and to a
+     * dependency on d: r * len where d >= keep (the slots), else r *
+     * keep_shift (copies ahead of the slots).  Dependencies (s.deps) hold
+     * logical indices; a stored transfer p outside runs is logical p plus
+     * the copies left out before it.  nlogical: the logical count.
+     * Without runs (nruns 0) logical and stored indices are one. */
+    int periodic;
+    uint32_t nruns, cap_runs;
+    struct themis_xfer_slice_run *runs;
+    uint32_t nlogical;
 } themis_xfer_slice_t;
+
+typedef struct themis_xfer_slice_run {
+    uint32_t at, store, len, count;
+    uint32_t keep, keep_shift, tag_span;
+    uint64_t unit_shift;
+} themis_xfer_slice_run_t;
 
 void themis_xfer_slice_free(themis_xfer_slice_t *sl);
 
