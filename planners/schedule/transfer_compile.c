@@ -491,16 +491,38 @@ typedef struct {
     int one;
 } ops_src_t;
 
-/* Op o at p->ops[so], its steps from p->steps[*ss] on and its
+/* One of the rank's transfers as compile_rank makes an op of it: x with
+ * its index in the whole list (tag), dependencies (ops) and label. */
+typedef struct {
+    const themis_xfer_t *x;
+    uint32_t i;
+    const uint32_t *anc;
+    uint32_t ndeps;
+    const uint64_t *label;      /* NULL: none */
+} op_src_t;
+
+/* Op o (the rank's o-th stored transfer) as op_src_t. */
+static op_src_t stored_src(const ops_src_t *e, uint32_t o)
+{
+    const themis_xfer_slice_t *sl = e->sl;
+    const uint32_t i = e->deps->mine[o];
+    op_src_t t = {.x = NULL != sl ? &sl->s.xfers[o] : &e->s->xfers[i], .i = i};
+    /* a slice's dependencies are its transfers' (transfer_slice.h) */
+    t.ndeps = NULL != sl ? t.x->ndeps : e->deps->n[o];
+    t.anc = NULL != sl ? &e->s->deps[t.x->dep_first] : &e->deps->anc[e->deps->first[o]];
+    t.label = NULL != sl && NULL != sl->label ? &sl->label[o] : NULL;
+    return t;
+}
+
+/* The op of t at p->ops[so], its steps from p->steps[*ss] on and its
  * dependencies from p->op_deps[*sd] on (stored indices, program_runs.h;
  * the logical ones without runs), its first step and dependency at the
  * logical ls and ld. */
-static void emit_op(const ops_src_t *e, uint32_t o, themis_program_t *p, uint32_t so,
+static void emit_op(const ops_src_t *e, const op_src_t *t, themis_program_t *p, uint32_t so,
                     uint32_t *ss, uint32_t *sd, uint32_t ls, uint32_t ld)
 {
-    const themis_xfer_slice_t *sl = e->sl;
-    const uint32_t i = e->deps->mine[o], me = e->me;
-    const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &e->s->xfers[i];
+    const uint32_t i = t->i, me = e->me;
+    const themis_xfer_t *x = t->x;
     size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                       : 2 + 2 * (size_t) x->src;
     themis_op_t *op = &p->ops[so];
@@ -510,18 +532,15 @@ static void emit_op(const ops_src_t *e, uint32_t o, themis_program_t *p, uint32_
     op->first_step = ls;
     op->chunk = i;
     op->phase = THEMIS_XFER_REDUCE == x->kind ? THEMIS_PHASE_RS : THEMIS_PHASE_AG;
-    if (NULL != sl && NULL != sl->label) {
-        op->chunk = (uint32_t) (sl->label[o] >> 16);
-        op->phase = (uint8_t) (sl->label[o] >> 8);
-        op->dim = (uint8_t) sl->label[o];
+    if (NULL != t->label) {
+        op->chunk = (uint32_t) (*t->label >> 16);
+        op->phase = (uint8_t) (*t->label >> 8);
+        op->dim = (uint8_t) *t->label;
     }
-    /* a slice's dependencies are its transfers' (transfer_slice.h) */
     op->dep_first = ld;
-    op->ndeps = NULL != sl ? x->ndeps : e->deps->n[o];
-    const uint32_t *anc = NULL != sl ? &e->s->deps[x->dep_first]
-                                     : &e->deps->anc[e->deps->first[o]];
+    op->ndeps = t->ndeps;
     for (uint32_t a = 0; a < op->ndeps; ++a) {
-        p->op_deps[(*sd)++] = anc[a];
+        p->op_deps[(*sd)++] = t->anc[a];
     }
 
     /* One step per contiguous run of the transfer's units, chained. */
@@ -633,7 +652,7 @@ static int slot_is_copy(const themis_program_t *p, const themis_program_run_t *r
  * (rp): 1 where it is the open run's next copy or the second copy of a
  * new run (left out: the caller stores over it), 0 where it stays stored,
  * -1 out of memory.  qpos: each queue's next logical position. */
-static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_repeat_t *rp,
+static int slot_join(runs_build_t *rb, themis_program_t *p, uint32_t keep, uint32_t keep_shift,
                      uint32_t o, uint32_t n, uint32_t so, uint32_t ss, uint32_t sd, uint32_t nss,
                      uint32_t nsd, const uint32_t *qpos)
 {
@@ -683,8 +702,8 @@ static int slot_join(runs_build_t *rb, themis_program_t *p, const themis_xfer_re
     }
     r->step_store = ss - nss;
     r->dep_store = sd - nsd;
-    r->keep = rp->keep;
-    r->keep_shift = rp->keep_shift;
+    r->keep = keep;
+    r->keep_shift = keep_shift;
     r->chunk_shift = p->ops[so].chunk - base->chunk;
     r->send_shift = rb->shift + rb->nshift;
     r->recv_shift = r->send_shift + nss;
@@ -761,11 +780,74 @@ static void shrink(void **v, size_t n, size_t size)
     *v = NULL != r ? r : *v;
 }
 
-/* Every op of the rank, in order, queue_ops filled from the logical
- * positions qpos; a slice's repeated slots (rep NULL: none) kept once
- * where they are copies (program_runs.h). */
-static themis_status_t emit_ops(const ops_src_t *e, const themis_xfer_slice_t *rep,
-                                themis_program_t *p, uint32_t *qpos)
+static int stationary_xfer(const themis_xfer_slice_t *sl, uint64_t per_block,
+                           const themis_xfer_t *x);
+
+/* Copy c of slice run sr (transfer_slice.h) as the open program run's
+ * next copy, without compiling it: the copy's ops, dependencies, tags
+ * and queues are copy 0's shifted by the slice's rule, which is the
+ * program's (program_runs.h: op index = logical transfer index, one op
+ * and one step a transfer), so only what follows from unit sizes can
+ * differ - each step's offsets and counts, and whether the units stay
+ * stationary.  Where they move as the run's shifts say, the copy joins
+ * (1); else 0 and the caller compiles it (a chunk crossing the
+ * remainder ends the run there). */
+static int copy_joins(const ops_src_t *e, runs_build_t *rb, themis_program_t *p,
+                      const themis_xfer_slice_run_t *sr, uint32_t c, uint32_t *qpos)
+{
+    if (0 == rb->n || !e->one) {
+        return 0;
+    }
+    themis_program_run_t *r = &rb->runs[rb->n - 1];
+    const uint64_t end = r->op_at + (uint64_t) r->nops * r->count;
+    if (r->nops != sr->len || r->nsteps != sr->len || end != sr->at + (uint64_t) c * sr->len
+        || r->op_at < sr->at) {
+        return 0;
+    }
+    const themis_xfer_slice_t *sl = e->sl;
+    const units_t *m = e->m;
+    const uint64_t per_block = sl->s.nunits / sl->s.nranks, shift = (uint64_t) c * sr->unit_shift;
+    const int64_t j = r->count;
+    for (uint32_t k = 0; k < sr->len; ++k) {
+        themis_xfer_t x = sl->s.xfers[sr->store + k];
+        const themis_step_t *st = &p->steps[r->step_store + k];
+        x.src_off += shift;
+        x.dst_off += shift;
+        if (!stationary_xfer(sl, per_block, &x)) {
+            return 0;   /* compiled, the slice check refuses it */
+        }
+        uint64_t cnt = 0;
+        for (uint64_t u = 0; u < x.count; ++u) {
+            cnt += slot_size(m, x.src, x.src_buf, x.src_off + u);
+        }
+        if ((x.src == e->me
+             && (st->send_count != cnt
+                 || e->at[m->base[x.src_buf] + x.src_off]
+                        != st->send_off + (uint64_t) (j * r->send_shift[k])))
+            || (x.dst == e->me
+                && (st->recv_count != cnt
+                    || e->at[m->base[x.dst_buf] + x.dst_off]
+                           != st->recv_off + (uint64_t) (j * r->recv_shift[k])))) {
+            return 0;
+        }
+    }
+    const uint32_t nq = p->nqueues;
+    const uint32_t *qn = rb->queue + (size_t) 3 * nq * (rb->n - 1) + 2 * nq;
+    for (uint32_t q = 0; q < nq; ++q) {
+        rb->gone[q] += qn[q];
+        qpos[q] += qn[q];
+    }
+    r->count++;
+    return 1;
+}
+
+/* Every op of the rank, in logical order, queue_ops filled from the
+ * logical positions qpos.  A periodic slice's runs (transfer_slice.h)
+ * give their copies; with periodic the program keeps a copy once where
+ * it is the open run's next one (copy_joins, else compiled and compared
+ * op by op: slot_join), without it every copy is compiled. */
+static themis_status_t emit_ops(const ops_src_t *e, int periodic, themis_program_t *p,
+                                uint32_t *qpos, char *why, size_t len)
 {
     runs_build_t rb;
     memset(&rb, 0, sizeof(rb));
@@ -773,39 +855,76 @@ static themis_status_t emit_ops(const ops_src_t *e, const themis_xfer_slice_t *r
     if (NULL == rb.gone) {
         return THEMIS_ERR_NOMEM;
     }
-    const uint32_t nmine = e->deps->nmine;
-    uint32_t so = 0, ss = 0, sd = 0, ls = 0, ld = 0, ri = 0;
+    const themis_xfer_slice_t *sl = e->sl;
+    const uint32_t nruns = NULL != sl ? sl->nruns : 0;
+    uint32_t *anc = NULL, cap_anc = 0;
+    uint32_t so = 0, ss = 0, sd = 0, ls = 0, ld = 0, o = 0, pos = 0;
     themis_status_t st = THEMIS_OK;
-    for (uint32_t o = 0; o < nmine && THEMIS_OK == st;) {
-        while (NULL != rep && ri < rep->nrep && rep->rep[ri].first < o) {
-            ri++;
+    for (uint32_t ri = 0; ri <= nruns && THEMIS_OK == st; ++ri) {
+        const themis_xfer_slice_run_t *sr = ri < nruns ? &sl->runs[ri] : NULL;
+        /* the stored transfers up to the run (all of them after the last) */
+        for (const uint32_t end = NULL != sr ? sr->store : e->deps->nmine; pos < end;
+             ++pos, ++o, ++so) {
+            const op_src_t t = stored_src(e, pos);
+            emit_op(e, &t, p, so, &ss, &sd, ls, ld);
+            ls += p->ops[so].nsteps;
+            ld += p->ops[so].ndeps;
+            p->queue_ops[qpos[p->ops[so].queue]++ - rb.gone[p->ops[so].queue]] = o;
         }
-        const themis_xfer_repeat_t *rp = NULL != rep && ri < rep->nrep
-                                                 && rep->rep[ri].first == o
-                                                 && 0 < rep->rep[ri].len
-                                                 && rep->rep[ri].len <= nmine - o
-                                             ? &rep->rep[ri]
-                                             : NULL;
-        const uint32_t n = NULL != rp ? rp->len : 1, ss0 = ss, sd0 = sd;
-        for (uint32_t k = 0; k < n; ++k) {
-            emit_op(e, o + k, p, so + k, &ss, &sd, ls, ld);
-            const themis_op_t *op = &p->ops[so + k];
-            ls += op->nsteps;
-            ld += op->ndeps;
-            p->queue_ops[qpos[op->queue]++ - rb.gone[op->queue]] = o + k;
+        for (uint32_t c = 0; NULL != sr && c < sr->count && THEMIS_OK == st; ++c) {
+            if (periodic && 0 < c && copy_joins(e, &rb, p, sr, c, qpos)) {
+                const themis_program_run_t *r = &rb.runs[rb.n - 1];
+                ls += r->nsteps;
+                ld += r->ndeps;
+                o += sr->len;
+                continue;
+            }
+            const uint32_t ss0 = ss, sd0 = sd;
+            for (uint32_t k = 0; k < sr->len && THEMIS_OK == st; ++k) {
+                op_src_t t = stored_src(e, sr->store + k);
+                themis_xfer_t x = *t.x;
+                x.src_off += (uint64_t) c * sr->unit_shift;
+                x.dst_off += (uint64_t) c * sr->unit_shift;
+                t.x = &x;
+                t.i += c * sr->tag_span;
+                if (0 < c && !stationary_xfer(sl, sl->s.nunits / sl->s.nranks, &x)) {
+                    st = WHY(THEMIS_ERR_INVALID, "copy %u of slice run %u moves a unit to where "
+                             "another one lives: not a stationary schedule", c, ri);
+                    break;
+                }
+                while (cap_anc <= t.ndeps && THEMIS_OK == st) {
+                    st = 0 != themis_grow_full((void **) &anc, &cap_anc, sizeof(*anc), 16u)
+                             ? THEMIS_ERR_NOMEM
+                             : st;
+                }
+                if (THEMIS_OK != st) {
+                    break;
+                }
+                for (uint32_t a = 0; a < t.ndeps; ++a) {
+                    anc[a] = t.anc[a] + c * (t.anc[a] >= sr->keep ? sr->len : sr->keep_shift);
+                }
+                t.anc = anc;
+                emit_op(e, &t, p, so + k, &ss, &sd, ls, ld);
+                ls += p->ops[so + k].nsteps;
+                ld += p->ops[so + k].ndeps;
+                p->queue_ops[qpos[p->ops[so + k].queue]++ - rb.gone[p->ops[so + k].queue]]
+                    = o + k;
+            }
+            const int joined = THEMIS_OK == st && periodic && 0 < c
+                                   ? slot_join(&rb, p, sr->keep, sr->keep_shift, o, sr->len, so,
+                                               ss0, sd0, ss - ss0, sd - sd0, qpos)
+                                   : 0;
+            if (0 > joined) {
+                st = THEMIS_ERR_NOMEM;
+            } else if (joined) {
+                ss = ss0;
+                sd = sd0;
+            } else {
+                so += sr->len;
+            }
+            o += sr->len;
         }
-        int joined = NULL != rp ? slot_join(&rb, p, rp, o, n, so, ss0, sd0, ss - ss0, sd - sd0,
-                                            qpos)
-                                : 0;
-        if (0 > joined) {
-            st = THEMIS_ERR_NOMEM;
-        } else if (joined) {
-            ss = ss0;
-            sd = sd0;
-        } else {
-            so += n;
-        }
-        o += n;
+        pos = NULL != sr ? sr->store + sr->len : pos;
     }
     if (THEMIS_OK == st && 0 < rb.n) {
         st = runs_pack(&rb, p);
@@ -818,6 +937,7 @@ static themis_status_t emit_ops(const ops_src_t *e, const themis_xfer_slice_t *r
         shrink((void **) &p->op_deps, sd, sizeof(*p->op_deps));
         shrink((void **) &p->queue_ops, p->nops - nq, sizeof(*p->queue_ops));
     }
+    free(anc);
     free(rb.runs);
     free(rb.shift);
     free(rb.queue);
@@ -902,22 +1022,33 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         goto out;
     }
     /* Queue keys: 0 local, 1 + 2 peer send, 2 + 2 peer receive.  Op o is
-     * the rank's o-th transfer (deps->mine: its index in the list). */
-    for (uint32_t o = 0; o < deps->nmine; ++o) {
+     * the rank's o-th transfer (deps->mine: its index in the list); a
+     * periodic slice's run copies its stored transfers (one step each:
+     * slices are stationary). */
+    for (uint32_t o = 0, ri = 0; o < deps->nmine; ++o) {
         const uint32_t i = deps->mine[o];
         const themis_xfer_t *x = NULL != sl ? &sl->s.xfers[o] : &s->xfers[i];
         size_t key = x->src == x->dst ? 0 : x->src == me ? 1 + 2 * (size_t) x->dst
                                                           : 2 + 2 * (size_t) x->src;
-        p->nops++;
-        p->nop_deps += NULL != sl ? x->ndeps : deps->n[o];
-        p->nsteps += one ? 1 : transfer_runs(&m, x, i);
-        qfill[key]++;
+        while (NULL != sl && ri < sl->nruns && sl->runs[ri].store + sl->runs[ri].len <= o) {
+            ri++;
+        }
+        const uint32_t copies = NULL != sl && ri < sl->nruns && sl->runs[ri].store <= o
+                                    ? sl->runs[ri].count
+                                    : 1;
+        p->nops += copies;
+        p->nop_deps += copies * (NULL != sl ? x->ndeps : deps->n[o]);
+        p->nsteps += copies * (one ? 1 : transfer_runs(&m, x, i));
+        qfill[key] += copies;
     }
     for (size_t k = 0; k <= 2 * (size_t) s->nranks; ++k) {
         qid[k] = qfill[k] > 0 ? p->nqueues++ : UINT32_MAX;
     }
-    p->ops = calloc((size_t) p->nops + 1, sizeof(*p->ops));
-    p->steps = calloc((size_t) p->nsteps + 1, sizeof(*p->steps));
+    /* Logical sizes: a periodic program stores a fraction and shrinks
+     * them; emit_op writes every entry it keeps, so the rest of these
+     * pages is never touched. */
+    p->ops = malloc(((size_t) p->nops + 1) * sizeof(*p->ops));
+    p->steps = malloc(((size_t) p->nsteps + 1) * sizeof(*p->steps));
     p->op_deps = malloc(((size_t) p->nop_deps + 1) * sizeof(*p->op_deps));
     p->queue_first = calloc((size_t) p->nqueues + 1, sizeof(*p->queue_first));
     p->queue_ops = malloc(((size_t) p->nops + 1) * sizeof(*p->queue_ops));
@@ -939,7 +1070,7 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
 
     const ops_src_t e = {.s = s, .sl = sl, .deps = deps, .m = &m, .at = at, .qid = qid,
                          .me = me, .one = one};
-    st = emit_ops(&e, periodic ? sl : NULL, p, qfill);
+    st = emit_ops(&e, periodic, p, qfill, why, len);
     if (THEMIS_OK != st) {
         goto out;
     }
@@ -1006,7 +1137,7 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl)
     free(sl->tag);
     free(sl->scratch_unit);
     free(sl->label);
-    free(sl->rep);
+    free(sl->runs);
     memset(sl, 0, sizeof(*sl));
 }
 
@@ -1042,15 +1173,20 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
         return WHY(THEMIS_ERR_INVALID, "a slice for rank %u of %u ranks%s", sl->rank, s->nranks,
                    NULL == sl->scratch_unit ? " without its scratch units" : "");
     }
+    /* Stored transfer o is logical transfer o + left: the copies of the
+     * runs before it left out (transfer_slice.h). */
+    uint32_t ri = 0;
+    uint64_t left = 0;
     for (uint32_t o = 0; o < s->nxfers; ++o) {
         const themis_xfer_t *x = &s->xfers[o];
+        const uint64_t lo = o + left;
         if (!involves(x, sl->rank) || x->src >= s->nranks || x->dst >= s->nranks
             || (o > 0 && sl->tag[o] <= sl->tag[o - 1])) {
             return WHY(THEMIS_ERR_INVALID, "slice transfer %u (tag %u, rank %u -> %u) is not "
                        "rank %u's or out of order", o, sl->tag[o], x->src, x->dst, sl->rank);
         }
         for (uint32_t k = 0; k < x->ndeps; ++k) {
-            if (s->deps[x->dep_first + k] >= o) {
+            if (s->deps[x->dep_first + k] >= lo) {
                 return WHY(THEMIS_ERR_INVALID, "slice transfer %u depends on a later one", o);
             }
         }
@@ -1058,6 +1194,38 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
             return WHY(THEMIS_ERR_INVALID, "slice transfer %u (tag %u) moves a unit to where "
                        "another one lives: not a stationary schedule", o, sl->tag[o]);
         }
+        const themis_xfer_slice_run_t *r = ri < sl->nruns ? &sl->runs[ri] : NULL;
+        if (NULL == r || o + 1 != r->store + r->len) {
+            continue;
+        }
+        /* the run's last stored transfer: the copies' tags stay in order
+         * and below the next transfer's, their dependencies point back
+         * (keep_shift <= len) and those ahead of the slots stay there
+         * (the program's runs shift them by the same rule) */
+        const uint64_t span = (uint64_t) r->tag_span * (r->count - 1);
+        int ok = r->store + left == r->at && 2 <= r->count && 0 < r->len
+                 && r->keep_shift <= r->len && NULL == sl->label
+                 && sl->tag[o] - sl->tag[r->store] < r->tag_span
+                 && sl->tag[o] + span <= UINT32_MAX
+                 && (o + 1 == s->nxfers || sl->tag[o + 1] > sl->tag[o] + span)
+                 && r->at + (uint64_t) r->len * r->count <= UINT32_MAX;
+        for (uint32_t t = r->store; ok && t <= o; ++t) {
+            const themis_xfer_t *y = &s->xfers[t];
+            for (uint32_t k = 0; ok && k < y->ndeps; ++k) {
+                const uint32_t dep = s->deps[y->dep_first + k];
+                ok = dep >= r->keep || dep + (uint64_t) r->keep_shift * (r->count - 1) < r->keep;
+            }
+        }
+        if (!ok) {
+            return WHY(THEMIS_ERR_INVALID, "slice run %u (transfers %u.., %u copies of %u) is "
+                       "not a pipeline's repeated slot", ri, r->store, r->count, r->len);
+        }
+        left += (uint64_t) r->len * (r->count - 1);
+        ri++;
+    }
+    if (ri != sl->nruns || s->nxfers + left != (0 < sl->nruns ? sl->nlogical : s->nxfers)) {
+        return WHY(THEMIS_ERR_INVALID, "slice runs %u of %u inside its %u transfers", ri,
+                   sl->nruns, s->nxfers);
     }
     /* The slice's own dependencies are its ops' (transfer_slice.h):
      * compile_rank reads them from its transfers. */

@@ -29,13 +29,6 @@
 
 #include "transfer.h"
 
-/* A slot themis_xfer_sink_repeat added (xfer_sink.h): transfers
- * [first, first + len) are [first - len, first) one chunk on, their
- * dependencies before keep moved keep_shift. */
-typedef struct {
-    uint32_t first, len, keep, keep_shift;
-} themis_xfer_repeat_t;
-
 typedef struct {
     /* The schedule's header (coll, nranks, nunits, buffers, layout, name)
      * with only the rank's transfers; their deps index this list. */
@@ -50,10 +43,6 @@ typedef struct {
      * chunks and dimensions (themis), chunk << 16 | phase << 8 | dim; the
      * compiled ops carry it (plan.h) for traces. */
     uint64_t *label;
-    /* The repeated slots in order, which a periodic program keeps once
-     * where they compile to copies (program_runs.h). */
-    themis_xfer_repeat_t *rep;
-    uint32_t nrep, cap_rep;
     /* Periodic slices (set `periodic` before the generator runs; only a
      * caller that compiles to a periodic program, program_runs.h, asks):
      * a software-pipelined generator's repeated slots are kept once.
@@ -84,10 +73,11 @@ void themis_xfer_slice_free(themis_xfer_slice_t *sl);
  * as above).  THEMIS_ERR_INVALID (why says so) for a transfer that does
  * not involve the rank, a dependency that does not point backwards, or a
  * schedule that is not stationary; otherwise as themis_xfer_compile.
- * periodic: the program may keep runs of repeated slots once
- * (program_runs.h): a slot of sl->rep joins a run where its ops, steps
- * and dependencies are the run's first copy shifted as that form says,
- * checked op by op; its expansion is the program without periodic. */
+ * A periodic slice's runs give their copies; periodic: the program
+ * keeps a copy once (program_runs.h) where it is the open run's next one
+ * (its steps' offsets and counts checked, the rest follows from the
+ * slice's rule, else compiled and compared op by op); its expansion is
+ * the program without periodic. */
 struct themis_program;
 themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_t total,
                                           const uint64_t *counts, uint32_t chunks_in_flight,

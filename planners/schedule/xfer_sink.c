@@ -127,14 +127,6 @@ themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, u
         }
     }
     k->next += tag_span;
-    if (THEMIS_OK == st
-        && 0 != themis_grow((void **) &sl->rep, sl->nrep, &sl->cap_rep, sizeof(*sl->rep), 64u)) {
-        st = THEMIS_ERR_NOMEM;
-    }
-    if (THEMIS_OK == st) {
-        sl->rep[sl->nrep++] = (themis_xfer_repeat_t) {.first = end, .len = len, .keep = keep,
-                                                      .keep_shift = keep_shift};
-    }
     return st;
 }
 
