@@ -115,7 +115,9 @@ static themis_status_t rings_slice(const themis_algo_input_t *in, uint32_t rank,
 {
     themis_status_t st;
     themis_ham_t own;
+    const int periodic = out->periodic;   /* the caller's ask */
     memset(out, 0, sizeof(*out));
+    out->periodic = periodic;
     if (!rings_applies(in, NULL, 0)) {
         return THEMIS_ERR_UNSUPPORTED;
     }

@@ -23,6 +23,7 @@ themis_status_t themis_algo_slice_build(const themis_algorithm_t *row,
     if (NULL == req || req->rank < 0) {
         return THEMIS_ERR_INVALID;
     }
+    sl.periodic = req->periodic;
     themis_status_t st = row->xfer_slice(in, (uint32_t) req->rank, req->coord_to_rank, &sl);
     if (THEMIS_OK == st) {
         uint64_t total = themis_request_elements(req, sl.s.nranks);

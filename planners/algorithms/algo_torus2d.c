@@ -93,7 +93,9 @@ static themis_status_t torus2d_cost(const themis_algo_input_t *in, themis_time_t
 static themis_status_t torus2d_slice(const themis_algo_input_t *in, uint32_t rank,
                                      const int *linear_to_rank, themis_xfer_slice_t *out)
 {
+    const int periodic = out->periodic;   /* the caller's ask */
     memset(out, 0, sizeof(*out));
+    out->periodic = periodic;
     if (!torus2d_applies(in, NULL, 0)) {
         return THEMIS_ERR_UNSUPPORTED;
     }

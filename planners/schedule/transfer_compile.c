@@ -1223,7 +1223,7 @@ themis_status_t themis_xfer_slice_compile(const themis_xfer_slice_t *sl, uint64_
         left += (uint64_t) r->len * (r->count - 1);
         ri++;
     }
-    if (ri != sl->nruns || s->nxfers + left != (0 < sl->nruns ? sl->nlogical : s->nxfers)) {
+    if (ri != sl->nruns) {
         return WHY(THEMIS_ERR_INVALID, "slice runs %u of %u inside its %u transfers", ri,
                    sl->nruns, s->nxfers);
     }

@@ -239,7 +239,7 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
     int unnoted = 0;   /* stamped transfers left out of the tracker */
     for (uint64_t t = 0; t < nslots && THEMIS_OK == st; t++) {
         if (NULL != first) {
-            first[t] = sl->s.nxfers;
+            first[t] = sl->s.nxfers + sk->tr.id_shift;
             tag[t] = sk->next;
         }
         if (NULL != first && t >= 2 * span + 1 && t < nchunks) {
@@ -422,7 +422,9 @@ themis_status_t themis_xfer_rings_slice(themis_coll_t coll, const themis_ham_t *
                                         const int *linear_to_rank, uint32_t nchunks,
                                         uint32_t rank, themis_xfer_slice_t *out)
 {
+    const int periodic = out->periodic;   /* the caller's ask */
     memset(out, 0, sizeof(*out));
+    out->periodic = periodic;
     out->rank = rank;
     return themis_xfer_slice_done(
         out, rings_make(coll, cycles, linear_to_rank, nchunks, &out->s, out));
@@ -681,7 +683,9 @@ themis_status_t themis_xfer_torus2d_slice(themis_coll_t coll, uint32_t rows, uin
                                           const int *linear_to_rank, uint32_t nchunks,
                                           uint32_t rank, themis_xfer_slice_t *out)
 {
+    const int periodic = out->periodic;   /* the caller's ask */
     memset(out, 0, sizeof(*out));
+    out->periodic = periodic;
     out->rank = rank;
     return themis_xfer_slice_done(
         out, torus2d_make(coll, rows, cols, linear_to_rank, nchunks, &out->s, out));

@@ -84,11 +84,81 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
     return themis_xfer_tracker_add_xfer(&k->tr, &x, UINT32_MAX, NULL);
 }
 
+/* Copy c of stored slot [store, store + len), noted in the tracker
+ * under ids from id on (periodic slices keep it out of the list). */
+static themis_status_t note_copy(themis_xfer_sink_t *k, uint32_t store, uint32_t len,
+                                 uint64_t shift, uint32_t id)
+{
+    themis_status_t st = THEMIS_OK;
+    for (uint32_t i = 0; i < len && THEMIS_OK == st; i++) {
+        themis_xfer_t x = k->sl->s.xfers[store + i];
+        x.src_off += shift;
+        x.dst_off += shift;
+        st = themis_xfer_tracker_note(&k->tr, &x, id + i);
+    }
+    return st;
+}
+
+/* themis_xfer_sink_repeat of a periodic slice (transfer_slice.h): the
+ * slot joins the last run where it is its next copy, else opens a run
+ * whose copy 0 is the previous slot, stored at the list's tail.  first,
+ * keep and reach are ids (logical indices). */
+static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
+                                  uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
+                                  uint64_t unit_shift)
+{
+    themis_xfer_slice_t *sl = k->sl;
+    themis_xfer_sched_t *s = &sl->s;
+    themis_xfer_tracker_t *tr = &k->tr;
+    const uint32_t lend = s->nxfers + tr->id_shift;
+    if (first > lend || first == lend || keep > reach || reach > first) {
+        return THEMIS_ERR_UNSUPPORTED;
+    }
+    const uint32_t len = lend - first;
+    themis_xfer_slice_run_t *r = 0 < sl->nruns ? &sl->runs[sl->nruns - 1] : NULL;
+    themis_status_t st;
+    if (NULL != r && r->at + (uint64_t) r->len * r->count == lend && r->len == len
+        && r->unit_shift == unit_shift && r->tag_span == tag_span && r->keep == keep
+        && r->keep_shift == keep_shift) {
+        st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend);
+        r->count++;
+    } else {
+        if (first < tr->id_shift || (NULL != r && first - tr->id_shift < r->store + r->len)) {
+            return THEMIS_ERR_UNSUPPORTED;   /* the previous slot is not stored */
+        }
+        const uint32_t store = first - tr->id_shift;
+        for (uint32_t i = store; i < s->nxfers; i++) {
+            const themis_xfer_t *x = &s->xfers[i];
+            for (uint32_t d = 0; d < x->ndeps; d++) {
+                uint32_t dep = s->deps[x->dep_first + d];
+                if ((dep >= keep && dep < reach) || (dep < keep && dep + keep_shift >= keep)) {
+                    return THEMIS_ERR_UNSUPPORTED;
+                }
+            }
+        }
+        if (0 != themis_grow((void **) &sl->runs, sl->nruns, &sl->cap_runs, sizeof(*sl->runs),
+                             16u)) {
+            return THEMIS_ERR_NOMEM;
+        }
+        sl->runs[sl->nruns++] = (themis_xfer_slice_run_t) {
+            .at = first, .store = store, .len = len, .count = 2, .keep = keep,
+            .keep_shift = keep_shift, .tag_span = tag_span, .unit_shift = unit_shift};
+        st = note_copy(k, store, len, unit_shift, lend);
+    }
+    tr->id_shift += len;
+    sl->nlogical = s->nxfers + tr->id_shift;
+    k->next += tag_span;
+    return st;
+}
+
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                         uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
                                         uint64_t unit_shift)
 {
     themis_xfer_slice_t *sl = k->sl;
+    if (NULL != sl && sl->periodic && !k->labelled) {
+        return repeat_run(k, first, keep, keep_shift, reach, tag_span, unit_shift);
+    }
     if (NULL == sl || k->labelled || first > sl->s.nxfers || keep > reach || reach > first) {
         return THEMIS_ERR_UNSUPPORTED;
     }

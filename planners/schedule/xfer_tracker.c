@@ -211,6 +211,7 @@ static themis_status_t add(themis_xfer_tracker_t *tr, const themis_xfer_t *x, ui
         }
     }
     st = themis_xfer_add(tr->s, x, tr->deps, n, &idx);
+    idx += tr->id_shift;
     if (THEMIS_OK == st) {
         st = note(tr, x, idx);
     }
@@ -257,5 +258,11 @@ themis_status_t themis_xfer_tracker_append(themis_xfer_tracker_t *tr, const them
 {
     uint32_t idx;
     themis_status_t st = themis_xfer_add(tr->s, x, deps, ndeps, &idx);
-    return THEMIS_OK == st ? note(tr, x, idx) : st;
+    return THEMIS_OK == st ? note(tr, x, idx + tr->id_shift) : st;
+}
+
+themis_status_t themis_xfer_tracker_note(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                         uint32_t id)
+{
+    return note(tr, x, id);
 }

@@ -43,6 +43,9 @@ typedef struct {
      * its stamp is the transfer's), so few duplicates get to the sort. */
     uint32_t filter_x[THEMIS_XFER_TRACKER_FILTER], filter_stamp[THEMIS_XFER_TRACKER_FILTER];
     uint32_t stamp;
+    /* Ids are list positions plus id_shift: a periodic slice's copies
+     * left out (transfer_slice.h) still have ids. */
+    uint32_t id_shift;
 } themis_xfer_tracker_t;
 
 /* s has its ranks and buffer sizes set (and no transfers yet). */
@@ -73,6 +76,10 @@ themis_status_t themis_xfer_tracker_add_xfer(themis_xfer_tracker_t *tr, const th
  * does, so that later adds find it. */
 themis_status_t themis_xfer_tracker_append(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
                                            const uint32_t *deps, uint32_t ndeps);
+/* Notes what transfer id (x, not in the list) leaves in the cells, as
+ * add does, so that later adds find it. */
+themis_status_t themis_xfer_tracker_note(themis_xfer_tracker_t *tr, const themis_xfer_t *x,
+                                         uint32_t id);
 void themis_xfer_tracker_free(themis_xfer_tracker_t *tr);
 /* out: tr as it stands, tracking s (a copy of tr's schedule,
  * themis_xfer_copy), so that two schedules can go on from one prefix;

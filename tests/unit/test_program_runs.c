@@ -77,17 +77,19 @@ static void rank_case(algo_t algo, themis_coll_t coll, uint32_t rows, uint32_t c
     memset(&m, 0, sizeof(m));
     memset(&p, 0, sizeof(p));
     memset(&e, 0, sizeof(e));
-    UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
-                                 ? themis_xfer_rings_slice(coll, ham, NULL, nchunks, r, &sl)
-                                 : themis_xfer_torus2d_slice(coll, rows, cols, NULL, nchunks, r,
-                                                             &sl)));
-    UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(&sl, total, counts, 2, 0, &m, why,
-                                                       sizeof(why)),
-                "rank %u: %s", r, why);
-    UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(&sl, total, counts, 2, 1, &p, why,
-                                                       sizeof(why)),
-                "rank %u periodic: %s", r, why);
-    themis_xfer_slice_free(&sl);
+    /* the plain slice's program, then the periodic slice's, kept periodic */
+    for (int periodic = 0; periodic < 2; periodic++) {
+        memset(&sl, 0, sizeof(sl));
+        sl.periodic = periodic;
+        UNIT_CHECK(THEMIS_OK == (ALGO_RINGS == algo
+                                     ? themis_xfer_rings_slice(coll, ham, NULL, nchunks, r, &sl)
+                                     : themis_xfer_torus2d_slice(coll, rows, cols, NULL, nchunks,
+                                                                 r, &sl)));
+        UNIT_CHECKF(THEMIS_OK == themis_xfer_slice_compile(&sl, total, counts, 2, periodic,
+                                                           periodic ? &p : &m, why, sizeof(why)),
+                    "rank %u periodic %d: %s", r, periodic, why);
+        themis_xfer_slice_free(&sl);
+    }
     if (!unit_case_failed) {
         UNIT_CHECKF(0 == themis_program_runs_check(&p, why, sizeof(why)), "rank %u: %s", r,
                     why);
@@ -269,6 +271,8 @@ static void test_runs_check_refuses(void)
     themis_xfer_slice_t sl;
     themis_program_t p;
     char why[256] = "";
+    memset(&sl, 0, sizeof(sl));
+    sl.periodic = 1;
     UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d_slice(THEMIS_COLL_ALLREDUCE, 4, 4, NULL, 12, 5,
                                                       &sl));
     UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 100003, NULL, 2, 1, &p, why,
