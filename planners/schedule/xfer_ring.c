@@ -215,10 +215,13 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
  * twin: quarters q and q + twin are twins (twin_block); 0: none.  alone:
  * the slots are the whole list (no copies ahead or after), so every
  * block of a twin waits for its own quarter's only: the tracker need not
- * note the stamped ones, which no tracked transfer looks at. */
+ * note the stamped ones, which no tracked transfer looks at.  last:
+ * nothing after the slots looks at their units, so only the last slots
+ * before the drain need noting (a chunk's units are touched in slots
+ * k .. k + span, the drain's chunks from nchunks - span on). */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
                                       uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
-                                      int alone, stage_fn_t stage, void *ctx)
+                                      int alone, int last, stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
     const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
@@ -244,7 +247,8 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
         }
         if (NULL != first && t >= 2 * span + 1 && t < nchunks) {
             st = themis_xfer_sink_repeat(sk, first[t - 1], keep, keep_shift, first[t - 1 - span],
-                                         sk->next - tag[t - 1], unit_shift);
+                                         sk->next - tag[t - 1], unit_shift,
+                                         !last || t + span >= nchunks);
             if (THEMIS_ERR_UNSUPPORTED != st) {
                 continue;
             }
@@ -298,7 +302,8 @@ static themis_status_t rings_emit(rings_ctx_t *c)
 {
     return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
                           THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll, rings_stage_fn, c);
+                          THEMIS_COLL_ALLREDUCE == c->coll,
+                          THEMIS_COLL_REDUCE_SCATTER != c->coll, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -656,7 +661,8 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
      * innermost, t2d_leaf_copies) */
     if (THEMIS_OK == st) {
         st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, rows == cols ? 2 : 0,
-                            THEMIS_COLL_ALLREDUCE == coll, t2d_stage_fn, &c);
+                            THEMIS_COLL_ALLREDUCE == coll, THEMIS_COLL_ALLREDUCE == coll,
+                            t2d_stage_fn, &c);
     }
     if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
         st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);

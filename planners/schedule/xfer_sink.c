@@ -105,7 +105,7 @@ static themis_status_t note_copy(themis_xfer_sink_t *k, uint32_t store, uint32_t
  * keep and reach are ids (logical indices). */
 static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                   uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                  uint64_t unit_shift)
+                                  uint64_t unit_shift, int noted)
 {
     themis_xfer_slice_t *sl = k->sl;
     themis_xfer_sched_t *s = &sl->s;
@@ -116,11 +116,13 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
     }
     const uint32_t len = lend - first;
     themis_xfer_slice_run_t *r = 0 < sl->nruns ? &sl->runs[sl->nruns - 1] : NULL;
-    themis_status_t st;
+    themis_status_t st = THEMIS_OK;
     if (NULL != r && r->at + (uint64_t) r->len * r->count == lend && r->len == len
         && r->unit_shift == unit_shift && r->tag_span == tag_span && r->keep == keep
         && r->keep_shift == keep_shift) {
-        st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend);
+        if (noted) {
+            st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend);
+        }
         r->count++;
     } else {
         if (first < tr->id_shift || (NULL != r && first - tr->id_shift < r->store + r->len)) {
@@ -143,7 +145,9 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
         sl->runs[sl->nruns++] = (themis_xfer_slice_run_t) {
             .at = first, .store = store, .len = len, .count = 2, .keep = keep,
             .keep_shift = keep_shift, .tag_span = tag_span, .unit_shift = unit_shift};
-        st = note_copy(k, store, len, unit_shift, lend);
+        if (noted) {
+            st = note_copy(k, store, len, unit_shift, lend);
+        }
     }
     tr->id_shift += len;
     sl->nlogical = s->nxfers + tr->id_shift;
@@ -153,11 +157,11 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
 
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                         uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                        uint64_t unit_shift)
+                                        uint64_t unit_shift, int noted)
 {
     themis_xfer_slice_t *sl = k->sl;
     if (NULL != sl && sl->periodic && !k->labelled) {
-        return repeat_run(k, first, keep, keep_shift, reach, tag_span, unit_shift);
+        return repeat_run(k, first, keep, keep_shift, reach, tag_span, unit_shift, noted);
     }
     if (NULL == sl || k->labelled || first > sl->s.nxfers || keep > reach || reach > first) {
         return THEMIS_ERR_UNSUPPORTED;

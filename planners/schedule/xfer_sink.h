@@ -47,15 +47,17 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
  * the whole list, added to next), its dependencies on transfers from
  * `reach` on by the slot's length, those before `keep` (copies ahead of
  * the slots) by keep_shift (0 where one copy serves every chunk, 1 where
- * each chunk has its own, chunk innermost).  The tracker notes every copy, so that later adds
- * find them.  THEMIS_ERR_UNSUPPORTED, nothing added, where that is not
+ * each chunk has its own, chunk innermost).  The tracker notes the copy,
+ * so that later adds find it, where `noted`; a periodic slice (which keeps
+ * the copy out of its list) leaves an unnoted one out of the tracker too:
+ * the caller knows nothing later looks at its units.  THEMIS_ERR_UNSUPPORTED, nothing added, where that is not
  * the slot the generator would emit: a whole list, a labelled slice, or
  * a dependency in [keep, reach), on a slot that may be of another
  * length; the caller emits the slot itself.  The callers' tests compare
  * the slices with the whole lists. */
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                         uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                        uint64_t unit_shift);
+                                        uint64_t unit_shift, int noted);
 /* Room for a slice's `n` transfers (and their dependencies, a few each)
  * up front: growing by doubling copies the list over and over.  sl NULL:
  * nothing to do. */
