@@ -783,19 +783,91 @@ static void shrink(void **v, size_t n, size_t size)
 static int stationary_xfer(const themis_xfer_slice_t *sl, uint64_t per_block,
                            const themis_xfer_t *x);
 
-/* Copy c of slice run sr (transfer_slice.h) as the open program run's
- * next copy, without compiling it: the copy's ops, dependencies, tags
- * and queues are copy 0's shifted by the slice's rule, which is the
- * program's (program_runs.h: op index = logical transfer index, one op
- * and one step a transfer), so only what follows from unit sizes can
- * differ - each step's offsets and counts, and whether the units stay
- * stationary.  Where they move as the run's shifts say, the copy joins
- * (1); else 0 and the caller compiles it (a chunk crossing the
- * remainder ends the run there). */
-static int copy_joins(const ops_src_t *e, runs_build_t *rb, themis_program_t *p,
-                      const themis_xfer_slice_run_t *sr, uint32_t c, uint32_t *qpos)
+/* A slice run's tracks, made once per run so that its copies join in
+ * one check (copies_join): at[v] the rank's unit v's offset, s the run's
+ * unit_shift; at_trk[v] = how many copies on from v the offsets move by
+ * the same distance (at[v + c s] = at[v] + c (at[v + s] - at[v]) for
+ * c <= at_trk[v]); scr_trk[u] = how many copies on from scratch unit u
+ * its global unit moves by s as well (a buffer's home units do). */
+typedef struct {
+    const themis_xfer_slice_run_t *sr;
+    uint32_t *at_trk, *scr_trk;
+} tracks_t;
+
+static themis_status_t tracks_make(const ops_src_t *e, const themis_xfer_slice_run_t *sr,
+                                   tracks_t *t)
 {
-    if (0 == rb->n || !e->one) {
+    const units_t *m = e->m;
+    const uint64_t s = sr->unit_shift, n = m->per_rank, ns = e->s->buf_units[THEMIS_BUF_SCRATCH];
+    const uint32_t *su = e->sl->scratch_unit;
+    free(t->at_trk);
+    free(t->scr_trk);
+    t->sr = sr;
+    t->at_trk = calloc(n + 1, sizeof(*t->at_trk));
+    t->scr_trk = calloc(ns + 1, sizeof(*t->scr_trk));
+    if (NULL == t->at_trk || NULL == t->scr_trk) {
+        return THEMIS_ERR_NOMEM;
+    }
+    for (uint64_t v = n + 1; 0 < s && v-- > 0;) {
+        if (v + s <= n) {
+            const int on = v + 2 * s <= n
+                           && e->at[v + 2 * s] - e->at[v + s] == e->at[v + s] - e->at[v];
+            t->at_trk[v] = 1 + (on && UINT32_MAX > t->at_trk[v + s] ? t->at_trk[v + s] : 0);
+        }
+    }
+    for (uint64_t u = ns; 0 < s && u-- > 0;) {
+        if (u + s < ns && UINT32_MAX != su[u] && su[u + s] == su[u] + s) {
+            t->scr_trk[u] = 1 + (UINT32_MAX > t->scr_trk[u + s] ? t->scr_trk[u + s] : 0);
+        }
+    }
+    return THEMIS_OK;
+}
+
+/* How many copies from copy c0 on (c0 itself checked) one end of
+ * transfer x keeps its units' global units: a home buffer's while they
+ * stay in it, a scratch unit's along its track. */
+static uint64_t end_copies(const ops_src_t *e, const tracks_t *t, uint8_t buf, uint64_t off,
+                           uint64_t n)
+{
+    const uint64_t s = t->sr->unit_shift;
+    if (THEMIS_BUF_SCRATCH != buf) {
+        return off + n <= e->s->buf_units[buf] ? (e->s->buf_units[buf] - off - n) / s : 0;
+    }
+    uint64_t lim = UINT64_MAX;
+    for (uint64_t k = 0; k < n; ++k) {
+        lim = t->scr_trk[off + k] < lim ? t->scr_trk[off + k] : lim;
+    }
+    return lim;
+}
+
+/* How many copies from copy c0 on my end of a transfer (units from the
+ * rank's unit v, n of them) keeps its step as the run's shift d says:
+ * both the offset and the count move as the tracks of v and v + n. */
+static uint64_t mine_copies(const ops_src_t *e, const tracks_t *t, uint64_t v, uint64_t n,
+                            int64_t d)
+{
+    const uint64_t s = t->sr->unit_shift;
+    if (v + n + s > e->m->per_rank || (uint64_t) d != e->at[v + s] - e->at[v]
+        || (uint64_t) d != e->at[v + n + s] - e->at[v + n]) {
+        return 0;
+    }
+    return t->at_trk[v] < t->at_trk[v + n] ? t->at_trk[v] : t->at_trk[v + n];
+}
+
+/* Copies c, c + 1, ... of slice run sr (transfer_slice.h) as the open
+ * program run's next copies, without compiling them: a copy's ops,
+ * dependencies, tags and queues are copy 0's shifted by the slice's rule,
+ * which is the program's (program_runs.h: op index = logical transfer
+ * index, one op and one step a transfer), so only what follows from unit
+ * sizes can differ - each step's offsets and counts, and whether the
+ * units stay stationary - and the tracks say for how many copies they
+ * move as the run's shifts say.  Returns how many joined (0: the caller
+ * compiles copy c; a chunk crossing the remainder ends the run there). */
+static uint32_t copies_join(const ops_src_t *e, runs_build_t *rb, themis_program_t *p,
+                            const tracks_t *t, uint32_t c, uint32_t *qpos)
+{
+    const themis_xfer_slice_run_t *sr = t->sr;
+    if (0 == rb->n || !e->one || 0 == sr->unit_shift) {
         return 0;
     }
     themis_program_run_t *r = &rb->runs[rb->n - 1];
@@ -804,52 +876,50 @@ static int copy_joins(const ops_src_t *e, runs_build_t *rb, themis_program_t *p,
         || r->op_at < sr->at) {
         return 0;
     }
-    const themis_xfer_slice_t *sl = e->sl;
+    /* the program run's copy 0 is the slice's copy c0 */
+    const uint64_t c0 = c - r->count, s0 = c0 * sr->unit_shift;
     const units_t *m = e->m;
-    const uint64_t per_block = sl->s.nunits / sl->s.nranks, shift = (uint64_t) c * sr->unit_shift;
-    const int64_t j = r->count;
-    for (uint32_t k = 0; k < sr->len; ++k) {
-        themis_xfer_t x = sl->s.xfers[sr->store + k];
-        const themis_step_t *st = &p->steps[r->step_store + k];
-        x.src_off += shift;
-        x.dst_off += shift;
-        if (!stationary_xfer(sl, per_block, &x)) {
-            return 0;   /* compiled, the slice check refuses it */
+    uint64_t lim = sr->count - 1 - c0;
+    for (uint32_t k = 0; k < sr->len && r->count <= lim; ++k) {
+        const themis_xfer_t *x = &e->sl->s.xfers[sr->store + k];
+        const uint64_t n = x->count, so = x->src_off + s0, dso = x->dst_off + s0;
+        uint64_t l = end_copies(e, t, x->src_buf, so, n);
+        const uint64_t ld = end_copies(e, t, x->dst_buf, dso, n);
+        l = ld < l ? ld : l;
+        if (x->src == e->me) {
+            const uint64_t lm = mine_copies(e, t, m->base[x->src_buf] + so, n, r->send_shift[k]);
+            l = lm < l ? lm : l;
         }
-        uint64_t cnt = 0;
-        for (uint64_t u = 0; u < x.count; ++u) {
-            cnt += slot_size(m, x.src, x.src_buf, x.src_off + u);
+        if (x->dst == e->me) {
+            const uint64_t lm = mine_copies(e, t, m->base[x->dst_buf] + dso, n, r->recv_shift[k]);
+            l = lm < l ? lm : l;
         }
-        if ((x.src == e->me
-             && (st->send_count != cnt
-                 || e->at[m->base[x.src_buf] + x.src_off]
-                        != st->send_off + (uint64_t) (j * r->send_shift[k])))
-            || (x.dst == e->me
-                && (st->recv_count != cnt
-                    || e->at[m->base[x.dst_buf] + x.dst_off]
-                           != st->recv_off + (uint64_t) (j * r->recv_shift[k])))) {
-            return 0;
-        }
+        lim = l < lim ? l : lim;
     }
+    if (lim < r->count) {
+        return 0;
+    }
+    const uint32_t joined = (uint32_t) (lim + 1 - r->count);
     const uint32_t nq = p->nqueues;
     const uint32_t *qn = rb->queue + (size_t) 3 * nq * (rb->n - 1) + 2 * nq;
     for (uint32_t q = 0; q < nq; ++q) {
-        rb->gone[q] += qn[q];
-        qpos[q] += qn[q];
+        rb->gone[q] += joined * qn[q];
+        qpos[q] += joined * qn[q];
     }
-    r->count++;
-    return 1;
+    r->count += joined;
+    return joined;
 }
 
 /* Every op of the rank, in logical order, queue_ops filled from the
  * logical positions qpos.  A periodic slice's runs (transfer_slice.h)
  * give their copies; with periodic the program keeps a copy once where
- * it is the open run's next one (copy_joins, else compiled and compared
+ * it is the open run's next one (copies_join, else compiled and compared
  * op by op: slot_join), without it every copy is compiled. */
 static themis_status_t emit_ops(const ops_src_t *e, int periodic, themis_program_t *p,
                                 uint32_t *qpos, char *why, size_t len)
 {
     runs_build_t rb;
+    tracks_t tr = {NULL, NULL, NULL};
     memset(&rb, 0, sizeof(rb));
     rb.gone = calloc((size_t) p->nqueues + 1, sizeof(*rb.gone));
     if (NULL == rb.gone) {
@@ -872,11 +942,19 @@ static themis_status_t emit_ops(const ops_src_t *e, int periodic, themis_program
             p->queue_ops[qpos[p->ops[so].queue]++ - rb.gone[p->ops[so].queue]] = o;
         }
         for (uint32_t c = 0; NULL != sr && c < sr->count && THEMIS_OK == st; ++c) {
-            if (periodic && 0 < c && copy_joins(e, &rb, p, sr, c, qpos)) {
+            if (periodic && 0 < c && tr.sr != sr) {
+                st = tracks_make(e, sr, &tr);
+                if (THEMIS_OK != st) {
+                    break;
+                }
+            }
+            const uint32_t more = periodic && 0 < c ? copies_join(e, &rb, p, &tr, c, qpos) : 0;
+            if (0 < more) {
                 const themis_program_run_t *r = &rb.runs[rb.n - 1];
-                ls += r->nsteps;
-                ld += r->ndeps;
-                o += sr->len;
+                ls += more * r->nsteps;
+                ld += more * r->ndeps;
+                o += more * sr->len;
+                c += more - 1;
                 continue;
             }
             const uint32_t ss0 = ss, sd0 = sd;
@@ -938,6 +1016,8 @@ static themis_status_t emit_ops(const ops_src_t *e, int periodic, themis_program
         shrink((void **) &p->queue_ops, p->nops - nq, sizeof(*p->queue_ops));
     }
     free(anc);
+    free(tr.at_trk);
+    free(tr.scr_trk);
     free(rb.runs);
     free(rb.shift);
     free(rb.queue);

@@ -315,8 +315,43 @@ static void test_runs_check_refuses(void)
     themis_program_free(&p);
 }
 
+/* A slice whose scratch map breaks in the middle of a run (an
+ * allgather's copy's scratch unit holds nothing) is refused as not
+ * stationary, however the copies are joined. */
+static void test_copy_scratch_moved(void)
+{
+    themis_xfer_slice_t sl;
+    themis_program_t p;
+    char why[256] = "";
+    memset(&sl, 0, sizeof(sl));
+    sl.periodic = 1;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d_slice(THEMIS_COLL_ALLGATHER, 4, 4, NULL, 12, 5,
+                                                      &sl));
+    uint64_t u = UINT64_MAX;
+    for (uint32_t ri = 0; ri < sl.nruns && UINT64_MAX == u; ri++) {
+        const themis_xfer_slice_run_t *r = &sl.runs[ri];
+        for (uint32_t k = 0; 4 <= r->count && k < r->len && UINT64_MAX == u; k++) {
+            const themis_xfer_t *x = &sl.s.xfers[r->store + k];
+            const uint64_t mid = (uint64_t) (r->count / 2) * r->unit_shift;
+            u = THEMIS_BUF_SCRATCH == x->src_buf   ? x->src_off + mid
+                : THEMIS_BUF_SCRATCH == x->dst_buf ? x->dst_off + mid
+                                                   : UINT64_MAX;
+        }
+    }
+    UNIT_CHECK(UINT64_MAX != u && u < sl.s.buf_units[THEMIS_BUF_SCRATCH]);
+    if (!unit_case_failed) {
+        sl.scratch_unit[u] = UINT32_MAX;   /* holds nothing */
+        UNIT_CHECKF(THEMIS_ERR_INVALID == themis_xfer_slice_compile(&sl, 16 * 6007, NULL, 2, 1,
+                                                                    &p, why, sizeof(why))
+                        && NULL != strstr(why, "stationary"),
+                    "'%s'", why);
+    }
+    themis_xfer_slice_free(&sl);
+}
+
 int main(void)
 {
+    UNIT_RUN(test_copy_scratch_moved);
     UNIT_RUN(test_runs_check_refuses);
     UNIT_RUN(test_expansion_runs);
     UNIT_RUN(test_many_chunks);
