@@ -312,6 +312,14 @@ static uint32_t vector_copies(const units_t *m, uint32_t me, uint8_t buf, const 
 {
     uint32_t n = 0;
     uint32_t first = home_unit(m->s, m->per_block, me, buf, 0);
+    if (m->stationary) {
+        /* each unit holds its home unit (slot_size: its length), so both
+         * sides run on together: one copy of the whole block */
+        const uint64_t l = m->off[first + m->s->buf_units[buf]] - m->off[first];
+        out[0] = (themis_copy_t) {.src_off = to_work ? 0 : at[m->base[buf]],
+                                  .dst_off = to_work ? at[m->base[buf]] : 0, .count = l};
+        return 0 < l ? 1 : 0;
+    }
     for (uint64_t j = 0; j < m->s->buf_units[buf]; ++j) {
         uint32_t g = home_unit(m->s, m->per_block, me, buf, j);
         uint64_t l = unit_len(m, g), user = m->off[g] - m->off[first];
@@ -1074,6 +1082,16 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
         uint64_t sum = 0;
         for (int b = 0; b < THEMIS_NBUFS; ++b) {
             uint64_t from = sum;
+            const uint32_t g0 = home_unit(s, m.per_block, r, b, 0);
+            if (m.stationary && THEMIS_BUF_SCRATCH != b && UINT32_MAX != g0) {
+                /* each unit its home unit's length (slot_size): the layout's */
+                for (uint64_t u = 0; u < s->buf_units[b]; ++u) {
+                    at[m.base[b] + u] = sum + off[g0 + u] - off[g0];
+                }
+                sum += off[g0 + s->buf_units[b]] - off[g0];
+                sum_me[b] = sum - from;
+                continue;
+            }
             for (uint64_t u = 0; u < s->buf_units[b]; ++u) {
                 if (r == me) {
                     at[m.base[b] + u] = sum;
@@ -1132,8 +1150,10 @@ static themis_status_t compile_rank(const themis_xfer_sched_t *s, const themis_x
     p->op_deps = malloc(((size_t) p->nop_deps + 1) * sizeof(*p->op_deps));
     p->queue_first = calloc((size_t) p->nqueues + 1, sizeof(*p->queue_first));
     p->queue_ops = malloc(((size_t) p->nops + 1) * sizeof(*p->queue_ops));
-    p->copy_in = calloc(s->buf_units[THEMIS_BUF_INPUT] + 1, sizeof(*p->copy_in));
-    p->copy_out = calloc(s->buf_units[s->result_buf] + 1, sizeof(*p->copy_out));
+    p->copy_in = calloc(m.stationary ? 1 : s->buf_units[THEMIS_BUF_INPUT] + 1,
+                        sizeof(*p->copy_in));
+    p->copy_out = calloc(m.stationary ? 1 : s->buf_units[s->result_buf] + 1,
+                         sizeof(*p->copy_out));
     if (NULL == p->ops || NULL == p->steps || NULL == p->op_deps || NULL == p->queue_first
         || NULL == p->queue_ops || NULL == p->copy_in || NULL == p->copy_out) {
         goto out;
