@@ -12,7 +12,8 @@
  * against the planners of an older tree (benchmarks/auto_setup.sh), it
  * times that tree's miss instead: themis_algorithm_choose costing every
  * row at the call's size without row states, then the chosen row's
- * build.  Process CPU time (the machine is shared: wall time would
+ * build; with -DBENCH_PLAIN, against planners without periodic programs
+ * (program_runs.h).  Process CPU time (the machine is shared: wall time would
  * count other jobs), medians of REPS runs; a benchmark, not a test.
  *
  * usage: bench_auto GRAPH ROWSxCOLS COLL BYTES[,BYTES...] [REPS]
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
                         : THEMIS_COLL_ALLGATHER == coll    ? elems / p
                                                            : elems;
             req.chunks_in_flight = CIF;
-#ifndef BENCH_BASELINE
+#if !defined(BENCH_BASELINE) && !defined(BENCH_PLAIN)
             /* as the component asks: runs of repeated slots kept once */
             req.periodic = 1;
 #endif
