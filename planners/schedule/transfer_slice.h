@@ -52,12 +52,11 @@ typedef struct {
      * dependency on d: r * len where d >= keep (the slots), else r *
      * keep_shift (copies ahead of the slots).  Dependencies (s.deps) hold
      * logical indices; a stored transfer p outside runs is logical p plus
-     * the copies left out before it.  nlogical: the logical count.
+     * the copies left out before it.
      * Without runs (nruns 0) logical and stored indices are one. */
     int periodic;
     uint32_t nruns, cap_runs;
     struct themis_xfer_slice_run *runs;
-    uint32_t nlogical;
 } themis_xfer_slice_t;
 
 typedef struct themis_xfer_slice_run {

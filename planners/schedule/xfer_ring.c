@@ -216,9 +216,10 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
  * the slots are the whole list (no copies ahead or after), so every
  * block of a twin waits for its own quarter's only: the tracker need not
  * note the stamped ones, which no tracked transfer looks at.  last:
- * nothing after the slots looks at their units, so only the last slots
- * before the drain need noting (a chunk's units are touched in slots
- * k .. k + span, the drain's chunks from nchunks - span on). */
+ * nothing after the slots looks at their units but the sink's watched
+ * ones (xfer_sink.h), so only the last slots before the drain need
+ * noting in full (a chunk's units are touched in slots k .. k + span, the
+ * drain's chunks from nchunks - span on). */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
                                       uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
                                       int alone, int last, stage_fn_t stage, void *ctx)
@@ -302,8 +303,7 @@ static themis_status_t rings_emit(rings_ctx_t *c)
 {
     return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
                           THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll,
-                          THEMIS_COLL_REDUCE_SCATTER != c->coll, rings_stage_fn, c);
+                          THEMIS_COLL_ALLREDUCE == c->coll, 1, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -394,6 +394,13 @@ static themis_status_t rings_make(themis_coll_t coll, const themis_ham_t *cycles
     for (uint32_t r = 0; r < c.n && THEMIS_OK == st && THEMIS_COLL_ALLGATHER == coll; r++) {
         st = themis_xfer_sink_add(&c.tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_INPUT, 0,
                                   THEMIS_BUF_OUTPUT, (uint64_t) r * per, per);
+    }
+    /* a reduce-scatter's closing copy reads the rank's own pieces: a
+     * slice's repeated slots note what touches them */
+    if (NULL != sl && THEMIS_COLL_REDUCE_SCATTER == coll) {
+        c.tr.watch_buf = THEMIS_BUF_INPUT;
+        c.tr.watch_lo = (uint64_t) sl->rank * per;
+        c.tr.watch_hi = c.tr.watch_lo + per;
     }
     if (THEMIS_OK == st) {
         st = rings_emit(&c);

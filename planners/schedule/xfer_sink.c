@@ -84,17 +84,26 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
     return themis_xfer_tracker_add_xfer(&k->tr, &x, UINT32_MAX, NULL);
 }
 
+static int watched(const themis_xfer_sink_t *k, uint8_t buf, uint64_t off, uint64_t count)
+{
+    return buf == k->watch_buf && off < k->watch_hi && off + count > k->watch_lo;
+}
+
 /* Copy c of stored slot [store, store + len), noted in the tracker
- * under ids from id on (periodic slices keep it out of the list). */
+ * under ids from id on (periodic slices keep it out of the list): all
+ * of it, or its transfers that touch the watched units. */
 static themis_status_t note_copy(themis_xfer_sink_t *k, uint32_t store, uint32_t len,
-                                 uint64_t shift, uint32_t id)
+                                 uint64_t shift, uint32_t id, int all)
 {
     themis_status_t st = THEMIS_OK;
     for (uint32_t i = 0; i < len && THEMIS_OK == st; i++) {
         themis_xfer_t x = k->sl->s.xfers[store + i];
         x.src_off += shift;
         x.dst_off += shift;
-        st = themis_xfer_tracker_note(&k->tr, &x, id + i);
+        if (all || watched(k, x.src_buf, x.src_off, x.count)
+            || watched(k, x.dst_buf, x.dst_off, x.count)) {
+            st = themis_xfer_tracker_note(&k->tr, &x, id + i);
+        }
     }
     return st;
 }
@@ -120,8 +129,8 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
     if (NULL != r && r->at + (uint64_t) r->len * r->count == lend && r->len == len
         && r->unit_shift == unit_shift && r->tag_span == tag_span && r->keep == keep
         && r->keep_shift == keep_shift) {
-        if (noted) {
-            st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend);
+        if (noted || k->watch_lo < k->watch_hi) {
+            st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend, noted);
         }
         r->count++;
     } else {
@@ -145,12 +154,11 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
         sl->runs[sl->nruns++] = (themis_xfer_slice_run_t) {
             .at = first, .store = store, .len = len, .count = 2, .keep = keep,
             .keep_shift = keep_shift, .tag_span = tag_span, .unit_shift = unit_shift};
-        if (noted) {
-            st = note_copy(k, store, len, unit_shift, lend);
+        if (noted || k->watch_lo < k->watch_hi) {
+            st = note_copy(k, store, len, unit_shift, lend, noted);
         }
     }
     tr->id_shift += len;
-    sl->nlogical = s->nxfers + tr->id_shift;
     k->next += tag_span;
     return st;
 }

@@ -35,6 +35,12 @@ typedef struct {
      * stamp_unnoted: nothing tracked later looks at their units).  0: off. */
     uint32_t stamp_left, stamp_from, stamp_shift;
     int stamp_unnoted;
+    /* A periodic slice's repeat that need not note its copy (noted 0)
+     * still notes the copy's transfers that touch units [watch_lo,
+     * watch_hi) of buffer watch_buf: the ones read after the slots.
+     * Empty: none. */
+    uint8_t watch_buf;
+    uint64_t watch_lo, watch_hi;
 } themis_xfer_sink_t;
 
 /* Transfer `next` (then next + 1): added where it belongs to the sink. */
@@ -49,8 +55,9 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
  * the slots) by keep_shift (0 where one copy serves every chunk, 1 where
  * each chunk has its own, chunk innermost).  The tracker notes the copy,
  * so that later adds find it, where `noted`; a periodic slice (which keeps
- * the copy out of its list) leaves an unnoted one out of the tracker too:
- * the caller knows nothing later looks at its units.  THEMIS_ERR_UNSUPPORTED, nothing added, where that is not
+ * the copy out of its list) leaves an unnoted one out of the tracker too
+ * but for the watched units: the caller knows nothing later looks at the
+ * others.  THEMIS_ERR_UNSUPPORTED, nothing added, where that is not
  * the slot the generator would emit: a whole list, a labelled slice, or
  * a dependency in [keep, reach), on a slot that may be of another
  * length; the caller emits the slot itself.  The callers' tests compare
