@@ -253,6 +253,14 @@ static void test_expansion_runs(void)
     }
 }
 
+/* Rank 5's periodic torus2d:4x4 slice of coll, 12 chunks a quarter. */
+static void periodic_slice(themis_coll_t coll, themis_xfer_slice_t *sl)
+{
+    memset(sl, 0, sizeof(*sl));
+    sl->periodic = 1;
+    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d_slice(coll, 4, 4, NULL, 12, 5, sl));
+}
+
 /* Check a broken run table: it fails with a message saying `what`. */
 static void refused(const themis_program_t *p, const char *what)
 {
@@ -271,10 +279,7 @@ static void test_runs_check_refuses(void)
     themis_xfer_slice_t sl;
     themis_program_t p;
     char why[256] = "";
-    memset(&sl, 0, sizeof(sl));
-    sl.periodic = 1;
-    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d_slice(THEMIS_COLL_ALLREDUCE, 4, 4, NULL, 12, 5,
-                                                      &sl));
+    periodic_slice(THEMIS_COLL_ALLREDUCE, &sl);
     UNIT_CHECK(THEMIS_OK == themis_xfer_slice_compile(&sl, 100003, NULL, 2, 1, &p, why,
                                                       sizeof(why)));
     themis_xfer_slice_free(&sl);
@@ -323,10 +328,7 @@ static void test_copy_scratch_moved(void)
     themis_xfer_slice_t sl;
     themis_program_t p;
     char why[256] = "";
-    memset(&sl, 0, sizeof(sl));
-    sl.periodic = 1;
-    UNIT_CHECK(THEMIS_OK == themis_xfer_torus2d_slice(THEMIS_COLL_ALLGATHER, 4, 4, NULL, 12, 5,
-                                                      &sl));
+    periodic_slice(THEMIS_COLL_ALLGATHER, &sl);
     uint64_t u = UINT64_MAX;
     for (uint32_t ri = 0; ri < sl.nruns && UINT64_MAX == u; ri++) {
         const themis_xfer_slice_run_t *r = &sl.runs[ri];
