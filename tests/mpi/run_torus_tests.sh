@@ -27,7 +27,8 @@
 # the reduced or tiny one (tiny/ns: without the sub-communicator rounds).
 # np 8-16 on two cores is oversubscribed: every run uses --mca
 # mpi_yield_when_idle 1.  Measured on the shared 2-core machine at load
-# average 15-18 (other jobs running): 206-258 s, of which the full matrix
+# average 15-18 (other jobs running): 206-258 s (before the two periodic-program
+# runs, about 105 s each idle), of which the full matrix
 # takes 45-120 s; expect well under that on an idle machine.  Every run
 # uses --mca op ^avx (see run_mpi_tests.sh).
 #
@@ -115,6 +116,24 @@ matrix "dims=3x3 (kind sw) vader torus2d" 180 9 tiny torus2d "${VADER[@]}" \
 # Not 2-D: Themis runs instead, counted as a substitution.
 matrix "dims=2x2x2 vader torus2d -> themis" 180 8 tiny "themis --substituted" "${VADER[@]}" \
     --mca coll_themis_dims 2x2x2 "${TORUS2D[@]}"
+
+# ------------------------------------------------------------ periodic programs
+# Counts that make many chunks (256 asked, up to 64 a quarter): a
+# pipeline's repeated slots are kept once (program_runs.h) and the engine
+# runs the copies from the stored slot; the plan lines count the runs, so
+# that this fails if they stop forming (and the matrix if a copy runs
+# wrong).  About 105 s each on an idle machine.
+for a in rings torus2d; do
+    mapfile -t ROW < <(algos "$a")
+    opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 3x3 "${ROW[@]}" --mca coll_themis_chunks 256
+          --mca coll_themis_verbose 10)
+    args=(--level tiny --no-subcomms --algo "$a" --counts 65539,589859); launcher=()
+    need=()
+    for c in allreduce reduce_scatter allgather; do
+        need+=("planned $c \\($a\\) of [0-9]+ elements x [0-9]+ bytes: [0-9]+ ops \\([0-9]+ stored, [1-9][0-9]* runs\\)")
+    done
+    run "3x3 vader $a chunks=256, larger counts: periodic programs" 900 9
+done
 
 # ------------------------------------------------------------ auto
 # A 4x3 torus: the model has rings win large messages (bandwidth on the

@@ -62,6 +62,7 @@
 #include "hash.h"
 #include "coll_themis_engine.h"
 #include "plan.h"
+#include "program_runs.h"
 #include "rules.h"
 #include "scheduler.h"
 #include "simulator.h"

@@ -388,15 +388,20 @@ void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_siz
 {
     uint64_t n = 0, elems = 0;
 
-    for (uint32_t i = 0; i < prog->nsteps; ++i) {
+    /* stored steps, each as many times as its run has copies (counts and
+     * peers are every copy's, program_runs.h) */
+    for (uint32_t i = 0, j = 0, ns = themis_program_stored_steps(prog); i < ns; ++i) {
         const themis_step_t *s = &prog->steps[i];
+        const themis_program_run_t *r = j < prog->nruns ? &prog->runs[j] : NULL;
+        const uint64_t w = NULL != r && i >= r->step_store ? r->count : 1;
+        j += NULL != r && i + 1 == r->step_store + r->nsteps;
         if (s->send_peer >= 0 && s->send_count > 0) {
-            ++n;
-            elems += s->send_count;
+            n += w;
+            elems += w * s->send_count;
         }
         if (s->recv_peer >= 0 && s->recv_count > 0) {
-            ++n;
-            elems += s->recv_count;
+            n += w;
+            elems += w * s->recv_count;
         }
     }
     choice->messages = n;

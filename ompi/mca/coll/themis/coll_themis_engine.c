@@ -116,9 +116,9 @@ struct mca_coll_themis_engine_t {
 
     /* static, from the layout (mca_coll_themis_engine_prepare) */
     const mca_coll_themis_engine_layout_t *layout;
-    const uint64_t *temp_off;  /* per step: REDUCE temporary offset in the op slot */
-    const uint32_t *chain_prev;/* per step: previous step of its chain, UINT32_MAX */
-    const uint32_t *op_queue;
+    const uint64_t *temp_off;  /* per stored step: REDUCE temporary offset in the op slot */
+    const uint32_t *chain_back;/* per stored step: steps back to its chain's previous, 0 */
+    const uint32_t *op_queue;  /* per stored op */
     const uint64_t *q_peak;    /* elements per op slot */
 
     /* per step */
@@ -363,10 +363,11 @@ static inline int step_tag(const engine_t *e, const themis_step_t *st)
 }
 
 /* Where a step receives: its temporary when it reduces, else work. */
-static char *recv_base(const engine_t *e, uint32_t op, uint32_t s)
+static char *recv_base(const engine_t *e, uint32_t op, uint32_t s, const themis_step_t *st)
 {
-    const themis_step_t *st = &e->prog->steps[s];
-    return step_reduces(st) ? elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s], e->extent)
+    return step_reduces(st) ? elem_ptr(e->temp,
+                                       e->op_temp[op] + e->temp_off[stored_step(e->prog, s)],
+                                       e->extent)
                             : elem_ptr(e->work, st->recv_off, e->extent);
 }
 
@@ -441,7 +442,7 @@ static void local_step(engine_t *e, const themis_step_t *st)
 /* Post one step: its receive first, then its send. */
 static int step_start(engine_t *e, uint32_t op, uint32_t s)
 {
-    const themis_step_t *st = &e->prog->steps[s];
+    const themis_step_t stv = themis_program_step(e->prog, s), *st = &stv;
     int tag = step_tag(e, st);
     int rc = OMPI_SUCCESS;
 
@@ -452,7 +453,7 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
         return OMPI_SUCCESS;
     }
     if (step_has_recv(st)) {
-        rc = post_side(e, op, s, 1, recv_matched_first(e, st), recv_base(e, op, s),
+        rc = post_side(e, op, s, 1, recv_matched_first(e, st), recv_base(e, op, s, st),
                        st->recv_count, st->recv_peer, tag);
         e->recv_left[s] = e->remaining[s];
         if (step_reduces(st)) {
@@ -468,7 +469,7 @@ static int step_start(engine_t *e, uint32_t op, uint32_t s)
 
 static void op_complete(engine_t *e, uint32_t op)
 {
-    uint32_t q = e->op_queue[op];
+    uint32_t q = e->op_queue[stored_op(e->prog, op)];
     if (NULL != e->op_ns) {
         e->op_ns[2 * (size_t) op + 1] = themis_now_ns();
     }
@@ -482,18 +483,21 @@ static void op_complete(engine_t *e, uint32_t op)
  * in order, the chains independently. */
 static int op_advance(engine_t *e, uint32_t op)
 {
-    const themis_op_t *o = &e->prog->ops[op];
+    const themis_op_t ov = themis_program_op(e->prog, op), *o = &ov;
+    const uint32_t so = stored_op(e->prog, op), ss0 = stored_step(e->prog, o->first_step);
     int all_started = 1;
-    for (uint32_t c = 0; c < e->layout->op_nchains[op]; ++c) {
+    for (uint32_t c = 0; c < e->layout->op_nchains[so]; ++c) {
         uint32_t *next = &e->op_next[(size_t) op * THEMIS_STEP_CHAINS + c];
         while (*next < o->nsteps) {
             uint32_t s = o->first_step + *next;
-            if (c != e->prog->steps[s].chain) {
+            /* an op's steps are stored together: the stored one is ss0 on */
+            const themis_step_t st = themis_program_step(e->prog, s);
+            const uint32_t back = e->chain_back[ss0 + *next];
+            if (c != st.chain) {
                 ++*next;
                 continue;
             }
-            if (e->prog->steps[s].after_prev && UINT32_MAX != e->chain_prev[s]
-                && 0 != e->remaining[e->chain_prev[s]]) {
+            if (st.after_prev && 0 != back && 0 != e->remaining[s - back]) {
                 break;
             }
             int rc = step_start(e, op, s);
@@ -523,7 +527,7 @@ static int start_ops(engine_t *e)
         done_before = e->ops_done;
         for (uint32_t q = 0; q < p->nqueues; ++q) {
             while (e->q_next[q] < p->queue_first[q + 1] && e->q_active[q] < e->window) {
-                uint32_t op = p->queue_ops[e->q_next[q]];
+                uint32_t op = themis_program_queue_op(p, q, e->q_next[q]);
                 if (!deps_done(p, op, e->op_state, OP_DONE)) {
                     break;
                 }
@@ -556,7 +560,8 @@ static int start_ops(engine_t *e)
 static int wrong_size(const engine_t *e, const engine_owner_t *o, size_t got, int peer)
 {
     static int said;
-    size_t want = (size_t) piece_count(e, e->prog->steps[o->step].recv_count, o->piece)
+    size_t want = (size_t) piece_count(e, themis_program_step(e->prog, o->step).recv_count,
+                                       o->piece)
                   * e->type_size;
     if (got == want) {
         return OMPI_SUCCESS;
@@ -574,9 +579,9 @@ static int wrong_size(const engine_t *e, const engine_owner_t *o, size_t got, in
  * message (equal peer and folded tag), the earlier one not matched yet? */
 static int earlier_unmatched(const engine_t *e, size_t i)
 {
-    const themis_step_t *st = &e->prog->steps[e->owners[i].step];
+    const themis_step_t stv = themis_program_step(e->prog, e->owners[i].step), *st = &stv;
     for (size_t j = 0; j < i; ++j) {
-        const themis_step_t *sj = &e->prog->steps[e->owners[j].step];
+        const themis_step_t sjv = themis_program_step(e->prog, e->owners[j].step), *sj = &sjv;
         if (e->owners[j].unmatched && sj->recv_peer == st->recv_peer
             && step_tag(e, sj) == step_tag(e, st)) {
             return 1;
@@ -600,7 +605,7 @@ static int earlier_unmatched(const engine_t *e, size_t i)
 static int match_recv(engine_t *e, size_t i, int *err)
 {
     engine_owner_t *o = &e->owners[i];
-    const themis_step_t *st = &e->prog->steps[o->step];
+    const themis_step_t stv = themis_program_step(e->prog, o->step), *st = &stv;
     ompi_message_t *msg = NULL;
     ompi_status_public_t status;
     ompi_request_t *req = NULL;
@@ -633,7 +638,7 @@ static int match_recv(engine_t *e, size_t i, int *err)
             free(b);   /* left matched: its sender's call ends by its own drain */
         }
     } else {
-        rc = MCA_PML_CALL(imrecv(elem_ptr(recv_base(e, o->op, o->step),
+        rc = MCA_PML_CALL(imrecv(elem_ptr(recv_base(e, o->op, o->step, st),
                                           o->piece * e->piece_elems, e->extent),
                                  cnt, e->dtype, &msg, &req));
     }
@@ -701,7 +706,7 @@ static int expects(const engine_t *e, int peer, int tag, size_t bytes)
         return 1;   /* another lane's call: not ours to judge */
     }
     for (uint32_t s = 0; s < e->prog->nsteps; ++s) {
-        const themis_step_t *st = &e->prog->steps[s];
+        const themis_step_t stv = themis_program_step(e->prog, s), *st = &stv;
         if (step_has_recv(st) && st->recv_peer == peer && step_tag(e, st) == tag) {
             uint64_t last = npieces(e, st->recv_count) - 1;
             if (bytes == piece_count(e, st->recv_count, 0) * e->type_size
@@ -740,7 +745,7 @@ static int stall_check(engine_t *e)
     }
     e->quiet_since = now;
     for (size_t i = 0; i < e->nactive; ++i) {
-        int peer = e->prog->steps[e->owners[i].step].recv_peer;
+        int peer = themis_program_step(e->prog, e->owners[i].step).recv_peer;
         ompi_status_public_t status;
         int found = 0;
         if (!e->owners[i].is_recv
@@ -772,13 +777,15 @@ static int step_finish_one(engine_t *e, uint32_t op, uint32_t s)
  * stop at the first one that has not started or not fully arrived. */
 static int reduce_in_order(engine_t *e, uint32_t op, uint8_t chain)
 {
-    const themis_op_t *o = &e->prog->ops[op];
+    const themis_op_t ov = themis_program_op(e->prog, op), *o = &ov;
+    const uint32_t ss0 = stored_step(e->prog, o->first_step);
     const size_t k = (size_t) op * THEMIS_STEP_CHAINS + chain;
     uint32_t *next = &e->op_red_next[k];
 
     while (*next < o->nsteps) {
         uint32_t s = o->first_step + *next;
-        const themis_step_t *st = &e->prog->steps[s];
+        const uint64_t temp_off = e->temp_off[ss0 + *next];
+        const themis_step_t stv = themis_program_step(e->prog, s), *st = &stv;
         if (chain != st->chain || !step_reduces(st)) {
             ++*next;
             continue;
@@ -790,7 +797,7 @@ static int reduce_in_order(engine_t *e, uint32_t op, uint8_t chain)
         for (uint64_t piece = 0, n = npieces(e, st->recv_count); piece < n; ++piece) {
             uint64_t off = piece * e->piece_elems;
             ompi_op_reduce(e->op,
-                           elem_ptr(e->temp, e->op_temp[op] + e->temp_off[s] + off, e->extent),
+                           elem_ptr(e->temp, e->op_temp[op] + temp_off + off, e->extent),
                            elem_ptr(e->work, st->recv_off + off, e->extent),
                            (size_t) piece_count(e, st->recv_count, piece), e->dtype);
         }
@@ -806,7 +813,7 @@ static int reduce_in_order(engine_t *e, uint32_t op, uint8_t chain)
  * step's last message; a REDUCE receive is reduced in order first. */
 static int handle_done(engine_t *e, engine_owner_t d)
 {
-    const themis_step_t *st = &e->prog->steps[d.step];
+    const themis_step_t stv = themis_program_step(e->prog, d.step), *st = &stv;
     int rc = step_finish_one(e, d.op, d.step);
     if (OMPI_SUCCESS == rc && d.is_recv && THEMIS_RECV_REDUCE == st->recv_mode
         && 0 == --e->recv_left[d.step]) {
@@ -818,7 +825,7 @@ static int handle_done(engine_t *e, engine_owner_t d)
 /* Does an outstanding message use scratch memory? */
 static int uses_scratch(const engine_t *e, const engine_owner_t *o)
 {
-    if (o->is_recv && THEMIS_RECV_REDUCE == e->prog->steps[o->step].recv_mode) {
+    if (o->is_recv && THEMIS_RECV_REDUCE == themis_program_step(e->prog, o->step).recv_mode) {
         return 1;
     }
     return !e->prog->work_is_output;
@@ -964,7 +971,7 @@ int mca_coll_themis_engine_start(const mca_coll_themis_engine_args_t *args,
     }
     e->layout = l;
     e->temp_off = l->temp_off;
-    e->chain_prev = l->chain_prev;
+    e->chain_back = l->chain_back;
     e->op_queue = l->op_queue;
     e->q_peak = l->q_peak;
     e->window = args->chunks_in_flight > 0 ? args->chunks_in_flight : e->prog->chunks_in_flight;

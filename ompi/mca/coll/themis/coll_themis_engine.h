@@ -46,6 +46,8 @@ typedef struct mca_coll_themis_scratch_t {
  * temporary, the size of each queue's op slots; a call makes as many
  * slots as it runs ops at once).  It stays valid for copies of the
  * program whose copy lists differ on the user's side only (segments).
+ * A periodic program (program_runs.h) is checked and laid out per stored
+ * op and step: a run's copies share their stored one's layout.
  */
 typedef struct mca_coll_themis_engine_layout_t {
     int comm_size;
@@ -53,10 +55,12 @@ typedef struct mca_coll_themis_engine_layout_t {
     int has_reduce;                     /* some step reduces: the call needs an op */
     uint64_t max_transfer;              /* largest send or receive count */
     uint32_t max_tag;                   /* largest step tag */
-    uint64_t *temp_off;                 /* [nsteps] */
-    uint32_t *chain_prev;               /* [nsteps] */
-    uint32_t *op_queue;                 /* [nops] */
-    uint8_t *op_nchains;                /* [nops]: 1 + its highest chain */
+    uint32_t nstored_ops, nstored_steps;
+    uint64_t *temp_off;                 /* [stored steps]: in its op's slot */
+    uint32_t *chain_back;               /* [stored steps]: steps back to the
+                                         * previous one of its chain, 0: none */
+    uint32_t *op_queue;                 /* [stored ops] */
+    uint8_t *op_nchains;                /* [stored ops]: 1 + its highest chain */
     uint64_t *q_peak;                   /* [nqueues]: elements of one op slot */
     void *block;                        /* one allocation behind the arrays */
 } mca_coll_themis_engine_layout_t;

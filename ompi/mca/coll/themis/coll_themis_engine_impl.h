@@ -11,6 +11,7 @@
 #define MCA_COLL_THEMIS_ENGINE_IMPL_H
 
 #include "coll_themis_engine.h"
+#include "program_runs.h"
 #include "ompi/constants.h"
 #include "ompi/mca/coll/base/base.h"
 #include "opal/util/output.h"
@@ -54,17 +55,29 @@ static inline int step_is_local(const themis_step_t *s)
     return THEMIS_LOCAL_COPY == s->recv_mode || THEMIS_LOCAL_REDUCE == s->recv_mode;
 }
 
-/* Have all of op's dependencies completed? */
+/* Have all of op's dependencies completed?  (Logical indices: a
+ * periodic program is read through program_runs.h.) */
 static inline int deps_done(const themis_program_t *p, uint32_t op, const uint8_t *state,
                             uint8_t done)
 {
-    const themis_op_t *o = &p->ops[op];
-    for (uint32_t k = 0; k < o->ndeps; ++k) {
-        if (done != state[p->op_deps[o->dep_first + k]]) {
+    const themis_op_t o = themis_program_op(p, op);
+    for (uint32_t k = 0; k < o.ndeps; ++k) {
+        if (done != state[themis_program_dep(p, o.dep_first + k)]) {
             return 0;
         }
     }
     return 1;
+}
+
+/* The stored op or step a logical one is a copy of: the layout's index. */
+static inline uint32_t stored_op(const themis_program_t *p, uint32_t op)
+{
+    return 0 == p->nruns ? op : themis_program_op_pos(p, op).at;
+}
+
+static inline uint32_t stored_step(const themis_program_t *p, uint32_t s)
+{
+    return 0 == p->nruns ? s : themis_program_step_pos(p, s).at;
 }
 
 /* Bookkeeping arrays carved from one zeroed block; with base == NULL only

@@ -249,6 +249,8 @@ static themis_status_t build_program(mca_coll_themis_module_t *m, ompi_communica
     req.count = THEMIS_COLL_REDUCE_SCATTER == coll ? 0 : count;
     req.recvcounts = recvcounts;
     req.chunks_in_flight = d.chunks_in_flight;
+    /* a pipeline's repeated slots kept once: the engine reads them so */
+    req.periodic = 1;
 
     char no_xsched[160] = "";
     const themis_xfer_sched_t *xs = cfg->schedule_set[coll]
@@ -388,10 +390,12 @@ int mca_coll_themis_plan_get(mca_coll_themis_module_t *m, struct ompi_communicat
 
     opal_output_verbose(VERBOSE_PLAN, mca_coll_themis_component.output,
                         "coll:themis: %s: rank %d: planned %s (%s) of %llu elements x %zu "
-                        "bytes: %u ops, %u steps, work %llu elements", comm->c_name,
-                        ompi_comm_rank(comm), themis_coll_name(coll),
+                        "bytes: %u ops (%u stored, %u runs), %u steps, work %llu elements",
+                        comm->c_name, ompi_comm_rank(comm), themis_coll_name(coll),
                         mca_coll_themis_algorithm_name(ch.algo),
                         (unsigned long long) count, elem_size, victim->prog.nops,
-                        victim->prog.nsteps, (unsigned long long) victim->prog.work_count);
+                        themis_program_stored_ops(&victim->prog), victim->prog.nruns,
+                        victim->prog.nsteps,
+                        (unsigned long long) victim->prog.work_count);
     return OMPI_SUCCESS;
 }

@@ -220,7 +220,7 @@ static void put_chunk_orders(FILE *f, const themis_program_t *p, uint32_t nchunk
     uint8_t *dims = calloc((size_t) nchunks * NPH * (W + 1) + 1, 1);
     fprintf(f, ",\"chunk_orders\":[");
     for (uint32_t i = 0; NULL != dims && i < p->nops; ++i) {
-        const themis_op_t *o = &p->ops[i];
+        const themis_op_t ov = themis_program_op(p, i), *o = &ov;
         int ph = THEMIS_PHASE_AG == o->phase ? 1 : 0;
         uint8_t *l = &dims[((size_t) o->chunk * NPH + ph) * (W + 1)];
         int seen = 0;
@@ -271,9 +271,8 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
         return;
     }
     for (uint32_t i = 0; i < p->nops; ++i) {
-        if (p->ops[i].chunk >= nchunk_ids) {
-            nchunk_ids = p->ops[i].chunk + 1;
-        }
+        const uint32_t chunk = themis_program_op(p, i).chunk;
+        nchunk_ids = chunk >= nchunk_ids ? chunk + 1 : nchunk_ids;
     }
     fprintf(f, ",\"elem_size\":%zu,\"algorithm\":\"%s\",\"substituted\":%s,\"chunks\":%u,"
             "\"program_chunks\":%u,\"scheduler\":\"%s\",\"intra_order\":\"%s\","
@@ -299,7 +298,7 @@ void mca_coll_themis_trace_call(const mca_coll_themis_trace_call_t *c)
     const int by_dim = 0 != (themis_algorithm_get(c->choice->algo)->flags
                              & THEMIS_ALGO_FLAG_DIM_ORDERS);
     for (uint32_t i = 0; NULL != c->op_ns && i < p->nops; ++i) {
-        const themis_op_t *o = &p->ops[i];
+        const themis_op_t ov = themis_program_op(p, i), *o = &ov;
         fprintf(f, "%s[%u,%u,%u,\"%s\",%lld,%lld]", 0 == i ? "" : ",", i,
                 by_dim ? o->dim : o->queue, o->chunk,
                 themis_phase_name((themis_phase_t) o->phase),
