@@ -816,15 +816,32 @@ static themis_status_t tracks_make(const ops_src_t *e, const themis_xfer_slice_r
     if (NULL == t->at_trk || NULL == t->scr_trk) {
         return THEMIS_ERR_NOMEM;
     }
-    for (uint64_t v = n + 1; 0 < s && v-- > 0;) {
-        if (v + s <= n) {
-            const int on = v + 2 * s <= n
+    /* only the units the run's copies reach (and one shift on): tracks cut
+     * there are shorter, never wrong - the copies past them compile */
+    uint64_t lo = n, hi = 0, slo = ns, shi = 0;
+    for (uint32_t k = 0; k < sr->len; ++k) {
+        const themis_xfer_t *x = &e->sl->s.xfers[sr->store + k];
+        const uint8_t buf[2] = {x->src_buf, x->dst_buf};
+        const uint64_t off[2] = {x->src_off, x->dst_off};
+        for (int d = 0; d < 2; ++d) {
+            const uint64_t v = m->base[buf[d]] + off[d];
+            lo = v < lo ? v : lo;
+            hi = v + x->count > hi ? v + x->count : hi;
+            slo = THEMIS_BUF_SCRATCH == buf[d] && off[d] < slo ? off[d] : slo;
+            shi = THEMIS_BUF_SCRATCH == buf[d] && off[d] + x->count > shi ? off[d] + x->count : shi;
+        }
+    }
+    hi = hi + (uint64_t) sr->count * s < n ? hi + (uint64_t) sr->count * s : n;
+    shi = shi + (uint64_t) sr->count * s < ns ? shi + (uint64_t) sr->count * s : ns;
+    for (uint64_t v = hi + 1; 0 < s && v-- > lo;) {
+        if (v + s <= hi) {
+            const int on = v + 2 * s <= hi
                            && e->at[v + 2 * s] - e->at[v + s] == e->at[v + s] - e->at[v];
             t->at_trk[v] = 1 + (on && UINT32_MAX > t->at_trk[v + s] ? t->at_trk[v + s] : 0);
         }
     }
-    for (uint64_t u = ns; 0 < s && u-- > 0;) {
-        if (u + s < ns && UINT32_MAX != su[u] && su[u + s] == su[u] + s) {
+    for (uint64_t u = shi; 0 < s && u-- > slo;) {
+        if (u + s < shi && UINT32_MAX != su[u] && su[u + s] == su[u] + s) {
             t->scr_trk[u] = 1 + (UINT32_MAX > t->scr_trk[u + s] ? t->scr_trk[u + s] : 0);
         }
     }
