@@ -127,7 +127,7 @@ for a in rings torus2d; do
     mapfile -t ROW < <(algos "$a")
     opts=("${MIN0[@]}" "${VADER[@]}" "${T[@]}" 3x3 "${ROW[@]}" --mca coll_themis_chunks 256
           --mca coll_themis_verbose 10)
-    args=(--level tiny --no-subcomms --algo "$a" --counts 65539,589859); launcher=()
+    args=(--level tiny --no-subcomms --algo "$a" --counts "65539,589859"); launcher=()
     need=()
     for c in allreduce reduce_scatter allgather; do
         need+=("planned $c \\($a\\) of [0-9]+ elements x [0-9]+ bytes: [0-9]+ ops \\([0-9]+ stored, [1-9][0-9]* runs\\)")
