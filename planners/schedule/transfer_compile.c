@@ -793,10 +793,11 @@ static int stationary_xfer(const themis_xfer_slice_t *sl, uint64_t per_block,
 
 /* A slice run's tracks, made once per run so that its copies join in
  * one check (copies_join): at[v] the rank's unit v's offset, s the run's
- * unit_shift; at_trk[v] = how many copies on from v the offsets move by
- * the same distance (at[v + c s] = at[v] + c (at[v + s] - at[v]) for
- * c <= at_trk[v]); scr_trk[u] = how many copies on from scratch unit u
- * its global unit moves by s as well (a buffer's home units do). */
+ * shift in v's buffer; at_trk[v] = how many copies on from v the offsets
+ * move by the same distance (at[v + c s] = at[v] + c (at[v + s] - at[v])
+ * for c <= at_trk[v]); scr_trk[u] = how many copies on from scratch unit
+ * u its global unit moves by the run's unit_shift, as a home buffer's
+ * units do. */
 typedef struct {
     const themis_xfer_slice_run_t *sr;
     uint32_t *at_trk, *scr_trk;
@@ -806,7 +807,7 @@ static themis_status_t tracks_make(const ops_src_t *e, const themis_xfer_slice_r
                                    tracks_t *t)
 {
     const units_t *m = e->m;
-    const uint64_t s = sr->unit_shift, n = m->per_rank, ns = e->s->buf_units[THEMIS_BUF_SCRATCH];
+    const uint64_t n = m->per_rank, ns = e->s->buf_units[THEMIS_BUF_SCRATCH];
     const uint32_t *su = e->sl->scratch_unit;
     free(t->at_trk);
     free(t->scr_trk);
@@ -816,33 +817,38 @@ static themis_status_t tracks_make(const ops_src_t *e, const themis_xfer_slice_r
     if (NULL == t->at_trk || NULL == t->scr_trk) {
         return THEMIS_ERR_NOMEM;
     }
-    /* only the units the run's copies reach (and one shift on): tracks cut
-     * there are shorter, never wrong - the copies past them compile */
-    uint64_t lo = n, hi = 0, slo = ns, shi = 0;
+    /* only the units the run's copies reach in each buffer (and one shift
+     * on): tracks cut there are shorter, never wrong - the copies past
+     * them compile */
+    uint64_t lo[THEMIS_NBUFS], hi[THEMIS_NBUFS];
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        lo[b] = e->s->buf_units[b];
+        hi[b] = 0;
+    }
     for (uint32_t k = 0; k < sr->len; ++k) {
         const themis_xfer_t *x = &e->sl->s.xfers[sr->store + k];
         const uint8_t buf[2] = {x->src_buf, x->dst_buf};
         const uint64_t off[2] = {x->src_off, x->dst_off};
         for (int d = 0; d < 2; ++d) {
-            const uint64_t v = m->base[buf[d]] + off[d];
-            lo = v < lo ? v : lo;
-            hi = v + x->count > hi ? v + x->count : hi;
-            slo = THEMIS_BUF_SCRATCH == buf[d] && off[d] < slo ? off[d] : slo;
-            shi = THEMIS_BUF_SCRATCH == buf[d] && off[d] + x->count > shi ? off[d] + x->count : shi;
+            lo[buf[d]] = off[d] < lo[buf[d]] ? off[d] : lo[buf[d]];
+            hi[buf[d]] = off[d] + x->count > hi[buf[d]] ? off[d] + x->count : hi[buf[d]];
         }
     }
-    hi = hi + (uint64_t) sr->count * s < n ? hi + (uint64_t) sr->count * s : n;
-    shi = shi + (uint64_t) sr->count * s < ns ? shi + (uint64_t) sr->count * s : ns;
-    for (uint64_t v = hi + 1; 0 < s && v-- > lo;) {
-        if (v + s <= hi) {
-            const int on = v + 2 * s <= hi
-                           && e->at[v + 2 * s] - e->at[v + s] == e->at[v + s] - e->at[v];
-            t->at_trk[v] = 1 + (on && UINT32_MAX > t->at_trk[v + s] ? t->at_trk[v + s] : 0);
+    for (int b = 0; b < THEMIS_NBUFS; ++b) {
+        const uint64_t s = themis_xfer_slice_run_shift(sr, (uint8_t) b), nb = e->s->buf_units[b];
+        const uint64_t top = hi[b] + sr->count * s < nb ? hi[b] + sr->count * s : nb;
+        const uint64_t *at = e->at + m->base[b];
+        uint32_t *trk = t->at_trk + m->base[b];
+        for (uint64_t v = top + 1; 0 < s && lo[b] < top && v-- > lo[b];) {
+            if (v + s <= top) {
+                const int on = v + 2 * s <= top && at[v + 2 * s] - at[v + s] == at[v + s] - at[v];
+                trk[v] = 1 + (on && UINT32_MAX > trk[v + s] ? trk[v + s] : 0);
+            }
         }
-    }
-    for (uint64_t u = shi; 0 < s && u-- > slo;) {
-        if (u + s < shi && UINT32_MAX != su[u] && su[u + s] == su[u] + s) {
-            t->scr_trk[u] = 1 + (UINT32_MAX > t->scr_trk[u + s] ? t->scr_trk[u + s] : 0);
+        for (uint64_t u = top; THEMIS_BUF_SCRATCH == b && 0 < s && lo[b] < top && u-- > lo[b];) {
+            if (u + s < top && UINT32_MAX != su[u] && su[u + s] == su[u] + sr->unit_shift) {
+                t->scr_trk[u] = 1 + (UINT32_MAX > t->scr_trk[u + s] ? t->scr_trk[u + s] : 0);
+            }
         }
     }
     return THEMIS_OK;
@@ -865,14 +871,15 @@ static uint64_t end_copies(const ops_src_t *e, const tracks_t *t, uint8_t buf, u
     return lim;
 }
 
-/* How many copies from copy c0 on my end of a transfer (units from the
- * rank's unit v, n of them) keeps its step as the run's shift d says:
- * both the offset and the count move as the tracks of v and v + n. */
-static uint64_t mine_copies(const ops_src_t *e, const tracks_t *t, uint64_t v, uint64_t n,
-                            int64_t d)
+/* How many copies from copy c0 on my end of a transfer (n units from
+ * offset off of buffer buf) keeps its step as the run's shift d says:
+ * both the offset and the count move as the tracks of its first unit
+ * and the one past it. */
+static uint64_t mine_copies(const ops_src_t *e, const tracks_t *t, uint8_t buf, uint64_t off,
+                            uint64_t n, int64_t d)
 {
-    const uint64_t s = t->sr->unit_shift;
-    if (v + n + s > e->m->per_rank || (uint64_t) d != e->at[v + s] - e->at[v]
+    const uint64_t s = themis_xfer_slice_run_shift(t->sr, buf), v = e->m->base[buf] + off;
+    if (off + n + s > e->s->buf_units[buf] || (uint64_t) d != e->at[v + s] - e->at[v]
         || (uint64_t) d != e->at[v + n + s] - e->at[v + n]) {
         return 0;
     }
@@ -892,7 +899,7 @@ static uint32_t copies_join(const ops_src_t *e, runs_build_t *rb, themis_program
                             const tracks_t *t, uint32_t c, uint32_t *qpos)
 {
     const themis_xfer_slice_run_t *sr = t->sr;
-    if (0 == rb->n || !e->one || 0 == sr->unit_shift) {
+    if (0 == rb->n || !e->one || 0 == sr->unit_shift || 0 == sr->scratch_shift) {
         return 0;
     }
     themis_program_run_t *r = &rb->runs[rb->n - 1];
@@ -902,21 +909,22 @@ static uint32_t copies_join(const ops_src_t *e, runs_build_t *rb, themis_program
         return 0;
     }
     /* the program run's copy 0 is the slice's copy c0 */
-    const uint64_t c0 = c - r->count, s0 = c0 * sr->unit_shift;
-    const units_t *m = e->m;
+    const uint64_t c0 = c - r->count;
     uint64_t lim = sr->count - 1 - c0;
     for (uint32_t k = 0; k < sr->len && r->count <= lim; ++k) {
         const themis_xfer_t *x = &e->sl->s.xfers[sr->store + k];
-        const uint64_t n = x->count, so = x->src_off + s0, dso = x->dst_off + s0;
+        const uint64_t n = x->count;
+        const uint64_t so = x->src_off + c0 * themis_xfer_slice_run_shift(sr, x->src_buf);
+        const uint64_t dso = x->dst_off + c0 * themis_xfer_slice_run_shift(sr, x->dst_buf);
         uint64_t l = end_copies(e, t, x->src_buf, so, n);
         const uint64_t ld = end_copies(e, t, x->dst_buf, dso, n);
         l = ld < l ? ld : l;
         if (x->src == e->me) {
-            const uint64_t lm = mine_copies(e, t, m->base[x->src_buf] + so, n, r->send_shift[k]);
+            const uint64_t lm = mine_copies(e, t, x->src_buf, so, n, r->send_shift[k]);
             l = lm < l ? lm : l;
         }
         if (x->dst == e->me) {
-            const uint64_t lm = mine_copies(e, t, m->base[x->dst_buf] + dso, n, r->recv_shift[k]);
+            const uint64_t lm = mine_copies(e, t, x->dst_buf, dso, n, r->recv_shift[k]);
             l = lm < l ? lm : l;
         }
         lim = l < lim ? l : lim;
@@ -986,8 +994,8 @@ static themis_status_t emit_ops(const ops_src_t *e, int periodic, themis_program
             for (uint32_t k = 0; k < sr->len && THEMIS_OK == st; ++k) {
                 op_src_t t = stored_src(e, sr->store + k);
                 themis_xfer_t x = *t.x;
-                x.src_off += (uint64_t) c * sr->unit_shift;
-                x.dst_off += (uint64_t) c * sr->unit_shift;
+                x.src_off += (uint64_t) c * themis_xfer_slice_run_shift(sr, x.src_buf);
+                x.dst_off += (uint64_t) c * themis_xfer_slice_run_shift(sr, x.dst_buf);
                 t.x = &x;
                 t.i += c * sr->tag_span;
                 if (0 < c && !stationary_xfer(sl, sl->s.nunits / sl->s.nranks, &x)) {

@@ -48,7 +48,11 @@ typedef struct {
      * a software-pipelined generator's repeated slots are kept once.
      * Run j: the logical transfers [at, at + len * count) are the stored
      * ones [store, store + len) (copy 0) repeated; copy r adds r *
-     * unit_shift to both unit offsets, r * tag_span to the tag, and to a
+     * unit_shift to an offset in a home buffer (INPUT, OUTPUT: their
+     * units are global units less a constant), r * scratch_shift to one
+     * in SCRATCH (a generator may keep a chunk's scratch units apart
+     * from the next chunk's by other than their global units are), r *
+     * tag_span to the tag, and to a
      * dependency on d: r * len where d >= keep (the slots), else r *
      * keep_shift (copies ahead of the slots).  Dependencies (s.deps) hold
      * logical indices; a stored transfer p outside runs is logical p plus
@@ -62,8 +66,14 @@ typedef struct {
 typedef struct themis_xfer_slice_run {
     uint32_t at, store, len, count;
     uint32_t keep, keep_shift, tag_span;
-    uint64_t unit_shift;
+    uint64_t unit_shift, scratch_shift;
 } themis_xfer_slice_run_t;
+
+/* What copy 1 of run sr adds to an offset in buffer buf. */
+static inline uint64_t themis_xfer_slice_run_shift(const themis_xfer_slice_run_t *sr, uint8_t buf)
+{
+    return THEMIS_BUF_SCRATCH == buf ? sr->scratch_shift : sr->unit_shift;
+}
 
 void themis_xfer_slice_free(themis_xfer_slice_t *sl);
 

@@ -208,9 +208,10 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
 
 /* The stages in the old programs' software-pipelined order: slot t holds
  * stage s of chunk t - s, later stages first, quarters in order.  A
- * chunk's units are its own (unit_shift apart from the next chunk's), so
- * in a slice a full slot whose chunks' earlier slots are full too is the
- * last slot one chunk on: repeated (themis_xfer_sink_repeat) instead of
+ * chunk's units are its own (unit_shift apart from the next chunk's in
+ * the home buffers, scratch_shift in SCRATCH), so in a slice a full slot
+ * whose chunks' earlier slots are full too is the last slot one chunk
+ * on: repeated (themis_xfer_sink_repeat) instead of
  * tracked transfer by transfer; the first and last slots are emitted.
  * twin: quarters q and q + twin are twins (twin_block); 0: none.  alone:
  * the slots are the whole list (no copies ahead or after), so every
@@ -221,7 +222,8 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
  * noting in full (a chunk's units are touched in slots k .. k + span, the
  * drain's chunks from nchunks - span on). */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
-                                      uint64_t unit_shift, uint32_t keep_shift, uint32_t twin,
+                                      uint64_t unit_shift, uint64_t scratch_shift,
+                                      uint32_t keep_shift, uint32_t twin,
                                       int alone, int last, stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
@@ -248,7 +250,7 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
         }
         if (NULL != first && t >= 2 * span + 1 && t < nchunks) {
             st = themis_xfer_sink_repeat(sk, first[t - 1], keep, keep_shift, first[t - 1 - span],
-                                         sk->next - tag[t - 1], unit_shift,
+                                         sk->next - tag[t - 1], unit_shift, scratch_shift,
                                          !last || t + span >= nchunks);
             if (THEMIS_ERR_UNSUPPORTED != st) {
                 continue;
@@ -301,8 +303,9 @@ static themis_status_t rings_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_
  * (allgather) serves every chunk. */
 static themis_status_t rings_emit(rings_ctx_t *c)
 {
-    return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1, 0, 1,
+    const uint64_t shift = THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1;
+    return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1, shift,
+                          shift, 0, 1,
                           THEMIS_COLL_ALLREDUCE == c->coll, 1, rings_stage_fn, c);
 }
 
@@ -667,7 +670,8 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
      * (q K + k) P + x, each with its leaf copy ahead of the slots (chunk
      * innermost, t2d_leaf_copies) */
     if (THEMIS_OK == st) {
-        st = pipelined_emit(&c.tr, nchunks, c.nstages, c.n, 1, rows == cols ? 2 : 0,
+        st = pipelined_emit(&c.tr, nchunks, c.nstages, THEMIS_COLL_ALLREDUCE == coll ? c.n : 1,
+                            c.n, 1, rows == cols ? 2 : 0,
                             THEMIS_COLL_ALLREDUCE == coll, THEMIS_COLL_ALLREDUCE == coll,
                             t2d_stage_fn, &c);
     }

@@ -89,17 +89,20 @@ static int watched(const themis_xfer_sink_t *k, uint8_t buf, uint64_t off, uint6
     return buf == k->watch_buf && off < k->watch_hi && off + count > k->watch_lo;
 }
 
-/* Copy c of stored slot [store, store + len), noted in the tracker
- * under ids from id on (periodic slices keep it out of the list): all
- * of it, or its transfers that touch the watched units. */
-static themis_status_t note_copy(themis_xfer_sink_t *k, uint32_t store, uint32_t len,
-                                 uint64_t shift, uint32_t id, int all)
+/* Copy c of run r's stored slot, noted in the tracker under ids from id
+ * on (periodic slices keep it out of the list): all of it, or its
+ * transfers that touch the watched units (none watched: nothing). */
+static themis_status_t note_copy(themis_xfer_sink_t *k, const themis_xfer_slice_run_t *r,
+                                 uint32_t c, uint32_t id, int all)
 {
     themis_status_t st = THEMIS_OK;
-    for (uint32_t i = 0; i < len && THEMIS_OK == st; i++) {
-        themis_xfer_t x = k->sl->s.xfers[store + i];
-        x.src_off += shift;
-        x.dst_off += shift;
+    if (!all && k->watch_lo >= k->watch_hi) {
+        return st;
+    }
+    for (uint32_t i = 0; i < r->len && THEMIS_OK == st; i++) {
+        themis_xfer_t x = k->sl->s.xfers[r->store + i];
+        x.src_off += c * themis_xfer_slice_run_shift(r, x.src_buf);
+        x.dst_off += c * themis_xfer_slice_run_shift(r, x.dst_buf);
         if (all || watched(k, x.src_buf, x.src_off, x.count)
             || watched(k, x.dst_buf, x.dst_off, x.count)) {
             st = themis_xfer_tracker_note(&k->tr, &x, id + i);
@@ -114,7 +117,7 @@ static themis_status_t note_copy(themis_xfer_sink_t *k, uint32_t store, uint32_t
  * keep and reach are ids (logical indices). */
 static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                   uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                  uint64_t unit_shift, int noted)
+                                  uint64_t unit_shift, uint64_t scratch_shift, int noted)
 {
     themis_xfer_slice_t *sl = k->sl;
     themis_xfer_sched_t *s = &sl->s;
@@ -127,11 +130,9 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
     themis_xfer_slice_run_t *r = 0 < sl->nruns ? &sl->runs[sl->nruns - 1] : NULL;
     themis_status_t st = THEMIS_OK;
     if (NULL != r && r->at + (uint64_t) r->len * r->count == lend && r->len == len
-        && r->unit_shift == unit_shift && r->tag_span == tag_span && r->keep == keep
-        && r->keep_shift == keep_shift) {
-        if (noted || k->watch_lo < k->watch_hi) {
-            st = note_copy(k, r->store, len, (uint64_t) r->count * unit_shift, lend, noted);
-        }
+        && r->unit_shift == unit_shift && r->scratch_shift == scratch_shift
+        && r->tag_span == tag_span && r->keep == keep && r->keep_shift == keep_shift) {
+        st = note_copy(k, r, r->count, lend, noted);
         r->count++;
     } else {
         if (first < tr->id_shift || (NULL != r && first - tr->id_shift < r->store + r->len)) {
@@ -153,10 +154,9 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
         }
         sl->runs[sl->nruns++] = (themis_xfer_slice_run_t) {
             .at = first, .store = store, .len = len, .count = 2, .keep = keep,
-            .keep_shift = keep_shift, .tag_span = tag_span, .unit_shift = unit_shift};
-        if (noted || k->watch_lo < k->watch_hi) {
-            st = note_copy(k, store, len, unit_shift, lend, noted);
-        }
+            .keep_shift = keep_shift, .tag_span = tag_span, .unit_shift = unit_shift,
+            .scratch_shift = scratch_shift};
+        st = note_copy(k, &sl->runs[sl->nruns - 1], 1, lend, noted);
     }
     tr->id_shift += len;
     k->next += tag_span;
@@ -165,11 +165,12 @@ static themis_status_t repeat_run(themis_xfer_sink_t *k, uint32_t first, uint32_
 
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                         uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                        uint64_t unit_shift, int noted)
+                                        uint64_t unit_shift, uint64_t scratch_shift, int noted)
 {
     themis_xfer_slice_t *sl = k->sl;
     if (NULL != sl && sl->periodic && !k->labelled) {
-        return repeat_run(k, first, keep, keep_shift, reach, tag_span, unit_shift, noted);
+        return repeat_run(k, first, keep, keep_shift, reach, tag_span, unit_shift, scratch_shift,
+                          noted);
     }
     if (NULL == sl || k->labelled || first > sl->s.nxfers || keep > reach || reach > first) {
         return THEMIS_ERR_UNSUPPORTED;
@@ -199,8 +200,8 @@ themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, u
             uint32_t dep = s->deps[x.dep_first + d];
             tr->deps[tr->ndeps++] = dep >= reach ? dep + len : dep + keep_shift;
         }
-        x.src_off += unit_shift;
-        x.dst_off += unit_shift;
+        x.src_off += THEMIS_BUF_SCRATCH == x.src_buf ? scratch_shift : unit_shift;
+        x.dst_off += THEMIS_BUF_SCRATCH == x.dst_buf ? scratch_shift : unit_shift;
         if (THEMIS_OK == st) {
             st = slice_tag(k, sl->tag[i] + tag_span);
         }

@@ -49,7 +49,8 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
                                      uint8_t dst_buf, uint64_t dst_off, uint64_t count);
 /* A software-pipelined generator's next slot as a copy of the last one
  * (a slice's transfers first .. end, one chunk on): each transfer's
- * units shifted by unit_shift, its tag by tag_span (the slot's length in
+ * units shifted by unit_shift in the home buffers and by scratch_shift
+ * in SCRATCH (transfer_slice.h), its tag by tag_span (the slot's length in
  * the whole list, added to next), its dependencies on transfers from
  * `reach` on by the slot's length, those before `keep` (copies ahead of
  * the slots) by keep_shift (0 where one copy serves every chunk, 1 where
@@ -64,7 +65,7 @@ themis_status_t themis_xfer_sink_add(themis_xfer_sink_t *k, uint32_t src, uint32
  * the slices with the whole lists. */
 themis_status_t themis_xfer_sink_repeat(themis_xfer_sink_t *k, uint32_t first, uint32_t keep,
                                         uint32_t keep_shift, uint32_t reach, uint32_t tag_span,
-                                        uint64_t unit_shift, int noted);
+                                        uint64_t unit_shift, uint64_t scratch_shift, int noted);
 /* Room for a slice's `n` transfers (and their dependencies, a few each)
  * up front: growing by doubling copies the list over and over.  sl NULL:
  * nothing to do. */

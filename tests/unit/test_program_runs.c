@@ -334,7 +334,7 @@ static void test_copy_scratch_moved(void)
         const themis_xfer_slice_run_t *r = &sl.runs[ri];
         for (uint32_t k = 0; 4 <= r->count && k < r->len && UINT64_MAX == u; k++) {
             const themis_xfer_t *x = &sl.s.xfers[r->store + k];
-            const uint64_t mid = (uint64_t) (r->count / 2) * r->unit_shift;
+            const uint64_t mid = (uint64_t) (r->count / 2) * r->scratch_shift;
             u = THEMIS_BUF_SCRATCH == x->src_buf   ? x->src_off + mid
                 : THEMIS_BUF_SCRATCH == x->dst_buf ? x->dst_off + mid
                                                    : UINT64_MAX;
