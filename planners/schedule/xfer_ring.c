@@ -451,6 +451,7 @@ typedef struct {
     themis_coll_t coll;
     uint32_t size[2], n, nchunks, nstages;
     const int *map;             /* node -> rank, NULL: identity */
+    uint32_t *node_of;          /* [n] rank -> node (reduce-scatter, allgather) */
     uint32_t *pos, *unit;       /* [max size] scratch: one ring */
     themis_xfer_sink_t tr;
 } t2d_ctx_t;
@@ -480,6 +481,47 @@ static void t2d_stage_of(const t2d_ctx_t *c, uint32_t q, uint32_t s, int *dim, i
     }
 }
 
+/* The rank whose piece leaf x of a quarter on A = a holds: leaf x =
+ * digit on A * p_B + digit on B. */
+static uint32_t t2d_owner(const t2d_ctx_t *c, int a, uint32_t x)
+{
+    uint32_t pb = c->size[1 - a], da = x / pb, db = x % pb;
+    return t2d_rank(c, 0 == a ? da + c->size[0] * db : db + c->size[0] * da);
+}
+
+/* Rank r's copies of piece k of quarter q (unit x 4K + q K + k of rank
+ * x) to or from its leaf (q K + k) P + x in SCRATCH: every rank's piece
+ * (all: a reduce-scatter's input, an allgather's output) or its own.
+ * Rank after rank; a slice's alone. */
+static themis_status_t t2d_leaf_copies(t2d_ctx_t *c, uint32_t q, uint32_t k, int in, int all)
+{
+    const int a = q < 2 ? 0 : 1;
+    const uint32_t per = NQ * c->nchunks, each = all ? c->n : 1;
+    const uint32_t from = NULL != c->tr.sl ? c->tr.sl->rank : 0;
+    const uint32_t to = NULL != c->tr.sl ? from + 1 : c->n;
+    const uint32_t base = c->tr.next;
+    const uint64_t m = (uint64_t) q * c->nchunks + k;
+    const uint8_t outer = in ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT;
+    themis_status_t st = THEMIS_OK;
+    c->tr.next = base + from * each;
+    for (uint32_t r = from; r < to && THEMIS_OK == st; r++) {
+        /* the rank's own leaf: its node's digits, A first */
+        const uint32_t nd = c->node_of[r], d0 = nd % c->size[0], d1 = nd / c->size[0];
+        const uint32_t own = 0 == a ? d0 * c->size[1] + d1 : nd;
+        for (uint32_t j = 0; j < each && THEMIS_OK == st; j++) {
+            const uint32_t x = all ? j : own;
+            const uint64_t leaf = m * c->n + x;
+            const uint64_t unit = (all ? (uint64_t) t2d_owner(c, a, x) * per : 0) + m;
+            st = in ? themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY, outer, unit,
+                                           THEMIS_BUF_SCRATCH, leaf, 1)
+                    : themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY, THEMIS_BUF_SCRATCH,
+                                           leaf, outer, unit, 1);
+        }
+    }
+    c->tr.next = base + c->n * each;
+    return st;
+}
+
 /* Node of coordinate j on dim and o on the other dimension. */
 static uint32_t t2d_node(const t2d_ctx_t *c, int dim, uint32_t j, uint32_t o)
 {
@@ -489,7 +531,10 @@ static uint32_t t2d_node(const t2d_ctx_t *c, int dim, uint32_t j, uint32_t o)
 /* Every ring of stage s of chunk k of quarter q: one per line along dim,
  * forward for even q, backward for odd q.  The piece's units are its
  * leaves, leaf x = digit on A * p_B + digit on B: a ring on A moves
- * blocks of p_B leaves, one on B single leaves of its A digit. */
+ * blocks of p_B leaves, one on B single leaves of its A digit.  A
+ * reduce-scatter or allgather copies the chunk's pieces to their leaves
+ * before its first stage and back after its last, inside the chunk's
+ * slots: a slice's repeated slots carry them (scratch_shift). */
 static themis_status_t t2d_stage(t2d_ctx_t *c, uint32_t q, uint32_t k, uint32_t s)
 {
     int dim, gather, a = q < 2 ? 0 : 1;
@@ -498,6 +543,9 @@ static themis_status_t t2d_stage(t2d_ctx_t *c, uint32_t q, uint32_t k, uint32_t 
     uint32_t base = (q * c->nchunks + k) * c->n;
     uint8_t buf = THEMIS_COLL_ALLREDUCE == c->coll ? THEMIS_BUF_INPUT : THEMIS_BUF_SCRATCH;
     themis_status_t st = THEMIS_OK;
+    if (THEMIS_COLL_ALLREDUCE != c->coll && 0 == s) {
+        st = t2d_leaf_copies(c, q, k, 1, THEMIS_COLL_REDUCE_SCATTER == c->coll);
+    }
     for (uint32_t o = 0; o < lines && p >= 2 && THEMIS_OK == st; o++) {
         for (uint32_t j = 0; j < p; j++) {
             uint32_t m = (q & 1) ? p - 1 - j : j;
@@ -508,50 +556,15 @@ static themis_status_t t2d_stage(t2d_ctx_t *c, uint32_t q, uint32_t k, uint32_t 
         st = gather ? gather_steps(&c->tr, c->pos, c->unit, p, buf, cnt)
                     : reduce_steps(&c->tr, c->pos, c->unit, p, buf, cnt);
     }
+    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != c->coll && c->nstages - 1 == s) {
+        st = t2d_leaf_copies(c, q, k, 0, THEMIS_COLL_ALLGATHER == c->coll);
+    }
     return st;
 }
 
 static themis_status_t t2d_stage_fn(void *ctx, uint32_t q, uint32_t k, uint32_t s)
 {
     return t2d_stage(ctx, q, k, s);
-}
-
-/* Rank x's piece k of quarter q (unit x 4K + q K + k) <-> its leaf in
- * SCRATCH, for every leaf (all) or the rank's own (one leaf of each
- * quarter's pieces per rank): rank after rank, a slice's alone. */
-static themis_status_t t2d_leaf_copies(t2d_ctx_t *c, int in, int all)
-{
-    uint32_t per = NQ * c->nchunks, each = per * (all ? c->n : 1);
-    uint32_t from = NULL != c->tr.sl ? c->tr.sl->rank : 0;
-    uint32_t to = NULL != c->tr.sl ? from + 1 : c->n;
-    const uint32_t base = c->tr.next;
-    themis_status_t st = THEMIS_OK;
-    c->tr.next = base + from * each;
-    for (uint32_t r = from; r < to && THEMIS_OK == st; r++) {
-        for (uint32_t q = 0; q < NQ && THEMIS_OK == st; q++) {
-            int a = q < 2 ? 0 : 1;
-            uint32_t pb = c->size[1 - a];
-            for (uint32_t x = 0; x < c->n && THEMIS_OK == st; x++) {
-                uint32_t da = x / pb, db = x % pb;
-                uint32_t node = 0 == a ? da + c->size[0] * db : db + c->size[0] * da;
-                uint32_t owner = t2d_rank(c, node);
-                if (!all && owner != r) {
-                    continue;
-                }
-                for (uint32_t k = 0; k < c->nchunks && THEMIS_OK == st; k++) {
-                    uint64_t leaf = (uint64_t) (q * c->nchunks + k) * c->n + x;
-                    uint64_t unit = (all ? (uint64_t) owner * per : 0) + q * c->nchunks + k;
-                    uint8_t outer = in ? THEMIS_BUF_INPUT : THEMIS_BUF_OUTPUT;
-                    st = in ? themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY, outer, unit,
-                                                   THEMIS_BUF_SCRATCH, leaf, 1)
-                            : themis_xfer_sink_add(&c->tr, r, r, THEMIS_XFER_COPY,
-                                                   THEMIS_BUF_SCRATCH, leaf, outer, unit, 1);
-                }
-            }
-        }
-    }
-    c->tr.next = base + c->n * each;
-    return st;
 }
 
 /* The global unit each SCRATCH leaf holds throughout (rank x's piece k
@@ -565,14 +578,11 @@ static themis_status_t t2d_scratch_units(const t2d_ctx_t *c, themis_xfer_slice_t
         return THEMIS_ERR_NOMEM;
     }
     for (uint32_t q = 0; q < NQ; q++) {
-        int a = q < 2 ? 0 : 1;
-        uint32_t pb = c->size[1 - a];
         for (uint32_t x = 0; x < c->n; x++) {
-            uint32_t da = x / pb, db = x % pb;
-            uint32_t node = 0 == a ? da + c->size[0] * db : db + c->size[0] * da;
+            const uint32_t owner = t2d_owner(c, q < 2 ? 0 : 1, x);
             for (uint32_t k = 0; k < c->nchunks; k++) {
                 sl->scratch_unit[(size_t) (q * c->nchunks + k) * c->n + x] =
-                    t2d_rank(c, node) * per + q * c->nchunks + k;
+                    owner * per + q * c->nchunks + k;
             }
         }
     }
@@ -612,20 +622,23 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
     c.nstages = THEMIS_COLL_ALLREDUCE == coll ? 4 : 2;
     c.map = linear_to_rank;
     themis_status_t st = THEMIS_ERR_NOMEM;
-    uint8_t *seen = calloc(n, 1);
+    c.node_of = malloc(n * sizeof(*c.node_of));
     c.pos = malloc(most * sizeof(*c.pos));
     c.unit = malloc(most * sizeof(*c.unit));
-    if (NULL == seen || NULL == c.pos || NULL == c.unit) {
+    if (NULL == c.node_of || NULL == c.pos || NULL == c.unit) {
         goto done;
     }
     st = THEMIS_OK;
+    for (uint32_t j = 0; j < n; j++) {
+        c.node_of[j] = NULL != linear_to_rank ? UINT32_MAX : j;
+    }
     for (uint32_t j = 0; j < n && NULL != linear_to_rank; j++) {
         if (linear_to_rank[j] < 0 || (uint64_t) linear_to_rank[j] >= n
-            || seen[linear_to_rank[j]]) {
+            || UINT32_MAX != c.node_of[linear_to_rank[j]]) {
             st = THEMIS_ERR_INVALID;
             goto done;
         }
-        seen[linear_to_rank[j]] = 1;
+        c.node_of[linear_to_rank[j]] = j;
     }
     uint32_t per = NQ * nchunks;
     themis_xfer_init(out, coll, c.n, per * c.n);
@@ -663,24 +676,18 @@ static themis_status_t torus2d_make(themis_coll_t coll, uint32_t rows, uint32_t 
     if (THEMIS_OK == st) {
         st = themis_xfer_tracker_init_rank(&c.tr.tr, out, NULL != sl ? sl->rank : NONE);
     }
-    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
-        st = t2d_leaf_copies(&c, 1, THEMIS_COLL_REDUCE_SCATTER == coll);
-    }
     /* software-pipelined, as the rings; chunk k's leaves are units
-     * (q K + k) P + x, each with its leaf copy ahead of the slots (chunk
-     * innermost, t2d_leaf_copies) */
+     * (q K + k) P + x, a reduce-scatter's or allgather's leaf copies in
+     * its first and last stages (t2d_stage): its quarters' blocks are of
+     * other lengths in other stages, no twins */
     if (THEMIS_OK == st) {
-        st = pipelined_emit(&c.tr, nchunks, c.nstages, THEMIS_COLL_ALLREDUCE == coll ? c.n : 1,
-                            c.n, 1, rows == cols ? 2 : 0,
-                            THEMIS_COLL_ALLREDUCE == coll, THEMIS_COLL_ALLREDUCE == coll,
-                            t2d_stage_fn, &c);
-    }
-    if (THEMIS_OK == st && THEMIS_COLL_ALLREDUCE != coll) {
-        st = t2d_leaf_copies(&c, 0, THEMIS_COLL_ALLGATHER == coll);
+        const int ar = THEMIS_COLL_ALLREDUCE == coll;
+        st = pipelined_emit(&c.tr, nchunks, c.nstages, ar ? c.n : 1, c.n, 0,
+                            ar && rows == cols ? 2 : 0, 1, 1, t2d_stage_fn, &c);
     }
     themis_xfer_tracker_free(&c.tr.tr);
 done:
-    free(seen);
+    free(c.node_of);
     free(c.pos);
     free(c.unit);
     if (THEMIS_OK != st) {
