@@ -201,6 +201,33 @@ uint32_t themis_program_stored_ops(const themis_program_t *p);
 uint32_t themis_program_stored_steps(const themis_program_t *p);
 uint32_t themis_program_stored_deps(const themis_program_t *p);
 
+/* A reader's walk over the stored ops (or steps) in order, index by
+ * index from 0, without a search: start it zeroed. */
+typedef struct {
+    uint32_t run;    /* the first run not yet passed */
+    uint32_t gone;   /* entries left out before it (copies 1 ..) */
+} themis_program_walk_t;
+
+/* Stored op (steps: step) i, the next one of walk w: its run (NULL
+ * outside runs) and its logical index (copy 0's) in *logical. */
+static inline const themis_program_run_t *
+themis_program_walk(const themis_program_t *p, themis_program_walk_t *w, int steps, uint32_t i,
+                    uint32_t *logical)
+{
+    const themis_program_run_t *r = w->run < p->nruns ? &p->runs[w->run] : NULL;
+    const uint32_t store = NULL == r ? 0 : steps ? r->step_store : r->op_store;
+    *logical = i + w->gone;
+    if (NULL == r || i < store) {
+        return NULL;
+    }
+    const uint32_t n = steps ? r->nsteps : r->nops;
+    if (i + 1 == store + n) {
+        w->gone += (r->count - 1) * n;
+        w->run++;
+    }
+    return r;
+}
+
 /* The run table is consistent with the stored arrays (every run's
  * ranges inside them, ordered, disjoint, count >= 2, shifts that keep
  * the last copy's indices within the logical counts): 0, else -1 with

@@ -390,11 +390,12 @@ void mca_coll_themis_plan_messages(const themis_program_t *prog, size_t elem_siz
 
     /* stored steps, each as many times as its run has copies (counts and
      * peers are every copy's, program_runs.h) */
-    for (uint32_t i = 0, j = 0, ns = themis_program_stored_steps(prog); i < ns; ++i) {
+    themis_program_walk_t walk = {0, 0};
+    for (uint32_t i = 0, ns = themis_program_stored_steps(prog); i < ns; ++i) {
         const themis_step_t *s = &prog->steps[i];
-        const themis_program_run_t *r = j < prog->nruns ? &prog->runs[j] : NULL;
-        const uint64_t w = NULL != r && i >= r->step_store ? r->count : 1;
-        j += NULL != r && i + 1 == r->step_store + r->nsteps;
+        uint32_t logical;
+        const themis_program_run_t *r = themis_program_walk(prog, &walk, 1, i, &logical);
+        const uint64_t w = NULL != r ? r->count : 1;
         if (s->send_peer >= 0 && s->send_count > 0) {
             n += w;
             elems += w * s->send_count;

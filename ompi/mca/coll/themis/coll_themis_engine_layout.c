@@ -180,17 +180,17 @@ static int check_step(const themis_program_t *p, int size, mca_coll_themis_engin
  * in every copy. */
 static int check_steps(const themis_program_t *p, int size, mca_coll_themis_engine_layout_t *l)
 {
-    uint32_t gone = 0, j = 0;
+    themis_program_walk_t w = {0, 0};
     for (uint32_t ss = 0; ss < l->nstored_steps; ++ss) {
-        const themis_program_run_t *r = j < p->nruns ? &p->runs[j] : NULL;
-        if (NULL == r || ss < r->step_store) {
-            int rc = check_step(p, size, l, &p->steps[ss], ss + gone);
+        uint32_t first;
+        const themis_program_run_t *r = themis_program_walk(p, &w, 1, ss, &first);
+        if (NULL == r) {
+            int rc = check_step(p, size, l, &p->steps[ss], first);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
             continue;
         }
-        const uint32_t first = r->step_at + (ss - r->step_store);
         const uint32_t last = first + (r->count - 1) * r->nsteps;
         const themis_step_t a = themis_program_step(p, first), b = themis_program_step(p, last);
         int rc = check_step(p, size, l, &a, first);
@@ -202,10 +202,6 @@ static int check_steps(const themis_program_t *p, int size, mca_coll_themis_engi
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        if (ss + 1 == r->step_store + r->nsteps) {
-            gone += (r->count - 1) * r->nsteps;
-            j++;
-        }
     }
     return OMPI_SUCCESS;
 }
@@ -215,13 +211,11 @@ static int check_steps(const themis_program_t *p, int size, mca_coll_themis_engi
  * earlier op (a run's: its check). */
 static int check_ops(const themis_program_t *p, mca_coll_themis_engine_layout_t *l)
 {
-    uint32_t gone = 0, j = 0;
+    themis_program_walk_t w = {0, 0};
     for (uint32_t so = 0; so < l->nstored_ops; ++so) {
-        const themis_program_run_t *r = j < p->nruns ? &p->runs[j] : NULL;
+        uint32_t i;
         const themis_op_t *o = &p->ops[so];
-        const int in_run = NULL != r && so >= r->op_store;
-        const uint32_t i = in_run ? r->op_at + (so - r->op_store) : so + gone;
-        if (!in_run) {
+        if (NULL == themis_program_walk(p, &w, 0, so, &i)) {
             if (!range_ok(o->dep_first, o->ndeps, p->nop_deps)) {
                 return engine_bad("op dependencies outside the dependency array", i,
                                   o->dep_first);
@@ -243,10 +237,6 @@ static int check_ops(const themis_program_t *p, mca_coll_themis_engine_layout_t 
             if (c < THEMIS_STEP_CHAINS && c >= l->op_nchains[so]) {
                 l->op_nchains[so] = (uint8_t) (c + 1);
             }
-        }
-        if (in_run && so + 1 == r->op_store + r->nops) {
-            gone += (r->count - 1) * r->nops;
-            j++;
         }
     }
     return OMPI_SUCCESS;
