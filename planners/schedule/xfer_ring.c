@@ -209,10 +209,13 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
 /* The stages in the old programs' software-pipelined order: slot t holds
  * stage s of chunk t - s, later stages first, quarters in order.  A
  * chunk's units are its own (unit_shift apart from the next chunk's in
- * the home buffers, scratch_shift in SCRATCH), so in a slice a full slot
- * whose chunks' earlier slots are full too is the last slot one chunk
- * on: repeated (themis_xfer_sink_repeat) instead of
- * tracked transfer by transfer; the first and last slots are emitted.
+ * the home buffers, scratch_shift in SCRATCH): its stage s waits only for
+ * its stages before s, at most span slots back, across the stages after
+ * s in its slot, full slots, and the stages before s' in the slot of
+ * stage s'.  From slot 2 span on, all of those are full for slot t and
+ * slot t - 1 alike, so in a slice slot t is slot t - 1 one chunk on:
+ * repeated (themis_xfer_sink_repeat) instead of tracked transfer by
+ * transfer; the first and last slots are emitted.
  * twin: quarters q and q + twin are twins (twin_block); 0: none.  alone:
  * the slots are the whole list (no copies ahead or after), so every
  * block of a twin waits for its own quarter's only: the tracker need not
@@ -230,7 +233,8 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
     const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
     uint32_t *first = NULL, *tag = NULL;
     const uint32_t keep = NULL != sl ? sl->s.nxfers : 0;
-    if (NULL != sl && nchunks > 2 * span + 1) {
+    const uint64_t from = 0 < span ? 2 * span : 1;   /* the first slot repeated */
+    if (NULL != sl && nchunks > from) {
         first = malloc(nslots * sizeof(*first));
         tag = malloc(nslots * sizeof(*tag));
         if (NULL == first || NULL == tag) {
@@ -248,7 +252,7 @@ static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, 
             first[t] = sl->s.nxfers + sk->tr.id_shift;
             tag[t] = sk->next;
         }
-        if (NULL != first && t >= 2 * span + 1 && t < nchunks) {
+        if (NULL != first && t >= from && t < nchunks) {
             st = themis_xfer_sink_repeat(sk, first[t - 1], keep, keep_shift, first[t - 1 - span],
                                          sk->next - tag[t - 1], unit_shift, scratch_shift,
                                          !last || t + span >= nchunks);

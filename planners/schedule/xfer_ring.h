@@ -85,7 +85,8 @@ themis_status_t themis_xfer_rings(themis_coll_t coll, const themis_ham_t *cycles
  *                   the rank's own leaves copied to OUTPUT (4 K);
  *   allgather       the reverse: INPUT 4 K to the rank's leaves in SCRATCH,
  *                   gathered there, every leaf copied to OUTPUT.
- * Stages are listed as the rings'.  linear_to_rank: as the rings'.
+ * Stages are listed as the rings'; a chunk's leaf copies are part of its
+ * first stage (to SCRATCH) and its last (from SCRATCH).  linear_to_rank: as the rings'.
  * THEMIS_ERR_UNSUPPORTED beyond THEMIS_XFER_RINGS_MAX_XFERS transfers,
  * THEMIS_ERR_INVALID for bad arguments, THEMIS_ERR_NOMEM; on error out is
  * empty.

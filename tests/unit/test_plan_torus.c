@@ -558,8 +558,8 @@ static void test_xfer_torus2d_same_messages(void)
  * (issue 21: 139 chunks a quarter at 256 MiB on 8x8): a prime count and
  * one just above a power of two, 7 (rings) and 9 (torus2d) chunks a
  * quarter, the last ones a unit shorter, two in flight.  Enough chunks
- * that a slice repeats full slots (themis_xfer_sink_repeat: from the 4th
- * slot on for the rings' allreduce, the 8th for torus2d's): the slices'
+ * that a slice repeats full slots (themis_xfer_sink_repeat: from the 3rd
+ * slot on for the rings' allreduce, the 7th for torus2d's): the slices'
  * programs against the whole list's and the old builders', and the
  * results' bits. */
 static void test_xfer_rows_many_chunks(void)
