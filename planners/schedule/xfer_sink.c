@@ -99,12 +99,18 @@ static themis_status_t note_copy(themis_xfer_sink_t *k, const themis_xfer_slice_
     if (!all && k->watch_lo >= k->watch_hi) {
         return st;
     }
+    uint64_t sh[THEMIS_NBUFS];
+    for (int b = 0; b < THEMIS_NBUFS; b++) {
+        sh[b] = c * themis_xfer_slice_run_shift(r, (uint8_t) b);
+    }
+    const themis_xfer_t *slot = &k->sl->s.xfers[r->store];
     for (uint32_t i = 0; i < r->len && THEMIS_OK == st; i++) {
-        themis_xfer_t x = k->sl->s.xfers[r->store + i];
-        x.src_off += c * themis_xfer_slice_run_shift(r, x.src_buf);
-        x.dst_off += c * themis_xfer_slice_run_shift(r, x.dst_buf);
-        if (all || watched(k, x.src_buf, x.src_off, x.count)
-            || watched(k, x.dst_buf, x.dst_off, x.count)) {
+        const themis_xfer_t *y = &slot[i];
+        const uint64_t so = y->src_off + sh[y->src_buf], dso = y->dst_off + sh[y->dst_buf];
+        if (all || watched(k, y->src_buf, so, y->count) || watched(k, y->dst_buf, dso, y->count)) {
+            themis_xfer_t x = *y;
+            x.src_off = so;
+            x.dst_off = dso;
             st = themis_xfer_tracker_note(&k->tr, &x, id + i);
         }
     }
