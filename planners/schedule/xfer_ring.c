@@ -226,8 +226,8 @@ static int twin_block(const themis_xfer_sched_t *s, uint32_t f, uint32_t len, ui
  * drain's chunks from nchunks - span on). */
 static themis_status_t pipelined_emit(themis_xfer_sink_t *sk, uint32_t nchunks, uint32_t ns,
                                       uint64_t unit_shift, uint64_t scratch_shift,
-                                      uint32_t keep_shift, uint32_t twin,
-                                      int alone, int last, stage_fn_t stage, void *ctx)
+                                      uint32_t keep_shift, uint32_t twin, int alone, int last,
+                                      stage_fn_t stage, void *ctx)
 {
     themis_xfer_slice_t *sl = sk->sl;
     const uint64_t nslots = (uint64_t) nchunks + ns - 1, span = ns - 1;
@@ -309,8 +309,7 @@ static themis_status_t rings_emit(rings_ctx_t *c)
 {
     const uint64_t shift = THEMIS_COLL_ALLREDUCE == c->coll ? c->n : 1;
     return pipelined_emit(&c->tr, c->nchunks, THEMIS_COLL_ALLREDUCE == c->coll ? 2 : 1, shift,
-                          shift, 0, 1,
-                          THEMIS_COLL_ALLREDUCE == c->coll, 1, rings_stage_fn, c);
+                          shift, 0, 1, THEMIS_COLL_ALLREDUCE == c->coll, 1, rings_stage_fn, c);
 }
 
 /* The whole list (sl NULL) or rank sl->rank's slice of it in sl->s. */
@@ -455,7 +454,7 @@ typedef struct {
     themis_coll_t coll;
     uint32_t size[2], n, nchunks, nstages;
     const int *map;             /* node -> rank, NULL: identity */
-    uint32_t *node_of;          /* [n] rank -> node (reduce-scatter, allgather) */
+    uint32_t *node_of;          /* [n] rank -> node */
     uint32_t *pos, *unit;       /* [max size] scratch: one ring */
     themis_xfer_sink_t tr;
 } t2d_ctx_t;
