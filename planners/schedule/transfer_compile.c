@@ -837,18 +837,25 @@ static themis_status_t tracks_make(const ops_src_t *e, const themis_xfer_slice_r
     for (int b = 0; b < THEMIS_NBUFS; ++b) {
         const uint64_t s = themis_xfer_slice_run_shift(sr, (uint8_t) b), nb = e->s->buf_units[b];
         const uint64_t top = hi[b] + sr->count * s < nb ? hi[b] + sr->count * s : nb;
+        if (0 == s || top < lo[b] + s) {
+            continue;
+        }
         const uint64_t *at = e->at + m->base[b];
         uint32_t *trk = t->at_trk + m->base[b];
-        for (uint64_t v = top + 1; 0 < s && lo[b] < top && v-- > lo[b];) {
-            if (v + s <= top) {
-                const int on = v + 2 * s <= top && at[v + 2 * s] - at[v + s] == at[v + s] - at[v];
-                trk[v] = 1 + (on && UINT32_MAX > trk[v + s] ? trk[v + s] : 0);
-            }
+        /* v + s <= top from top - s down, v + 2 s <= top from top - 2 s
+         * down (where some v has it: deep) */
+        const int deep = top >= lo[b] + 2 * s;
+        for (uint64_t v = top - s + 1; v-- > (deep ? top - 2 * s + 1 : lo[b]);) {
+            trk[v] = 1;
         }
-        for (uint64_t u = top; THEMIS_BUF_SCRATCH == b && 0 < s && lo[b] < top && u-- > lo[b];) {
-            if (u + s < top && UINT32_MAX != su[u] && su[u + s] == su[u] + sr->unit_shift) {
-                t->scr_trk[u] = 1 + (UINT32_MAX > t->scr_trk[u + s] ? t->scr_trk[u + s] : 0);
-            }
+        for (uint64_t v = deep ? top - 2 * s + 1 : lo[b]; v-- > lo[b];) {
+            const uint32_t more = at[v + 2 * s] - at[v + s] == at[v + s] - at[v] ? trk[v + s] : 0;
+            trk[v] = 1 + (UINT32_MAX > more ? more : 0);
+        }
+        uint32_t *strk = t->scr_trk;
+        for (uint64_t u = top - s; THEMIS_BUF_SCRATCH == b && u-- > lo[b];) {
+            const uint32_t more = UINT32_MAX > strk[u + s] ? strk[u + s] : 0;
+            strk[u] = UINT32_MAX != su[u] && su[u + s] == su[u] + sr->unit_shift ? 1 + more : 0;
         }
     }
     return THEMIS_OK;
